@@ -1,0 +1,71 @@
+"""Task registry. Generators live one per file under `vcot/tasks/<domain>/` and register themselves with
+`@register`; every module in those packages is imported on first use, so adding a task needs no edit here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any
+
+from vcot.tasks.base import GenContext, GenerationError, Reject, Sample, Solution, Task
+from vcot.tasks.catalog import MIRA_TASKS
+
+_REGISTRY: dict[str, type[Task]] = {}
+_DOMAIN_PACKAGES = ("eg", "pbr", "aslp", "ct")
+_discovered = False
+
+
+class UnknownTaskError(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def register(cls: type[Task]) -> type[Task]:
+    """Class decorator adding a Task subclass to the registry under `cls.name`."""
+    name = cls.name
+    if name in _REGISTRY and _REGISTRY[name] is not cls:
+        raise ValueError(f"task {name!r} registered twice ({_REGISTRY[name].__module__} and {cls.__module__})")
+    for attr in ("domain", "answer_type", "config_cls", "presets"):
+        if not hasattr(cls, attr):
+            raise TypeError(f"task {name!r} lacks class attribute {attr!r}")
+    missing = {"easy", "medium", "hard"} - set(cls.presets)
+    if missing:
+        raise TypeError(f"task {name!r} lacks difficulty presets {sorted(missing)}")
+    _REGISTRY[name] = cls
+    return cls
+
+
+def _discover() -> None:
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    for pkg_name in _DOMAIN_PACKAGES:
+        pkg = importlib.import_module(f"vcot.tasks.{pkg_name}")
+        for mod in pkgutil.iter_modules(pkg.__path__):
+            if not mod.name.startswith("_"):
+                importlib.import_module(f"vcot.tasks.{pkg_name}.{mod.name}")
+
+
+def task_names() -> list[str]:
+    """Registered tasks in MIRA catalog order, then any others alphabetically."""
+    _discover()
+    order = {name: i for i, name in enumerate(MIRA_TASKS)}
+    return sorted(_REGISTRY, key=lambda n: (order.get(n, len(order)), n))
+
+
+def get_task_class(name: str) -> type[Task]:
+    _discover()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnknownTaskError(f"unknown task {name!r}; registered tasks: {', '.join(task_names())}") from None
+
+
+def get_task(name: str, difficulty: str = "medium", **params: Any) -> Task:
+    return get_task_class(name)(difficulty=difficulty, **params)
+
+
+__all__ = ["GenContext", "GenerationError", "Reject", "Sample", "Solution", "Task", "register", "get_task",
+           "get_task_class", "task_names", "UnknownTaskError", "MIRA_TASKS"]

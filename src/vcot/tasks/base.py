@@ -1,0 +1,217 @@
+"""Generator base: config dataclasses with presets, seeded per-instance RNGs, rejection sampling,
+solver/renderer separation and the corrupted-trajectory hook.
+
+A task subclass implements four pure pieces:
+
+- `sample_scene(ctx)` draws a JSON-able scene from `ctx.rng` and raises `Reject` when the scene would give
+  an ambiguous or fragile answer (it may call `solve` to check);
+- `solve(scene)` computes the answer (and the intermediate states) from the scene alone — used again by
+  `vcot validate --resolve` and the tests to re-derive every gold answer from `meta`;
+- `render(scene, solution)` draws the input picture and the visual chain-of-thought steps with texts;
+- `corrupt(scene, solution, rng)` (optional) returns a plausible but wrong trajectory.
+
+Instances are random-access: instance `index` of seed `seed` depends on nothing else, so generation
+parallelises over processes with identical output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from PIL import Image
+
+from vcot.schema import AnswerType, Instance, Step
+
+
+class Reject(Exception):
+    """The drawn scene is ambiguous, fragile or degenerate; the generator draws another."""
+
+
+class GenerationError(RuntimeError):
+    """A generator could not produce an acceptable scene within its attempt budget."""
+
+
+def derive_seed(*parts: object) -> int:
+    """A 64-bit seed from hashing the parts; neighbouring suite seeds give unrelated streams."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+@dataclass
+class GenContext:
+    """What `sample_scene` may use: its own RNG and a suite-level balancing helper."""
+
+    rng: random.Random
+    task: str
+    seed: int
+    index: int
+
+    def balanced(self, n: int, salt: str = "") -> int:
+        """A value in range(n), exactly balanced over each block of n consecutive indices.
+
+        Choice tasks use it to pick the answer's option slot so that no letter dominates a suite, while
+        each instance stays independent of the others (the block permutation is itself seeded).
+        """
+        if n <= 0:
+            raise ValueError("n must be positive")
+        block, pos = divmod(self.index, n)
+        perm = list(range(n))
+        random.Random(derive_seed(self.task, self.seed, "balance", salt, n, block)).shuffle(perm)
+        return perm[pos]
+
+
+@dataclass
+class Solution:
+    """The solver's output: the canonical answer string and the trajectory of intermediate states."""
+
+    answer: str
+    states: list[Any] = field(default_factory=list)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Rendering:
+    """Pictures for one instance: the input image and visual CoT steps as (image, text) pairs."""
+
+    image: Image.Image
+    steps: list[tuple[Image.Image, str]]
+
+
+@dataclass
+class Corruption:
+    """A plausible but wrong trajectory plus a short description of what was changed (kept in meta)."""
+
+    steps: list[tuple[Image.Image, str]]
+    description: str
+
+
+@dataclass
+class Sample:
+    """A generated instance and its pictures, keyed by the relative path the instance references."""
+
+    instance: Instance
+    images: dict[str, Image.Image]
+
+
+class Task(ABC):
+    name: ClassVar[str]
+    domain: ClassVar[str]
+    answer_type: ClassVar[AnswerType]
+    config_cls: ClassVar[type]
+    presets: ClassVar[dict[str, Any]]  # "easy" | "medium" | "hard" -> config instance
+    version: ClassVar[str] = "1"
+    description: ClassVar[str] = ""
+    max_attempts: ClassVar[int] = 2000
+
+    def __init__(self, config: Any | None = None, difficulty: str = "medium", **overrides: Any) -> None:
+        if difficulty not in self.presets:
+            raise ValueError(f"unknown difficulty {difficulty!r} for task {self.name}; "
+                             f"choose one of {sorted(self.presets)}")
+        base = config if config is not None else self.presets[difficulty]
+        if not isinstance(base, self.config_cls):
+            raise TypeError(f"config for {self.name} must be a {self.config_cls.__name__}")
+        unknown = set(overrides) - {f.name for f in dataclasses.fields(self.config_cls)}
+        if unknown:
+            raise ValueError(f"unknown parameter(s) {sorted(unknown)} for task {self.name}; "
+                             f"known: {[f.name for f in dataclasses.fields(self.config_cls)]}")
+        self.config = dataclasses.replace(base, **overrides) if overrides else base
+        self.difficulty = difficulty if config is None else "custom"
+
+    # -- to implement -------------------------------------------------------------------------------
+
+    @abstractmethod
+    def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
+        """Draw a JSON-able scene; raise Reject for ambiguous or fragile scenes."""
+
+    @abstractmethod
+    def solve(self, scene: dict[str, Any]) -> Solution:
+        """Compute the answer from the scene alone."""
+
+    @abstractmethod
+    def question(self, scene: dict[str, Any]) -> str:
+        """The question text (it states every rule the solver relies on)."""
+
+    def options(self, scene: dict[str, Any]) -> list[str] | None:
+        """Option texts for choice questions (letters are implied by position)."""
+        return None
+
+    @abstractmethod
+    def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
+        """Input picture and visual CoT steps with texts."""
+
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        """A plausible but wrong trajectory for ablations; None when the task has none."""
+        return None
+
+    # -- provided -----------------------------------------------------------------------------------
+
+    def params(self) -> dict[str, Any]:
+        return dataclasses.asdict(self.config)
+
+    def instance_seed(self, seed: int, index: int) -> int:
+        return derive_seed(self.name, self.version, seed, index)
+
+    def make(self, index: int, seed: int, with_corruption: bool = True) -> Sample:
+        """Instance `index` of the stream for `seed`; independent of every other index."""
+        inst_seed = self.instance_seed(seed, index)
+        rng = random.Random(inst_seed)
+        ctx = GenContext(rng=rng, task=self.name, seed=seed, index=index)
+        last: Reject | None = None
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                scene = self.sample_scene(ctx)
+                solution = self.solve(scene)
+                break
+            except Reject as exc:
+                last = exc
+        else:
+            raise GenerationError(f"{self.name}: no acceptable scene for seed={seed} index={index} after "
+                                  f"{self.max_attempts} attempts (last rejection: {last})")
+        rendering = self.render(scene, solution)
+        uid = f"{self.name}-{seed}-{index:06d}"
+        stem = f"images/{self.name}/{uid}"
+        images: dict[str, Image.Image] = {f"{stem}.png": rendering.image}
+        steps = []
+        for k, (img, text) in enumerate(rendering.steps, start=1):
+            path = f"{stem}_step{k}.png"
+            images[path] = img
+            steps.append(Step(image=path, text=text))
+        corrupted_steps: list[Step] = []
+        corruption_note = None
+        if with_corruption:
+            corruption = self.corrupt(scene, solution, random.Random(derive_seed(inst_seed, "corrupt")))
+            if corruption is not None:
+                corruption_note = corruption.description
+                for k, (img, text) in enumerate(corruption.steps, start=1):
+                    path = f"{stem}_corrupt{k}.png"
+                    images[path] = img
+                    corrupted_steps.append(Step(image=path, text=text))
+        meta = {
+            "scene": scene,
+            "solution": {"states": solution.states, "details": solution.details},
+            "generator": {"task": self.name, "version": self.version, "difficulty": self.difficulty,
+                          "params": self.params(), "suite_seed": seed, "index": index,
+                          "instance_seed": inst_seed, "attempts": attempt},
+        }
+        if corruption_note is not None:
+            meta["corruption"] = corruption_note
+        instance = Instance(
+            uid=uid, task=self.name, domain=self.domain, question=self.question(scene),
+            image=f"{stem}.png", answer=solution.answer, answer_type=self.answer_type,
+            options=self.options(scene), steps=steps, corrupted_steps=corrupted_steps, meta=meta,
+        )
+        return Sample(instance=instance, images=images)
+
+    def generate(self, n: int, seed: int, start: int = 0, with_corruption: bool = True) -> Iterator[Sample]:
+        for index in range(start, start + n):
+            yield self.make(index, seed, with_corruption=with_corruption)
+
+    def resolve(self, instance: Instance) -> str:
+        """Re-derive the answer from the instance's meta (the independent check behind `vcot validate`)."""
+        return self.solve(instance.meta["scene"]).answer

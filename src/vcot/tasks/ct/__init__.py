@@ -1,0 +1,1 @@
+"""Generators of this domain; each module registers one or more tasks."""
