@@ -163,7 +163,7 @@ class Task(ABC):
         rng = random.Random(inst_seed)
         ctx = GenContext(rng=rng, task=self.name, seed=seed, index=index)
         last: Reject | None = None
-        for attempt in range(1, self.max_attempts + 1):
+        for attempt in range(1, self.max_attempts + 1):  # noqa: B007 - read after the loop
             try:
                 scene = self.sample_scene(ctx)
                 solution = self.solve(scene)

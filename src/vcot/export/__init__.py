@@ -1,0 +1,1 @@
+"""Exporters (and the matching importers) between vcot suites and other formats."""

@@ -1,0 +1,327 @@
+"""Suites on disk: a folder with `manifest.json`, `instances.jsonl` and PNG images under it.
+
+Layout::
+
+    suite/
+      manifest.json       name, vcot version, per-task parameters and seeds, counts, content hash
+      instances.jsonl     one Instance per line (canonical JSON)
+      images/<task>/...   PNG files referenced by relative paths
+
+The content hash covers every instance's canonical JSON and the *decoded* pixels of every image it
+references, so it does not depend on the zlib build that compressed the PNGs.
+Reading validates everything and names the file and line of any problem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, UnidentifiedImageError
+from pydantic import ValidationError
+
+from vcot import __version__
+from vcot.draw.png import encode_png, pixel_digest
+from vcot.schema import Instance
+from vcot.tasks.base import Sample
+
+MANIFEST = "manifest.json"
+INSTANCES = "instances.jsonl"
+FORMAT_VERSION = 1
+# Refuse images larger than this many pixels before decoding them (decompression bombs).
+MAX_IMAGE_PIXELS = 40_000_000
+MAX_IMAGE_SIDE = 16_384
+MAX_IMAGE_BYTES = 64 * 1024 * 1024
+
+
+class SuiteError(ValueError):
+    """A suite folder is malformed; the message names the file (and line) at fault."""
+
+
+@dataclass
+class Suite:
+    root: Path
+    manifest: dict[str, Any]
+    instances: list[Instance]
+    _by_uid: dict[str, Instance] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_uid = {inst.uid: inst for inst in self.instances}
+
+    @property
+    def name(self) -> str:
+        return str(self.manifest.get("name", self.root.name))
+
+    @property
+    def content_hash(self) -> str:
+        return str(self.manifest.get("content_hash", ""))
+
+    def __len__(self) -> int:
+        return len(self.instances)
+
+    def __iter__(self) -> Iterator[Instance]:
+        return iter(self.instances)
+
+    def get(self, uid: str) -> Instance:
+        try:
+            return self._by_uid[uid]
+        except KeyError:
+            raise KeyError(f"no instance with uid {uid!r} in suite {self.root}") from None
+
+    def image_path(self, rel: str) -> Path:
+        return resolve_inside(self.root, rel, where=f"{self.root / INSTANCES}")
+
+    def load_image(self, rel: str) -> Image.Image:
+        return load_image_checked(self.image_path(rel))
+
+
+def resolve_inside(root: Path, rel: str, where: str) -> Path:
+    """Absolute path of `rel` under `root`; rejects paths that escape the folder (also via symlinks)."""
+    if not rel or rel.startswith("/") or "\\" in rel or ".." in rel.split("/"):
+        raise SuiteError(f"{where}: image path {rel!r} escapes the suite folder")
+    root_real = root.resolve()
+    path = (root_real / rel).resolve()
+    if root_real != path and root_real not in path.parents:
+        raise SuiteError(f"{where}: image path {rel!r} escapes the suite folder")
+    return path
+
+
+def _png_header_size(path: Path) -> tuple[int, int] | None:
+    """Width and height from a PNG IHDR without decoding; None for other formats."""
+    with open(path, "rb") as fh:
+        head = fh.read(24)
+    if len(head) == 24 and head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR":
+        return struct.unpack(">II", head[16:24])
+    return None
+
+
+def check_image_file(path: Path, where: str, decode: bool) -> tuple[int, int]:
+    """Validate an image file; returns its size. `decode` fully decodes it (slower, catches truncation)."""
+    if not path.is_file():
+        raise SuiteError(f"{where}: image file {path.name!r} is missing")
+    nbytes = path.stat().st_size
+    if nbytes > MAX_IMAGE_BYTES:
+        raise SuiteError(f"{where}: image {path.name!r} is {nbytes} bytes, over the {MAX_IMAGE_BYTES} limit")
+    try:
+        size = _png_header_size(path)
+        if size is None:
+            with Image.open(path) as im:
+                size = im.size
+        w, h = size
+        if w <= 0 or h <= 0 or w > MAX_IMAGE_SIDE or h > MAX_IMAGE_SIDE or w * h > MAX_IMAGE_PIXELS:
+            raise SuiteError(f"{where}: image {path.name!r} declares {w}x{h} pixels — refused as a possible "
+                             f"decompression bomb (limit {MAX_IMAGE_PIXELS} pixels, {MAX_IMAGE_SIDE} per side)")
+        if decode:
+            with Image.open(path) as im:
+                im.load()
+        else:
+            with Image.open(path) as im:
+                im.verify()
+    except SuiteError:
+        raise
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+        raise SuiteError(f"{where}: image {path.name!r} is corrupt or unreadable: {exc}") from None
+    return size
+
+
+def load_image_checked(path: Path) -> Image.Image:
+    check_image_file(path, str(path), decode=False)
+    with Image.open(path) as im:
+        im.load()
+        return im.convert("RGB") if im.mode != "RGB" else im.copy()
+
+
+class _Hasher:
+    def __init__(self) -> None:
+        self._h = hashlib.sha256()
+
+    def add_instance(self, inst: Instance, digests: dict[str, str]) -> None:
+        self._h.update(inst.to_json().encode())
+        self._h.update(b"\n")
+        for rel in inst.image_paths():
+            self._h.update(f"{rel}={digests[rel]}\n".encode())
+
+    def hexdigest(self) -> str:
+        return "sha256:" + self._h.hexdigest()
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+@dataclass
+class EncodedSample:
+    """A sample with its images already PNG-encoded (what worker processes send back)."""
+
+    instance: Instance
+    pngs: dict[str, bytes]
+    digests: dict[str, str]
+
+    @classmethod
+    def from_sample(cls, sample: Sample) -> EncodedSample:
+        pngs = {rel: encode_png(img) for rel, img in sample.images.items()}
+        digests = {rel: pixel_digest(img.convert("RGB")) for rel, img in sample.images.items()}
+        return cls(sample.instance, pngs, digests)
+
+
+def write_suite(out_dir: str | Path, name: str, samples: Iterable[Sample | EncodedSample],
+                tasks: dict[str, dict[str, Any]] | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write samples as a suite folder and return its manifest.
+
+    `tasks` records per-task generation settings (seed, difficulty, params, generator version); tasks
+    that appear in the samples but not in `tasks` are recorded with `{"source": "given"}`.
+    The manifest is written last, so a folder without one is an unfinished write.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path = out / MANIFEST
+    if manifest_path.exists():
+        manifest_path.unlink()
+    hasher = _Hasher()
+    counts: Counter[str] = Counter()
+    uids: set[str] = set()
+    lines_path = out / (INSTANCES + ".tmp")
+    with open(lines_path, "w", encoding="utf-8") as fh:
+        for item in samples:
+            enc = item if isinstance(item, EncodedSample) else EncodedSample.from_sample(item)
+            inst = enc.instance
+            if inst.uid in uids:
+                raise SuiteError(f"duplicate uid {inst.uid!r} while writing suite {name!r}")
+            uids.add(inst.uid)
+            for rel in inst.image_paths():
+                if rel not in enc.pngs:
+                    raise SuiteError(f"instance {inst.uid}: image {rel!r} referenced but not provided")
+                target = resolve_inside(out, rel, where=f"instance {inst.uid}")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(enc.pngs[rel])
+            hasher.add_instance(inst, enc.digests)
+            fh.write(inst.to_json() + "\n")
+            counts[inst.task] += 1
+    os.replace(lines_path, out / INSTANCES)
+    task_info = {t: dict((tasks or {}).get(t, {"source": "given"})) for t in sorted(counts)}
+    manifest = {
+        "format": FORMAT_VERSION,
+        "name": name,
+        "vcot_version": __version__,
+        "tasks": task_info,
+        "counts": dict(sorted(counts.items())),
+        "total": sum(counts.values()),
+        "content_hash": hasher.hexdigest(),
+    }
+    if extra:
+        manifest.update(extra)
+    _atomic_write_text(manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    return manifest
+
+
+def _read_manifest(root: Path) -> dict[str, Any]:
+    path = root / MANIFEST
+    if not root.is_dir():
+        raise SuiteError(f"{root}: suite folder not found")
+    if not path.is_file():
+        raise SuiteError(f"{path}: manifest missing (not a suite folder, or an unfinished write)")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise SuiteError(f"{path}: not UTF-8 text ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise SuiteError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+    if not isinstance(manifest, dict):
+        raise SuiteError(f"{path}: manifest must be a JSON object")
+    for key in ("name", "tasks", "content_hash"):
+        if key not in manifest:
+            raise SuiteError(f"{path}: manifest lacks field {key!r}")
+    if not isinstance(manifest["tasks"], dict):
+        raise SuiteError(f"{path}: field 'tasks' must be an object")
+    return manifest
+
+
+def _known_task(task: str, manifest: dict[str, Any]) -> bool:
+    from vcot.tasks import MIRA_TASKS, task_names
+
+    if task in manifest["tasks"]:
+        info = manifest["tasks"][task]
+        # A generated task must still exist in this vcot; imported ones only need declaring.
+        if isinstance(info, dict) and info.get("source") == "generated":
+            return task in task_names()
+        return True
+    return task in MIRA_TASKS or task in task_names()
+
+
+def read_suite(path: str | Path, check_images: str = "header") -> Suite:
+    """Read and validate a suite folder.
+
+    check_images: "none" (trust the files), "header" (exists, inside the folder, sane size, PNG/format
+    structure verified — the default), or "full" (decode every image; slowest).
+    """
+    if check_images not in ("none", "header", "full"):
+        raise ValueError("check_images must be 'none', 'header' or 'full'")
+    root = Path(path)
+    manifest = _read_manifest(root)
+    inst_path = root / INSTANCES
+    if not inst_path.is_file():
+        raise SuiteError(f"{inst_path}: instances file missing")
+    instances: list[Instance] = []
+    seen: dict[str, int] = {}
+    checked: set[str] = set()
+    with open(inst_path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            where = f"{inst_path}:{lineno}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise SuiteError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise SuiteError(f"{where}: malformed JSON (column {exc.colno}: {exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise SuiteError(f"{where}: each line must be a JSON object")
+            try:
+                inst = Instance.model_validate(obj)
+            except ValidationError as exc:
+                problems = "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc']) or 'instance'}: {e['msg']}" for e in exc.errors()
+                )
+                raise SuiteError(f"{where}: invalid instance: {problems}") from None
+            if inst.uid in seen:
+                raise SuiteError(f"{where}: duplicate uid {inst.uid!r} (first on line {seen[inst.uid]})")
+            seen[inst.uid] = lineno
+            if not _known_task(inst.task, manifest):
+                raise SuiteError(f"{where}: unknown task {inst.task!r} (not registered and not declared in "
+                                 f"the manifest)")
+            for rel in inst.image_paths():
+                target = resolve_inside(root, rel, where=where)
+                if check_images != "none" and rel not in checked:
+                    check_image_file(target, f"{where} (field image {rel!r})", decode=check_images == "full")
+                    checked.add(rel)
+            instances.append(inst)
+    counts = manifest.get("counts")
+    if isinstance(counts, dict):
+        actual = Counter(i.task for i in instances)
+        if dict(actual) != {k: v for k, v in counts.items() if v}:
+            raise SuiteError(f"{root / MANIFEST}: counts {counts} do not match instances.jsonl {dict(actual)}")
+    return Suite(root=root, manifest=manifest, instances=instances)
+
+
+def compute_content_hash(suite: Suite) -> str:
+    """Recompute the content hash from the files (decodes every image)."""
+    hasher = _Hasher()
+    digests: dict[str, str] = {}
+    for inst in suite.instances:
+        for rel in inst.image_paths():
+            if rel not in digests:
+                digests[rel] = pixel_digest(suite.load_image(rel))
+        hasher.add_instance(inst, digests)
+    return hasher.hexdigest()

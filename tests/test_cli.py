@@ -1,0 +1,67 @@
+"""The CLI end to end on the toy task (real generators are covered by tests/tasks and test_presets)."""
+
+import json
+
+from typer.testing import CliRunner
+
+from vcot.cli import app
+
+runner = CliRunner()
+
+
+def test_tasks_lists_registered():
+    result = runner.invoke(app, ["tasks"])
+    assert result.exit_code == 0, result.output
+    assert "toy_dots" in result.output
+
+
+def test_generate_validate_gallery(tmp_path):
+    out = tmp_path / "s"
+    r = runner.invoke(app, ["generate", "--task", "toy_dots", "--n", "5", "--seed", "2", "--out", str(out),
+                            "--param", "max_dots=3", "-d", "easy"])
+    assert r.exit_code == 0, r.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["tasks"]["toy_dots"]["params"] == {"max_dots": 3}
+    r = runner.invoke(app, ["validate", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "5 answers re-solved" in r.output
+    r = runner.invoke(app, ["gallery", str(out)])
+    assert r.exit_code == 0, r.output
+    html = (out / "gallery.html").read_text()
+    assert html.count("data:image/png;base64,") >= 15
+    assert "How many dots" in html
+
+
+def test_validate_catches_wrong_gold_answer(tmp_path):
+    out = tmp_path / "s"
+    assert runner.invoke(app, ["generate", "-t", "toy_dots", "--n", "3", "-o", str(out)]).exit_code == 0
+    lines = (out / "instances.jsonl").read_text().splitlines()
+    obj = json.loads(lines[1])
+    obj["answer"] = str(int(obj["answer"]) + 1)
+    lines[1] = json.dumps(obj)
+    (out / "instances.jsonl").write_text("\n".join(lines) + "\n")
+    r = runner.invoke(app, ["validate", str(out)])
+    assert r.exit_code == 1
+    assert "re-solve gives" in r.output or "hash mismatch" in r.output
+
+
+def test_clear_errors():
+    r = runner.invoke(app, ["generate", "-t", "nope", "-o", "x"])
+    assert r.exit_code == 2 and "unknown task 'nope'" in r.output
+    r = runner.invoke(app, ["generate", "-o", "x"])
+    assert r.exit_code == 2 and "exactly one of --task or --suite" in r.output
+    r = runner.invoke(app, ["validate", "/nonexistent/suite"])
+    assert r.exit_code == 2 and "suite folder not found" in r.output
+
+
+def test_gallery_escapes_text(tmp_path):
+    from vcot.gallery import render_gallery
+    from vcot.suite import read_suite
+
+    out = tmp_path / "s"
+    assert runner.invoke(app, ["generate", "-t", "toy_dots", "--n", "1", "-o", str(out)]).exit_code == 0
+    s = read_suite(out)
+    s.instances[0].question = "<script>alert(1)</script>"
+    html = render_gallery(s)
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
