@@ -224,6 +224,27 @@ def import_mira_cmd(
     console.print(f"imported {manifest['total']} instances of {len(manifest['counts'])} task(s) into {out}")
 
 
+@app.command()
+def quickstart(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Working folder")] = Path("vcot-quickstart"),
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+) -> None:
+    """The main job on the embedded default: generate the mini suite, validate it, write its gallery."""
+    from vcot.build import build_suite, preset_plans
+    from vcot.gallery import write_gallery
+    from vcot.suite import read_suite
+
+    suite_dir = out / "mini"
+    plans = preset_plans("mini", seed)
+    with _progress() as progress:
+        bar = progress.add_task("generating mini", total=sum(p.n for p in plans))
+        manifest = build_suite(suite_dir, "mini", plans, processes=1, progress=lambda k: progress.advance(bar, k))
+    console.print(f"mini suite: {manifest['total']} instances of {len(manifest['counts'])} tasks in {suite_dir}")
+    validate(suite_dir, resolve=True, check_hash=True)
+    path = write_gallery(read_suite(suite_dir), out / "gallery.html")
+    console.print(f"gallery: {path}")
+
+
 def _attach_subcommands() -> None:
     """Commands that live in their own modules (evaluation, mock server, report)."""
     import importlib

@@ -1,0 +1,62 @@
+"""Generation throughput: instances/second on one core per task, and whole-suite wall time on 1 and 2
+processes (including PNG encoding and writing).
+
+    python benchmarks/generation.py [--n 20] [--suite mira-synth] [--skip-suite]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+from vcot.build import build_suite, preset_plans
+from vcot.suite import EncodedSample
+from vcot.tasks import get_task, task_names
+
+
+def per_task(n: int) -> None:
+    print(f"per task, one core, {n} instances each (scene + solve + render + PNG encode):")
+    print(f"  {'task':24s} {'inst/s':>8s} {'ms/inst':>8s}")
+    for name in task_names():
+        task = get_task(name)
+        task.make(0, 999)  # warm fonts and caches
+        t0 = time.process_time()
+        for i in range(n):
+            EncodedSample.from_sample(task.make(i, 1))
+        dt = time.process_time() - t0
+        print(f"  {name:24s} {n / dt:8.1f} {1000 * dt / n:8.1f}")
+
+
+def whole_suite(suite: str) -> None:
+    plans = preset_plans(suite)
+    total = sum(p.n for p in plans)
+    print(f"suite {suite}: {total} instances over {len(plans)} tasks")
+    hashes = []
+    for processes in (1, 2):
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            manifest = build_suite(Path(tmp) / suite, suite, plans, processes=processes)
+            wall = time.perf_counter() - t0
+            hashes.append(manifest["content_hash"])
+            print(f"  {processes} process(es): {wall:7.1f} s wall, {total / wall:6.1f} inst/s")
+    print(f"  identical hash on 1 and 2 processes: {hashes[0] == hashes[1]}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  peak RSS of the main process: {peak:.0f} MiB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=20)
+    parser.add_argument("--suite", default="mira-synth")
+    parser.add_argument("--skip-suite", action="store_true")
+    args = parser.parse_args()
+    per_task(args.n)
+    if not args.skip_suite:
+        whole_suite(args.suite)
+
+
+if __name__ == "__main__":
+    main()
