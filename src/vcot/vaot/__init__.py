@@ -1,0 +1,1 @@
+"""VAoT: visual actions in a closed loop (See2Think) — actions, renderer, corruption."""
