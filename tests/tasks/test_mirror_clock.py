@@ -1,0 +1,180 @@
+"""mirror_clock: contract, hand-worked mirror readings, mirror invariants, pixel checks of the hands,
+rejections and hour balance."""
+
+from __future__ import annotations
+
+import collections
+import math
+import random
+from fractions import Fraction
+
+import pytest
+from PIL import ImageOps
+
+from generator_contract import check_generator_contract
+from vcot.tasks import get_task
+from vcot.tasks.base import GenContext, Reject
+from vcot.tasks.pbr.mirror_clock import (
+    CENTER,
+    RADIUS,
+    add_time,
+    angle_gap,
+    check_readable,
+    draw_face,
+    hand_angles,
+    mirror_angle,
+    mirrored_picture,
+    time_from_angles,
+)
+
+NAME = "mirror_clock"
+
+
+def _scene(hour_angle, minute_angle, form="read", shift=None, numerals=True):
+    return {"shown_hour_angle": hour_angle, "shown_minute_angle": minute_angle, "numerals": numerals,
+            "form": form, "shift": shift}
+
+
+def test_contract():
+    check_generator_contract(NAME, n=20)
+
+
+# -- hand-worked ------------------------------------------------------------------------------------------
+
+def test_hand_worked_three_oclock_in_mirror_is_nine():
+    # The mirror shows the hour hand at 90 deg (pointing at 3) and the minute hand at 12.
+    # Flipping left-right sends 90 -> 270 (pointing at 9), 0 stays 0: the real clock shows 9:00.
+    assert get_task(NAME).solve(_scene(90, 0)).answer == "9:00"
+
+
+def test_hand_worked_apparent_835_is_325():
+    # Mirror: minute hand at 210 deg (looks like minute 35), hour hand at 257.5 deg (between 8 and 9).
+    # Real minute angle 360 - 210 = 150 -> minute 25; real hour angle 360 - 257.5 = 102.5 = 3*30 + 12.5,
+    # and 12.5 = 25/2 fits minute 25 -> 3:25 (= 12:00 - 8:35).
+    sol = get_task(NAME).solve(_scene(257.5, 210))
+    assert sol.answer == "3:25" and sol.details["apparent_time"] == "8:35"
+
+
+def test_hand_worked_half_past_twelve():
+    # Real 12:30: hour hand 15 deg, minute 180. The mirror shows 345 and 180 (looks like 11:30).
+    assert get_task(NAME).solve(_scene(345, 180)).answer == "12:30"
+
+
+def test_hand_worked_shift():
+    # Mirror: hour 162, minute 144. Real minute 360 - 144 = 216 -> 36; real hour 360 - 162 = 198 = 6*30 + 18,
+    # 18 = 36/2 -> 6:36. Plus 4 h 45 min: 6:36 + 4:00 = 10:36, + 0:45 = 11:21.
+    sol = get_task(NAME).solve(_scene(162, 144, form="shift", shift={"hours": 4, "minutes": 45}))
+    assert sol.answer == "11:21"
+    assert sol.details["real_time"] == "6:36"
+
+
+def test_hand_worked_shift_wraps_past_twelve():
+    # Mirror: hour 52.5, minute 270. Real minute 360 - 270 = 90 -> 15; real hour 360 - 52.5 = 307.5
+    # = 10*30 + 7.5 and 7.5 = 15/2 -> 10:15. Plus 3 h 50 min = 14:05, i.e. 2:05 on a 12-hour clock.
+    sol = get_task(NAME).solve(_scene(52.5, 270, form="shift", shift={"hours": 3, "minutes": 50}))
+    assert sol.answer == "2:05"
+
+
+# -- invariants -------------------------------------------------------------------------------------------
+
+def test_mirror_twice_is_identity_and_mirror_time_formula():
+    for total in range(720):
+        hour, minute = (total // 60) or 12, total % 60
+        h, m = hand_angles(hour, minute)
+        assert mirror_angle(mirror_angle(h)) == h and mirror_angle(mirror_angle(m)) == m
+        # The mirror shows (12:00 - T) mod 12 h for whole-minute T.
+        expect = add_time(12, 0, 0, -total)
+        assert time_from_angles(mirror_angle(h), mirror_angle(m)) == expect
+
+
+def test_sampled_scenes_consistent_with_answer():
+    for difficulty in ("easy", "medium", "hard"):
+        task = get_task(NAME, difficulty=difficulty)
+        for s in range(150):
+            try:
+                scene = task.sample_scene(GenContext(random.Random(s), NAME, 0, s))
+            except Reject:
+                continue
+            sol = task.solve(scene)
+            hour, minute = (int(x) for x in sol.answer.split(":"))
+            assert 1 <= hour <= 12 and 0 <= minute < 60 and sol.answer == f"{hour}:{minute:02d}"
+            if scene["form"] == "shift":
+                hour, minute = add_time(hour, minute, -scene["shift"]["hours"], -scene["shift"]["minutes"])
+            assert minute % task.config.minute_step == 0
+            h, m = hand_angles(hour, minute)
+            assert Fraction(scene["shown_hour_angle"]) == mirror_angle(h)
+            assert Fraction(scene["shown_minute_angle"]) == mirror_angle(m)
+            assert angle_gap(h, m) >= 6
+
+
+def _dark(img, angle: float, r: float) -> bool:
+    a = math.radians(angle)
+    x, y = CENTER[0] + r * math.sin(a), CENTER[1] - r * math.cos(a)
+    return sum(img.getpixel((round(x), round(y)))) < 200
+
+
+def test_pictures_show_the_hands_where_the_scene_says():
+    task = get_task(NAME)
+    for index in range(6):
+        sample = task.make(index, 0, with_corruption=False)
+        scene = sample.instance.meta["scene"]
+        shown = sample.images[sample.instance.image]
+        sm, sh = scene["shown_minute_angle"], scene["shown_hour_angle"]
+        # Only the minute hand reaches 0.65 R; only the hour hand is 0.4 R out along its own angle.
+        assert _dark(shown, sm, 0.65 * RADIUS)
+        assert _dark(shown, sh, 0.4 * RADIUS)
+        real_m = float(mirror_angle(Fraction(sm)))
+        if angle_gap(real_m, sm) > 12:
+            assert not _dark(shown, real_m, 0.65 * RADIUS)
+        # Flipping the input picture back gives exactly the true face.
+        real_h = float(mirror_angle(Fraction(sh)))
+        assert ImageOps.mirror(shown).tobytes() == draw_face(real_h, real_m, scene["numerals"]).tobytes()
+        assert ImageOps.mirror(mirrored_picture(real_h, real_m, True)).tobytes() == \
+            draw_face(real_h, real_m, True).tobytes()
+
+
+def test_corruption_tells_a_different_time():
+    task = get_task(NAME)
+    for index in range(8):
+        sample = task.make(index, 0)
+        good, bad = sample.instance.steps[0].text, sample.instance.corrupted_steps[0].text
+        real = sample.instance.meta["solution"]["details"]["real_time"]
+        assert f"shows {real}." in good and f"shows {real}." not in bad
+
+
+# -- rejections -------------------------------------------------------------------------------------------
+
+def test_overlapping_hands_rejected():
+    # Real 3:16: hour hand 98 deg, minute hand 96 deg, 2 deg apart -> one hides the other.
+    h, m = hand_angles(3, 16)
+    with pytest.raises(Reject):
+        check_readable(h, m)
+    with pytest.raises(Reject):
+        get_task(NAME).solve(_scene(float(mirror_angle(h)), int(mirror_angle(m))))
+    with pytest.raises(Reject):  # 12:00: both hands straight up
+        get_task(NAME).solve(_scene(0, 0))
+    check_readable(*hand_angles(3, 20))  # 10 deg apart is fine
+
+
+def test_inconsistent_or_fractional_hands_rejected():
+    task = get_task(NAME)
+    with pytest.raises(Reject):  # un-mirrored: hour hand exactly on 3 (90) but minute hand at minute 5 (30)
+        task.solve(_scene(270, 330))
+    with pytest.raises(Reject):  # minute hand between minute ticks
+        task.solve(_scene(270, 3))
+
+
+# -- balance ----------------------------------------------------------------------------------------------
+
+def test_answer_hours_balanced():
+    task = get_task(NAME, difficulty="hard")
+    hours = []
+    for index in range(120):
+        ctx = GenContext(random.Random(index), NAME, 0, index)
+        while True:
+            try:
+                hours.append(task.solve(task.sample_scene(ctx)).answer.split(":")[0])
+                break
+            except Reject:
+                continue
+    assert collections.Counter(hours) == {str(h): 10 for h in range(1, 13)}

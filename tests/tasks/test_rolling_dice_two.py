@@ -1,0 +1,132 @@
+"""rolling_dice_two: contract, hand-worked path pairs, invariants against an independent rotation-matrix model,
+rejections and red/black/same balance."""
+
+from __future__ import annotations
+
+import collections
+import random
+
+import pytest
+
+from generator_contract import check_generator_contract
+from vcot.tasks import get_task
+from vcot.tasks.base import GenContext, Reject
+from vcot.tasks.ct.die import move_direction
+from vcot.tasks.ct.rolling_dice import validate_pair
+
+NAME = "rolling_dice_two"
+
+NORMALS = {"top": (0, 0, 1), "bottom": (0, 0, -1), "north": (0, 1, 0), "south": (0, -1, 0),
+           "east": (1, 0, 0), "west": (-1, 0, 0)}
+
+
+def _cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _roll_matrix(direction: str):
+    k = _cross(NORMALS["top"], NORMALS[direction])
+    kmat = [[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]]
+    k2 = [[sum(kmat[i][m] * kmat[m][j] for m in range(3)) for j in range(3)] for i in range(3)]
+    return [[(1 if i == j else 0) + kmat[i][j] + k2[i][j] for j in range(3)] for i in range(3)]
+
+
+def matrix_bottom_sum(start: dict[str, int], path: list[list[int]]) -> int:
+    faces = {"top": start["top"], "bottom": 7 - start["top"], "south": start["south"], "north": 7 - start["south"],
+             "east": start["east"], "west": 7 - start["east"]}
+    normal_of = {faces[f]: NORMALS[f] for f in NORMALS}
+    total = 0
+    for a, b in zip(path[:-1], path[1:], strict=True):
+        mat = _roll_matrix(move_direction(a, b))
+        normal_of = {num: tuple(sum(mat[i][j] * n[j] for j in range(3)) for i in range(3))
+                     for num, n in normal_of.items()}
+        total += next(num for num, n in normal_of.items() if n == (0, 0, -1))
+    return total
+
+
+REF = {"top": 1, "south": 2, "east": 3}
+
+
+def test_contract():
+    check_generator_contract(NAME, n=20)
+
+
+def test_hand_worked_black_wins():
+    task = get_task(NAME)
+    # Start T1 B6 N5 S2 E3 W4 on (1,1).
+    # Red: east -> T4 E1 B3 W6 (3); south -> T5 S4 B2 N3 (2). Red sum 5.
+    # Black: north -> T2 N1 B5 S6 (5); west -> T3 W2 B4 E5 (4). Black sum 9 -> "black, 9".
+    scene = {"rows": 3, "cols": 3, "start_die": REF,
+             "paths": {"red": [[1, 1], [1, 2], [2, 2]], "black": [[1, 1], [0, 1], [0, 0]]}}
+    assert task.solve(scene).answer == "black, 9"
+
+
+def test_hand_worked_red_wins():
+    task = get_task(NAME)
+    # Same die. Red: north -> T2 N1 B5 S6 (5); east -> T4 E2 B3 W5 (3). Red sum 8.
+    # Black: west -> T3 W1 B4 E6 (4); south -> T5 S3 B2 N4 (2). Black sum 6 -> "red, 8".
+    scene = {"rows": 4, "cols": 3, "start_die": REF,
+             "paths": {"red": [[2, 1], [1, 1], [1, 2]], "black": [[2, 1], [2, 0], [3, 0]]}}
+    assert task.solve(scene).answer == "red, 8"
+
+
+def test_hand_worked_same():
+    task = get_task(NAME)
+    # Red east then north: T4 E1 B3 W6 (3), then T2 N4 B5 S3 (5): 8.
+    # Black north then east: T2 N1 B5 S6 (5), then T4 E2 B3 W5 (3): 8. Equal -> "same, 8".
+    scene = {"rows": 3, "cols": 3, "start_die": REF,
+             "paths": {"red": [[1, 1], [1, 2], [0, 2]], "black": [[1, 1], [0, 1], [0, 2]]}}
+    sol = task.solve(scene)
+    assert sol.answer == "same, 8" and sol.details["sums"] == {"red": 8, "black": 8}
+
+
+def test_solver_invariants_many_seeds():
+    task = get_task(NAME, difficulty="hard")
+    checked = 0
+    for s in range(400):
+        try:
+            scene = task.sample_scene(GenContext(random.Random(s), NAME, 0, s))
+        except Reject:
+            continue
+        sol = task.solve(scene)
+        sums = {c: matrix_bottom_sum(scene["start_die"], scene["paths"][c]) for c in ("red", "black")}
+        assert sol.details["sums"] == sums
+        winner, best = sol.answer.split(", ")
+        assert int(best) == max(sums.values())
+        if winner == "same":
+            assert sums["red"] == sums["black"]
+        else:
+            other = "black" if winner == "red" else "red"
+            assert sums[winner] > sums[other]
+        red, black = scene["paths"]["red"], scene["paths"]["black"]
+        assert red[0] == black[0] and len(red) == len(black) and red != black
+        checked += 1
+    assert checked >= 60
+
+
+def test_bad_pairs_rejected():
+    with pytest.raises(Reject):
+        validate_pair([[0, 0], [0, 1]], [[0, 0], [0, 1]])  # identical paths: nothing to compare
+    with pytest.raises(Reject):
+        validate_pair([[0, 0], [0, 1]], [[1, 0], [1, 1]])  # different starts: not "the same die"
+    with pytest.raises(Reject):
+        validate_pair([[0, 0], [0, 1]], [[0, 0], [1, 0], [1, 1]])  # unequal lengths
+    task = get_task(NAME)
+    with pytest.raises(Reject):  # a self-crossing black path
+        task.solve({"rows": 3, "cols": 3, "start_die": REF,
+                    "paths": {"red": [[0, 0], [0, 1], [0, 2], [1, 2], [1, 1]],
+                              "black": [[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]}})
+
+
+def test_answer_balance():
+    task = get_task(NAME)
+    winners = []
+    for index in range(99):
+        ctx = GenContext(random.Random(index), NAME, 0, index)
+        while True:
+            try:
+                winners.append(task.solve(task.sample_scene(ctx)).answer.split(", ")[0])
+                break
+            except Reject:
+                continue
+    assert collections.Counter(winners) == {"red": 33, "black": 33, "same": 33}
