@@ -1,0 +1,291 @@
+"""multi_piece_puzzle (ASLP): which k of the N labelled candidate pieces together form the target shape?
+
+The scene is built backwards: a target is cut into k pairwise non-congruent pieces; N - k decoys are added,
+mostly "near misses" (a true piece with one cell moved, so equal area and a similar look) so that counting
+cells does not give the answer away. Every k-subset whose area matches is then tried by exact cover under
+the stated rule; anything but exactly one tiling subset is rejected. The answer's label positions are drawn
+with ctx.balanced over all k-subsets, so every label set is equally likely across a suite.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from vcot.draw.canvas import Canvas
+from vcot.schema import AnswerType
+from vcot.tasks import register
+from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.eg.polyomino import (
+    PIECE_COLORS,
+    RULE_TEXT,
+    RULE_TRANSFORMS,
+    RULES,
+    BoardLayout,
+    Cell,
+    DrawnPiece,
+    Placement,
+    board_layout,
+    congruent,
+    draw_board,
+    draw_placed,
+    fmt_cells,
+    mutate_piece,
+    nearby_placements,
+    normalize,
+    placement_from_json,
+    random_partition,
+    random_region,
+    random_sizes,
+    tilings,
+    transform,
+    transform_words,
+)
+
+COLOR_RGB = dict(PIECE_COLORS)
+
+
+@dataclass(frozen=True)
+class MultiPieceConfig:
+    rule: str = "rotate"          # translate | rotate | rotate_flip
+    irregular: bool = True        # False: the target is a full rectangle
+    min_cells: int = 12           # target area range
+    max_cells: int = 16
+    max_w: int = 6                # target bounding box limits
+    max_h: int = 5
+    k: int = 3                    # pieces in the answer
+    n_candidates: int = 5         # labelled candidates shown
+    min_piece: int = 3            # piece area range
+    max_piece: int = 6
+    near_miss: float = 0.8        # chance that a decoy is a true piece with one cell moved (same area)
+
+
+def rect_options(cfg: MultiPieceConfig) -> list[tuple[int, int]]:
+    return [(w, h) for w in range(2, cfg.max_w + 1) for h in range(2, cfg.max_h + 1)
+            if cfg.min_cells <= w * h <= cfg.max_cells]
+
+
+def labels(n: int) -> list[str]:
+    return [chr(ord("A") + i) for i in range(n)]
+
+
+def tiling_subsets(scene: dict[str, Any], limit: int = 2) -> list[tuple[tuple[int, ...], list[Placement]]]:
+    """Up to `limit` k-subsets of candidates that tile the target, each with one tiling (area prefilter)."""
+    target = [tuple(c) for c in scene["target"]]
+    pieces = [[tuple(c) for c in p["cells"]] for p in scene["pieces"]]
+    found = []
+    for combo in itertools.combinations(range(len(pieces)), scene["k"]):
+        if sum(len(pieces[i]) for i in combo) != len(target):
+            continue
+        sols = tilings(target, [(pieces[i], ()) for i in combo], scene["rule"], limit=1)
+        if sols:
+            # Map subset-local piece ids back to candidate indices.
+            tiling = [Placement(combo[pl.piece], pl.k, pl.offset, pl.cells, pl.marks) for pl in sols[0]]
+            found.append((combo, tiling))
+            if len(found) >= limit:
+                break
+    return found
+
+
+def unique_subset(scene: dict[str, Any]) -> tuple[tuple[int, ...], list[Placement]]:
+    found = tiling_subsets(scene, limit=2)
+    if not found:
+        raise Reject("no subset tiles the target")
+    if len(found) > 1:
+        raise Reject("more than one subset tiles the target")
+    return found[0]
+
+
+@register
+class MultiPiecePuzzle(Task):
+    name = "multi_piece_puzzle"
+    domain = "ASLP"
+    answer_type = AnswerType.SET
+    config_cls = MultiPieceConfig
+    presets = {
+        "easy": MultiPieceConfig(rule="translate", irregular=False, min_cells=8, max_cells=12, max_w=4, max_h=4,
+                                 k=2, n_candidates=4, min_piece=3, max_piece=6),
+        "medium": MultiPieceConfig(),
+        "hard": MultiPieceConfig(rule="rotate_flip", irregular=True, min_cells=15, max_cells=20, max_w=6, max_h=5,
+                                 k=4, n_candidates=6, min_piece=3, max_piece=6),
+    }
+    version = "1"
+    description = "Pick the labelled pieces that together tile the target shape exactly."
+
+    # -- sampling -----------------------------------------------------------------------------------
+
+    def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
+        cfg = self.config
+        rng = ctx.rng
+        if cfg.rule not in RULES or not 1 <= cfg.k < cfg.n_candidates <= len(PIECE_COLORS):
+            raise ValueError("bad multi_piece_puzzle config")
+        combos = list(itertools.combinations(range(cfg.n_candidates), cfg.k))
+        answer_slots = combos[ctx.balanced(len(combos), "subset")]
+        sizes = self._sizes(rng)
+        region = self._region(rng, sum(sizes))
+        parts = None
+        for _ in range(40):
+            rng.shuffle(sizes)
+            cut = random_partition(rng, region, sizes)
+            if cut is not None and not any(congruent(a, b) for i, a in enumerate(cut) for b in cut[i + 1:]):
+                parts = cut
+                break
+        if parts is None:
+            raise Reject("no partition into non-congruent pieces found")
+        decoys = self._decoys(rng, parts, cfg.n_candidates - cfg.k)
+        rng.shuffle(parts)
+        shapes: list[list[Cell]] = [[] for _ in range(cfg.n_candidates)]
+        for slot, part in zip(answer_slots, parts, strict=True):
+            shapes[slot] = part
+        rest = [i for i in range(cfg.n_candidates) if i not in answer_slots]
+        for slot, decoy in zip(rest, decoys, strict=True):
+            shapes[slot] = decoy
+        pieces = []
+        k_choices = [k for k in RULE_TRANSFORMS[cfg.rule] if k != 0] or [0]
+        for i, shape in enumerate(shapes):
+            cells, _ = transform(shape, rng.choice(k_choices))
+            pieces.append({"label": labels(cfg.n_candidates)[i], "color": PIECE_COLORS[i][0],
+                           "cells": [list(c) for c in cells]})
+        xs = [c[0] for c in region]
+        ys = [c[1] for c in region]
+        scene = {
+            "rule": cfg.rule,
+            "k": cfg.k,
+            "width": max(xs) + 1,
+            "height": max(ys) + 1,
+            "target": [[x + 1, y + 1] for x, y in sorted(region)],
+            "pieces": pieces,
+        }
+        combo, _ = unique_subset(scene)
+        if combo != answer_slots:
+            raise Reject("the tiling subset is not the intended one")
+        return scene
+
+    def _sizes(self, rng: random.Random) -> list[int]:
+        cfg = self.config
+        areas = sorted({w * h for w, h in rect_options(cfg)}) if not cfg.irregular else \
+            list(range(cfg.min_cells, cfg.max_cells + 1))
+        areas = [a for a in areas if cfg.k * cfg.min_piece <= a <= cfg.k * cfg.max_piece]
+        if not areas:
+            raise ValueError("no target area fits k pieces of the allowed sizes")
+        sizes = random_sizes(rng, rng.choice(areas), cfg.k, cfg.min_piece, cfg.max_piece, tries=200)
+        if sizes is None:
+            raise Reject("no piece sizes fit the target area")
+        return sizes
+
+    def _region(self, rng: random.Random, area: int) -> list[Cell]:
+        cfg = self.config
+        if not cfg.irregular:
+            w, h = rng.choice([(w, h) for w, h in rect_options(cfg) if w * h == area])
+            return [(x, y) for x in range(w) for y in range(h)]
+        region = random_region(rng, area, cfg.max_w, cfg.max_h)
+        if region is None:
+            raise Reject("region growth failed")
+        if len({c[0] for c in region}) * len({c[1] for c in region}) == len(region):
+            raise Reject("irregular target came out rectangular")
+        return list(normalize(region))
+
+    def _decoys(self, rng: random.Random, parts: list[list[Cell]], n: int) -> list[list[Cell]]:
+        """Decoys congruent to nothing else shown (a congruent pair would make two subsets trivially equal)."""
+        cfg = self.config
+        shown = [list(p) for p in parts]
+        out: list[list[Cell]] = []
+        for _ in range(n):
+            for _ in range(30):
+                if rng.random() < cfg.near_miss:
+                    cand = mutate_piece(rng, rng.choice(parts))
+                else:
+                    size = rng.randint(cfg.min_piece, cfg.max_piece)
+                    cand = random_region(rng, size, min(size, 4), min(size, 4))
+                if cand is not None and not any(congruent(cand, s) for s in shown):
+                    break
+            else:
+                raise Reject("could not draw a distinct decoy")
+            shown.append(cand)
+            out.append(cand)
+        return out
+
+    # -- solving ------------------------------------------------------------------------------------
+
+    def solve(self, scene: dict[str, Any]) -> Solution:
+        combo, tiling = unique_subset(scene)
+        answer = ", ".join(scene["pieces"][i]["label"] for i in combo)
+        return Solution(answer=answer, states=[[pl.to_json() for pl in tiling]],
+                        details={"subset": list(combo)})
+
+    def question(self, scene: dict[str, Any]) -> str:
+        n = len(scene["pieces"])
+        lab = labels(n)
+        return (
+            f"The grid on the left shows a target shape (the grey cells inside the thick outline). On the right "
+            f"are {n} candidate pieces labelled {lab[0]} to {lab[-1]}. Exactly {scene['k']} of these pieces, "
+            f"each used at most once, can be put together to cover the target shape exactly: no gaps, no "
+            f"overlaps and nothing sticking out. {RULE_TEXT[scene['rule']]}. Which {scene['k']} pieces form the "
+            f"target? Answer with their letters in alphabetical order, separated by a comma and a space "
+            f"(for example \"A, C, D\")."
+        )
+
+    # -- rendering ----------------------------------------------------------------------------------
+
+    def _board(self, scene: dict[str, Any],
+               faded: tuple[int, ...] = ()) -> tuple[BoardLayout, list[DrawnPiece], Canvas]:
+        pieces = [DrawnPiece(p["label"], tuple(tuple(c) for c in p["cells"]), (), COLOR_RGB[p["color"]])
+                  for p in scene["pieces"]]
+        lay = board_layout(scene["width"], scene["height"], pieces)
+        cv = draw_board(lay, [tuple(c) for c in scene["target"]], pieces, "Target shape", "Candidate pieces",
+                        faded=faded)
+        return lay, pieces, cv
+
+    def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
+        tiling = [placement_from_json(d) for d in solution.states[0]]
+        image = self._board(scene)[2].image()
+        chosen = {pl.piece for pl in tiling}
+        lay, pieces, cv = self._board(scene, faded=tuple(i for i in range(len(scene["pieces"])) if i not in chosen))
+        draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in tiling])
+        return Rendering(image=image, steps=[(cv.image(), self._step_text(scene, tiling, solution.answer))])
+
+    def _step_text(self, scene: dict[str, Any], tiling: list[Placement], answer: str) -> str:
+        parts = []
+        for pl in sorted(tiling, key=lambda p: p.piece):
+            p = scene["pieces"][pl.piece]
+            parts.append(f"piece {p['label']} ({p['color']}, {len(pl.cells)} cells, {transform_words(pl.k)}) "
+                         f"covers {fmt_cells(pl.cells)}")
+        covered = {c for pl in tiling for c in pl.cells}
+        target = {tuple(c) for c in scene["target"]}
+        n_cov = sum(len(pl.cells) for pl in tiling)
+        return (f"Target has {len(target)} cells (x = column from the left, y = row from the bottom). "
+                + "; ".join(parts)
+                + f". Together they cover {len(covered & target)} of the {len(target)} target cells with "
+                f"{n_cov} piece cells. So the pieces are {answer}.")
+
+    # -- corruption ---------------------------------------------------------------------------------
+
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        """Swap one true piece for a decoy and draw the decoy where it best fills the vacated cells, leaving
+        a visible gap or overlap; the text still claims the swapped subset."""
+        tiling = [placement_from_json(d) for d in solution.states[0]]
+        chosen = sorted(pl.piece for pl in tiling)
+        decoys = [i for i in range(len(scene["pieces"])) if i not in chosen]
+        options: list[tuple[int, Placement, Placement]] = []
+        for out_pl in tiling:
+            for decoy in decoys:
+                cells = [tuple(c) for c in scene["pieces"][decoy]["cells"]]
+                for score, pl in nearby_placements(cells, (), decoy, scene["width"], scene["height"],
+                                                   RULE_TRANSFORMS[scene["rule"]], out_pl.cells):
+                    options.append((score, out_pl, pl))
+        if not options:
+            return None
+        best = max(score for score, _, _ in options)
+        _, out_pl, new = rng.choice([o for o in options if o[0] == best])
+        decoy = new.piece
+        bad = [new if pl is out_pl else pl for pl in tiling]
+        wrong = sorted(pl.piece for pl in bad)
+        answer = ", ".join(scene["pieces"][i]["label"] for i in wrong)
+        lay, pieces, cv = self._board(scene, faded=tuple(i for i in range(len(scene["pieces"])) if i not in wrong))
+        draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in bad], opacity=200)
+        return Corruption(steps=[(cv.image(), self._step_text(scene, bad, answer))],
+                          description=f"piece {scene['pieces'][out_pl.piece]['label']} swapped for decoy "
+                                      f"{scene['pieces'][decoy]['label']}; claimed answer {answer}")
+

@@ -1,0 +1,168 @@
+"""localizer: contract, hand-worked scenes, solver invariants, ambiguity rejection, answer balance."""
+
+from __future__ import annotations
+
+import collections
+import random
+
+import pytest
+
+from generator_contract import check_generator_contract
+from vcot.tasks import get_task
+from vcot.tasks.base import GenContext, Reject
+from vcot.tasks.eg.localizer import circles_answer, unique_tiling, wrong_placement
+from vcot.tasks.eg.polyomino import RULE_TRANSFORMS, congruent, normalize, tilings, transform
+
+NAME = "localizer"
+
+
+def scene(rule: str, w: int, h: int, target: list[tuple[int, int]], pieces: list[tuple[list, list]]) -> dict:
+    return {"rule": rule, "width": w, "height": h, "target": [list(c) for c in sorted(target)],
+            "pieces": [{"number": i + 1, "color": ["red", "blue", "green"][i], "cells": [list(c) for c in cells],
+                        "circles": [list(c) for c in circles]} for i, (cells, circles) in enumerate(pieces)]}
+
+
+SQUARE = [(x, y) for x in range(1, 4) for y in range(1, 4)]
+P5 = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1)]        # bottom row of 3, two cells on top at the left
+J4 = [(2, 0), (0, 1), (1, 1), (2, 1)]                # top row of 3, one cell below at the right
+L5_TARGET = [(1, 1), (2, 1), (3, 1), (4, 1), (1, 2)]  # a row of four with one cell on top at the left
+STEP_TARGET = [(1, 1), (2, 1), (3, 1), (4, 1), (1, 2), (2, 2)]
+
+
+def test_contract() -> None:
+    check_generator_contract(NAME, n=20)
+
+
+def test_hand_translate_square() -> None:
+    # P5 must lie at offset (1, 1) (at (1, 2) it would cut off the top-right cell); the rest, (3, 2) and the
+    # top row, is exactly J4 at offset (1, 2). P5's circle (2, 0) -> (3, 1); J4's circle (0, 1) -> (1, 3).
+    s = scene("translate", 3, 3, SQUARE, [(P5, [(2, 0)]), (J4, [(0, 1)])])
+    assert get_task(NAME).solve(s).answer == "(1, 3), (3, 1)"
+
+
+def test_hand_rotate_l5() -> None:
+    # Only an L-tromino can cover (1, 2) (a domino there leaves a straight tromino), so it takes (1, 1), (2, 1),
+    # (1, 2): its drawn form (corner (1, 1), arms left and down) turned 180 degrees; the circle on the end of
+    # the left arm goes to the end of the right arm, (2, 1). The domino, circled on both cells, lies flat on
+    # (3, 1), (4, 1).
+    s = scene("rotate", 4, 2, L5_TARGET, [([(0, 1), (1, 1), (1, 0)], [(0, 1)]),
+                                          ([(0, 0), (0, 1)], [(0, 0), (0, 1)])])
+    assert get_task(NAME).solve(s).answer == "(2, 1), (3, 1), (4, 1)"
+
+
+def test_hand_rotate_flip_step() -> None:
+    # A straight tromino can only lie in the bottom row; at x = 1..3 it would isolate (4, 1), so it takes
+    # (2, 1)-(4, 1) with its middle circle at (3, 1). The L-tromino fills (1, 1), (1, 2), (2, 2); its circled
+    # corner is the cell touching both others, (1, 2). Circles on a corner and a middle cell are fixed by
+    # every symmetry of their pieces, so flips do not create a second answer.
+    s = scene("rotate_flip", 4, 2, STEP_TARGET, [([(0, 0), (1, 0), (1, 1)], [(1, 0)]),
+                                                 ([(0, 0), (0, 1), (0, 2)], [(0, 1)])])
+    assert get_task(NAME).solve(s).answer == "(1, 2), (3, 1)"
+    # With the circle on the end of the up arm and rotations only, the L must turn 180 degrees: the up arm
+    # becomes the down arm, so the circle lands on (1, 1).
+    s2 = scene("rotate", 4, 2, STEP_TARGET, [([(0, 0), (1, 0), (1, 1)], [(1, 1)]),
+                                             ([(0, 0), (0, 1), (0, 2)], [(0, 1)])])
+    assert get_task(NAME).solve(s2).answer == "(1, 1), (3, 1)"
+
+
+def test_rejects_two_tilings_with_different_circles() -> None:
+    # Straight tromino, L-tetromino (top row + bottom-left) and a flat domino on a 3 x 3 square, translation
+    # only: either the tromino takes row 1 (circles (3, 1) and (2, 2)) or the L takes the lower-left
+    # (circles (3, 3) and (2, 1)).
+    s = scene("translate", 3, 3, SQUARE, [([(0, 0), (1, 0), (2, 0)], [(2, 0)]),
+                                          ([(0, 0), (0, 1), (1, 1), (2, 1)], []),
+                                          ([(0, 0), (1, 0)], [(0, 0)])])
+    found = tilings(SQUARE, [([tuple(c) for c in p["cells"]], [tuple(c) for c in p["circles"]])
+                             for p in s["pieces"]], "translate", limit=5)
+    assert sorted(circles_answer(t) for t in found) == ["(2, 1), (3, 3)", "(2, 2), (3, 1)"]
+    with pytest.raises(Reject):
+        unique_tiling(s)
+    with pytest.raises(Reject):
+        get_task(NAME).solve(s)
+
+
+def test_rejects_symmetric_piece_moving_its_circle() -> None:
+    # Same cells each way, but a domino circled on one end can lie either way round: circle at (3, 1) or (4, 1).
+    s = scene("rotate", 4, 2, L5_TARGET, [([(0, 1), (1, 1), (1, 0)], [(0, 1)]), ([(0, 0), (0, 1)], [(0, 0)])])
+    with pytest.raises(Reject):
+        unique_tiling(s)
+    # The L-tromino is mirror-symmetric about its diagonal: with flips, a circle on an arm end has two spots.
+    s2 = scene("rotate_flip", 4, 2, STEP_TARGET, [([(0, 0), (1, 0), (1, 1)], [(1, 1)]),
+                                                  ([(0, 0), (0, 1), (0, 2)], [(0, 1)])])
+    with pytest.raises(Reject):
+        unique_tiling(s2)
+
+
+def test_rejects_symmetric_target_even_with_equal_circles() -> None:
+    # Under rotation the whole square tiling turns by 180 degrees into a second tiling (the circles happen to
+    # land on the same two cells, but the tiling itself is not unique) -> rejected.
+    s = scene("rotate", 3, 3, SQUARE, [(P5, [(2, 0)]), (J4, [(0, 1)])])
+    with pytest.raises(Reject):
+        unique_tiling(s)
+
+
+def _scenes(difficulty: str, n: int) -> tuple[object, list[dict]]:
+    task = get_task(NAME, difficulty=difficulty)
+    out = []
+    for s in range(n):
+        ctx = GenContext(random.Random(1000 + s), NAME, 7, s)
+        while True:
+            try:
+                out.append(task.sample_scene(ctx))
+                break
+            except Reject:
+                pass
+    return task, out
+
+
+@pytest.mark.parametrize("difficulty,n", [("easy", 150), ("medium", 150), ("hard", 40)])
+def test_solver_invariants(difficulty: str, n: int) -> None:
+    task, scenes = _scenes(difficulty, n)
+    cfg = task.config
+    for s in scenes:
+        sol = task.solve(s)
+        target = {tuple(c) for c in s["target"]}
+        placed = [c for d in sol.states[0] for c in map(tuple, d["cells"])]
+        assert len(placed) == len(set(placed)) == len(target) and set(placed) == target
+        assert all(1 <= x <= s["width"] and 1 <= y <= s["height"] for x, y in target)
+        assert {x for x, _ in target} == set(range(1, s["width"] + 1))
+        assert cfg.min_cells <= len(target) <= cfg.max_cells
+        for d in sol.states[0]:
+            piece = s["pieces"][d["piece"]]
+            assert d["k"] in RULE_TRANSFORMS[s["rule"]]
+            cells, marks = transform([tuple(c) for c in piece["cells"]], d["k"], [tuple(c) for c in piece["circles"]])
+            dx, dy = d["offset"]
+            assert sorted((x + dx, y + dy) for x, y in cells) == sorted(map(tuple, d["cells"]))
+            assert sorted((x + dx, y + dy) for x, y in marks) == sorted(map(tuple, d["marks"]))
+        shapes = [[tuple(c) for c in p["cells"]] for p in s["pieces"]]
+        assert all(tuple(map(tuple, p["cells"])) == normalize(p["cells"]) for p in s["pieces"])
+        assert not any(congruent(a, b) for i, a in enumerate(shapes) for b in shapes[i + 1:])
+        again = tilings(target, [(c, [tuple(m) for m in p["circles"]]) for c, p in zip(shapes, s["pieces"], strict=True)],
+                        s["rule"], limit=3)
+        assert len(again) == 1 and circles_answer(again[0]) == sol.answer
+        coords = [tuple(int(v) for v in part.split(", ")) for part in sol.answer[1:-1].split("), (")]
+        assert coords == sorted(coords) and len(set(coords)) == len(coords)
+        assert cfg.min_circles <= len(coords) <= cfg.max_circles
+
+
+def test_answer_balance() -> None:
+    task, scenes = _scenes("medium", 99)
+    # The scenes above use indices 0..98 of one suite seed, so circle counts are exactly balanced.
+    counts = collections.Counter(len(task.solve(s).answer.split("), (")) for s in scenes)
+    assert counts == {1: 33, 2: 33, 3: 33}
+    answers = collections.Counter(task.solve(s).answer for s in scenes)
+    assert answers.most_common(1)[0][1] <= 5
+    cells = collections.Counter(part for s in scenes for part in task.solve(s).answer.split("), ("))
+    assert cells.most_common(1)[0][1] <= 0.2 * sum(cells.values())
+
+
+def test_corruption_changes_the_answer() -> None:
+    task, scenes = _scenes("medium", 20)
+    for k, s in enumerate(scenes):
+        sol = task.solve(s)
+        tiling = unique_tiling(s)
+        wrong = wrong_placement(s, tiling, random.Random(k))
+        assert wrong is not None
+        bad = [wrong if pl.piece == wrong.piece else pl for pl in tiling]
+        assert circles_answer(bad) != sol.answer
+        assert sorted(wrong.cells) != sorted(tiling[wrong.piece].cells)

@@ -1,0 +1,142 @@
+"""multi_piece_puzzle: contract, hand-worked scenes, solver invariants, ambiguity rejection, answer balance."""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import random
+
+import pytest
+
+from generator_contract import check_generator_contract
+from vcot.tasks import get_task
+from vcot.tasks.aslp.multi_piece_puzzle import tiling_subsets, unique_subset
+from vcot.tasks.base import GenContext, Reject
+from vcot.tasks.eg.polyomino import RULE_TRANSFORMS, congruent, transform
+
+NAME = "multi_piece_puzzle"
+
+SQUARE = [(x, y) for x in range(1, 4) for y in range(1, 4)]
+L5_TARGET = [(1, 1), (2, 1), (3, 1), (4, 1), (1, 2)]
+P5 = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1)]   # bottom row of 3, two cells on top at the left
+J4 = [(2, 0), (0, 1), (1, 1), (2, 1)]           # top row of 3, one cell below at the right
+L4 = [(0, 0), (0, 1), (1, 1), (2, 1)]           # top row of 3, one cell below at the left (mirror of J4)
+I3 = [(0, 0), (1, 0), (2, 0)]
+O4 = [(0, 0), (1, 0), (0, 1), (1, 1)]
+COLORS = ["red", "blue", "green", "orange", "purple", "cyan"]
+
+
+def scene(rule: str, k: int, w: int, h: int, target: list, shapes: list[list]) -> dict:
+    return {"rule": rule, "k": k, "width": w, "height": h, "target": [list(c) for c in sorted(target)],
+            "pieces": [{"label": chr(65 + i), "color": COLORS[i], "cells": [list(c) for c in cells]}
+                       for i, cells in enumerate(shapes)]}
+
+
+def test_contract() -> None:
+    check_generator_contract(NAME, n=20)
+
+
+def test_hand_translate_square() -> None:
+    # Area 9 needs the pentomino A plus one tetromino (B or C); D (3 cells) cannot reach 9 with anything.
+    # A at offset (1, 1) leaves (3, 2) plus the top row = B exactly; A at (1, 2) cuts off the top-right
+    # cell. C is B's mirror image, which translation cannot produce. Answer A, B.
+    s = scene("translate", 2, 3, 3, SQUARE, [P5, J4, L4, I3])
+    assert get_task(NAME).solve(s).answer == "A, B"
+
+
+def test_hand_rotate_l5() -> None:
+    # Area 5 = 3 + 2 only with B (L-tromino) and C (domino); A and D have 4 cells and nothing has 1.
+    # B on (1, 1), (2, 1), (1, 2) and C lying flat on (3, 1), (4, 1) tile the target. Answer B, C.
+    s = scene("rotate", 2, 4, 2, L5_TARGET, [[(0, 0), (1, 0), (2, 0), (1, 1)], [(0, 0), (1, 0), (0, 1)],
+                                             [(0, 0), (0, 1)], O4])
+    assert get_task(NAME).solve(s).answer == "B, C"
+
+
+def test_hand_rotate_flip_square() -> None:
+    # Area 9 = 5 + 4: C (pentomino) with A (square) or D (L-tetromino). The pentomino fills two full rows (or
+    # columns) of the square minus a corner, so the leftover is the third row plus that corner: never a
+    # 2 x 2 square, but an L-tetromino when connected. Answer C, D.
+    s = scene("rotate_flip", 2, 3, 3, SQUARE, [O4, I3, P5, [(0, 0), (0, 1), (0, 2), (1, 0)]])
+    assert get_task(NAME).solve(s).answer == "C, D"
+
+
+def test_rejects_two_tiling_subsets() -> None:
+    # With flips, the mirror image of the A + B tiling is an A + C tiling: two answers.
+    s = scene("rotate_flip", 2, 3, 3, SQUARE, [P5, J4, L4, I3])
+    assert [combo for combo, _ in tiling_subsets(s, limit=5)] == [(0, 1), (0, 2)]
+    with pytest.raises(Reject):
+        unique_subset(s)
+    # A straight tromino E also works with the domino C (domino upright on (1, 1), (1, 2), E along the row).
+    s2 = scene("rotate", 2, 4, 2, L5_TARGET, [[(0, 0), (1, 0), (2, 0), (1, 1)], [(0, 0), (1, 0), (0, 1)],
+                                              [(0, 0), (0, 1)], O4, I3])
+    with pytest.raises(Reject):
+        get_task(NAME).solve(s2)
+
+
+def test_rejects_when_nothing_tiles() -> None:
+    s = scene("translate", 2, 3, 3, SQUARE, [P5, L4, I3, O4])
+    with pytest.raises(Reject):
+        unique_subset(s)
+
+
+def _scenes(difficulty: str, n: int) -> tuple[object, list[dict]]:
+    task = get_task(NAME, difficulty=difficulty)
+    out = []
+    for s in range(n):
+        ctx = GenContext(random.Random(2000 + s), NAME, 7, s)
+        while True:
+            try:
+                out.append(task.sample_scene(ctx))
+                break
+            except Reject:
+                pass
+    return task, out
+
+
+@pytest.mark.parametrize("difficulty,n", [("easy", 150), ("medium", 150), ("hard", 40)])
+def test_solver_invariants(difficulty: str, n: int) -> None:
+    task, scenes = _scenes(difficulty, n)
+    cfg = task.config
+    area_decoys = 0
+    for s in scenes:
+        sol = task.solve(s)
+        target = {tuple(c) for c in s["target"]}
+        assert cfg.min_cells <= len(target) <= cfg.max_cells
+        placed = [c for d in sol.states[0] for c in map(tuple, d["cells"])]
+        assert len(placed) == len(set(placed)) == len(target) and set(placed) == target
+        used = sorted(d["piece"] for d in sol.states[0])
+        assert len(used) == s["k"] == cfg.k and len(s["pieces"]) == cfg.n_candidates
+        assert sol.answer == ", ".join(s["pieces"][i]["label"] for i in used)
+        assert sol.answer.split(", ") == sorted(sol.answer.split(", "))
+        for d in sol.states[0]:
+            assert d["k"] in RULE_TRANSFORMS[s["rule"]]
+            cells, _ = transform([tuple(c) for c in s["pieces"][d["piece"]]["cells"]], d["k"])
+            dx, dy = d["offset"]
+            assert sorted((x + dx, y + dy) for x, y in cells) == sorted(map(tuple, d["cells"]))
+        shapes = [[tuple(c) for c in p["cells"]] for p in s["pieces"]]
+        assert not any(congruent(a, b) for i, a in enumerate(shapes) for b in shapes[i + 1:])
+        assert len(tiling_subsets(s, limit=3)) == 1
+        sizes = [len(c) for c in shapes]
+        matching = [c for c in itertools.combinations(range(len(shapes)), s["k"])
+                    if sum(sizes[i] for i in c) == len(target)]
+        area_decoys += len(matching) > 1
+    # Near-miss decoys keep cell counting from giving the answer away in most scenes.
+    assert area_decoys >= 0.6 * len(scenes)
+
+
+def test_answer_balance() -> None:
+    task, scenes = _scenes("medium", 100)
+    # Indices 0..99 of one suite seed: each of the C(5, 3) = 10 label sets exactly 10 times.
+    answers = collections.Counter(task.solve(s).answer for s in scenes)
+    assert len(answers) == 10 and set(answers.values()) == {10}
+    letters = collections.Counter(x for s in scenes for x in task.solve(s).answer.split(", "))
+    assert set(letters.values()) == {60}
+
+
+def test_corruption_claims_a_wrong_subset() -> None:
+    task = get_task(NAME)
+    for i in range(6):
+        inst = task.make(i, 5).instance
+        claimed = inst.meta["corruption"].rsplit("claimed answer ", 1)[1]
+        assert claimed != inst.answer and len(claimed.split(", ")) == len(inst.answer.split(", "))
+        assert inst.corrupted_steps and claimed in inst.corrupted_steps[0].text
