@@ -249,7 +249,7 @@ def _attach_subcommands() -> None:
     """Commands that live in their own modules (evaluation, mock server, report)."""
     import importlib
 
-    for module in ("vcot.eval_cli", "vcot.report_cli"):
+    for module in ("vcot.eval_cli", "vcot.report_cli", "vcot.vaot.vaot_cli", "vcot.vaot.annotate_cli"):
         try:
             sub = importlib.import_module(module)
         except ModuleNotFoundError as exc:

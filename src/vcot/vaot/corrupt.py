@@ -119,8 +119,10 @@ def perturb_key(action: Action, state: Image.Image, rng: random.Random) -> tuple
             desc = f"mark moved by {r:.0f} px"
     elif isinstance(action, HighlightBox | MaskRegion | CropZoom):
         bw, bh = abs(action.x2 - action.x1), abs(action.y2 - action.y1)
-        sx = rng.choice((-1, 1)) * max(0.4 * bw, 0.04 * w)
-        sy = rng.choice((-1, 1)) * max(0.4 * bh, 0.04 * h)
+        # Shift towards the image centre so that clamping cannot cancel the shift at a border.
+        cx, cy = (action.x1 + action.x2) / 2, (action.y1 + action.y2) / 2
+        sx = (1 if cx < w / 2 else -1) * max(0.4 * bw, 0.04 * w)
+        sy = (1 if cy < h / 2 else -1) * max(0.4 * bh, 0.04 * h)
         for key in ("x1", "x2"):
             data[key] += sx
         for key in ("y1", "y2"):

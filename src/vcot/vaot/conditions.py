@@ -1,0 +1,191 @@
+"""The VAoT conditions as engine episodes: `vaot_norender`, `vaot`, `vaot_wrongrender`.
+
+All three share the prompt, the tools and the interaction budget; they differ only in what comes back
+after an action: an acknowledgement (`vaot_norender`), the faithfully rendered state (`vaot`), or a
+natural-looking corrupted state (`vaot_wrongrender`, `modify_key` unless `VCOT_WRONGRENDER=modify_non_key`).
+The model is never told which. Models without tool calling may write fenced JSON action blocks instead
+(the prompt says how); both paths go through the same validation.
+
+Episodes are deterministic given the replies (the corruption RNG is seeded by uid, epoch, turn and
+action index), so a stored run can be replayed to rebuild every returned image (`trajectory.py`).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from PIL import Image
+
+from vcot.conditions import ANSWER_ENDING, COT_ENDING, ImageSource, format_question
+from vcot.draw.png import encode_png, pixel_digest
+from vcot.engine.episode import register_condition
+from vcot.engine.messages import ImagePart, Message, ModelResponse, TextPart, ToolSpec
+from vcot.images import ImagePolicy, encode_image_bytes
+from vcot.schema import Instance
+from vcot.tasks.base import derive_seed
+from vcot.vaot.actions import (
+    COORDINATE_NOTE,
+    MAX_TURNS,
+    ParsedTurn,
+    action_names,
+    parse_json_blocks,
+    parse_tool_calls,
+    tool_definitions,
+)
+from vcot.vaot.corrupt import CORRUPTIONS, corrupt_render
+from vcot.vaot.render import apply_action, bound_size
+
+VAOT_CONDITIONS = ("vaot_norender", "vaot", "vaot_wrongrender")
+
+VAOT_PROMPT = (
+    "Question: {question}\n\n"
+    "You can work on the image with visual actions: draw lines, rays, polylines, polygons, circles and arrows, "
+    "mark and label points, highlight boxes, write short notes, crop and zoom, or mask/isolate regions. "
+    "Call them as tools, or, if you cannot call tools, write each action as a fenced ```json block such as "
+    '{{"action": "draw_line", "x1": 10, "y1": 20, "x2": 200, "y2": 40}}. Available actions: {actions}. '
+    "{coords} The image is {width}×{height} pixels. You get a response after each round of actions, "
+    "for at most {budget} rounds.\n\n" + COT_ENDING
+)
+NORENDER_ACK = "Action recorded."
+RENDER_ACK = "Action executed. The updated image is attached."
+ZOOM_ACK = "Zoomed view attached (the drawing state is unchanged)."
+BUDGET_NOTE = "The action budget is used up. Give your final answer now. " + ANSWER_ENDING
+NO_ACTION_REMINDER = "No valid action was found. Continue, or give your final answer. " + ANSWER_ENDING
+
+
+def wrongrender_kind() -> str:
+    kind = os.environ.get("VCOT_WRONGRENDER", "modify_key")
+    if kind not in CORRUPTIONS:
+        raise ValueError(f"VCOT_WRONGRENDER={kind!r}; choose one of {CORRUPTIONS}")
+    return kind
+
+
+@dataclass
+class ReturnedImage:
+    """An image sent back to the model, kept for the trajectory (content-addressed by pixel digest)."""
+
+    turn: int
+    call_id: str
+    kind: str  # "state" or "zoom"
+    image: Image.Image
+    digest: str
+
+
+@dataclass
+class VaotEpisode:
+    instance: Instance
+    condition: str
+    epoch: int
+    images: ImageSource
+    budget: int = MAX_TURNS
+    tools: list[ToolSpec] = field(default_factory=list)
+    state: Image.Image | None = None
+    turn: int = 0
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    returned: list[ReturnedImage] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.condition not in VAOT_CONDITIONS:
+            raise ValueError(f"not a VAoT condition: {self.condition!r}")
+        self.corruption = wrongrender_kind() if self.condition == "vaot_wrongrender" else None
+        self.tools = [ToolSpec(t["function"]["name"], t["function"]["description"], t["function"]["parameters"])
+                      for t in tool_definitions()]
+        self._policy: ImagePolicy = getattr(self.images, "policy", None) or ImagePolicy()
+
+    # -- Episode protocol ---------------------------------------------------------------------------
+
+    def first_messages(self) -> list[Message]:
+        encoded = self.images(self.instance.image)
+        self.state = _decode(encoded.data_uri)
+        text = VAOT_PROMPT.format(question=format_question(self.instance), actions=", ".join(action_names()),
+                                  coords=COORDINATE_NOTE, width=self.state.width, height=self.state.height,
+                                  budget=self.budget)
+        self.info = {"images": [encoded.record()], "vaot": {"condition": self.condition, "budget": self.budget,
+                                                             "corruption": self.corruption}}
+        return [Message("user", [ImagePart(encoded), TextPart(text)])]
+
+    def on_response(self, response: ModelResponse) -> list[Message] | None:
+        assert self.state is not None, "first_messages() must be called first"
+        self.turn += 1
+        w, h = self.state.size
+        via_tools = bool(response.tool_calls)
+        if via_tools:
+            parsed = parse_tool_calls([{"id": c.id, "name": c.name, "arguments": c.arguments}
+                                       for c in response.tool_calls], w, h)
+        else:
+            parsed = parse_json_blocks(response.text or "", w, h)
+            if not parsed.actions and not parsed.errors:
+                return None  # no action requested: the model has answered
+        step = {"turn": self.turn, "via": "tools" if via_tools else "json", "actions": [], "errors": parsed.errors}
+        replies = self._execute(parsed, step)
+        self.steps.append(step)
+        if self.turn >= self.budget:
+            replies.append(Message("user", [TextPart(BUDGET_NOTE)]))
+        elif not via_tools and not parsed.actions:
+            replies.append(Message("user", [TextPart(NO_ACTION_REMINDER)]))
+        return replies
+
+    def record(self) -> dict[str, Any]:
+        return self.info
+
+    # -- execution ----------------------------------------------------------------------------------
+
+    def _execute(self, parsed: ParsedTurn, step: dict[str, Any]) -> list[Message]:
+        assert self.state is not None
+        tool_msgs: list[Message] = []
+        feedback: list[TextPart | ImagePart] = []
+        for k, (action, call_id) in enumerate(zip(parsed.actions, parsed.call_ids, strict=True)):
+            record: dict[str, Any] = {"call_id": call_id, "action": action.model_dump()}
+            parts: list[TextPart | ImagePart]
+            if self.condition == "vaot_norender":
+                parts = [TextPart(NORENDER_ACK)]
+            else:
+                if self.corruption is not None:
+                    rng = random.Random(derive_seed(self.instance.uid, self.epoch, self.turn, k, self.corruption))
+                    out = corrupt_render(self.state, action, self.corruption, rng)
+                    new_state, view, record["corruption"] = out.state, out.view, out.description
+                else:
+                    new_state, view = apply_action(self.state, action)
+                kind = "zoom" if action.action == "crop_zoom" else "state"
+                self.state = new_state
+                view = bound_size(view)
+                digest = pixel_digest(view)
+                self.returned.append(ReturnedImage(self.turn, call_id, kind, view, digest))
+                record["returned_image"] = digest
+                encoded = encode_image_bytes(encode_png(view), self._policy, f"vaot/{digest[:16]}.png")
+                parts = [TextPart(ZOOM_ACK if kind == "zoom" else RENDER_ACK), ImagePart(encoded)]
+            step["actions"].append(record)
+            if call_id.startswith("block_"):
+                feedback.extend(parts)
+            else:
+                tool_msgs.append(Message("tool", parts, tool_call_id=call_id))
+        for error, call_id in zip(parsed.errors, parsed.error_ids, strict=True):
+            text = f"Action rejected: {error}"
+            if call_id.startswith("block_"):
+                feedback.append(TextPart(text))
+            else:
+                tool_msgs.append(Message("tool", [TextPart(text)], tool_call_id=call_id))
+        if feedback:
+            tool_msgs.append(Message("user", feedback))
+        return tool_msgs
+
+
+def _decode(data_uri: str) -> Image.Image:
+    import base64
+    import io
+
+    raw = base64.b64decode(data_uri.split(",", 1)[1])
+    with Image.open(io.BytesIO(raw)) as im:
+        return im.convert("RGB")
+
+
+def make_vaot_episode(instance: Instance, condition: str, epoch: int, images: ImageSource) -> VaotEpisode:
+    return VaotEpisode(instance, condition, epoch, images)
+
+
+for _cond in VAOT_CONDITIONS:
+    register_condition(_cond, make_vaot_episode)
