@@ -1,0 +1,167 @@
+from __future__ import annotations
+
+import collections
+import random
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+from generator_contract import check_generator_contract
+from vcot.tasks import get_task
+from vcot.tasks.base import GenContext
+from vcot.tasks.eg.cubes import (
+    Camera,
+    bucket_bounds,
+    connected,
+    cubes_of,
+    dims,
+    face_quads,
+    visibility,
+    visibility_problems,
+)
+
+ISO = Camera(45, 35.26439)  # true isometric: (x, y, z) and (x + 1, y - 1, z + 1) project to the same point
+
+
+def _scene(heights):
+    return {"heights": heights, "camera": {"azimuth": 45, "elevation": 30}, "palette": "blue",
+            "min_visible": 0.5, "answer_bin": [0, 100]}
+
+
+def _sample(task, seed: int, index: int):
+    """sample_scene with the base class's retry loop but without rendering."""
+    from vcot.tasks.base import Reject
+    rng = random.Random(seed * 100003 + index)
+    ctx = GenContext(rng, task.name, seed, index)
+    for _ in range(task.max_attempts):
+        try:
+            return task.sample_scene(ctx)
+        except Reject:
+            continue
+    raise AssertionError("no scene")
+
+
+def test_contract():
+    check_generator_contract("cubes_count", n=20)
+
+
+@pytest.mark.parametrize("heights, expected", [
+    ([[2, 1], [1, 0]], 4),                      # 2 + 1 + 1 + 0
+    ([[1, 1, 1], [2, 2, 1], [3, 2, 1]], 14),    # rows 3 + 5 + 6
+    ([[0, 1], [1, 3]], 5),                      # 0 + 1 + 1 + 3
+    ([[4]], 4),                                 # a single column
+])
+def test_hand_worked(heights, expected):
+    task = get_task("cubes_count")
+    sol = task.solve(_scene(heights))
+    assert sol.answer == str(expected)
+    assert sol.details["total"] == expected
+
+
+def test_hidden_column_top_rejected():
+    # The back-left column (x=0, y=1) is 1 tall and walled in by 3-tall columns in front, at the right and
+    # diagonally in front: its top is invisible.
+    assert visibility([[3, 3], [1, 3]], ISO)[(0, 1)] < 1e-6
+    assert any("top of column (0, 1)" in p for p in visibility_problems([[3, 3], [1, 3]], ISO, 0.5))
+    # Right behind a single taller column half the top still shows beside it (kept at the 50 % threshold).
+    assert abs(visibility([[3], [1]], ISO)[(0, 1)] - 0.5) < 1e-6
+    assert visibility_problems([[3], [1]], ISO, 0.5) == []
+    assert visibility_problems([[3], [1]], ISO, 0.6)
+    # Isometric coincidence: the top of (0, 1) at height 1 projects exactly onto the top of (1, 0) at 2.
+    frac = visibility([[0, 2], [1, 0]], ISO)
+    assert frac[(0, 1)] < 1e-6
+    assert any("top of column (0, 1)" in p for p in visibility_problems([[0, 2], [1, 0]], ISO, 0.5))
+
+
+def test_hidden_empty_floor_rejected():
+    # The empty back-left cell is hidden behind tall columns: a whole column could stand there unseen.
+    probs = visibility_problems([[3, 3], [0, 3]], ISO, 0.5)
+    assert any("floor of empty cell (0, 1)" in p for p in probs)
+
+
+def test_clear_staircase_passes():
+    assert visibility_problems([[1, 1, 1], [2, 2, 1], [3, 2, 1]], ISO, 0.5) == []
+
+
+def _id_buffer_fractions(heights, cam, scale=60):
+    """Independent per-pixel check: paint faces back to front into an id buffer, count each column's
+    visible top pixels against the pixels its top face would have alone."""
+    pts = [cam.project(p) for x, y, z in cubes_of(heights) for p in face_quads(x, y, z)["top"]]
+    ox, oy = -min(p[0] for p in pts) * scale + 20, -min(p[1] for p in pts) * scale + 20
+    size = (int(max(p[0] for p in pts) * scale + ox + 20), int(max(p[1] for p in pts) * scale + oy + 200))
+    buf = Image.new("I", size, 0)
+    draw = ImageDraw.Draw(buf)
+    w, _ = dims(heights)
+    ids = {}
+    for x, y, z in sorted(cubes_of(heights), key=lambda c: (c[0] - c[1] + c[2], c[2])):
+        for face, quad in face_quads(x, y, z).items():
+            fid = 1 + len(ids)
+            ids[fid] = (x, y, z, face)
+            draw.polygon([(cam.project(p)[0] * scale + ox, cam.project(p)[1] * scale + oy) for p in quad], fill=fid)
+    hist = np.bincount(np.asarray(buf).ravel(), minlength=len(ids) + 1)
+    out = {}
+    for fid, (x, y, z, face) in ids.items():
+        if face == "top" and z == heights[y][x] - 1:
+            alone = Image.new("L", size, 0)
+            ImageDraw.Draw(alone).polygon(
+                [(cam.project(p)[0] * scale + ox, cam.project(p)[1] * scale + oy)
+                 for p in face_quads(x, y, z)["top"]], fill=255)
+            out[(x, y)] = hist[fid] / max(1, alone.histogram()[255])
+    return out
+
+
+def test_visibility_matches_pixel_buffer():
+    task = get_task("cubes_count", "medium")
+    for i in range(12):
+        scene = _sample(task, 7, i)
+        cam = Camera(scene["camera"]["azimuth"], scene["camera"]["elevation"])
+        exact = visibility(scene["heights"], cam)
+        pixels = _id_buffer_fractions(scene["heights"], cam)
+        for cell, frac in pixels.items():
+            assert abs(frac - exact[cell]) < 0.08, (scene["heights"], cell, frac, exact[cell])
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_invariants(difficulty):
+    task = get_task("cubes_count", difficulty)
+    cfg = task.config
+    n = {"easy": 200, "medium": 150, "hard": 80}[difficulty]
+    for i in range(n):
+        scene = _sample(task, 1, i)
+        h = scene["heights"]
+        w, d = dims(h)
+        answer = int(task.solve(scene).answer)
+        assert answer == sum(map(sum, h))
+        assert answer >= sum(1 for row in h for v in row if v)  # every top cell holds at least one cube
+        assert cfg.min_width <= w <= cfg.max_width and cfg.min_depth <= d <= cfg.max_depth
+        # The floor grid is the bounding footprint and the structure is one piece.
+        assert any(h[0]) and any(h[-1]) and any(r[0] for r in h) and any(r[-1] for r in h)
+        assert connected(h)
+        assert max(map(max, h)) <= cfg.max_height
+        lo, hi = scene["answer_bin"]
+        assert cfg.answer_min <= lo <= answer <= hi <= cfg.answer_max
+        cam = Camera(scene["camera"]["azimuth"], scene["camera"]["elevation"])
+        assert visibility_problems(h, cam, scene["min_visible"]) == []
+
+
+def test_answer_balance():
+    task = get_task("cubes_count", "medium")
+    answers = [int(task.solve(_sample(task, 3, i)).answer) for i in range(100)]
+    counts = collections.Counter(answers)
+    assert counts.most_common(1)[0][1] <= 12, counts
+    cfg = task.config
+    bounds = [bucket_bounds(cfg.answer_min, cfg.answer_max, cfg.buckets, k) for k in range(cfg.buckets)]
+    bins = collections.Counter(next(k for k, (lo, hi) in enumerate(bounds) if lo <= a <= hi) for a in answers)
+    assert sorted(bins.values()) == [25, 25, 25, 25]  # ctx.balanced spreads each block of 4 over the bins
+
+
+def test_corruption_is_off_by_one():
+    task = get_task("cubes_count", "easy")
+    sample = task.make(3, 0)
+    good, bad = sample.instance.steps[0].text, sample.instance.corrupted_steps[0].text
+    assert good != bad
+    total_good = int(good.rsplit("=", 1)[1].split()[0])
+    total_bad = int(bad.rsplit("=", 1)[1].split()[0])
+    assert abs(total_good - total_bad) == 1
+    assert str(total_good) == sample.instance.answer

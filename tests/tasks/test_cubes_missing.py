@@ -1,0 +1,107 @@
+from __future__ import annotations
+
+import collections
+import random
+
+import pytest
+
+from generator_contract import check_generator_contract
+from vcot.tasks import get_task
+from vcot.tasks.base import GenContext, Reject
+from vcot.tasks.eg.cubes import (
+    Camera,
+    box_missing,
+    bucket_bounds,
+    connected,
+    dims,
+    visibility,
+    visibility_problems,
+)
+
+ISO = Camera(45, 35.26439)
+
+
+def _scene(heights):
+    return {"heights": heights, "camera": {"azimuth": 45, "elevation": 30}, "palette": "green",
+            "min_visible": 0.5, "answer_bin": [0, 100]}
+
+
+def _sample(task, seed: int, index: int):
+    """sample_scene with the base class's retry loop but without rendering."""
+    ctx = GenContext(random.Random(seed * 100003 + index), task.name, seed, index)
+    for _ in range(task.max_attempts):
+        try:
+            return task.sample_scene(ctx)
+        except Reject:
+            continue
+    raise AssertionError("no scene")
+
+
+def test_contract():
+    check_generator_contract("cubes_missing", n=20)
+
+
+@pytest.mark.parametrize("heights, box, expected", [
+    ([[2, 1], [1, 0]], [2, 2, 2], 4),                    # 2*2*2 = 8 box, 4 cubes -> 4 missing
+    ([[1, 1, 1], [2, 2, 1], [3, 2, 1]], [3, 3, 3], 13),  # 27 - 14
+    ([[0, 1], [1, 3]], [2, 2, 3], 7),                    # 12 - 5
+    ([[2, 2, 2]], [3, 1, 2], 0),                         # already a box
+])
+def test_hand_worked(heights, box, expected):
+    sol = get_task("cubes_missing").solve(_scene(heights))
+    assert sol.answer == str(expected)
+    assert sol.details["box"] == box
+    assert sum(map(sum, sol.states[0])) == expected  # per-column ghosts add up to the answer
+
+
+def test_hidden_tops_rejected():
+    # Same visibility rule as cubes_count: a walled-in column top or a hidden empty floor square is rejected.
+    assert visibility([[3, 3], [1, 3]], ISO)[(0, 1)] < 1e-6
+    assert visibility_problems([[3, 3], [1, 3]], ISO, 0.5)
+    assert any("floor of empty cell (0, 1)" in p for p in visibility_problems([[3, 3], [0, 3]], ISO, 0.5))
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_invariants(difficulty):
+    task = get_task("cubes_missing", difficulty)
+    cfg = task.config
+    n = {"easy": 200, "medium": 150, "hard": 80}[difficulty]
+    for i in range(n):
+        scene = _sample(task, 2, i)
+        h = scene["heights"]
+        w, d = dims(h)
+        sol = task.solve(scene)
+        answer = int(sol.answer)
+        top = max(map(max, h))
+        assert answer == w * d * top - sum(map(sum, h)) == box_missing(h) >= 0
+        assert all(v == top - c for row, mrow in zip(h, sol.states[0], strict=True)
+                   for c, v in zip(row, mrow, strict=True))
+        assert any(h[0]) and any(h[-1]) and any(r[0] for r in h) and any(r[-1] for r in h)
+        assert connected(h)
+        lo, hi = scene["answer_bin"]
+        assert cfg.answer_min <= lo <= answer <= hi <= cfg.answer_max
+        cam = Camera(scene["camera"]["azimuth"], scene["camera"]["elevation"])
+        assert visibility_problems(h, cam, scene["min_visible"]) == []
+
+
+def test_answer_balance():
+    task = get_task("cubes_missing", "medium")
+    cfg = task.config
+    answers = [int(task.solve(_sample(task, 3, i)).answer) for i in range(100)]
+    counts = collections.Counter(answers)
+    assert counts.most_common(1)[0][1] <= 12, counts
+    bounds = [bucket_bounds(cfg.answer_min, cfg.answer_max, cfg.buckets, k) for k in range(cfg.buckets)]
+    bins = collections.Counter(next(k for k, (lo, hi) in enumerate(bounds) if lo <= a <= hi) for a in answers)
+    assert sorted(bins.values()) == [25, 25, 25, 25]
+
+
+def test_corruption_uses_wrong_box_height():
+    task = get_task("cubes_missing", "easy")
+    sample = task.make(5, 0)
+    inst = sample.instance
+    w, d, h = inst.meta["solution"]["details"]["box"]
+    bad = inst.corrupted_steps[0].text
+    assert f"{w} wide x {d} deep x {h + 1} tall" in bad
+    wrong = int(bad.rsplit("=", 1)[1].strip(" ."))
+    assert wrong == int(inst.answer) + w * d
+    assert inst.steps[0].text.rsplit("=", 1)[1].strip(" .") == inst.answer
