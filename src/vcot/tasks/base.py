@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -201,6 +202,8 @@ class Task(ABC):
         }
         if corruption_note is not None:
             meta["corruption"] = corruption_note
+        # Normalise through JSON (tuples become lists) so that a stored instance equals a re-made one.
+        meta = json.loads(json.dumps(meta))
         instance = Instance(
             uid=uid, task=self.name, domain=self.domain, question=self.question(scene),
             image=f"{stem}.png", answer=solution.answer, answer_type=self.answer_type,
