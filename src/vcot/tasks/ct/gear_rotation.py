@@ -1,0 +1,715 @@
+"""gear_rotation (CT): gears, open and crossed belts and shared shafts; gear A turns one way — which way does
+another gear turn, or is the system jammed?
+
+MIRA asks two sub-questions about one picture and counts a problem right only when both are right. Instances
+stay random-access by pairing indices: instance i belongs to problem i // 2 and asks sub-question i % 2 + 1.
+The scene of a problem is drawn from an RNG derived from (task, version, difficulty parameters, seed, problem),
+not from the per-instance RNG, so both rows share the identical scene and picture.
+
+The solver is a parity constraint graph: meshing gears and crossed belts flip the direction, open belts and
+shared shafts keep it. A BFS 2-colouring from gear A gives every connected gear's direction; a contradiction
+(an odd cycle of flips) means the gears cannot turn at all: "jammed".
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image
+
+from vcot.draw.canvas import Canvas
+from vcot.schema import AnswerType
+from vcot.tasks import register
+from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task, derive_seed
+
+W, H = 960, 640
+MARGIN = 24
+TOOTH = 6  # teeth reach TOOTH px beyond the pitch circle and TOOTH px inside it
+CLEAR = 18  # min gap between the tooth tips of gears that do not mesh
+BELT_GAP = 70  # min gap between the pitch circles of belt-linked wheels (room to see the belt's form)
+BELT_CLEAR = 12  # min distance of a belt from any wheel it does not wrap
+BELT_SEP = 10  # min distance between two different belts
+RADII = (34, 42, 52, 62)
+INNER_SHRINK = 28
+FLIP = {"mesh": 1, "crossed_belt": 1, "open_belt": 0, "shaft": 0}
+DIRS = ("clockwise", "counterclockwise")
+GEAR_FILL = (196, 206, 222)
+INNER_FILL = (236, 206, 150)
+CW_COLOR = (31, 90, 200)
+CCW_COLOR = (214, 110, 0)
+
+
+@dataclass(frozen=True)
+class GearRotationConfig:
+    n_min: int = 4
+    n_max: int = 6
+    p_mesh: float = 0.6
+    p_belt: float = 0.4
+    p_shaft: float = 0.0
+    extra_links: int = 1  # links that close a cycle
+    jammed_per_block: int = 0  # jammed problems in each block of jammed_per_block + 8 consecutive problems
+    min_depth: int = 2  # asked gears are at least this many links away from gear A when possible
+
+
+# -- solver -------------------------------------------------------------------------------------------
+
+def propagate(scene: dict[str, Any], flip_gear: int | None = None) -> dict[str, Any]:
+    """BFS from the driver. Returns per-gear sign (0 = same as driver, 1 = opposite), layer, the link that
+    set it, and the first contradiction found (None when consistent). `flip_gear` deliberately sets that
+    gear the wrong way when first reached (the corrupted trajectory)."""
+    n = len(scene["gears"])
+    adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for k, link in enumerate(scene["links"]):
+        adj[link["a"]].append((link["b"], k))
+        adj[link["b"]].append((link["a"], k))
+    driver = scene["driver"]
+    sign: list[int | None] = [None] * n
+    layer: list[int | None] = [None] * n
+    via: list[tuple[int, int] | None] = [None] * n
+    sign[driver], layer[driver] = 0, 0
+    conflict = None
+    queue = deque([driver])
+    while queue:
+        u = queue.popleft()
+        for v, k in adj[u]:
+            s = sign[u] ^ FLIP[scene["links"][k]["type"]]  # type: ignore[operator]
+            if sign[v] is None:
+                if v == flip_gear:
+                    s ^= 1
+                sign[v], layer[v], via[v] = s, layer[u] + 1, (u, k)  # type: ignore[operator]
+                queue.append(v)
+            elif sign[v] != s and conflict is None:
+                conflict = {"gear": v, "from": u, "link": k, "layer": max(layer[u], layer[v])}  # type: ignore[type-var]
+    return {"sign": sign, "layer": layer, "via": via, "conflict": conflict}
+
+
+def direction_of(driver_dir: str, s: int) -> str:
+    return driver_dir if s == 0 else DIRS[1 - DIRS.index(driver_dir)]
+
+
+def gear_answer(scene: dict[str, Any], prop: dict[str, Any], gear: int) -> str:
+    if prop["sign"][gear] is None:
+        raise Reject("the asked gear is not connected to gear A")
+    if prop["conflict"] is not None:
+        return "jammed"
+    return direction_of(scene["driver_dir"], prop["sign"][gear])
+
+
+# -- geometry checks ----------------------------------------------------------------------------------
+
+def _dist(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return math.hypot(a[0] - b[0], a[1] - b[1])
+
+
+def _c(g: dict[str, Any]) -> tuple[float, float]:
+    return (g["x"], g["y"])
+
+
+def belt_radius(g: dict[str, Any]) -> float:
+    return g["r"] + TOOTH + 2
+
+
+def belt_path(scene: dict[str, Any], link: dict[str, Any]) -> tuple[list[tuple[float, float]], ...]:
+    """The belt as polylines: two straight runs and the two wraps around the far sides of the wheels."""
+    g1, g2 = scene["gears"][link["a"]], scene["gears"][link["b"]]
+    c1, c2 = _c(g1), _c(g2)
+    r1, r2 = belt_radius(g1), belt_radius(g2)
+    d = _dist(c1, c2)
+    ux, uy = (c2[0] - c1[0]) / d, (c2[1] - c1[1]) / d
+    nx, ny = -uy, ux
+    crossed = link["type"] == "crossed_belt"
+    k = (r1 + r2) / d if crossed else (r1 - r2) / d
+    if abs(k) >= 1:
+        raise Reject("belt wheels too close for tangents")
+    h = math.sqrt(1 - k * k)
+    runs, ends1, ends2 = [], [], []
+    for s in (1, -1):
+        vx, vy = k * ux + s * h * nx, k * uy + s * h * ny
+        p1 = (c1[0] + r1 * vx, c1[1] + r1 * vy)
+        p2 = (c2[0] - r2 * vx, c2[1] - r2 * vy) if crossed else (c2[0] + r2 * vx, c2[1] + r2 * vy)
+        runs.append([p1, p2])
+        ends1.append(p1)
+        ends2.append(p2)
+    wrap1 = _wrap(c1, r1, ends1, (-ux, -uy))
+    wrap2 = _wrap(c2, r2, ends2, (ux, uy))
+    return runs[0], runs[1], wrap1, wrap2
+
+
+def _wrap(c: tuple[float, float], r: float, ends: list[tuple[float, float]],
+          away: tuple[float, float]) -> list[tuple[float, float]]:
+    """Arc of radius r around c between the two tangent points, through the side facing `away`."""
+    a0 = math.atan2(ends[0][1] - c[1], ends[0][0] - c[0])
+    a1 = math.atan2(ends[1][1] - c[1], ends[1][0] - c[0])
+    mid = math.atan2(away[1], away[0])
+    span = (a1 - a0) % (2 * math.pi)
+    if (mid - a0) % (2 * math.pi) > span:
+        span -= 2 * math.pi
+    steps = 12
+    return [(c[0] + r * math.cos(a0 + span * i / steps), c[1] + r * math.sin(a0 + span * i / steps))
+            for i in range(steps + 1)]
+
+
+def _seg_point_dist(p: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+    ax, ay = b[0] - a[0], b[1] - a[1]
+    L2 = ax * ax + ay * ay
+    t = 0.0 if L2 == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * ax + (p[1] - a[1]) * ay) / L2))
+    return _dist(p, (a[0] + t * ax, a[1] + t * ay))
+
+
+def _seg_seg_dist(a: tuple[float, float], b: tuple[float, float], c: tuple[float, float],
+                  d: tuple[float, float]) -> float:
+    def orient(p, q, r):  # noqa: ANN001, ANN202
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+    o1, o2, o3, o4 = orient(a, b, c), orient(a, b, d), orient(c, d, a), orient(c, d, b)
+    if (o1 > 0) != (o2 > 0) and (o3 > 0) != (o4 > 0):
+        return 0.0
+    return min(_seg_point_dist(c, a, b), _seg_point_dist(d, a, b), _seg_point_dist(a, c, d),
+               _seg_point_dist(b, c, d))
+
+
+def _polyline_segments(path: tuple[list[tuple[float, float]], ...]) -> list[tuple[tuple[float, float], ...]]:
+    return [(pl[i], pl[i + 1]) for pl in path for i in range(len(pl) - 1)]
+
+
+def _family(scene: dict[str, Any], i: int) -> set[int]:
+    """A gear and the gear it shares a shaft with (drawn on the same centre)."""
+    fam = {i}
+    for link in scene["links"]:
+        if link["type"] == "shaft" and i in (link["a"], link["b"]):
+            fam |= {link["a"], link["b"]}
+    return fam
+
+
+def check_geometry(scene: dict[str, Any]) -> None:
+    """Reject pictures that could be misread: overlapping gears, meshing gears that do not touch, gears that
+    touch without a mesh link, belts that are short, graze a wheel, or cross or touch another belt."""
+    gears = scene["gears"]
+    linked: dict[tuple[int, int], str] = {}
+    for link in scene["links"]:
+        linked[(min(link["a"], link["b"]), max(link["a"], link["b"]))] = link["type"]
+    for g in gears:
+        x, y, r = g["x"], g["y"], g["r"] + TOOTH
+        if x - r < MARGIN or y - r < MARGIN or x + r > W - MARGIN or y + r > H - MARGIN:
+            raise Reject(f"gear {g['label']} leaves the picture")
+    for i in range(len(gears)):
+        for j in range(i + 1, len(gears)):
+            gi, gj = gears[i], gears[j]
+            d = _dist(_c(gi), _c(gj))
+            kind = linked.get((i, j))
+            if kind == "shaft" or j in _family(scene, i):
+                if d > 0.5:
+                    raise Reject("shaft-linked gears must share a centre")
+                continue
+            if gi.get("host") is not None or gj.get("host") is not None:
+                # An inner (shaft) gear lies on its host; compare against the host's outline instead.
+                continue
+            if kind == "mesh":
+                if abs(d - (gi["r"] + gj["r"])) > 0.5:
+                    raise Reject(f"meshing gears {gi['label']} and {gj['label']} do not touch")
+            elif d < gi["r"] + gj["r"] + 2 * TOOTH + CLEAR:
+                raise Reject(f"gears {gi['label']} and {gj['label']} overlap or nearly touch")
+    for link in scene["links"]:
+        if link["type"] == "mesh":
+            a, b = gears[link["a"]], gears[link["b"]]
+            if a.get("host") is not None or b.get("host") is not None:
+                raise Reject("only outer gears mesh")
+    belts = [link for link in scene["links"] if link["type"] in ("open_belt", "crossed_belt")]
+    paths = []
+    for link in belts:
+        a, b = gears[link["a"]], gears[link["b"]]
+        if _dist(_c(a), _c(b)) < a["r"] + b["r"] + BELT_GAP:
+            raise Reject(f"belt {a['label']}-{b['label']} is too short to read")
+        path = belt_path(scene, link)
+        segs = _polyline_segments(path)
+        if link["type"] == "crossed_belt":
+            # The crossing must be visible, not hidden on top of a wheel.
+            ra, rb = belt_radius(a), belt_radius(b)
+            t = ra / (ra + rb)
+            cross = (a["x"] + t * (b["x"] - a["x"]), a["y"] + t * (b["y"] - a["y"]))
+            if any(_dist(cross, _c(g)) < g["r"] + TOOTH + BELT_CLEAR for g in gears):
+                raise Reject(f"crossing of belt {a['label']}-{b['label']} lies on a wheel")
+        skip = _family(scene, link["a"]) | _family(scene, link["b"])
+        for k, g in enumerate(gears):
+            if k in skip:
+                continue
+            rr = g["r"] + TOOTH + BELT_CLEAR
+            if any(_seg_point_dist(_c(g), p, q) < rr for p, q in segs):
+                raise Reject(f"belt {a['label']}-{b['label']} passes over gear {g['label']}")
+        paths.append(segs)
+    for m in range(len(paths)):
+        for n in range(m + 1, len(paths)):
+            if any(_seg_seg_dist(p, q, s, t) < BELT_SEP for p, q in paths[m] for s, t in paths[n]):
+                raise Reject("two belts cross or touch")
+
+
+# -- scene sampling -----------------------------------------------------------------------------------
+
+class _Builder:
+    def __init__(self, rng: random.Random, cfg: GearRotationConfig) -> None:
+        self.rng, self.cfg = rng, cfg
+        self.gears: list[dict[str, Any]] = []
+        self.links: list[dict[str, Any]] = []
+
+    def scene(self) -> dict[str, Any]:
+        return {"gears": self.gears, "links": self.links}
+
+    def _fits(self, extra_gears: list[dict[str, Any]], extra_links: list[dict[str, Any]]) -> bool:
+        trial = {"gears": self.gears + extra_gears, "links": self.links + extra_links}
+        try:
+            check_geometry(trial)
+        except Reject:
+            return False
+        return True
+
+    def _new(self, x: float, y: float, r: int, host: int | None = None) -> dict[str, Any]:
+        teeth = max(10, round(2 * math.pi * r / 19))
+        return {"label": "", "x": round(x, 1), "y": round(y, 1), "r": r, "teeth": teeth,
+                "phase": round(self.rng.uniform(0, 360 / teeth), 2), "host": host}
+
+    def first(self) -> None:
+        r = self.rng.choice(RADII)
+        self.gears.append(self._new(self.rng.uniform(120, W - 120), self.rng.uniform(120, H - 120), r))
+
+    def outer(self) -> list[int]:
+        return [i for i, g in enumerate(self.gears) if g["host"] is None]
+
+    def _link_types(self, i: int) -> set[str]:
+        return {lk["type"] for lk in self.links if i in (lk["a"], lk["b"])}
+
+    def meshable(self) -> list[int]:
+        """Outer gears without a belt on their rim (a belt wraps the rim where a neighbour would mesh)."""
+        return [i for i in self.outer() if not self._link_types(i) & {"open_belt", "crossed_belt"}]
+
+    def beltable(self) -> list[int]:
+        """Wheels with nothing on their rim yet: free gears and shaft pulleys without a belt."""
+        return [i for i in range(len(self.gears))
+                if not self._link_types(i) & {"mesh", "open_belt", "crossed_belt"}]
+
+    def add_mesh(self, parent: int) -> bool:
+        p = self.gears[parent]
+        for _ in range(30):
+            r = self.rng.choice(RADII)
+            a = self.rng.uniform(0, 2 * math.pi)
+            g = self._new(p["x"] + (p["r"] + r) * math.cos(a), p["y"] + (p["r"] + r) * math.sin(a), r)
+            link = {"a": parent, "b": len(self.gears), "type": "mesh"}
+            if self._fits([g], [link]):
+                g["phase"] = _mesh_phase(p, g)
+                self.gears.append(g)
+                self.links.append(link)
+                return True
+        return False
+
+    def add_belt(self, parent: int) -> bool:
+        p = self.gears[parent]
+        for _ in range(30):
+            r = self.rng.choice(RADII)
+            a = self.rng.uniform(0, 2 * math.pi)
+            d = p["r"] + r + self.rng.uniform(BELT_GAP + 5, BELT_GAP + 200)
+            g = self._new(p["x"] + d * math.cos(a), p["y"] + d * math.sin(a), r)
+            link = {"a": parent, "b": len(self.gears), "type": self.rng.choice(["open_belt", "crossed_belt"])}
+            if self._fits([g], [link]):
+                self.gears.append(g)
+                self.links.append(link)
+                return True
+        return False
+
+    def add_shaft(self, host: int) -> bool:
+        """A smaller wheel on the host's shaft; it then drives a new gear by belt (inner wheels never mesh)."""
+        h = self.gears[host]
+        if h["r"] < 52 or any(g["host"] == host for g in self.gears) or host not in self.meshable():
+            return False
+        inner = self._new(h["x"], h["y"], h["r"] - INNER_SHRINK, host=host)
+        self.gears.append(inner)
+        self.links.append({"a": host, "b": len(self.gears) - 1, "type": "shaft"})
+        if self.add_belt(len(self.gears) - 1):
+            return True
+        self.gears.pop()
+        self.links.pop()
+        return False
+
+    def close_by_belt(self, want_flip: int) -> bool:
+        free = self.beltable()
+        pairs = [(i, j) for i in free for j in free
+                 if i < j and not any({lk["a"], lk["b"]} == {i, j} for lk in self.links)
+                 and self.gears[i]["x"] != self.gears[j]["x"]]
+        self.rng.shuffle(pairs)
+        for i, j in pairs[:20]:
+            sign = propagate({"gears": self.gears, "links": self.links, "driver": 0})["sign"]
+            parity = sign[i] ^ sign[j] ^ want_flip  # the flip the belt must add for (in)consistency
+            link = {"a": i, "b": j, "type": "crossed_belt" if parity else "open_belt"}
+            if self._fits([], [link]):
+                self.links.append(link)
+                return True
+        return False
+
+    def close_by_mesh(self, want_flip: int) -> bool:
+        """A new gear meshing with two existing outer gears at once; its two flips cancel, so the cycle is
+        contradictory exactly when the two gears already turn in opposite directions."""
+        outer = self.meshable()
+        sign = propagate({"gears": self.gears, "links": self.links, "driver": 0})["sign"]
+        pairs = [(i, j) for i in outer for j in outer if i < j and (sign[i] != sign[j]) == bool(want_flip)]
+        self.rng.shuffle(pairs)
+        for i, j in pairs[:12]:
+            gi, gj = self.gears[i], self.gears[j]
+            for r in self.rng.sample(RADII, len(RADII)):
+                for pt in _circle_intersections(_c(gi), gi["r"] + r, _c(gj), gj["r"] + r):
+                    g = self._new(pt[0], pt[1], r)
+                    links = [{"a": i, "b": len(self.gears), "type": "mesh"},
+                             {"a": j, "b": len(self.gears), "type": "mesh"}]
+                    if self._fits([g], links):
+                        g["phase"] = _mesh_phase(gi, g)
+                        self.gears.append(g)
+                        self.links.extend(links)
+                        return True
+        return False
+
+
+def _circle_intersections(c1: tuple[float, float], r1: float, c2: tuple[float, float],
+                          r2: float) -> list[tuple[float, float]]:
+    d = _dist(c1, c2)
+    if d == 0 or d > r1 + r2 or d < abs(r1 - r2):
+        return []
+    a = (r1 * r1 - r2 * r2 + d * d) / (2 * d)
+    h = math.sqrt(max(0.0, r1 * r1 - a * a))
+    mx, my = c1[0] + a * (c2[0] - c1[0]) / d, c1[1] + a * (c2[1] - c1[1]) / d
+    ox, oy = -(c2[1] - c1[1]) / d * h, (c2[0] - c1[0]) / d * h
+    return [(mx + ox, my + oy), (mx - ox, my - oy)]
+
+
+def _mesh_phase(parent: dict[str, Any], child: dict[str, Any]) -> float:
+    """Tooth phase (degrees) that puts a gap of the child where the parent's nearest tooth is."""
+    alpha = math.degrees(math.atan2(-(child["y"] - parent["y"]), child["x"] - parent["x"]))
+    pp, pc = 360 / parent["teeth"], 360 / child["teeth"]
+    delta = (alpha - parent["phase"]) % pp
+    if delta > pp / 2:
+        delta -= pp
+    eps = delta * parent["r"] / child["r"]
+    return round((alpha + 180 + eps - pc / 2) % pc, 2)
+
+
+def build_system(rng: random.Random, cfg: GearRotationConfig, jammed: bool) -> dict[str, Any]:
+    b = _Builder(rng, cfg)
+    b.first()
+    target = rng.randint(cfg.n_min, cfg.n_max)
+    weights = [cfg.p_mesh, cfg.p_belt, cfg.p_shaft]
+    while len(b.gears) < target:
+        for _ in range(8):
+            op = rng.choices(["mesh", "belt", "shaft"], weights)[0]
+            if op == "mesh" and b.meshable():
+                ok = b.add_mesh(rng.choice(b.meshable()))
+            elif op == "belt" and b.beltable():
+                ok = b.add_belt(rng.choice(b.beltable()))
+            elif op == "shaft" and b.meshable():
+                ok = b.add_shaft(rng.choice(b.meshable()))
+            else:
+                ok = False
+            if ok:
+                break
+        else:
+            raise Reject("could not place another gear")
+    n_extra = rng.randint(1 if jammed else 0, cfg.extra_links)
+    for k in range(n_extra):
+        want_flip = 1 if (jammed and k == 0) else 0
+        first, second = (b.close_by_mesh, b.close_by_belt) if rng.random() < 0.5 else \
+            (b.close_by_belt, b.close_by_mesh)
+        if not first(want_flip) and not second(want_flip):
+            raise Reject("could not close a cycle")
+    labels = [chr(ord("A") + i) for i in range(len(b.gears))]
+    for g, lab in zip(b.gears, labels, strict=True):
+        g["label"] = lab
+    _centre(b.scene())
+    return b.scene()
+
+
+def _centre(scene: dict[str, Any]) -> None:
+    """Translate the whole system to the middle of the picture (translation changes no relation)."""
+    xs, ys = [], []
+    for g in scene["gears"]:
+        xs += [g["x"] - g["r"] - TOOTH, g["x"] + g["r"] + TOOTH]
+        ys += [g["y"] - g["r"] - TOOTH, g["y"] + g["r"] + TOOTH]
+    dx = round((W - max(xs) - min(xs)) / 2)
+    dy = round((H - max(ys) - min(ys)) / 2)
+    for g in scene["gears"]:
+        g["x"], g["y"] = round(g["x"] + dx, 1), round(g["y"] + dy, 1)
+
+
+def plan_answers(pctx: GenContext, jammed_per_block: int) -> tuple[bool, list[str]]:
+    """Jam status and wanted directions of both sub-questions, exactly balanced over blocks of problems:
+    each block of jammed_per_block + 8 problems has that many jammed ones, and its 8 others cover every
+    (sub-question 1, sub-question 2) direction combination twice."""
+    v = pctx.balanced(jammed_per_block + 8, "plan")
+    if v < jammed_per_block:
+        return True, ["jammed", "jammed"]
+    u = v - jammed_per_block
+    return False, [DIRS[u % 2], DIRS[(u // 2) % 2]]
+
+
+@register
+class GearRotationTask(Task):
+    name = "gear_rotation"
+    domain = "CT"
+    answer_type = AnswerType.TEXT
+    config_cls = GearRotationConfig
+    presets = {
+        "easy": GearRotationConfig(n_min=3, n_max=4, p_mesh=1.0, p_belt=0.0, p_shaft=0.0, extra_links=0,
+                                   jammed_per_block=0, min_depth=1),
+        "medium": GearRotationConfig(n_min=4, n_max=6, p_mesh=0.55, p_belt=0.15, p_shaft=0.3, extra_links=1,
+                                     jammed_per_block=0, min_depth=2),
+        "hard": GearRotationConfig(n_min=6, n_max=8, p_mesh=0.5, p_belt=0.15, p_shaft=0.35, extra_links=2,
+                                   jammed_per_block=2, min_depth=2),
+    }
+    version = "1"
+    description = "Direction of a gear driven through meshes, open/crossed belts and shafts (paired questions)."
+    max_attempts = 5  # the problem RNG ignores retries; sample_scene loops internally instead
+
+    def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
+        problem, sub = divmod(ctx.index, 2)
+        rng = random.Random(derive_seed(self.name, self.version, sorted(self.params().items()), ctx.seed,
+                                        "problem", problem))
+        pctx = GenContext(rng=rng, task=self.name, seed=ctx.seed, index=problem)
+        jammed, want = plan_answers(pctx, self.config.jammed_per_block)
+        driver_dir = DIRS[pctx.balanced(2, "driver")]
+        last: Reject | None = None
+        for _ in range(400):
+            try:
+                scene = self._attempt(rng, jammed, want, driver_dir)
+                break
+            except Reject as exc:
+                last = exc
+        else:
+            raise Reject(f"no gear system for problem {problem}: {last}")
+        scene["pair_id"] = problem
+        scene["sub_question"] = sub + 1
+        scene["target"] = scene["targets"][sub]
+        return scene
+
+    def _attempt(self, rng: random.Random, jammed: bool, want: list[str], driver_dir: str) -> dict[str, Any]:
+        scene = build_system(rng, self.config, jammed)
+        scene["driver"] = 0
+        scene["driver_dir"] = driver_dir
+        check_geometry(scene)
+        prop = propagate(scene)
+        if (prop["conflict"] is not None) != jammed:
+            raise Reject("jam status differs from the one drawn for this problem")
+        n = len(scene["gears"])
+        deep = [i for i in range(1, n) if prop["layer"][i] is not None
+                and prop["layer"][i] >= self.config.min_depth]
+        pool = deep if len(deep) >= 2 else [i for i in range(1, n)]
+        targets: list[int] = []
+        for w in want:
+            cands = [i for i in pool if i not in targets and (jammed or gear_answer(scene, prop, i) == w)]
+            if not cands:
+                raise Reject(f"no gear turns {w}")
+            targets.append(rng.choice(cands))
+        scene["targets"] = targets
+        return scene
+
+    def solve(self, scene: dict[str, Any]) -> Solution:
+        prop = propagate(scene)
+        answer = gear_answer(scene, prop, scene["target"])
+        dirs = [None if s is None else direction_of(scene["driver_dir"], s) for s in prop["sign"]]
+        return Solution(answer=answer, states=dirs,
+                        details={"conflict": prop["conflict"], "layers": prop["layer"]})
+
+    def question(self, scene: dict[str, Any]) -> str:
+        kinds = {link["type"] for link in scene["links"]}
+        labels = [g["label"] for g in scene["gears"]]
+        rules = ["Gears whose teeth touch mesh and turn in opposite directions."]
+        if kinds & {"open_belt", "crossed_belt"}:
+            rules.append("A belt whose two straight runs do not cross (open belt) makes its two wheels turn in "
+                         "the same direction; a belt whose runs cross between the wheels (crossed belt) makes "
+                         "them turn in opposite directions.")
+        if "shaft" in kinds:
+            rules.append("A smaller wheel drawn on top of a larger one with the same centre is fixed to the same "
+                         "shaft: the two turn together in the same direction.")
+        driver = scene["gears"][scene["driver"]]["label"]
+        target = scene["gears"][scene["target"]]["label"]
+        return (f"The picture shows wheels labelled {labels[0]} to {labels[-1]}. " + " ".join(rules)
+                + f" Gear {driver} turns {scene['driver_dir']} (red arrow). In which direction does gear "
+                f"{target} turn? If the wheels cannot turn at all because the connections contradict each "
+                "other, the system is jammed. Answer with one word: clockwise, counterclockwise or jammed.")
+
+    def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
+        image = _draw_system(scene, {}, set())
+        steps = _cot_steps(scene, propagate(scene), solution.answer)
+        return Rendering(image=image, steps=steps)
+
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
+        prop = propagate(scene)
+        path = []
+        g = scene["target"]
+        while prop["via"][g] is not None:
+            path.append(g)
+            g = prop["via"][g][0]
+        gear = rng.choice(path)
+        wrong = propagate(scene, flip_gear=gear)
+        wrong["conflict"] = None  # the corrupted reasoning overlooks any contradiction it creates
+        wrong_answer = direction_of(scene["driver_dir"], wrong["sign"][scene["target"]])
+        steps = _cot_steps(scene, wrong, wrong_answer)
+        return Corruption(steps=steps, description=f"direction of gear {scene['gears'][gear]['label']} "
+                                                   "flipped when first reached; later gears follow it")
+
+
+# -- visual chain of thought ---------------------------------------------------------------------------
+
+REASON = {
+    "mesh": "meshes with",
+    "open_belt": "is joined by an open belt to",
+    "crossed_belt": "is joined by a crossed belt to",
+    "shaft": "shares a shaft with",
+}
+
+
+def _cot_steps(scene: dict[str, Any], prop: dict[str, Any], answer: str) -> list[tuple[Image.Image, str]]:
+    gears = scene["gears"]
+    conflict = prop["conflict"]
+    last_layer = conflict["layer"] if conflict else max(lv for lv in prop["layer"] if lv is not None)
+    steps: list[tuple[Image.Image, str]] = []
+    known: dict[int, str] = {}
+    for layer in range(0, last_layer + 1):
+        new = [i for i, lv in enumerate(prop["layer"]) if lv == layer]
+        sentences = []
+        for i in new:
+            known[i] = direction_of(scene["driver_dir"], prop["sign"][i])
+            if prop["via"][i] is None:
+                sentences.append(f"Gear {gears[i]['label']} turns {known[i]} (given).")
+            else:
+                u, k = prop["via"][i]
+                kind = scene["links"][k]["type"]
+                sentences.append(f"Gear {gears[i]['label']} {REASON[kind]} gear {gears[u]['label']} "
+                                 f"({known[u]}), so it turns {known[i]}.")
+        steps.append((_draw_system(scene, known, set(new)), " ".join(sentences)))
+    target = gears[scene["target"]]["label"]
+    if conflict:
+        v, u, k = conflict["gear"], conflict["from"], conflict["link"]
+        kind = scene["links"][k]["type"]
+        other = direction_of(scene["driver_dir"], prop["sign"][u] ^ FLIP[kind])
+        text = (f"Contradiction: gear {gears[v]['label']} turns {known[v]}, but it {REASON[kind]} gear "
+                f"{gears[u]['label']} ({known[u]}), which would make it turn {other}. The connections "
+                f"contradict each other, so the system is jammed and gear {target} cannot turn: {answer}.")
+        steps.append((_draw_system(scene, known, {v, u}, bad_link=k), text))
+    else:
+        text = steps[-1][1] + f" So gear {target} turns {answer}."
+        steps[-1] = (steps[-1][0], text)
+    return steps
+
+
+# -- drawing -------------------------------------------------------------------------------------------
+
+def _gear_polygon(g: dict[str, Any]) -> list[tuple[float, float]]:
+    n, r = g["teeth"], g["r"]
+    p = 360 / n
+    pts = []
+    for k in range(n):
+        a = g["phase"] + k * p
+        for off, rad in ((-0.30, r - TOOTH), (-0.15, r + TOOTH), (0.15, r + TOOTH), (0.30, r - TOOTH)):
+            t = math.radians(a + off * p)
+            pts.append((g["x"] + rad * math.cos(t), g["y"] - rad * math.sin(t)))
+    return pts
+
+
+def _arrow_centre(scene: dict[str, Any], i: int, radius: float) -> float:
+    """The direction (degrees, counter-clockwise from +x) around gear i with the most free room for an arrow."""
+    g = scene["gears"][i]
+    others = [h for k, h in enumerate(scene["gears"]) if h.get("host") is None and k not in _family(scene, i)]
+    best, best_room = 90.0, -1e9
+    for k in range(16):
+        centre = 90.0 + k * 22.5
+        room = 1e9
+        for off in (-55, -27, 0, 27, 55):
+            t = math.radians(centre + off)
+            px, py = g["x"] + radius * math.cos(t), g["y"] - radius * math.sin(t)
+            room = min(room, px, py, W - px, H - py)
+            for h in others:
+                room = min(room, _dist((px, py), _c(h)) - h["r"] - TOOTH)
+        if room > best_room + 0.5:
+            best, best_room = centre, room
+    return best
+
+
+def _rot_arrow(c: Canvas, scene: dict[str, Any], i: int, direction: str, color: Any, radius: float) -> None:
+    g = scene["gears"][i]
+    cx, cy = g["x"], g["y"]
+    centre = _arrow_centre(scene, i, radius) if g.get("host") is None else 90.0
+    sgn = 1 if direction == "clockwise" else -1
+    start, end = centre + 60 * sgn, centre - 60 * sgn
+    c.arc((cx, cy), radius, start, end + 8 * sgn, color=color, width=4)
+    back = math.radians(end + 14 * sgn)
+    tip = math.radians(end)
+    c.arrow((cx + radius * math.cos(back), cy - radius * math.sin(back)),
+            (cx + radius * math.cos(tip), cy - radius * math.sin(tip)), color=color, width=4, head=16)
+
+
+def _label_spot(scene: dict[str, Any], i: int) -> tuple[float, float]:
+    g = scene["gears"][i]
+    inner = next((h for h in scene["gears"] if h.get("host") == i), None)
+    if inner is None:
+        return (g["x"], g["y"])
+    # Host of a shaft wheel: label in the ring between the inner wheel and the teeth, as far as possible
+    # from every belt and from the points where other gears mesh.
+    obstacles: list[tuple[tuple[float, float], tuple[float, float]]] = []
+    for link in scene["links"]:
+        if link["type"] in ("open_belt", "crossed_belt"):
+            obstacles += _polyline_segments(belt_path(scene, link))
+        elif link["type"] == "mesh" and i in (link["a"], link["b"]):
+            o = scene["gears"][link["b"] if link["a"] == i else link["a"]]
+            d = _dist(_c(g), _c(o))
+            p = (g["x"] + (o["x"] - g["x"]) * g["r"] / d, g["y"] + (o["y"] - g["y"]) * g["r"] / d)
+            obstacles.append((p, p))
+    rr = (g["r"] - TOOTH + inner["r"] + TOOTH) / 2
+    spots = [(g["x"] + rr * math.cos(k * math.pi / 8), g["y"] + rr * math.sin(k * math.pi / 8)) for k in range(16)]
+    return max(spots, key=lambda q: min((_seg_point_dist(q, a, b) for a, b in obstacles), default=0.0))
+
+
+def _draw_system(scene: dict[str, Any], known: dict[int, str], highlight: set[int],
+                 bad_link: int | None = None) -> Image.Image:
+    c = Canvas(W, H)
+    gears = scene["gears"]
+    order = [i for i, g in enumerate(gears) if g.get("host") is None] + \
+            [i for i, g in enumerate(gears) if g.get("host") is not None]
+    belts = [k for k, lk in enumerate(scene["links"]) if lk["type"] in ("open_belt", "crossed_belt")]
+    outer_belts = [k for k in belts if gears[scene["links"][k]["a"]].get("host") is None
+                   and gears[scene["links"][k]["b"]].get("host") is None]
+    for k in outer_belts:
+        _draw_belt(c, scene, k, k == bad_link)
+    for i in order:
+        g = gears[i]
+        fill = INNER_FILL if g.get("host") is not None else GEAR_FILL
+        width = 4 if i in highlight else 2
+        outline = "black" if i not in highlight else (200, 0, 0)
+        c.polygon(_gear_polygon(g), fill=fill, outline=outline, width=width)
+        if g.get("host") is None:
+            c.circle((g["x"], g["y"]), g["r"] - TOOTH - 6, fill=None, outline="darkgray", width=1)
+        c.circle((g["x"], g["y"]), 15, fill="white", outline="black", width=2)
+    for k in belts:
+        if k not in outer_belts:
+            _draw_belt(c, scene, k, k == bad_link)
+    for i in order:
+        g = gears[i]
+        x, y = _label_spot(scene, i)
+        if (x, y) == (g["x"], g["y"]):
+            c.text((x, y), g["label"], size=20, bold=True, anchor="mm")
+        else:
+            c.circle((x, y), 14, fill="white", outline="black", width=1)
+            c.text((x, y), g["label"], size=18, bold=True, anchor="mm")
+    for i, g in enumerate(gears):
+        if i == scene["driver"] and not known:
+            _rot_arrow(c, scene, i, scene["driver_dir"], "red", g["r"] + TOOTH + 10)
+        elif i in known:
+            color = CW_COLOR if known[i] == "clockwise" else CCW_COLOR
+            radius = g["r"] + TOOTH + 10 if g.get("host") is None else g["r"] + TOOTH + 6
+            _rot_arrow(c, scene, i, known[i], color, radius)
+    if known:
+        c.text((W - 12, H - 10), "blue = clockwise, orange = counterclockwise", size=16, anchor="rb",
+               color="darkgray")
+    return c.image()
+
+
+def _draw_belt(c: Canvas, scene: dict[str, Any], k: int, bad: bool) -> None:
+    color = (200, 0, 0) if bad else (60, 60, 60)
+    for pl in belt_path(scene, scene["links"][k]):
+        c.line(pl, color=color, width=4)
