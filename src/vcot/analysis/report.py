@@ -1,0 +1,277 @@
+"""The report: Markdown, one self-contained HTML file (inline CSS, PNG plots and thumbnails as data: URIs, no
+network at view time — enforced by a Content-Security-Policy), and an instance browser.
+
+Model output is untrusted (SPEC §11): every piece of it goes through html.escape, and the page's policy
+forbids external loads, so even a missed escape could not fetch anything.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as _dt
+import html
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vcot.analysis import plots
+from vcot.analysis.render import to_html, to_markdown
+from vcot.analysis.tables import (
+    CONDITIONS,
+    Table,
+    condition_overview,
+    paired_tests,
+    pass_at_k_table,
+    per_task_tables,
+    relative_gains,
+    table1,
+    table2,
+    tier_table,
+)
+from vcot.analysis.units import Sample, to_samples
+
+# Responses in the browser keep their head and their tail (where the answer is); the page must stay openable
+# for a full suite with several models, conditions and epochs.
+RESPONSE_HEAD = 4_000
+RESPONSE_TAIL = 2_000
+MAX_ROWS_PER_INSTANCE = 80
+THUMB_SIDE = 384
+
+
+@dataclass
+class Analysis:
+    samples: list[Sample]
+    tables: list[tuple[str, Table]]  # (anchor, table)
+
+
+def analyse(rows: list[dict[str, Any]], instances: dict | None = None, groups: dict[str, str] | None = None,
+            n_boot: int = 2000) -> Analysis:
+    samples = to_samples(rows, instances)
+    tables: list[tuple[str, Table | None]] = [
+        ("overview", condition_overview(samples)),
+        ("table1", table1(samples, groups)),
+        ("gain-visual", relative_gains(samples, "direct", "visual_cot")),
+        ("gain-text", relative_gains(samples, "direct", "text_cot")),
+        ("table2", table2(samples)),
+        ("passk", pass_at_k_table(samples)),
+        ("paired", paired_tests(samples, n_boot=n_boot)),
+        ("tiers", tier_table(samples)),
+    ]
+    tables += [(f"tasks-{i}", t) for i, t in enumerate(per_task_tables(samples))]
+    return Analysis(samples, [(a, t) for a, t in tables if t is not None])
+
+
+@dataclass
+class ReportPaths:
+    markdown: Path
+    html: Path
+
+
+def _provenance(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
+    seen: dict[tuple, dict[str, str]] = {}
+    for r in rows:
+        rec = {k: str(r.get(k, "") or "") for k in ("run_id", "model", "suite_name", "suite_hash", "prompt_version",
+                                                      "vcot_version", "settings")}
+        seen.setdefault(tuple(rec.values()), rec)
+    return list(seen.values())
+
+
+def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = None,
+                 groups: dict[str, str] | None = None, max_instances: int = 300,
+                 title: str = "vcot report", n_boot: int = 2000, extra_tables: Sequence[Table] = (),
+                 analysis: Analysis | None = None) -> ReportPaths:
+    """Write report.md (+ plots/*.png) and report.html (self-contained) into out_dir from scored rows.
+
+    `extra_tables` are appended to the results (e.g. the MIRA side-by-side); `analysis` skips recomputation
+    when the caller already ran analyse() on the same rows."""
+    out = Path(out_dir)
+    (out / "plots").mkdir(parents=True, exist_ok=True)
+    if analysis is None:
+        instances = {i.uid: i for i in suite.instances} if suite is not None else None
+        analysis = analyse(rows, instances, groups, n_boot=n_boot)
+    if extra_tables:
+        analysis = Analysis(analysis.samples, [*analysis.tables, *((f"extra-{i}", t) for i, t in
+                                                                     enumerate(extra_tables))])
+    figures: list[tuple[str, str, bytes]] = [("bars", "Accuracy by domain and condition (bars: Wilson 95%; "
+                                                      "black ticks: chance)", plots.domain_bars(analysis.samples))]
+    curves = plots.pass_curves(analysis.samples)
+    if curves:
+        figures.append(("passk", "pass@k", curves))
+    for i, (model, png) in enumerate(plots.task_heatmaps(analysis.samples)):
+        figures.append((f"heatmap-{i}", f"Task × condition: {model}", png))
+    for name, _, png in figures:
+        (out / "plots" / f"{name}.png").write_bytes(png)
+    prov = _provenance(rows)
+    md = _markdown(title, analysis, figures, prov)
+    (out / "report.md").write_text(md, encoding="utf-8")
+    page = _html(title, analysis, figures, prov, rows, suite, max_instances)
+    (out / "report.html").write_text(page, encoding="utf-8")
+    return ReportPaths(out / "report.md", out / "report.html")
+
+
+def _markdown(title: str, analysis: Analysis, figures, prov) -> str:
+    parts = [f"# {html.escape(title, quote=False)}", "",
+             f"Generated {_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds')}.", "", "## Runs", ""]
+    parts.append(to_markdown(Table("Provenance", ["run", "model", "suite", "suite hash", "prompt", "vcot", "settings"],
+                                   [list(p.values()) for p in prov])))
+    parts += ["## Results", ""]
+    parts += [to_markdown(t) for _, t in analysis.tables]
+    parts += ["## Figures", ""]
+    parts += [f"![{html.escape(cap, quote=True)}](plots/{name}.png)\n" for name, cap, _ in figures]
+    return "\n".join(parts)
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1.5rem;color:#222;max-width:1400px}
+h1{font-size:1.6rem} h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem} h3{font-size:1.05rem}
+table{border-collapse:collapse;font-size:.82rem} th,td{border:1px solid #ddd;padding:.2rem .4rem;text-align:right}
+th{background:#f3f3f3;position:sticky;top:0} td:first-child,th:first-child{text-align:left}
+.table td{white-space:nowrap} .scroll{overflow-x:auto} .ci{color:#888;font-size:.72rem;margin-left:.25rem} .note{color:#555;font-size:.8rem}
+nav a{margin-right:.8rem} figure{margin:1rem 0} figcaption{font-size:.85rem;color:#444}
+details.inst{border:1px solid #ddd;border-radius:4px;margin:.3rem 0;padding:.3rem .6rem}
+details.inst>summary{cursor:pointer} .ok{color:#1a7f37;font-weight:600} .bad{color:#c62828;font-weight:600}
+pre{white-space:pre-wrap;word-break:break-word;background:#f8f8f8;padding:.5rem;max-height:30rem;overflow:auto}
+.steps{display:flex;flex-wrap:wrap;gap:.8rem} .step{max-width:400px;font-size:.8rem}
+img.thumb{max-width:384px;border:1px solid #ccc} .answers td{text-align:left;vertical-align:top}
+#filters{margin:.5rem 0} #filters input{margin-right:1rem}
+"""
+
+# Filtering only toggles the hidden attribute of rows that already exist; it reads no model text.
+_JS = """
+(function(){
+  var box=document.getElementById('q'), wrong=document.getElementById('wrong');
+  function apply(){
+    var q=box.value.toLowerCase(), only=wrong.checked, shown=0;
+    var items=document.querySelectorAll('details.inst');
+    for(var i=0;i<items.length;i++){
+      var el=items[i], hit=el.getAttribute('data-search').indexOf(q)>=0;
+      if(only&&el.getAttribute('data-wrong')!=='1'){hit=false;}
+      el.hidden=!hit; if(hit){shown++;}
+    }
+    document.getElementById('count').textContent=shown+' shown';
+  }
+  box.addEventListener('input',apply); wrong.addEventListener('change',apply); apply();
+})();
+"""
+
+_CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+        "base-uri 'none'; form-action 'none'")
+
+
+def _b64_png(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def _thumb(suite: Any, rel: str) -> str | None:
+    try:
+        from PIL import Image
+
+        with Image.open(suite.image_path(rel)) as im:
+            im = im.convert("RGB")
+            im.thumbnail((THUMB_SIDE, THUMB_SIDE))
+            buf = io.BytesIO()
+            im.save(buf, format="PNG", optimize=True)
+        return _b64_png(buf.getvalue())
+    except Exception:  # a missing image must not sink the whole report; the browser says so instead
+        return None
+
+
+def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instances: int) -> str:
+    e = html.escape
+    nav = "".join(f'<a href="#{e(a)}">{e(t.title.split("(")[0].strip())}</a>' for a, t in analysis.tables[:8])
+    parts = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+             f'<meta http-equiv="Content-Security-Policy" content="{e(_CSP)}">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>{e(title)}</title><style>{_CSS}</style></head><body>",
+             f"<h1>{e(title)}</h1>",
+             f"<p>Generated {e(_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds'))} from {len(rows)} scored "
+             f"responses.</p>", f"<nav>{nav}<a href=\"#figures\">Figures</a><a href=\"#browser\">Instances</a></nav>",
+             "<h2>Runs</h2>",
+             to_html(Table("Provenance", ["run", "model", "suite", "suite hash", "prompt", "vcot", "settings"],
+                           [list(p.values()) for p in prov])),
+             "<h2>Results</h2>"]
+    parts += [to_html(t, anchor) for anchor, t in analysis.tables]
+    parts.append('<h2 id="figures">Figures</h2>')
+    for _name, cap, png in figures:
+        parts.append(f'<figure><img alt="{e(cap)}" src="{_b64_png(png)}"><figcaption>{e(cap)}</figcaption></figure>')
+    parts.append(_browser(rows, suite, max_instances))
+    parts.append(f"<script>{_JS}</script></body></html>")
+    return "\n".join(parts)
+
+
+def _cond_key(c: str) -> int:
+    return CONDITIONS.index(c) if c in CONDITIONS else len(CONDITIONS)
+
+
+def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int) -> str:
+    e = html.escape
+    by_uid: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_uid.setdefault(str(r["uid"]), []).append(r)
+    order = [i for i in suite.instances if i.uid in by_uid] if suite is not None else []
+    uids = [i.uid for i in order] + sorted(set(by_uid) - {i.uid for i in order})
+    inst_of = {i.uid: i for i in order}
+    shown = uids[:max_instances]
+    parts = ['<h2 id="browser">Instance browser</h2>',
+             '<div id="filters"><input id="q" type="search" placeholder="filter by uid, task, domain">'
+             '<label><input id="wrong" type="checkbox"> only with wrong answers</label> <span id="count"></span></div>']
+    if len(uids) > len(shown):
+        parts.append(f'<p class="note">Showing the first {len(shown)} of {len(uids)} instances '
+                     "(raise --max-instances for more).</p>")
+    for uid in shown:
+        rs = sorted(by_uid[uid], key=lambda r: (str(r["model"]), _cond_key(str(r["condition"])), int(r.get("epoch") or 0)))
+        first = rs[0]
+        inst = inst_of.get(uid)
+        n_ok = sum(bool(r.get("correct")) for r in rs)
+        search = " ".join([uid, str(first.get("task", "")), str(first.get("domain", ""))]).lower()
+        parts.append(f'<details class="inst" data-search="{e(search)}" data-wrong="{1 if n_ok < len(rs) else 0}">'
+                     f"<summary><b>{e(uid)}</b> · {e(str(first.get('task', '')))} · {e(str(first.get('domain', '')))}"
+                     f" · gold <code>{e(str(first.get('gold', '')))}</code> · {n_ok}/{len(rs)} right</summary>")
+        if inst is not None:
+            parts.append(f"<pre>{e(inst.question)}</pre>")
+            if inst.options:
+                parts.append("<ol type=\"A\">" + "".join(f"<li>{e(o)}</li>" for o in inst.options) + "</ol>")
+            src = _thumb(suite, inst.image)
+            parts.append(f'<img class="thumb" alt="input image" src="{src}">' if src else
+                         f"<p class=\"note\">input image {e(inst.image)} unavailable</p>")
+            if inst.steps:
+                parts.append('<div class="steps">')
+                for k, st in enumerate(inst.steps, 1):
+                    s_src = _thumb(suite, st.image)
+                    img = f'<img class="thumb" alt="step {k}" src="{s_src}">' if s_src else ""
+                    parts.append(f'<div class="step">{img}<div>Step {k}: {e(st.text)}</div></div>')
+                parts.append("</div>")
+        if len(rs) > MAX_ROWS_PER_INSTANCE:
+            # Later epochs are dropped first, so epoch 0 of every model and condition stays visible.
+            kept = sorted(rs, key=lambda r: int(r.get("epoch") or 0))[:MAX_ROWS_PER_INSTANCE]
+            parts.append(f'<p class="note">{len(rs) - len(kept)} more samples (later epochs) omitted.</p>')
+            rs = sorted(kept, key=lambda r: (str(r["model"]), _cond_key(str(r["condition"])),
+                                             int(r.get("epoch") or 0)))
+        parts.append(_answers_table(rs))
+        parts.append("</details>")
+    return "\n".join(parts)
+
+
+def _answers_table(rs: Sequence[dict[str, Any]]) -> str:
+    e = html.escape
+    out = ['<table class="answers"><thead><tr><th>model</th><th>condition</th><th>epoch</th><th>extracted</th>'
+           "<th>tier</th><th>verdict</th><th>response</th></tr></thead><tbody>"]
+    for r in rs:
+        ok = bool(r.get("correct"))
+        resp = str(r.get("response") or "")
+        if len(resp) > RESPONSE_HEAD + RESPONSE_TAIL:
+            cut = len(resp) - RESPONSE_HEAD - RESPONSE_TAIL
+            resp = f"{resp[:RESPONSE_HEAD]}\n… [{cut} characters omitted] …\n{resp[-RESPONSE_TAIL:]}"
+        err = r.get("error")
+        body = f"<pre>{e(resp)}</pre>" + (f'<p class="bad">error: {e(str(err))}</p>' if err else "")
+        reason = str(r.get("score_reason") or "")
+        out.append(
+            f"<tr><td>{e(str(r['model']))}</td><td>{e(str(r['condition']))}</td><td>{e(str(r.get('epoch', 0)))}</td>"
+            f"<td><code>{e(str(r.get('extracted') if r.get('extracted') is not None else '—'))}</code></td>"
+            f"<td>{e(str(r.get('tier', '')))}</td>"
+            f"<td class=\"{'ok' if ok else 'bad'}\" title=\"{e(reason)}\">{'right' if ok else 'wrong'}</td>"
+            f"<td><details><summary>{len(str(r.get('response') or ''))} chars</summary>{body}</details></td></tr>")
+    out.append("</tbody></table>")
+    return "".join(out)

@@ -1,0 +1,309 @@
+"""Tables of SPEC §8 built from samples: MIRA Table-1 and Table-2 layouts, per-task tables, relative gains,
+pass@k and majority vote, paired condition tests, extraction tiers. Every accuracy carries its Wilson 95%
+interval and the chance level of the same items.
+
+Accuracy of a cell is the mean over its samples. With several epochs the interval uses the number of
+distinct problems as n, because samples of one problem are not independent trials.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from vcot.analysis.metrics import majority_vote, mcnemar, paired_bootstrap, pass_at_k, relative_gain, wilson
+from vcot.analysis.units import Sample
+
+DOMAINS = ("EG", "PBR", "ASLP", "CT")
+CONDITIONS = ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot", "visual_cot_corrupted",
+              "caption_only", "vaot_norender", "vaot", "vaot_wrongrender")
+MIRA_CONDITIONS = ("direct", "text_cot", "visual_cot")
+SHORT = {"direct": "D", "text_cot": "T", "visual_cot": "V", "text_cot_spec": "T-spec"}
+# Condition deltas worth a paired test, each (baseline, treatment); only pairs present in the data are run.
+PAIRED_COMPARISONS = (
+    ("direct", "text_cot"), ("direct", "visual_cot"), ("text_cot", "visual_cot"), ("text_cot", "text_cot_spec"),
+    ("visual_cot", "text_state_cot"), ("visual_cot", "visual_cot_corrupted"), ("vaot_norender", "vaot"),
+    ("vaot", "vaot_wrongrender"), ("direct", "caption_only"),
+)
+PASS_KS = (1, 2, 4, 8)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """An accuracy with its interval and chance level; renderers decide how much of it to show."""
+
+    acc: float
+    lo: float
+    hi: float
+    n: int  # distinct problems
+    samples: int
+    chance: float
+
+    def pct(self) -> str:
+        return "—" if math.isnan(self.acc) else f"{100 * self.acc:.1f}"
+
+    def full(self) -> str:
+        if math.isnan(self.acc):
+            return "—"
+        return f"{100 * self.acc:.1f} [{100 * self.lo:.1f}, {100 * self.hi:.1f}]"
+
+
+@dataclass
+class Table:
+    title: str
+    header: list[str]
+    rows: list[list[Any]] = field(default_factory=list)  # str | float | Cell | None
+    note: str = ""
+
+
+def cell(samples: Sequence[Sample]) -> Cell:
+    if not samples:
+        return Cell(math.nan, math.nan, math.nan, 0, 0, math.nan)
+    acc = sum(s.correct for s in samples) / len(samples)
+    chances: dict[str, float] = {}
+    for s in samples:
+        chances[s.unit] = s.chance
+    n = len(chances)
+    lo, hi = wilson(acc * n, n)
+    return Cell(acc, lo, hi, n, len(samples), sum(chances.values()) / n)
+
+
+def group(samples: Iterable[Sample], key: Callable[[Sample], Any]) -> dict[Any, list[Sample]]:
+    out: dict[Any, list[Sample]] = {}
+    for s in samples:
+        out.setdefault(key(s), []).append(s)
+    return out
+
+
+def ordered(values: Iterable[str], preferred: Sequence[str]) -> list[str]:
+    vals = set(values)
+    return [v for v in preferred if v in vals] + sorted(vals - set(preferred))
+
+
+def _pct(x: float) -> str:
+    return "—" if x is None or math.isnan(x) else f"{100 * x:+.1f}%"
+
+
+def condition_overview(samples: list[Sample]) -> Table:
+    """Every model × every condition present, overall accuracy, with the chance level of the items."""
+    conds = ordered({s.condition for s in samples}, CONDITIONS)
+    t = Table("Accuracy by condition (%, Wilson 95% interval)", ["model", *conds, "chance"])
+    by_model = group(samples, lambda s: s.model)
+    for model in sorted(by_model):
+        by_cond = group(by_model[model], lambda s: s.condition)
+        t.rows.append([model, *[cell(by_cond.get(c, [])) for c in conds], cell(by_model[model]).chance])
+    return t
+
+
+def table1(samples: list[Sample], groups: dict[str, str] | None = None) -> Table | None:
+    """MIRA Table 1: models as rows, (domain + overall) × {direct, text_cot, visual_cot}, group averages, and
+    the relative gains of text_cot and visual_cot over direct."""
+    data = [s for s in samples if s.condition in MIRA_CONDITIONS]
+    if not data:
+        return None
+    conds = ordered({s.condition for s in data}, MIRA_CONDITIONS)
+    domains = ordered({s.domain for s in data}, DOMAINS)
+    header = ["model"] + [f"{d} {SHORT[c]}" for d in [*domains, "Overall"] for c in conds]
+    gains = [c for c in ("text_cot", "visual_cot") if c in conds and "direct" in conds]
+    header += [f"rel. gain {SHORT[c]} vs D" for c in gains]
+    t = Table("MIRA Table 1 layout (accuracy %, Wilson 95% interval)", header,
+              note="Rows 'avg' average the models of a group (unweighted); the chance row gives the chance "
+                   "level of the same items.")
+    groups = groups or {}
+    by_model = group(data, lambda s: s.model)
+    model_rows: dict[str, list[Any]] = {}
+    for model in sorted(by_model, key=lambda m: (groups.get(m, ""), m)):
+        ms = by_model[model]
+        row: list[Any] = [model]
+        for d in [*domains, "Overall"]:
+            for c in conds:
+                row.append(cell([s for s in ms if s.condition == c and (d == "Overall" or s.domain == d)]))
+        overall = {c: cell([s for s in ms if s.condition == c]).acc for c in conds}
+        row += [_pct(relative_gain(overall["direct"], overall[c])) for c in gains]
+        model_rows[model] = row
+    for g in sorted(set(groups.get(m, "all models") for m in model_rows)):
+        members = [m for m in model_rows if groups.get(m, "all models") == g]
+        t.rows += [model_rows[m] for m in members]
+        if len(members) > 1:
+            t.rows.append(_average_row(f"avg ({g})", [model_rows[m] for m in members], len(gains)))
+    chance_row: list[Any] = ["chance level"]
+    for d in [*domains, "Overall"]:
+        for c in conds:
+            chance_row.append(cell([s for s in data if s.condition == c and (d == "Overall" or s.domain == d)]).chance)
+    t.rows.append(chance_row + [""] * len(gains))
+    return t
+
+
+def _average_row(label: str, rows: list[list[Any]], n_gain: int) -> list[Any]:
+    out: list[Any] = [label]
+    width = len(rows[0]) - 1 - n_gain
+    for j in range(1, 1 + width):
+        accs = [r[j].acc for r in rows if isinstance(r[j], Cell) and not math.isnan(r[j].acc)]
+        out.append(sum(accs) / len(accs) if accs else math.nan)
+    return out + [""] * n_gain
+
+
+def table2(samples: list[Sample]) -> Table | None:
+    """MIRA Table 2: general text_cot vs task-specific text_cot_spec per domain, with the difference."""
+    data = [s for s in samples if s.condition in ("text_cot", "text_cot_spec")]
+    if len({s.condition for s in data}) < 2:
+        return None
+    domains = ordered({s.domain for s in data}, DOMAINS)
+    header = ["model"] + [f"{d} {x}" for d in [*domains, "Overall"] for x in ("T", "T-spec", "Δ")]
+    t = Table("MIRA Table 2 layout: text_cot vs text_cot_spec (accuracy %)", header)
+    for model, ms in sorted(group(data, lambda s: s.model).items()):
+        row: list[Any] = [model]
+        for d in [*domains, "Overall"]:
+            a = cell([s for s in ms if s.condition == "text_cot" and (d == "Overall" or s.domain == d)])
+            b = cell([s for s in ms if s.condition == "text_cot_spec" and (d == "Overall" or s.domain == d)])
+            row += [a, b, f"{100 * (b.acc - a.acc):+.1f}" if a.n and b.n else "—"]
+        t.rows.append(row)
+    chance: list[Any] = ["chance level"]
+    for d in [*domains, "Overall"]:
+        c = cell([s for s in data if d == "Overall" or s.domain == d]).chance
+        chance += [c, c, ""]
+    t.rows.append(chance)
+    return t
+
+
+def per_task_tables(samples: list[Sample]) -> list[Table]:
+    """For each model: tasks as rows (with domain), conditions as columns, chance beside them."""
+    out = []
+    for model, ms in sorted(group(samples, lambda s: s.model).items()):
+        conds = ordered({s.condition for s in ms}, CONDITIONS)
+        t = Table(f"Per-task accuracy: {model} (%, Wilson 95% interval)", ["domain", "task", "n", *conds, "chance"])
+        by_task = group(ms, lambda s: (s.domain, s.task))
+        for (domain, task) in sorted(by_task, key=lambda k: (DOMAINS.index(k[0]) if k[0] in DOMAINS else 9, k[1])):
+            ts = by_task[(domain, task)]
+            cells = [cell([s for s in ts if s.condition == c]) for c in conds]
+            t.rows.append([domain, task, max(c.n for c in cells), *cells, cell(ts).chance])
+        out.append(t)
+    return out
+
+
+def relative_gains(samples: list[Sample], base: str = "direct", treat: str = "visual_cot") -> Table | None:
+    """MIRA's relative gain (treat - base) / base per model and domain, with the cross-model average."""
+    data = [s for s in samples if s.condition in (base, treat)]
+    if len({s.condition for s in data}) < 2:
+        return None
+    domains = ordered({s.domain for s in data}, DOMAINS)
+    t = Table(f"Relative gain of {treat} over {base}", ["model", *domains, "Overall"])
+    per_col: dict[str, list[float]] = {}
+    for model, ms in sorted(group(data, lambda s: s.model).items()):
+        row: list[Any] = [model]
+        for d in [*domains, "Overall"]:
+            sel = [s for s in ms if d == "Overall" or s.domain == d]
+            g = relative_gain(cell([s for s in sel if s.condition == base]).acc,
+                              cell([s for s in sel if s.condition == treat]).acc)
+            per_col.setdefault(d, []).append(g)
+            row.append(_pct(g))
+        t.rows.append(row)
+    avg = ["average"]
+    for d in [*domains, "Overall"]:
+        vals = [v for v in per_col[d] if not math.isnan(v)]
+        avg.append(_pct(sum(vals) / len(vals)) if vals else "—")
+    t.rows.append(avg)
+    return t
+
+
+def pass_at_k_table(samples: list[Sample], ks: Sequence[int] = PASS_KS) -> Table | None:
+    """pass@k (unbiased, over problems with at least k samples) and majority-vote accuracy per model × condition."""
+    if max((s.epoch for s in samples), default=0) == 0:
+        return None
+    t = Table("pass@k and majority vote (%)", ["model", "condition", "samples/problem",
+                                                *[f"pass@{k}" for k in ks], "majority vote"],
+              note="pass@k averages 1 - C(n-c,k)/C(n,k) over problems with n >= k samples. Majority vote: the most "
+                   "frequent canonical answer; ties go to the answer given first (lowest epoch); missing answers "
+                   "do not vote.")
+    for (model, cond), ss in sorted(group(samples, lambda s: (s.model, s.condition)).items(),
+                                    key=lambda kv: (kv[0][0], _cond_order(kv[0][1]))):
+        curves = pass_curve(ss, ks)
+        per_unit = group(ss, lambda s: (s.run_id, s.unit))
+        ns = sorted({len(v) for v in per_unit.values()})
+        t.rows.append([model, cond, "/".join(map(str, ns)),
+                       *[("—" if curves.get(k) is None else f"{100 * curves[k]:.1f}") for k in ks],
+                       f"{100 * majority_accuracy(ss):.1f}"])
+    return t
+
+
+def _cond_order(c: str) -> int:
+    return CONDITIONS.index(c) if c in CONDITIONS else len(CONDITIONS)
+
+
+def pass_curve(samples: list[Sample], ks: Sequence[int] = PASS_KS) -> dict[int, float | None]:
+    per_unit = group(samples, lambda s: (s.run_id, s.unit))
+    out: dict[int, float | None] = {}
+    for k in ks:
+        vals = [pass_at_k(len(v), sum(s.correct for s in v), k) for v in per_unit.values() if len(v) >= k]
+        out[k] = sum(vals) / len(vals) if vals else None
+    return out
+
+
+def majority_accuracy(samples: list[Sample]) -> float:
+    per_unit = group(samples, lambda s: (s.run_id, s.unit))
+    right = 0
+    for ss in per_unit.values():
+        ss = sorted(ss, key=lambda s: s.epoch)
+        winner, idx = majority_vote([s.vote for s in ss])
+        right += winner is not None and ss[idx].correct
+    return right / len(per_unit) if per_unit else math.nan
+
+
+def paired_tests(samples: list[Sample], comparisons: Sequence[tuple[str, str]] = PAIRED_COMPARISONS,
+                 n_boot: int = 2000) -> Table | None:
+    """For each model and condition pair present: accuracies, delta with a paired-bootstrap 95% interval
+    over problems, discordant counts and McNemar's p on (problem, epoch) pairs."""
+    t = Table("Paired condition comparisons", ["model", "baseline → treatment", "n", "baseline %", "treatment %",
+                                                "Δ pts [95% bootstrap]", "b (base only)", "c (treat only)",
+                                                "McNemar p"],
+              note="b: problems right under the baseline only; c: right under the treatment only. McNemar is exact "
+                   "(binomial) when b + c < 25, else chi-square with continuity correction.")
+    for model, ms in sorted(group(samples, lambda s: s.model).items()):
+        index = {(s.condition, s.run_id, s.unit, s.epoch): s.correct for s in ms}
+        loose: dict[tuple, bool] = {}
+        for s in ms:
+            loose.setdefault((s.condition, s.unit, s.epoch), s.correct)
+        conds = {s.condition for s in ms}
+        for base, treat in comparisons:
+            if base not in conds or treat not in conds:
+                continue
+            a_units: dict[tuple, list[float]] = {}
+            b_units: dict[tuple, list[float]] = {}
+            disc_b = disc_c = 0
+            for (cond, run, unit, epoch), ok in index.items():
+                if cond != base:
+                    continue
+                # Runs of one model may differ per condition, so pair on (problem, epoch) only.
+                other = index.get((treat, run, unit, epoch), loose.get((treat, unit, epoch)))
+                if other is None:
+                    continue
+                a_units.setdefault(unit, []).append(float(ok))
+                b_units.setdefault(unit, []).append(float(other))
+                disc_b += ok and not other
+                disc_c += other and not ok
+            if not a_units:
+                continue
+            keys = sorted(a_units)
+            a = [sum(a_units[k]) / len(a_units[k]) for k in keys]
+            b = [sum(b_units[k]) / len(b_units[k]) for k in keys]
+            delta, lo, hi = paired_bootstrap(a, b, n_boot=n_boot)
+            test = mcnemar(disc_b, disc_c)
+            t.rows.append([model, f"{base} → {treat}", len(keys), f"{100 * sum(a) / len(a):.1f}",
+                           f"{100 * sum(b) / len(b):.1f}", f"{100 * delta:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]",
+                           disc_b, disc_c, f"{test.p_value:.3g}"])
+    return t if t.rows else None
+
+
+def tier_table(samples: list[Sample]) -> Table:
+    """How answers were found, per model × condition: MIRA never reported this; it shows how much rests on
+    heuristics or the judge."""
+    tiers = ("tag", "regex", "judge", "none")
+    t = Table("Extraction tiers (% of responses)", ["model", "condition", "responses", *tiers])
+    for (model, cond), ss in sorted(group(samples, lambda s: (s.model, s.condition)).items(),
+                                    key=lambda kv: (kv[0][0], _cond_order(kv[0][1]))):
+        all_tiers = [x for s in ss for x in s.tiers]
+        n = len(all_tiers) or 1
+        t.rows.append([model, cond, len(all_tiers), *[f"{100 * all_tiers.count(x) / n:.1f}" for x in tiers]])
+    return t

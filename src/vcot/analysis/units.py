@@ -1,0 +1,115 @@
+"""Scored rows -> scoring units: one sample per (run, model, condition, problem, epoch).
+
+A problem is usually one row. MIRA's gear_rotation problems are two rows (uids n.1 / n.2) and count as
+right only when both are right; the same holds for any rows sharing a `pair_id` column value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from vcot.schema import AnswerType, Instance
+from vcot.scoring.grade import canonical
+
+PAIRED_TASKS = frozenset({"gear_rotation"})
+_SUB_UID = re.compile(r"^(?P<base>.+)\.(?P<sub>\d+)$")
+
+
+def pair_key(row: dict[str, Any], instance: Instance | None = None) -> str:
+    """The problem a row belongs to: its `pair_id` column or the instance's `meta["pair_id"]` if set, `n` for
+    uid `n.1`/`n.2` in paired tasks, else the uid itself."""
+    pid = row.get("pair_id")
+    if pid in (None, "") and instance is not None:
+        pid = instance.meta.get("pair_id")
+    if pid not in (None, ""):
+        return f"{row.get('task', '')}:{pid}"
+    uid = str(row["uid"])
+    if row.get("task") in PAIRED_TASKS:
+        m = _SUB_UID.match(uid)
+        if m:
+            return f"{row.get('task')}:{m.group('base')}"
+    return uid
+
+
+@dataclass(slots=True)
+class Sample:
+    run_id: str
+    model: str
+    condition: str
+    task: str
+    domain: str
+    unit: str
+    epoch: int
+    correct: bool
+    vote: Hashable | None  # the canonical answer (tuple of them for paired problems)
+    chance: float
+    n_rows: int = 1
+    tiers: tuple[str, ...] = ()
+
+
+def _options(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = json.loads(value) if value.strip() else None
+    return list(value) if value else None
+
+
+def chance_of(row: dict[str, Any], instance: Instance | None = None) -> float:
+    """Chance level of one row: the engine's chance baseline on the instance (built from the row's columns
+    when no suite is given); falls back to 1/options for choice and 0 when nothing better is known."""
+    from vcot.engine.chance import chance_level
+
+    opts = _options(row.get("options"))
+    if instance is None:
+        try:
+            instance = Instance(uid=str(row["uid"]), task=str(row.get("task") or "unknown"),
+                                domain=str(row.get("domain") or "?"), question="?", image="unknown.png",
+                                answer=str(row["gold"]), answer_type=AnswerType(str(row["answer_type"])),
+                                options=opts)
+        except (ValueError, KeyError):
+            instance = None
+    if instance is not None:
+        try:
+            return float(chance_level(instance))
+        except ValueError:
+            pass
+    return 1.0 / len(opts) if opts else 0.0
+
+
+def to_samples(rows: Iterable[dict[str, Any]], instances: dict[str, Instance] | None = None) -> list[Sample]:
+    """Collapse scored rows into per-problem samples, in first-appearance order."""
+    instances = instances or {}
+    chance_cache: dict[tuple, float] = {}
+    groups: dict[tuple, list[dict[str, Any]]] = {}
+    for row in rows:
+        key = (str(row.get("run_id", "")), str(row["model"]), str(row["condition"]),
+               pair_key(row, instances.get(str(row["uid"]))),
+               int(row.get("epoch") or 0))
+        groups.setdefault(key, []).append(row)
+    out = []
+    for (run_id, model, condition, unit, epoch), members in groups.items():
+        members.sort(key=lambda r: str(r["uid"]))
+        votes = []
+        chance = 1.0
+        for r in members:
+            opts = _options(r.get("options"))
+            votes.append(canonical(r.get("extracted"), r["answer_type"], opts, str(r["gold"])))
+            ck = (str(r.get("task")), str(r["uid"]), str(r["gold"]))
+            if ck not in chance_cache:
+                chance_cache[ck] = chance_of(r, instances.get(str(r["uid"])))
+            chance *= chance_cache[ck]
+        vote: Hashable | None
+        if len(members) == 1:
+            vote = votes[0]
+        else:
+            vote = None if any(v is None for v in votes) else tuple(votes)
+        first = members[0]
+        out.append(Sample(run_id, model, condition, str(first.get("task", "")), str(first.get("domain", "")), unit,
+                          epoch, all(bool(r.get("correct")) for r in members), vote, chance, len(members),
+                          tuple(str(r.get("tier", "none")) for r in members)))
+    return out

@@ -1,0 +1,71 @@
+"""Model clients and `make_client`, which turns a model name (+ optional base URL) into one."""
+
+from __future__ import annotations
+
+import os
+
+from vcot.engine.clients.base import CallContext, ModelClient
+from vcot.engine.errors import ConfigError
+
+PROVIDERS = ("openai", "anthropic", "google")
+KEY_ENVS: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "google": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+}
+
+
+def _key(envs: tuple[str, ...], what: str) -> tuple[str, str]:
+    for env in envs:
+        value = os.environ.get(env, "").strip()
+        if value:
+            return value, env
+    names = " or ".join(envs)
+    raise ConfigError(f"{what} needs an API key: set the environment variable {names}")
+
+
+def make_client(model: str, base_url: str | None = None, api_key_env: str | None = None,
+                tag_requests: bool = False, max_connections: int = 256) -> ModelClient:
+    """A client for `model`.
+
+    - `chance`: the built-in offline baseline.
+    - with `base_url`: any OpenAI-compatible endpoint; `model` is sent as-is. A key is read only from
+      `api_key_env` when given — a provider key is never sent to an arbitrary URL implicitly.
+    - `openai/NAME`, `anthropic/NAME`, `google/NAME`: the provider's API with its usual key variable
+      (or `api_key_env`).
+    """
+    if base_url:
+        key, env = _key((api_key_env,), f"endpoint {base_url}") if api_key_env else (None, None)
+        from vcot.engine.clients.openai_compat import OpenAICompatClient
+
+        return OpenAICompatClient(model, base_url, key, provider="openai-compatible", key_env=env,
+                                  tag_requests=tag_requests, max_connections=max_connections)
+    if model == "chance":
+        from vcot.engine.clients.chance import ChanceClient
+
+        return ChanceClient()
+    if "/" not in model:
+        raise ConfigError(f"unknown model {model!r}: use 'chance', PROVIDER/NAME with a provider among "
+                          f"{', '.join(PROVIDERS)}, or --base-url URL --model NAME for an OpenAI-compatible server")
+    provider, name = model.split("/", 1)
+    if provider not in PROVIDERS:
+        raise ConfigError(f"unknown provider {provider!r} in model {model!r}; known providers: "
+                          f"{', '.join(PROVIDERS)} (or pass --base-url for an OpenAI-compatible server)")
+    if not name:
+        raise ConfigError(f"model {model!r} lacks a name after the provider")
+    key, env = _key((api_key_env,) if api_key_env else KEY_ENVS[provider], f"model {model}")
+    if provider == "openai":
+        from vcot.engine.clients.openai_compat import OpenAICompatClient
+
+        return OpenAICompatClient(name, None, key, provider="openai", key_env=env, tag_requests=tag_requests,
+                                  max_connections=max_connections)
+    if provider == "anthropic":
+        from vcot.engine.clients.anthropic_client import AnthropicClient
+
+        return AnthropicClient(name, key, env)
+    from vcot.engine.clients.google_client import GoogleClient
+
+    return GoogleClient(name, key, env)
+
+
+__all__ = ["CallContext", "ModelClient", "make_client", "PROVIDERS", "KEY_ENVS"]

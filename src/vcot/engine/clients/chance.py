@@ -1,0 +1,22 @@
+"""The built-in `chance` model: offline, answers uniformly from the instance's answer space."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from vcot.engine.chance import chance_answer
+from vcot.engine.clients.base import CallContext, ModelClient
+from vcot.engine.messages import Message, ModelResponse, ToolSpec
+from vcot.engine.settings import GenSettings
+
+
+class ChanceClient(ModelClient):
+    provider = "builtin"
+    model = "chance"
+
+    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,
+                       settings: GenSettings, ctx: CallContext) -> ModelResponse:
+        text = f"<answer>{chance_answer(ctx.instance, ctx.condition, ctx.epoch)}</answer>"
+        raw = json.dumps({"model": "chance", "content": text})
+        return ModelResponse(text=text, finish_reason="stop", input_tokens=0, output_tokens=0, raw=raw)

@@ -1,0 +1,70 @@
+"""The tidy results table: one row per (run, model, condition, uid, epoch) final answer, from the store.
+
+Parquet on disk (`results.parquet` in the run folder), readable by DuckDB, pandas or `datasets`. The
+scoring step adds its columns to this table; nothing here interprets the model's text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from vcot.engine.store import STORE_NAME
+
+RESULTS_NAME = "results.parquet"
+
+SCHEMA = pa.schema([
+    ("run_id", pa.string()), ("model", pa.string()), ("condition", pa.string()), ("uid", pa.string()),
+    ("task", pa.string()), ("domain", pa.string()), ("answer_type", pa.string()), ("gold", pa.string()),
+    ("options", pa.string()), ("epoch", pa.int32()), ("response", pa.string()), ("error", pa.string()),
+    ("n_turns", pa.int32()), ("input_tokens", pa.int64()), ("output_tokens", pa.int64()),
+    ("latency_s", pa.float64()), ("finish_reason", pa.string()), ("images", pa.string()),
+    ("suite_name", pa.string()), ("suite_hash", pa.string()), ("prompt_version", pa.string()),
+    ("vcot_version", pa.string()), ("settings", pa.string()),
+])
+
+_SAMPLE_COLS = ["run_id", "model", "condition", "uid", "task", "domain", "answer_type", "gold", "options",
+                "epoch", "response", "error", "n_turns", "input_tokens", "output_tokens", "latency_s",
+                "finish_reason", "images"]
+
+
+def results_table(run_dir: str | Path) -> pa.Table:
+    """Every finished sample of the run folder's store, with the run's settings on each row."""
+    path = Path(run_dir) / STORE_NAME
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no run store (is {run_dir} a vcot run folder?)")
+    # Read-only so exporting never contends with (or alters) a running evaluation.
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        runs = {rid: json.loads(s) for rid, s in conn.execute("SELECT run_id, settings FROM runs")}
+        rows = conn.execute(f"SELECT {', '.join(_SAMPLE_COLS)} FROM samples "
+                            "ORDER BY run_id, model, condition, uid, epoch").fetchall()
+    finally:
+        conn.close()
+    cols: dict[str, list] = {name: [] for name in SCHEMA.names}
+    for row in rows:
+        rec = dict(zip(_SAMPLE_COLS, row, strict=True))
+        s = runs.get(rec["run_id"], {})
+        for k in _SAMPLE_COLS:
+            cols[k].append(rec[k])
+        cols["suite_name"].append(s.get("suite_name"))
+        cols["suite_hash"].append(s.get("suite_hash"))
+        cols["prompt_version"].append(s.get("prompt_version"))
+        cols["vcot_version"].append(s.get("vcot_version"))
+        cols["settings"].append(json.dumps({"generation": s.get("generation"), "image_policy": s.get("image_policy"),
+                                            "model": s.get("model"), "timeout_s": s.get("timeout_s"),
+                                            "max_turns": s.get("max_turns")}, sort_keys=True))
+    return pa.table(cols, schema=SCHEMA)
+
+
+def write_results(run_dir: str | Path) -> Path:
+    out = Path(run_dir) / RESULTS_NAME
+    tmp = out.with_name(out.name + ".tmp")
+    pq.write_table(results_table(run_dir), tmp)
+    os.replace(tmp, out)
+    return out

@@ -1,0 +1,424 @@
+"""Run an evaluation: suite × conditions × epochs against one model, resumable and exactly-once.
+
+Re-running the same command with the same run folder resumes: samples finished in the store are skipped,
+failed ones are tried again, half-finished multi-turn samples are replayed from their stored turns and
+continued. Workers pull samples lazily, so memory stays flat however large the suite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiolimiter import AsyncLimiter
+
+from vcot import __version__
+from vcot.conditions import PROMPT_VERSION, SuiteImages
+from vcot.engine.clients import CallContext, ModelClient, make_client
+from vcot.engine.episode import condition_unservable, known_conditions, make_episode
+from vcot.engine.errors import AuthError, ConfigError, EngineError, FatalCallError, RetryableError
+from vcot.engine.messages import ModelResponse, ToolCall, request_digest
+from vcot.engine.retry import RetryPolicy, call_with_retries
+from vcot.engine.settings import GenSettings
+from vcot.engine.store import STORE_NAME, RunStore, SampleKey
+from vcot.images import ImageCache, ImagePolicy
+from vcot.schema import Instance
+
+DEFAULT_CONDITIONS = ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot",
+                      "visual_cot_corrupted", "caption_only")
+
+
+@dataclass
+class EvalSpec:
+    suite: str | Path
+    model: str = "chance"
+    base_url: str | None = None
+    api_key_env: str | None = None
+    # None: every built-in condition that all selected instances can serve.
+    conditions: Sequence[str] | None = None
+    epochs: int = 1
+    limit: int | None = None  # at most this many instances per task (suite order)
+    tasks: Sequence[str] | None = None
+    concurrency: int = 8
+    requests_per_minute: float | None = None
+    settings: GenSettings = field(default_factory=GenSettings)
+    image_policy: ImagePolicy = field(default_factory=ImagePolicy)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    run_dir: str | Path | None = None
+    runs_root: str | Path = "runs"
+    max_turns: int = 10
+    tag_requests: bool = False
+    write_results: bool = True
+
+
+@dataclass
+class Progress:
+    total: int = 0
+    resumed: int = 0
+    done: int = 0
+    errors: int = 0
+    retries: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    run_dir: Path
+    conditions: list[str]
+    progress: Progress
+    skipped_conditions: dict[str, str]
+    results_path: Path | None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:60] or "model"
+
+
+def select_instances(instances: Sequence[Instance], tasks: Sequence[str] | None, limit: int | None) -> list[Instance]:
+    if tasks:
+        present = {i.task for i in instances}
+        unknown = [t for t in tasks if t not in present]
+        if unknown:
+            raise ConfigError(f"task(s) {', '.join(unknown)} not in the suite; it has: {', '.join(sorted(present))}")
+        wanted = set(tasks)
+        instances = [i for i in instances if i.task in wanted]
+    if limit is not None:
+        if limit < 1:
+            raise ConfigError("--limit must be at least 1")
+        seen: dict[str, int] = {}
+        kept = []
+        for inst in instances:
+            if seen.get(inst.task, 0) < limit:
+                seen[inst.task] = seen.get(inst.task, 0) + 1
+                kept.append(inst)
+        instances = kept
+    if not instances:
+        raise ConfigError("no instances selected")
+    return list(instances)
+
+
+def resolve_conditions(instances: Sequence[Instance], conditions: Sequence[str] | None) -> tuple[list[str], dict[str, str]]:
+    """The conditions to run, and (when defaulted) those skipped with the reason."""
+    if conditions:
+        known = known_conditions()
+        unknown = [c for c in conditions if c not in known]
+        if unknown:
+            raise ConfigError(f"unknown condition(s) {', '.join(unknown)}; known: {', '.join(known)}")
+        for cond in conditions:
+            bad = [(i.uid, r) for i in instances if (r := condition_unservable(i, cond)) is not None]
+            if bad:
+                shown = "; ".join(f"{u}: {r}" for u, r in bad[:3])
+                raise ConfigError(f"condition {cond!r} cannot be served for {len(bad)} of {len(instances)} "
+                                  f"selected instances ({shown}{' …' if len(bad) > 3 else ''})")
+        return list(dict.fromkeys(conditions)), {}
+    chosen, skipped = [], {}
+    for cond in DEFAULT_CONDITIONS:
+        reason = next((r for i in instances if (r := condition_unservable(i, cond)) is not None), None)
+        if reason is None:
+            chosen.append(cond)
+        else:
+            skipped[cond] = reason
+    if not chosen:
+        raise ConfigError(f"the suite cannot serve any condition: {skipped}")
+    return chosen, skipped
+
+
+def run_identity(suite: Any, client: ModelClient, spec: EvalSpec) -> tuple[str, dict[str, Any]]:
+    """The run id (a hash of what makes results comparable) and the full settings record."""
+    core = {
+        "suite_hash": suite.content_hash,
+        "model": client.describe(),
+        "prompt_version": PROMPT_VERSION,
+        "generation": spec.settings.sampling(),
+        "image_policy": spec.image_policy.as_dict(),
+    }
+    run_id = hashlib.sha256(json.dumps(core, sort_keys=True).encode()).hexdigest()[:12]
+    settings = {
+        **core,
+        "run_id": run_id,
+        "suite_name": suite.name,
+        "suite_path": str(Path(suite.root).resolve()),
+        "vcot_version": __version__,
+        "timeout_s": spec.settings.timeout_s,
+        "max_turns": spec.max_turns,
+    }
+    return run_id, settings
+
+
+class _RunLock:
+    """One runner per run folder at a time: two would each send the same missing calls."""
+
+    def __init__(self, path: Path) -> None:
+        self.fh = open(path, "w")  # noqa: SIM115 - held for the run's lifetime
+        try:
+            fcntl.flock(self.fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.fh.close()
+            raise ConfigError(f"another vcot eval is running on {path.parent}") from None
+
+    def release(self) -> None:
+        fcntl.flock(self.fh, fcntl.LOCK_UN)
+        self.fh.close()
+
+
+class Runner:
+    def __init__(self, spec: EvalSpec, suite: Any, instances: list[Instance], conditions: list[str],
+                 client: ModelClient, store: RunStore, run_id: str,
+                 on_progress: Callable[[Progress], None] | None = None) -> None:
+        self.spec = spec
+        self.suite = suite
+        self.instances = instances
+        self.conditions = conditions
+        self.client = client
+        self.store = store
+        self.run_id = run_id
+        self.model_name = spec.model
+        self.images = SuiteImages(suite, cache=ImageCache(spec.image_policy))
+        self.progress = Progress()
+        self.on_progress = on_progress or (lambda p: None)
+        self.sampling = spec.settings.sampling()
+        self._sem = asyncio.Semaphore(spec.concurrency)
+        rpm = spec.requests_per_minute
+        # One request per 60/rpm seconds, no burst: providers count per minute but punish bursts.
+        self._limiter = AsyncLimiter(1, 60.0 / rpm) if rpm else None
+        self._fatal: BaseException | None = None
+        self._started: set[SampleKey] = set()
+
+    def pending(self) -> list[tuple[Instance, SampleKey]]:
+        done = self.store.finished(self.run_id, self.model_name)
+        self._started = self.store.started(self.run_id, self.model_name) - done
+        out = []
+        for inst in self.instances:
+            for cond in self.conditions:
+                for epoch in range(self.spec.epochs):
+                    key = SampleKey(cond, inst.uid, epoch)
+                    if key not in done:
+                        out.append((inst, key))
+        self.progress.total = len(self.instances) * len(self.conditions) * self.spec.epochs
+        self.progress.resumed = self.progress.total - len(out)
+        return out
+
+    async def run(self) -> Progress:
+        work = self.pending()
+        self.on_progress(self.progress)
+        it: Iterator[tuple[Instance, SampleKey]] = iter(work)
+        # A few more workers than slots, so that episode work between calls (building prompts, running
+        # tools) overlaps with requests in flight.
+        n_workers = min(len(work), self.spec.concurrency + max(2, self.spec.concurrency // 4))
+
+        async def worker() -> None:
+            for inst, key in it:
+                if self._fatal is not None:
+                    return
+                await self._run_sample(inst, key)
+
+        tasks = [asyncio.create_task(worker()) for _ in range(n_workers)]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        if self._fatal is not None:
+            raise self._fatal
+        return self.progress
+
+    def _on_retry(self, exc: RetryableError) -> None:
+        self.progress.retries += 1
+        self.on_progress(self.progress)
+
+    async def _call(self, messages: list[Any], tools: Any, ctx: CallContext) -> ModelResponse:
+        if self._limiter is not None:
+            await self._limiter.acquire()
+        return await self.client.complete(messages, tools, self.spec.settings, ctx)
+
+    async def _run_sample(self, inst: Instance, key: SampleKey) -> None:
+        base = {"run_id": self.run_id, "model": self.model_name, "condition": key.condition, "uid": key.uid,
+                "epoch": key.epoch}
+        resuming = key in self._started
+        if resuming:
+            self.store.discard_failed(self.run_id, self.model_name, key)
+        try:
+            episode = make_episode(inst, key.condition, key.epoch, self.images)
+        except Exception as exc:  # noqa: BLE001 - a broken image fails this sample, not the run
+            self._finish_error(inst, base, 0, f"prompt: {exc}", [], "", 0)
+            return
+        history = episode.first_messages()
+        tools = episode.tools
+        info = episode.record()
+        turn = 0
+        totals = {"in": 0, "out": 0, "lat": 0.0}
+        last: ModelResponse | None = None
+        # Replay the turns a previous run finished (multi-turn samples interrupted mid-way).
+        for row in self.store.done_turns(self.run_id, self.model_name, key) if resuming else ():
+            if row["turn"] != turn or row["request_digest"] != request_digest(history, tools, self.model_name,
+                                                                              self.sampling):
+                self._finish_error(inst, base, turn, "resume: stored turns do not match the rebuilt "
+                                   "conversation (prompts or episode changed)", info.get("images", []), "", 0)
+                return
+            last = ModelResponse(text=row["text"] or "", finish_reason=row["finish_reason"],
+                                 tool_calls=[ToolCall(**c) for c in json.loads(row["tool_calls"] or "[]")],
+                                 input_tokens=row["input_tokens"], output_tokens=row["output_tokens"])
+            totals["in"] += row["input_tokens"] or 0
+            totals["out"] += row["output_tokens"] or 0
+            totals["lat"] += row["latency_s"] or 0.0
+            nxt = episode.on_response(last)
+            history.append(last.as_message())
+            turn += 1
+            if nxt is None or turn >= self.spec.max_turns:
+                # The stored turns already finish the episode: record the sample, send nothing.
+                self.store.record(None, self._sample_row(
+                    inst, base, "ok", last.text, None, turn, totals,
+                    last.finish_reason if nxt is None else "max_turns", info.get("images", [])))
+                self.progress.done += 1
+                self.on_progress(self.progress)
+                return
+            history.extend(nxt)
+        while True:
+            ctx = CallContext(self.run_id, key.condition, key.uid, key.epoch, turn, inst)
+            digest = request_digest(history, tools, self.model_name, self.sampling)
+            started = time.time()
+            t0 = time.perf_counter()
+            error = None
+            attempts = 0
+            resp: ModelResponse | None = None
+            async with self._sem:
+                try:
+                    resp, attempts = await call_with_retries(lambda c=ctx: self._call(history, tools, c),
+                                                             self.spec.retry, self._on_retry)
+                except RetryableError as exc:
+                    error = f"{exc.kind}: {exc} (gave up after {self.spec.retry.max_attempts} attempts)"
+                    attempts = self.spec.retry.max_attempts
+                except FatalCallError as exc:
+                    error = f"rejected: {exc}"
+                    attempts = 1
+                except AuthError as exc:
+                    self._fatal = exc
+                    return
+                except EngineError as exc:
+                    error = f"engine: {exc}"
+            latency = time.perf_counter() - t0
+            call = {**base, "turn": turn, "request_digest": digest,
+                    "request": json.dumps(info) if turn == 0 else None,
+                    "latency_s": latency, "attempts": attempts, "started_at": started, "finished_at": time.time()}
+            if resp is None:
+                call["error"] = error
+                self._finish_error(inst, base, turn, error or "unknown error", info.get("images", []), "",
+                                   totals["lat"] + latency, call)
+                return
+            last = resp
+            totals["in"] += resp.input_tokens or 0
+            totals["out"] += resp.output_tokens or 0
+            totals["lat"] += latency
+            self.progress.input_tokens += resp.input_tokens or 0
+            self.progress.output_tokens += resp.output_tokens or 0
+            call.update(response=resp.raw, text=resp.text, finish_reason=resp.finish_reason,
+                        input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,
+                        tool_calls=json.dumps([{"id": c.id, "name": c.name, "arguments": c.arguments}
+                                               for c in resp.tool_calls]) if resp.tool_calls else None)
+            try:
+                nxt = episode.on_response(resp)
+            except Exception as exc:  # noqa: BLE001 - an episode bug fails this sample only
+                self._finish_error(inst, base, turn, f"episode: {type(exc).__name__}: {exc}",
+                                   info.get("images", []), resp.text, totals["lat"], call)
+                return
+            finished = nxt is None or turn + 1 >= self.spec.max_turns
+            sample = None
+            if finished:
+                sample = self._sample_row(inst, base, "ok", resp.text, None, turn + 1, totals,
+                                          resp.finish_reason if nxt is None else "max_turns", info.get("images", []))
+            self.store.record(call, sample)
+            if finished:
+                self.progress.done += 1
+                self.on_progress(self.progress)
+                return
+            history.append(resp.as_message())
+            history.extend(nxt or [])
+            turn += 1
+
+    def _sample_row(self, inst: Instance, base: dict[str, Any], status: str, response: str | None,
+                    error: str | None, n_turns: int, totals: dict[str, Any], finish_reason: str | None,
+                    images: list[Any]) -> dict[str, Any]:
+        return {**base, "task": inst.task, "domain": inst.domain, "answer_type": str(inst.answer_type),
+                "gold": inst.answer, "options": json.dumps(inst.options) if inst.options is not None else None,
+                "status": status, "response": response, "error": error, "n_turns": n_turns,
+                "input_tokens": totals["in"], "output_tokens": totals["out"], "latency_s": totals["lat"],
+                "finish_reason": finish_reason, "images": json.dumps(images), "finished_at": time.time()}
+
+    def _finish_error(self, inst: Instance, base: dict[str, Any], turn: int, error: str, images: list[Any],
+                      response: str, latency: float, call: dict[str, Any] | None = None) -> None:
+        call = call or {**base, "turn": turn, "request_digest": "", "error": error, "started_at": time.time(),
+                        "finished_at": time.time()}
+        call.setdefault("error", error)
+        sample = self._sample_row(inst, base, "error", response or None, error, turn + 1,
+                                  {"in": 0, "out": 0, "lat": latency}, None, images)
+        self.store.record(call, sample)
+        self.progress.errors += 1
+        self.on_progress(self.progress)
+
+
+async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | None = None,
+                    on_start: Callable[[dict[str, Any]], None] | None = None) -> RunResult:
+    """Validate everything that can fail early, then run. Raises ConfigError (clear message) or SuiteError."""
+    from vcot.suite import read_suite
+
+    if spec.epochs < 1:
+        raise ConfigError("--epochs must be at least 1")
+    if spec.concurrency < 1:
+        raise ConfigError("--concurrency must be at least 1")
+    suite = read_suite(spec.suite)
+    instances = select_instances(suite.instances, spec.tasks, spec.limit)
+    conditions, skipped = resolve_conditions(instances, spec.conditions)
+    client = make_client(spec.model, spec.base_url, spec.api_key_env, tag_requests=spec.tag_requests,
+                         max_connections=max(16, spec.concurrency * 2))
+    try:
+        run_id, settings = run_identity(suite, client, spec)
+        run_dir = Path(spec.run_dir) if spec.run_dir else \
+            Path(spec.runs_root) / f"{_slug(suite.name)}-{_slug(spec.model)}-{run_id}"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        lock = _RunLock(run_dir / ".lock")
+        try:
+            store = RunStore(run_dir / STORE_NAME)
+            try:
+                existing = store.run_ids()
+                if existing and run_id not in existing:
+                    old = store.run_settings(existing[0]) or {}
+                    diff = [k for k in ("suite_hash", "model", "prompt_version", "generation", "image_policy")
+                            if old.get(k) != settings.get(k)]
+                    raise ConfigError(f"{run_dir} holds a run with different {', '.join(diff) or 'settings'}; "
+                                      "choose another --run folder")
+                await client.preflight()
+                store.init_run(run_id, settings)
+                if on_start is not None:
+                    on_start({**settings, "conditions": conditions, "skipped_conditions": skipped,
+                              "run_dir": str(run_dir), "instances": len(instances)})
+                runner = Runner(spec, suite, instances, conditions, client, store, run_id, on_progress)
+                progress = await runner.run()
+            finally:
+                store.close()
+        finally:
+            lock.release()
+    finally:
+        await client.aclose()
+    results_path = None
+    if spec.write_results:
+        from vcot.engine.results import write_results
+
+        results_path = write_results(run_dir)
+    return RunResult(run_id, run_dir, conditions, progress, skipped, results_path)
+
+
+def run_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | None = None,
+             on_start: Callable[[dict[str, Any]], None] | None = None) -> RunResult:
+    return asyncio.run(arun_eval(spec, on_progress, on_start))

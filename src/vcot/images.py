@@ -1,0 +1,162 @@
+"""Image loading for model input: an explicit size policy and data-URI encoding cached per file.
+
+Providers cap image size (some reject sides over 8000 px, or over 2000 px when many images are sent), so
+every image goes through one `ImagePolicy` in every condition, and what was sent is recorded per image.
+Encoding is the costly part of building a request, so each (file, policy) is encoded once and reused:
+a run sends the same input image under every condition and epoch.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, UnidentifiedImageError
+
+# Refuse to decode images declaring more pixels than this (decompression bombs); matches suite.py.
+MAX_DECODE_PIXELS = 40_000_000
+
+_MIME = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}
+
+
+class ImageError(ValueError):
+    """An image could not be loaded or encoded; the message names the file."""
+
+
+@dataclass(frozen=True)
+class ImagePolicy:
+    """What every image sent to a model must satisfy.
+
+    `max_side`: longest side in pixels; larger images are downscaled (aspect kept, Lanczos).
+    `format`: "keep" passes PNG/JPEG/WEBP files through byte-for-byte when no resize is needed and
+    re-encodes as PNG otherwise; "png" or "jpeg" force that format for every image.
+    """
+
+    max_side: int = 2000
+    format: str = "keep"
+    jpeg_quality: int = 90
+
+    def __post_init__(self) -> None:
+        if self.max_side < 16:
+            raise ValueError(f"image max_side {self.max_side} is too small (minimum 16)")
+        if self.format not in ("keep", "png", "jpeg"):
+            raise ValueError(f"image format {self.format!r} must be 'keep', 'png' or 'jpeg'")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"max_side": self.max_side, "format": self.format, "jpeg_quality": self.jpeg_quality}
+
+
+@dataclass(frozen=True)
+class EncodedImage:
+    """An image ready to send: data URI plus what the policy did to it."""
+
+    source: str  # path relative to the suite (or as given), for the record
+    data_uri: str
+    mime: str
+    width: int
+    height: int
+    orig_width: int
+    orig_height: int
+    digest: str  # sha256 of the bytes sent; request digests use it instead of the payload
+
+    @property
+    def resized(self) -> bool:
+        return (self.width, self.height) != (self.orig_width, self.orig_height)
+
+    @property
+    def b64(self) -> str:
+        return self.data_uri.split(",", 1)[1]
+
+    def record(self) -> dict[str, Any]:
+        return {"path": self.source, "mime": self.mime, "width": self.width, "height": self.height,
+                "orig_width": self.orig_width, "orig_height": self.orig_height, "resized": self.resized}
+
+
+def encode_image_bytes(data: bytes, policy: ImagePolicy, source: str) -> EncodedImage:
+    """Apply the policy to encoded image bytes."""
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            w, h = im.size
+            if w * h > MAX_DECODE_PIXELS:
+                raise ImageError(f"{source}: {w}x{h} pixels refused as a possible decompression bomb")
+            fmt = im.format or ""
+            scale = min(1.0, policy.max_side / max(w, h))
+            passthrough = scale == 1.0 and (
+                (policy.format == "keep" and fmt in ("PNG", "JPEG", "WEBP"))
+                or (policy.format == "png" and fmt == "PNG")
+                or (policy.format == "jpeg" and fmt == "JPEG")
+            )
+            if passthrough:
+                out, mime, size = data, _MIME[fmt], (w, h)
+            else:
+                im.load()
+                img = im
+                if scale < 1.0:
+                    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+                    img = im.resize(size, Image.Resampling.LANCZOS)
+                else:
+                    size = (w, h)
+                buf = io.BytesIO()
+                if policy.format == "jpeg":
+                    img.convert("RGB").save(buf, format="JPEG", quality=policy.jpeg_quality)
+                    mime = "image/jpeg"
+                else:
+                    if img.mode not in ("RGB", "RGBA", "L", "LA", "P"):
+                        img = img.convert("RGBA")
+                    img.save(buf, format="PNG", compress_level=1)
+                    mime = "image/png"
+                out = buf.getvalue()
+    except ImageError:
+        raise
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+        raise ImageError(f"{source}: corrupt or unreadable image ({exc})") from None
+    b64 = base64.b64encode(out).decode("ascii")
+    return EncodedImage(source=source, data_uri=f"data:{mime};base64,{b64}", mime=mime, width=size[0],
+                        height=size[1], orig_width=w, orig_height=h, digest=hashlib.sha256(out).hexdigest())
+
+
+class ImageCache:
+    """Encoded images keyed by (file, policy), least recently used evicted beyond a byte budget.
+
+    Thread-safe so that conditions can be built from worker threads; suites are treated as frozen, so
+    a file is not re-read when it changes during a run.
+    """
+
+    def __init__(self, policy: ImagePolicy | None = None, max_bytes: int = 1 << 30) -> None:
+        self.policy = policy or ImagePolicy()
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[tuple[str, ImagePolicy], EncodedImage] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, path: Path, source: str | None = None, policy: ImagePolicy | None = None) -> EncodedImage:
+        pol = policy or self.policy
+        key = (str(path), pol)
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None:
+                self._items.move_to_end(key)
+                self.hits += 1
+                return item
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise ImageError(f"{source or path}: cannot read image file ({exc.strerror or exc})") from None
+        item = encode_image_bytes(data, pol, source or str(path))
+        with self._lock:
+            self.misses += 1
+            if key not in self._items:
+                self._items[key] = item
+                self._bytes += len(item.data_uri)
+                while self._bytes > self.max_bytes and len(self._items) > 1:
+                    _, old = self._items.popitem(last=False)
+                    self._bytes -= len(old.data_uri)
+        return item

@@ -1,0 +1,163 @@
+"""Task-specific reasoning guides for the `text_cot_spec` condition, one per MIRA task type.
+
+Each guide describes the procedure a careful person would follow for that kind of problem, in our own
+words. A guide never states or narrows down an answer; it only says how to work. Changing any text here
+changes the prompt version recorded with every run.
+"""
+
+from __future__ import annotations
+
+GUIDES: dict[str, str] = {
+    "convex_hull": (
+        "Work through it like this. First list the points of each colour with their approximate positions. "
+        "For each colour whose hull matters, build the convex hull: start from the leftmost point and walk "
+        "around the outside, keeping only points where the boundary turns the same way, and write down the "
+        "hull's corners in order. If the question concerns the overlap of two hulls, work out the region "
+        "that lies inside both. Then take every point of the colour being counted and decide whether it is "
+        "inside the region by checking that it lies on the inner side of every edge. Count those points."
+    ),
+    "overlap": (
+        "Work through it like this. For each candidate pair, read off both shapes' sizes and where each sits "
+        "relative to its own origin on the axes. Imagine sliding the two shapes so that their origins "
+        "coincide, and sketch the superposition in your head. Estimate the area they share, splitting it "
+        "into rectangles and triangles where that helps. Do this for every pair, then compare the shared "
+        "areas and pick the pair whose overlap is largest."
+    ),
+    "localizer": (
+        "Work through it like this. Establish how the target region's cells are indexed (where the origin "
+        "is and which coordinate comes first). Describe each piece as a set of cells and note where its "
+        "circles sit inside it. Find a placement of all pieces that covers the target exactly, with no gaps "
+        "and no overlaps; test placements against the region's boundary and backtrack when a piece cannot "
+        "fit. Once the tiling is fixed, carry each circle from its piece onto the target grid and list the "
+        "cell coordinates in the format the question asks for."
+    ),
+    "mirror_pattern": (
+        "Work through it like this. Describe the original pattern feature by feature, noting asymmetric "
+        "details that reveal orientation. Construct its mirror image: each feature moves to the other side "
+        "of the mirror line at the same distance from it. If the question also mentions a rotation, apply "
+        "it to the reflected pattern afterwards. Compare the result with each candidate using several "
+        "asymmetric details, and reject candidates that are merely rotations of the original without a "
+        "reflection."
+    ),
+    "cubes_count": (
+        "Work through it like this. Fix the viewpoint and the grid of base positions. Go through the base "
+        "positions one by one (or the layers from the bottom up) and decide how tall each stack is from the "
+        "visible top and side faces, remembering that a cube seen at height k needs supporting cubes under "
+        "it. Write down this height map, check it against what the drawing shows, and add up the heights."
+    ),
+    "cubes_missing": (
+        "Work through it like this. Build the height map of the structure as if counting its cubes. Find the "
+        "smallest box that encloses the whole structure: its length, width and height come from the "
+        "structure's extreme extents. Compute the box's volume, count the cubes already present, and take "
+        "the difference as the number of cubes that must be added."
+    ),
+    "billiards": (
+        "Work through it like this. Note the table's size, every pocket's position and label, the ball's "
+        "starting point and its initial direction. Follow the ball in a straight line to the first cushion it "
+        "meets; at each bounce the angle of reflection equals the angle of incidence, so only the component "
+        "of motion across that cushion changes sign (unfolding the table into mirrored copies can make this "
+        "easier). Continue segment by segment, checking along each segment whether the path runs into a "
+        "pocket. The first pocket reached is where the ball falls."
+    ),
+    "electric_charge": (
+        "Work through it like this. Read the position, sign and magnitude of every charge and of the target "
+        "charge. For each other charge, decide the direction of its force on the target: along the line "
+        "joining them, pointing away when the signs are alike and towards it when they differ; its strength "
+        "grows with the product of the magnitudes and falls with the square of the distance. Split each force "
+        "into horizontal and vertical components, add them up, and turn the resulting vector into the "
+        "direction word the question asks for."
+    ),
+    "mirror_clock": (
+        "Work through it like this. Read where the hour and minute hands point in the mirrored picture, "
+        "using the tick marks rather than the (mirrored) numerals. Undo the mirror by reflecting each hand "
+        "across the clock's vertical axis, so a hand at some angle clockwise from twelve ends up at the same "
+        "angle counter-clockwise. Check that the hour hand's position between two hours agrees with the "
+        "minutes. Then apply any time shift stated in the question, wrapping around twelve hours, and write "
+        "the time in the requested format."
+    ),
+    "unfolded_cube": (
+        "Work through it like this. Label the faces of the net and note each face's marking and how it is "
+        "oriented. Pick one face as the base and fold the neighbouring faces up around it, recording which "
+        "faces end up opposite each other (in a straight strip of faces, faces two apart become opposite) "
+        "and which meet along an edge. For each candidate, check that faces shown together really are "
+        "neighbours after folding and that their markings point the right way around the shared corner. "
+        "Eliminate every candidate with a contradiction."
+    ),
+    "defuse_a_bomb": (
+        "Work through it like this. Identify where each wire starts and how it can be told apart (colour, "
+        "label). Trace each wire along its whole length, carrying it through crossings and hidden or "
+        "obscured regions by following its direction and matching where it enters and leaves. Record the "
+        "terminal each wire reaches. Then apply the rule stated in the question to decide which wire to cut."
+    ),
+    "multi_piece_puzzle": (
+        "Work through it like this. Measure the target shape in unit cells and note its area. Record each "
+        "candidate piece's shape and area. Keep only combinations of pieces whose areas add up to the "
+        "target's area. For each remaining combination, try to place the pieces, with the rotations the "
+        "question allows, so that they cover the target exactly with no gaps or overlaps. Report the pieces "
+        "of the combination that works, in the requested format."
+    ),
+    "puzzle": (
+        "Work through it like this. Describe the missing region: its outline and size, and the lines, "
+        "patterns, colours or shading that must continue across each of its edges. For every candidate, "
+        "first compare its outline with the hole, then check edge by edge that everything continues "
+        "seamlessly into the surroundings. Discard any candidate with a mismatch and choose the one that "
+        "fits everywhere."
+    ),
+    "trailer_cubes_count": (
+        "Work through it like this. Align the three views on one grid: the top view tells which base cells "
+        "are occupied, the front view gives the tallest stack in each column seen from the front, and the "
+        "side view the tallest stack in each row seen from the side. For each occupied cell, the tallest "
+        "stack allowed is the smaller of its front-view and side-view limits. Check that stacks at these "
+        "heights still reproduce all three views, then add the heights to get the largest possible count."
+    ),
+    "trailer_cubes_missing": (
+        "Work through it like this. Align the three views on one grid and, for every occupied base cell, "
+        "find the tallest stack the front and side views allow (the smaller of the two limits). Determine "
+        "the full block: the box spanned by the extents of the views. Compute its volume. The fewest cubes "
+        "that must be added is the block's volume minus the largest number of cubes the views allow to be "
+        "present already."
+    ),
+    "paper_airplane": (
+        "Work through it like this. Start from the sheet's outline and label its corners. Apply the folds in "
+        "order: for each one, find the fold line, reflect the part of the sheet on the moving side across "
+        "that line, and redraw the outline, noting where layers now lie on top of each other. Record the "
+        "outline after every fold. Finally compare the resulting shape with each candidate, allowing for the "
+        "orientation in which the candidates are drawn."
+    ),
+    "gear_rotation": (
+        "Work through it like this. Identify the driving gear and its stated direction. Follow every "
+        "connection from it: two meshing gears turn in opposite directions, gears fixed on the same shaft "
+        "turn together in the same direction, an open belt keeps the direction and a crossed belt reverses "
+        "it. Propagate the direction along each path to the gear in question; if two paths demand opposite "
+        "directions for the same gear, the mechanism jams. When speed matters, meshing gears and belted "
+        "pulleys turn at speeds inversely proportional to their size or tooth count, while gears on one "
+        "shaft share a speed."
+    ),
+    "rolling_dice_top": (
+        "Work through it like this. Write down the die's starting orientation: the numbers on top, bottom and "
+        "the four sides (north, south, east, west); on a standard die opposite faces add up to seven, but "
+        "check this against the picture. For each move along the path, update all six faces: when the die "
+        "rolls north, the top goes to the north side, the north side to the bottom, the bottom to the south "
+        "side and the south side to the top, with east and west unchanged; rolls in the other directions "
+        "work the same way about their own axis. Write the orientation after every roll and read the top "
+        "face at the end."
+    ),
+    "rolling_dice_sum": (
+        "Work through it like this. Write down the die's starting orientation: top, bottom and the four sides "
+        "(north, south, east, west); on a standard die opposite faces add up to seven, but check this against "
+        "the picture. For each move along the path, update all six faces: when the die rolls north, the top "
+        "goes to the north side, the north side to the bottom, the bottom to the south side and the south "
+        "side to the top; other directions work the same way about their own axis. After each roll note the "
+        "face on the bottom, and add these numbers up, paying attention to whether the question counts the "
+        "starting position."
+    ),
+    "rolling_dice_two": (
+        "Work through it like this. Start both paths from the same initial orientation of the die: top, "
+        "bottom and the four sides. Track each path separately, updating all six faces at every roll (a roll "
+        "north sends the top to the north side, the north side to the bottom, the bottom to the south side "
+        "and the south side to the top; other directions work the same way about their own axis), and note "
+        "the bottom face after each roll. Add up the bottom faces for each path, compare the two totals, and "
+        "report which path gives the higher total (or that they are equal) together with the total, in the "
+        "requested format."
+    ),
+}

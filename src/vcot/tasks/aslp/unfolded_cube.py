@@ -1,0 +1,506 @@
+"""unfolded_cube: match views of a cube with oriented marks to its net, or the reverse.
+
+Every face carries a glyph without rotational symmetry (arrow, L, T, F, flag, Y), so the orientation of
+each face matters. Candidates are verified by folding: each net is folded into a cube state in code and
+compared against every shown view under all 24 cube rotations (see cube_nets.py).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image
+
+from vcot.draw.canvas import Canvas
+from vcot.schema import AnswerType, option_letters
+from vcot.tasks import register
+from vcot.tasks.aslp import cube_nets as cn
+from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+
+LETTERS = option_letters(4)
+
+# Glyph outlines in face coordinates (s right, t up, both in [-1, 1]); none is invariant under a quarter,
+# half or three-quarter turn, so a face's orientation is always visible.
+GLYPHS: dict[str, list[tuple[float, float]]] = {
+    "arrow": [(0, 0.9), (0.62, 0.2), (0.22, 0.2), (0.22, -0.85), (-0.22, -0.85), (-0.22, 0.2), (-0.62, 0.2)],
+    "L": [(-0.5, 0.85), (-0.12, 0.85), (-0.12, -0.47), (0.6, -0.47), (0.6, -0.85), (-0.5, -0.85)],
+    "T": [(-0.72, 0.85), (0.72, 0.85), (0.72, 0.48), (0.19, 0.48), (0.19, -0.85), (-0.19, -0.85),
+          (-0.19, 0.48), (-0.72, 0.48)],
+    "F": [(-0.5, 0.85), (0.62, 0.85), (0.62, 0.5), (-0.13, 0.5), (-0.13, 0.16), (0.42, 0.16), (0.42, -0.18),
+          (-0.13, -0.18), (-0.13, -0.85), (-0.5, -0.85)],
+    "flag": [(-0.55, -0.85), (-0.55, 0.85), (0.65, 0.42), (-0.2, 0.02), (-0.2, -0.85)],
+    "Y": [(-0.19, -0.85), (0.19, -0.85), (0.19, 0.02), (0.74, 0.62), (0.47, 0.88), (0.0, 0.38), (-0.47, 0.88),
+          (-0.74, 0.62), (-0.19, 0.02)],
+}
+GLYPH_WORDS = {"arrow": "arrow", "L": "letter L", "T": "letter T", "F": "letter F", "flag": "flag", "Y": "letter Y"}
+COLORS = ["red", "blue", "green", "orange", "purple", "brown"]
+MONO = "black"
+# Tints and edge colours of the correspondence picture, one per visible face / shared edge.
+TINTS = {"top": "lightred", "left": "lightblue", "right": "lightgreen"}
+EDGE_COLORS = {("top", "left"): "orange", ("top", "right"): "purple", ("left", "right"): "cyan"}
+SHADES = {"top": (252, 252, 252), "left": (226, 226, 226), "right": (204, 204, 204)}
+COS30 = 0.8660254
+FACE_LABELS = {"top": "top", "left": "front-left", "right": "front-right"}
+
+
+@dataclass(frozen=True)
+class UnfoldedCubeConfig:
+    # "net": views given, choose the net; "view": net given, choose the view; "mixed": either, at random
+    form: str = "mixed"
+    n_views: int = 1  # views shown in the "net" form (1 or 2)
+    colored: bool = True  # glyphs in six distinct colours; False draws every glyph black
+    n_glyph_types: int = 6  # glyph kinds used; below 6 some faces repeat a mark
+    same_shape: bool = True  # all candidate nets share one net shape (each still cut from a random pose)
+
+
+def random_cube(rng: random.Random, cfg: UnfoldedCubeConfig) -> cn.Cube:
+    normals = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)]
+    kinds = list(GLYPHS)
+    if cfg.n_glyph_types >= 6:
+        glyphs = rng.sample(kinds, 6)
+    else:
+        pool = rng.sample(kinds, cfg.n_glyph_types)
+        glyphs = pool + [rng.choice(pool) for _ in range(6 - len(pool))]
+        rng.shuffle(glyphs)
+    colors = rng.sample(COLORS, 6) if cfg.colored else [MONO] * 6
+    cube = {}
+    for n, g, c in zip(normals, glyphs, colors, strict=True):
+        ups = [v for v in normals if v != n and v != cn.neg(n)]
+        cube[n] = cn.Face(g, c, rng.choice(ups))
+    return cube
+
+
+def random_placement(rng: random.Random, shape: tuple[cn.Cell, ...]) -> tuple[cn.Cell, ...]:
+    """A random rotation/reflection of a net shape, laid out wider than tall so panels stay compact."""
+    options = sorted({s for s in cn.symmetries(shape)
+                      if max(c for c, _ in s) >= max(r for _, r in s)})
+    return rng.choice(options)
+
+
+def random_net(rng: random.Random, cube: cn.Cube, shape: tuple[cn.Cell, ...] | None = None) -> list[dict]:
+    if shape is None:
+        shape = random_placement(rng, rng.choice(cn.cube_nets()))
+    return cn.unfold(cube, shape, rng.choice(cn.ROTATIONS))
+
+
+def net_consistent(net: list[dict], views: list[dict[str, cn.Face]]) -> bool:
+    """A net is consistent when its folded cube can be turned to show every view."""
+    cube = cn.net_to_cube(net)
+    return all(cn.view_matches(cube, v) is not None for v in views)
+
+
+def modified_cube(rng: random.Random, cube: cn.Cube, kind: str) -> cn.Cube:
+    normals = sorted(cube)
+    if kind == "swap":
+        a, b = rng.sample(normals, 2)
+        return cn.swap_marks(cube, a, b)
+    if kind == "turn":
+        return cn.turn_face(cube, rng.choice(normals), rng.randint(1, 3))
+    if kind == "mirror":
+        return cn.mirror_cube(cube)
+    raise ValueError(kind)
+
+
+def modified_view(rng: random.Random, cube: cn.Cube, kind: str) -> dict[str, cn.Face]:
+    """A view of the cube in a random pose with one plausible error."""
+    if kind == "mirror":
+        return cn.view_of(cn.rotate_cube(cn.mirror_cube(cube), rng.choice(cn.ROTATIONS)))
+    turned = cn.rotate_cube(cube, rng.choice(cn.ROTATIONS))
+    view = cn.view_of(turned)
+    names = list(view)
+    if kind == "turn":
+        k = rng.choice(names)
+        f = turned[cn.VIEW_NORMALS[k]]
+        up = f.up
+        for _ in range(rng.randint(1, 3)):
+            up = cn.cross(cn.VIEW_NORMALS[k], up)
+        view[k] = cn.Face(f.glyph, f.color, up)
+    elif kind == "swap":
+        a, b = rng.sample(names, 2)
+        view[a], view[b] = (cn.Face(view[b].glyph, view[b].color, view[a].up),
+                            cn.Face(view[a].glyph, view[a].color, view[b].up))
+    elif kind == "opposite":
+        # Show the face opposite one visible face next to it: a classic impossible adjacency.
+        a, b = rng.sample(names, 2)
+        hidden = turned[cn.neg(cn.VIEW_NORMALS[b])]
+        n = cn.VIEW_NORMALS[a]
+        ups = [v for v in cn.VIEW_NORMALS.values() if v != n] + [cn.neg(v) for v in cn.VIEW_NORMALS.values()
+                                                                 if v != n]
+        view[a] = cn.Face(hidden.glyph, hidden.color, rng.choice(ups))
+    else:
+        raise ValueError(kind)
+    return view
+
+
+def unique_consistent(flags: list[bool]) -> int:
+    """Index of the only True flag; Reject when zero or several candidates are consistent."""
+    hits = [i for i, ok in enumerate(flags) if ok]
+    if len(hits) != 1:
+        raise Reject(f"{len(hits)} consistent candidates")
+    return hits[0]
+
+
+@register
+class UnfoldedCube(Task):
+    name = "unfolded_cube"
+    domain = "ASLP"
+    answer_type = AnswerType.CHOICE
+    config_cls = UnfoldedCubeConfig
+    presets = {
+        "easy": UnfoldedCubeConfig(n_views=1, colored=True, n_glyph_types=6, same_shape=True),
+        "medium": UnfoldedCubeConfig(n_views=2, colored=True, n_glyph_types=6, same_shape=False),
+        "hard": UnfoldedCubeConfig(n_views=2, colored=False, n_glyph_types=4, same_shape=False),
+    }
+    version = "1"
+    description = "Views of a cube with oriented marks: which net folds into it, or which view a net gives."
+
+    # -- sampling -----------------------------------------------------------------------------------
+
+    def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
+        cfg: UnfoldedCubeConfig = self.config
+        rng = ctx.rng
+        form = rng.choice(["net", "view"]) if cfg.form == "mixed" else cfg.form
+        if form not in ("net", "view"):
+            raise ValueError(f"unknown unfolded_cube form {cfg.form!r}")
+        slot = ctx.balanced(4)
+        cube = random_cube(rng, cfg)
+        if form == "net":
+            return self._sample_net_form(rng, cfg, cube, slot)
+        return self._sample_view_form(rng, cube, slot)
+
+    def _sample_net_form(self, rng: random.Random, cfg: UnfoldedCubeConfig, cube: cn.Cube,
+                         slot: int) -> dict[str, Any]:
+        poses = [rng.choice(cn.ROTATIONS)]
+        views = [cn.view_of(cn.rotate_cube(cube, poses[0]))]
+        while len(views) < cfg.n_views:
+            m = rng.choice(cn.ROTATIONS)
+            seen = {n for p in poses for n in _visible_normals(p)}
+            if len(set(_visible_normals(m)) - seen) < 2:
+                continue
+            poses.append(m)
+            views.append(cn.view_of(cn.rotate_cube(cube, m)))
+        shape = random_placement(rng, rng.choice(cn.cube_nets())) if cfg.same_shape else None
+        cubes: list[cn.Cube] = [cube]
+        kinds: list[str] = []
+        order = rng.sample(["swap", "turn", "mirror"], 3)
+        for i in range(3):
+            for _ in range(60):
+                kind = order[i] if _ == 0 else rng.choice(["swap", "turn", "mirror"])
+                cand = modified_cube(rng, cube, kind)
+                if all(cn.view_matches(cand, v) is not None for v in views):
+                    continue
+                if any(cn.cubes_equivalent(cand, c) for c in cubes):
+                    continue
+                cubes.append(cand)
+                kinds.append(kind)
+                break
+            else:
+                raise Reject("no inconsistent distractor net found")
+        cand_cubes = cubes[1:]
+        cand_kinds = kinds
+        nets: list[list[dict]] = []
+        labels: list[str] = []
+        it = iter(zip(cand_cubes, cand_kinds, strict=True))
+        for pos in range(4):
+            if pos == slot:
+                nets.append(random_net(rng, cube, shape))
+                labels.append("correct")
+            else:
+                c, k = next(it)
+                nets.append(random_net(rng, c, shape))
+                labels.append(k)
+        return {"form": "net", "views": [cn.view_to_json(v) for v in views], "nets": nets,
+                "candidate_kinds": labels, "glyph_kinds": sorted({f.glyph for f in cube.values()}),
+                "colored": cfg.colored}
+
+    def _sample_view_form(self, rng: random.Random, cube: cn.Cube, slot: int) -> dict[str, Any]:
+        net = random_net(rng, cube)
+        correct = cn.view_of(cn.rotate_cube(cube, rng.choice(cn.ROTATIONS)))
+        chosen = [correct]
+        kinds = []
+        order = rng.sample(["turn", "swap", "opposite", "mirror"], 3)
+        for i in range(3):
+            for attempt in range(60):
+                kind = order[i] if attempt == 0 else rng.choice(["turn", "swap", "opposite", "mirror"])
+                v = modified_view(rng, cube, kind)
+                if cn.view_matches(cube, v) is not None:
+                    continue
+                if any(cn.views_equivalent(v, c) for c in chosen):
+                    continue
+                chosen.append(v)
+                kinds.append(kind)
+                break
+            else:
+                raise Reject("no impossible distractor view found")
+        views: list[dict] = []
+        labels: list[str] = []
+        it = iter(zip(chosen[1:], kinds, strict=True))
+        for pos in range(4):
+            if pos == slot:
+                views.append(cn.view_to_json(correct))
+                labels.append("correct")
+            else:
+                v, k = next(it)
+                views.append(cn.view_to_json(v))
+                labels.append(k)
+        colored = len({f.color for f in cube.values()}) > 1
+        return {"form": "view", "net": net, "candidate_views": views, "candidate_kinds": labels,
+                "glyph_kinds": sorted({f.glyph for f in cube.values()}), "colored": colored}
+
+    # -- solving ------------------------------------------------------------------------------------
+
+    def solve(self, scene: dict[str, Any]) -> Solution:
+        if scene["form"] == "net":
+            views = [cn.view_from_json(v) for v in scene["views"]]
+            flags = [net_consistent(net, views) for net in scene["nets"]]
+            k = unique_consistent(flags)
+            cube = cn.net_to_cube(scene["nets"][k])
+            matches = [_correspondence(scene["nets"][k], cube, v) for v in views]
+        else:
+            cube = cn.net_to_cube(scene["net"])
+            views = [cn.view_from_json(v) for v in scene["candidate_views"]]
+            flags = [cn.view_matches(cube, v) is not None for v in views]
+            k = unique_consistent(flags)
+            matches = [_correspondence(scene["net"], cube, views[k])]
+        return Solution(answer=LETTERS[k], states=[], details={"consistent": flags, "correspondence": matches})
+
+    def question(self, scene: dict[str, Any]) -> str:
+        repeat = " Some faces may carry the same mark." if len(scene["glyph_kinds"]) < 6 else ""
+        marks = ("Each face of the cube carries a mark whose orientation matters; marks are printed on the "
+                 "outside of the cube and each view shows three faces (top, front-left and front-right)." + repeat)
+        if scene["form"] == "net":
+            n = len(scene["views"])
+            seen = "The top of the picture shows a cube" if n == 1 else \
+                "The top of the picture shows the same cube in two different positions"
+            return (f"{seen}. {marks} Below are four nets A, B, C and D, printed side facing you. Which net "
+                    "folds (printed side outward) into this cube? Exactly one does. Answer with the letter "
+                    "of the net (A, B, C or D).")
+        return ("The top of the picture shows the net of a cube, printed side facing you; it is folded with "
+                f"the printed side outward. {marks} Which of the views A, B, C and D can show the folded cube? "
+                "Exactly one can. Answer with the letter of the view (A, B, C or D).")
+
+    def options(self, scene: dict[str, Any]) -> list[str]:
+        return list(LETTERS)
+
+    # -- rendering ----------------------------------------------------------------------------------
+
+    def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
+        image = self._render_input(scene)
+        return Rendering(image=image, steps=self._steps(scene, solution, turn=None))
+
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
+        k = rng.randrange(len(solution.details["correspondence"]))
+        face = rng.choice(["top", "left", "right"])
+        quarter = rng.randint(1, 3)
+        steps = self._steps(scene, solution, turn=(k, face, quarter))
+        cell = solution.details["correspondence"][k]["cells"][face]
+        return Corruption(steps=steps, description=f"in step {k + 1} the {face} face's net cell "
+                          f"(column {cell[0] + 1}, row {cell[1] + 1}) is drawn turned by {quarter * 90} degrees")
+
+    def _render_input(self, scene: dict[str, Any]) -> Image.Image:
+        if scene["form"] == "net":
+            views = [cn.view_from_json(v) for v in scene["views"]]
+            height = 300 + 2 * 200 + 10
+            c = Canvas(768, height)
+            centers = [384] if len(views) == 1 else [200, 568]
+            for i, (cx, v) in enumerate(zip(centers, views, strict=True)):
+                if len(views) > 1:
+                    c.text((cx, 12), f"View {i + 1}", size=18, anchor="mt", bold=True)
+                draw_view(c, (cx, 160), 68, v)
+            c.line([(20, 300), (748, 300)], "gray", 1)
+            for pos, net in enumerate(scene["nets"]):
+                ox, oy = 384 * (pos % 2), 305 + 200 * (pos // 2)
+                c.text((ox + 16, oy + 8), LETTERS[pos], size=22, bold=True)
+                draw_net_centered(c, (ox + 200, oy + 102), 44, net)
+            return c.image()
+        c = Canvas(768, 520)
+        draw_net_centered(c, (384, 125), 62, scene["net"])
+        c.line([(20, 260), (748, 260)], "gray", 1)
+        for pos, v in enumerate(scene["candidate_views"]):
+            cx = 96 + 192 * pos
+            c.text((cx - 80, 272), LETTERS[pos], size=22, bold=True)
+            draw_view(c, (cx, 400), 50, cn.view_from_json(v))
+        return c.image()
+
+    def _steps(self, scene: dict[str, Any], solution: Solution,
+               turn: tuple[int, str, int] | None) -> list[tuple[Image.Image, str]]:
+        k = LETTERS.index(solution.answer)
+        if scene["form"] == "net":
+            net = scene["nets"][k]
+            views = [cn.view_from_json(v) for v in scene["views"]]
+        else:
+            net = scene["net"]
+            views = [cn.view_from_json(scene["candidate_views"][k])]
+        steps = []
+        for i, (view, corr) in enumerate(zip(views, solution.details["correspondence"], strict=True)):
+            bad = (turn[1], turn[2]) if turn is not None and turn[0] == i else None
+            steps.append((_correspondence_image(net, view, corr, bad),
+                          _correspondence_text(scene, k, i, view, corr)))
+        return steps
+
+
+def _visible_normals(m: cn.Matrix) -> list[cn.Vec]:
+    """Cube normals (before turning by m) that end up visible in the view."""
+    inv = tuple(tuple(m[j][i] for j in range(3)) for i in range(3))
+    return [cn.apply(inv, n) for n in cn.VIEW_NORMALS.values()]  # type: ignore[arg-type]
+
+
+def _correspondence(net: list[dict], cube: cn.Cube, view: dict[str, cn.Face]) -> dict[str, Any]:
+    """Which net cell becomes each visible face, and which cell edges meet along the visible cube edges."""
+    m = cn.view_matches(cube, view)
+    if m is None:
+        raise Reject("correspondence asked for an inconsistent view")
+    frames = cn.fold_frames([(c["col"], c["row"]) for c in net])
+    cells: dict[str, list[int]] = {}
+    edges: dict[str, list[list]] = {}
+    for name, normal in cn.VIEW_NORMALS.items():
+        for cell, fr in frames.items():
+            if cn.apply(m, fr.n) == normal:
+                cells[name] = [cell[0], cell[1]]
+    for (a, b) in EDGE_COLORS:
+        pair = []
+        for name, other in ((a, b), (b, a)):
+            cell = tuple(cells[name])
+            fr = frames[cell]  # type: ignore[index]
+            d = next(d for d in cn.NEIGHBOURS if cn.apply(m, fr.edge_normal(d)) == cn.VIEW_NORMALS[other])
+            pair.append([cells[name], list(d)])
+        edges[f"{a}-{b}"] = pair
+    return {"cells": cells, "edges": edges}
+
+
+# -- drawing -----------------------------------------------------------------------------------------------
+
+def _iso(center: tuple[float, float], s: float, p: tuple[float, float, float]) -> tuple[float, float]:
+    x, y, z = p
+    return (center[0] + (x - z) * COS30 * s, center[1] + (-y + (x + z) * 0.5) * s)
+
+
+def _face_corners(n: cn.Vec) -> list[tuple[float, float, float]]:
+    a = [i for i in range(3) if n[i] == 0]
+    out = []
+    for u, v in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+        p = [float(x) for x in n]
+        p[a[0]], p[a[1]] = u, v
+        out.append(tuple(p))
+    return out  # type: ignore[return-value]
+
+
+def draw_view(c: Canvas, center: tuple[float, float], s: float, view: dict[str, cn.Face],
+              tints: dict[str, str] | None = None, edges: bool = False) -> None:
+    """Isometric drawing of the three visible faces with their glyphs."""
+    for name, n in cn.VIEW_NORMALS.items():
+        fill = tints[name] if tints else SHADES[name]
+        c.polygon([_iso(center, s, p) for p in _face_corners(n)], fill=fill, outline="black", width=2)
+        f = view[name]
+        right = cn.cross(f.up, n)
+        pts = []
+        for gs, gt in GLYPHS[f.glyph]:
+            p = tuple(n[i] + 0.72 * (gs * right[i] + gt * f.up[i]) for i in range(3))
+            pts.append(_iso(center, s, p))  # type: ignore[arg-type]
+        c.polygon(pts, fill=f.color, outline=None)
+    if edges:
+        segs = {("top", "left"): ((-1, 1, 1), (1, 1, 1)), ("top", "right"): ((1, 1, -1), (1, 1, 1)),
+                ("left", "right"): ((1, -1, 1), (1, 1, 1))}
+        for key, (p, q) in segs.items():
+            c.line([_iso(center, s, p), _iso(center, s, q)], EDGE_COLORS[key], 6)
+
+
+def _net_box(net: list[dict]) -> tuple[int, int]:
+    return (max(x["col"] for x in net) + 1, max(x["row"] for x in net) + 1)
+
+
+def draw_glyph_in_cell(c: Canvas, center: tuple[float, float], half: float, glyph: str, color: str,
+                       rot: int) -> None:
+    pts = []
+    for gs, gt in GLYPHS[glyph]:
+        for _ in range(rot % 4):
+            gs, gt = -gt, gs
+        pts.append((center[0] + 0.78 * half * gs, center[1] - 0.78 * half * gt))
+    c.polygon(pts, fill=color, outline=None)
+
+
+def draw_net_centered(c: Canvas, center: tuple[float, float], cell: float, net: list[dict],
+                      tints: dict[tuple[int, int], str] | None = None,
+                      edges: list[tuple[tuple[int, int], tuple[int, int], str]] | None = None,
+                      extra_rot: dict[tuple[int, int], int] | None = None) -> tuple[float, float]:
+    """Draw a net centred at `center`; returns the top-left corner of its bounding box."""
+    w, h = _net_box(net)
+    x0, y0 = center[0] - w * cell / 2, center[1] - h * cell / 2
+    for x in net:
+        key = (x["col"], x["row"])
+        bx, by = x0 + x["col"] * cell, y0 + x["row"] * cell
+        fill = (tints or {}).get(key, "white")
+        c.rect((bx, by, bx + cell, by + cell), fill=fill, outline="black", width=2)
+        rot = x["rot"] + (extra_rot or {}).get(key, 0)
+        draw_glyph_in_cell(c, (bx + cell / 2, by + cell / 2), cell / 2, x["glyph"], x["color"], rot)
+    for (col, row), d, color in edges or []:
+        bx, by = x0 + col * cell, y0 + row * cell
+        segs = {cn.RIGHT: [(bx + cell, by), (bx + cell, by + cell)], cn.LEFT: [(bx, by), (bx, by + cell)],
+                cn.UP: [(bx, by), (bx + cell, by)], cn.DOWN: [(bx, by + cell), (bx + cell, by + cell)]}
+        (px, py), (qx, qy) = segs[d]
+        inset = cell * 0.12
+        if px == qx:
+            py, qy = py + inset, qy - inset
+        else:
+            px, qx = px + inset, qx - inset
+        c.line([(px, py), (qx, qy)], color, 6)
+    return x0, y0
+
+
+def _correspondence_image(net: list[dict], view: dict[str, cn.Face], corr: dict[str, Any],
+                          bad: tuple[str, int] | None) -> Image.Image:
+    c = Canvas(768, 400)
+    draw_view(c, (180, 205), 70, view, tints=TINTS, edges=True)
+    for name, pos in (("top", (180, 40)), ("front-left", (70, 330)), ("front-right", (290, 330))):
+        c.text(pos, name, size=18, anchor="mm", color="black", bold=True)
+    tints = {tuple(cell): TINTS[name] for name, cell in corr["cells"].items()}
+    edges = []
+    for key, pair in corr["edges"].items():
+        a, b = key.split("-")
+        for cell, d in pair:
+            edges.append((tuple(cell), tuple(d), EDGE_COLORS[(a, b)]))
+    extra = {tuple(corr["cells"][bad[0]]): bad[1]} if bad else None
+    cell = 62
+    x0, y0 = draw_net_centered(c, (565, 205), cell, net, tints, edges, extra)  # type: ignore[arg-type]
+    for name, (col, row) in corr["cells"].items():
+        c.text((x0 + col * cell + 3, y0 + row * cell + 2), name[0].upper(), size=16, bold=True)
+    c.text((565, 380), "net: T = top, L = front-left, R = front-right", size=16, anchor="mm")
+    return c.image()
+
+
+def _dir_words(name: str, up: cn.Vec) -> str:
+    for other, n in cn.VIEW_NORMALS.items():
+        if up == n:
+            return f"the {FACE_LABELS[other]} face"
+    hidden = {("top", (-1, 0, 0)): "its back-left edge", ("top", (0, 0, -1)): "its back-right edge",
+              ("left", (-1, 0, 0)): "its outer left edge", ("right", (0, 0, -1)): "its outer right edge"}
+    if up == (0, -1, 0):
+        return "its bottom edge"
+    return hidden[(name, up)]
+
+
+def _face_words(f: cn.Face, colored: bool) -> str:
+    return f"{f.color} {GLYPH_WORDS[f.glyph]}" if colored else GLYPH_WORDS[f.glyph]
+
+
+def _correspondence_text(scene: dict[str, Any], k: int, i: int, view: dict[str, cn.Face],
+                         corr: dict[str, Any]) -> str:
+    colored = scene["colored"]
+    if scene["form"] == "net":
+        which = f"view {i + 1}" if len(scene["views"]) > 1 else "the shown cube"
+        head = f"Net {LETTERS[k]} folds into {which}:"
+    else:
+        head = f"View {LETTERS[k]} shows the folded net:"
+    parts = []
+    for name in ("top", "left", "right"):
+        col, row = corr["cells"][name]
+        f = view[name]
+        label = FACE_LABELS[name]
+        parts.append(f"the net cell in column {col + 1}, row {row + 1} ({_face_words(f, colored)}) becomes the "
+                     f"{label} face, the top of its glyph pointing toward {_dir_words(name, f.up)}")
+    edges = "; ".join(f"the {EDGE_COLORS[(a, b)]} edges meet where the {FACE_LABELS[a]} and "
+                      f"{FACE_LABELS[b]} faces join"
+                      for (a, b) in EDGE_COLORS)
+    return f"{head} " + "; ".join(parts) + f". Marked edges: {edges}."

@@ -1,0 +1,220 @@
+"""unfolded_cube: the 11 nets, folding by hand, view matching, distractor rejection, balance."""
+
+from __future__ import annotations
+
+import collections
+import copy
+import random
+
+import pytest
+from shapely.affinity import rotate
+from shapely.geometry import Polygon
+
+from generator_contract import check_generator_contract
+from vcot.tasks import GenContext, Reject, get_task
+from vcot.tasks.aslp import cube_nets as cn
+from vcot.tasks.aslp.unfolded_cube import GLYPHS, net_consistent, unique_consistent
+
+# The standard cross: A on top of the column, B C D E in the row, F below C.
+#        A
+#      B C D E
+#        F
+CROSS = [("A", 1, 0, "arrow", "red"), ("B", 0, 1, "L", "blue"), ("C", 1, 1, "T", "green"),
+         ("D", 2, 1, "F", "orange"), ("E", 3, 1, "flag", "purple"), ("F", 1, 2, "Y", "brown")]
+
+
+def cross_net(rots: dict[str, int] | None = None, mirror: bool = False) -> list[dict]:
+    out = []
+    for key, col, row, glyph, color in CROSS:
+        out.append({"col": 3 - col if mirror else col, "row": row, "glyph": glyph, "color": color,
+                    "rot": (rots or {}).get(key, 0)})
+    # C first, so that the fold starts from the face the viewer looks at.
+    return sorted(out, key=lambda c: c["glyph"] != "T")
+
+
+def face(glyph: str, color: str, up: list[int]) -> dict:
+    return {"glyph": glyph, "color": color, "up": up}
+
+
+# By hand: with C as the front face (+z, towards the viewer), the cells fold away from the viewer, so
+# A becomes the top (+y) with its screen-up now pointing to the back (-z), D the right face (+x) and B the
+# left (-x), both upright (+y), E the back (-z) and F the bottom. In the task's view frame (top = +y,
+# front-left = +z, front-right = +x) the unturned cube shows A on top (up -z), C front-left (up +y) and
+# D front-right (up +y).
+VIEW_FRONT = {"top": face("arrow", "red", [0, 0, -1]), "left": face("T", "green", [0, 1, 0]),
+              "right": face("F", "orange", [0, 1, 0])}
+# Turned a quarter about the vertical axis so that x -> z, z -> -x: D comes to the front-left, E (the back
+# face, upright) to the front-right, and A's glyph, which pointed to -z, now points to +x: the right face.
+VIEW_TURNED = {"top": face("arrow", "red", [1, 0, 0]), "left": face("F", "orange", [0, 1, 0]),
+               "right": face("flag", "purple", [0, 1, 0])}
+
+
+def test_contract():
+    check_generator_contract("unfolded_cube", n=20)
+
+
+def test_exactly_eleven_cube_nets_among_35_hexominoes():
+    assert len(cn.free_hexominoes()) == 35
+    assert len(cn.cube_nets()) == 11
+
+
+@pytest.mark.parametrize("shape", cn.cube_nets())
+def test_each_net_folds_to_a_closed_cube(shape):
+    frames = cn.fold_frames(shape)
+    assert {f.n for f in frames.values()} == {(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)}
+    # Every cube edge is met by exactly two cell edges (one from each of its faces).
+    edges = collections.Counter()
+    for f in frames.values():
+        for d in cn.NEIGHBOURS:
+            edges[frozenset((f.n, f.edge_normal(d)))] += 1
+    assert len(edges) == 12 and set(edges.values()) == {2}
+    # Net-adjacent cells meet along their shared edge; the 14 free edges glue in 7 pairs.
+    cells = set(frames)
+    free = 0
+    for c, f in frames.items():
+        for d in cn.NEIGHBOURS:
+            nb = (c[0] + d[0], c[1] + d[1])
+            if nb in cells:
+                assert frames[nb].n == f.edge_normal(d)
+            else:
+                free += 1
+    assert free == 14
+
+
+def test_shapes_that_are_not_nets_are_refused():
+    with pytest.raises(cn.NotACubeNet):
+        cn.fold_frames([(0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0)])  # a strip of six wraps onto itself
+    with pytest.raises(cn.NotACubeNet):
+        cn.fold_frames([(0, 0), (1, 0), (0, 1), (1, 1), (2, 1), (3, 1)])  # contains a 2x2 block
+
+
+def test_cross_net_opposite_faces_by_hand():
+    cube = cn.net_to_cube(cross_net())
+    normal = {f.glyph: n for n, f in cube.items()}
+    # In the cross, A/F, B/D and C/E are opposite.
+    assert normal["arrow"] == cn.neg(normal["Y"])
+    assert normal["L"] == cn.neg(normal["F"])
+    assert normal["T"] == cn.neg(normal["flag"])
+    assert normal["T"] == (0, 0, 1) and normal["arrow"] == (0, 1, 0) and normal["F"] == (1, 0, 0)
+    assert cube[(0, 1, 0)].up == (0, 0, -1)
+
+
+def test_glyphs_have_no_rotational_symmetry():
+    for name, pts in GLYPHS.items():
+        poly = Polygon(pts)
+        assert poly.is_valid, name
+        for angle in (90, 180, 270):
+            turned = rotate(poly, angle, origin=(0, 0))
+            overlap = poly.intersection(turned).area / poly.union(turned).area
+            assert overlap < 0.9, f"{name} looks the same turned by {angle}"
+
+
+def test_rotated_view_accepted_and_mirrored_rejected():
+    cube = cn.net_to_cube(cross_net())
+    assert cn.view_matches(cube, cn.view_from_json(VIEW_FRONT)) is not None
+    assert cn.view_matches(cube, cn.view_from_json(VIEW_TURNED)) is not None
+    assert net_consistent(cross_net(mirror=True), [cn.view_from_json(VIEW_FRONT)]) is False
+    swapped = dict(VIEW_FRONT, left=VIEW_FRONT["right"], right=VIEW_FRONT["left"])  # mirror image corner
+    assert cn.view_matches(cube, cn.view_from_json(swapped)) is None
+
+
+def test_hand_instance_net_form():
+    task = get_task("unfolded_cube")
+    scene = {"form": "net", "views": [VIEW_FRONT], "colored": True,
+             "glyph_kinds": sorted(GLYPHS),
+             "nets": [cross_net(),  # correct
+                      cross_net(rots={"D": 1}),  # the right face's glyph turned a quarter
+                      [dict(c, glyph="Y", color="brown") if c["glyph"] == "arrow" else
+                       dict(c, glyph="arrow", color="red") if c["glyph"] == "Y" else c for c in cross_net()],
+                      cross_net(mirror=True)],  # the mirror image
+             "candidate_kinds": ["correct", "turn", "swap", "mirror"]}
+    # Only net A shows A on top pointing back, C front-left and D front-right, all as drawn: answer A.
+    sol = task.solve(scene)
+    assert sol.answer == "A"
+    assert sol.details["consistent"] == [True, False, False, False]
+    corr = sol.details["correspondence"][0]["cells"]
+    assert corr == {"top": [1, 0], "left": [1, 1], "right": [2, 1]}
+
+
+def test_hand_instance_view_form():
+    task = get_task("unfolded_cube")
+    # C (T) and E (flag) are opposite faces, so they are never visible together.
+    opposite = dict(VIEW_TURNED, left=face("flag", "purple", [0, 1, 0]), right=face("T", "green", [0, 1, 0]))
+    turned_glyph = dict(VIEW_TURNED, left=face("F", "orange", [-1, 0, 0]))
+    mirrored = dict(VIEW_TURNED, left=VIEW_TURNED["right"], right=VIEW_TURNED["left"])
+    scene = {"form": "view", "net": cross_net(), "colored": True, "glyph_kinds": sorted(GLYPHS),
+             "candidate_views": [opposite, turned_glyph, VIEW_TURNED, mirrored],
+             "candidate_kinds": ["opposite", "turn", "correct", "mirror"]}
+    # The turned pose worked out above is view C; the others break adjacency, orientation or handedness.
+    assert task.solve(scene).answer == "C"
+
+
+def test_hand_instance_two_views():
+    task = get_task("unfolded_cube")
+    scene = {"form": "net", "views": [VIEW_FRONT, VIEW_TURNED], "colored": True,
+             "glyph_kinds": sorted(GLYPHS),
+             # B and E swapped: consistent with the front view (neither visible) but not with the turned one.
+             "nets": [[dict(c, glyph="flag", color="purple") if c["glyph"] == "L" else
+                       dict(c, glyph="L", color="blue") if c["glyph"] == "flag" else c for c in cross_net()],
+                      cross_net(rots={"A": 2}), cross_net(mirror=True), cross_net()],
+             "candidate_kinds": ["swap", "turn", "mirror", "correct"]}
+    assert net_consistent(scene["nets"][0], [cn.view_from_json(VIEW_FRONT)])
+    assert task.solve(scene).answer == "D"
+
+
+def test_two_consistent_candidates_rejected():
+    task = get_task("unfolded_cube")
+    scene = {"form": "net", "views": [VIEW_FRONT], "colored": True, "glyph_kinds": sorted(GLYPHS),
+             "nets": [cross_net(), cross_net(rots={"E": 1}),  # E is hidden: still consistent
+                      cross_net(rots={"D": 1}), cross_net(mirror=True)],
+             "candidate_kinds": ["correct", "turn", "turn", "mirror"]}
+    with pytest.raises(Reject):
+        task.solve(scene)
+    with pytest.raises(Reject):
+        unique_consistent([False, False, False, False])
+
+
+def _sample(task, index: int, seed: int = 0) -> dict:
+    ctx = GenContext(random.Random(seed * 1000 + index), task.name, seed, index)
+    for _ in range(200):
+        try:
+            scene = task.sample_scene(ctx)
+            task.solve(scene)
+            return scene
+        except Reject:
+            continue
+    raise AssertionError("no scene")
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_invariants_on_many_seeds(difficulty):
+    task = get_task("unfolded_cube", difficulty=difficulty)
+    for i in range(120):
+        scene = _sample(task, i, seed=7)
+        sol = task.solve(copy.deepcopy(scene))
+        k = "ABCD".index(sol.answer)
+        assert scene["candidate_kinds"][k] == "correct"
+        assert sum(sol.details["consistent"]) == 1
+        if scene["form"] == "net":
+            views = [cn.view_from_json(v) for v in scene["views"]]
+            cubes = [cn.net_to_cube(n) for n in scene["nets"]]
+            for j, cube in enumerate(cubes):
+                assert net_consistent(scene["nets"][j], views) == (j == k)
+                for other in cubes[j + 1:]:
+                    assert not cn.cubes_equivalent(cube, other)
+        else:
+            cube = cn.net_to_cube(scene["net"])
+            views = [cn.view_from_json(v) for v in scene["candidate_views"]]
+            for j, v in enumerate(views):
+                assert (cn.view_matches(cube, v) is not None) == (j == k)
+                for w in views[j + 1:]:
+                    assert not cn.views_equivalent(v, w)
+
+
+def test_answer_balance():
+    task = get_task("unfolded_cube")
+    counts = collections.Counter()
+    for i in range(100):
+        scene = _sample(task, i, seed=3)
+        counts[task.solve(scene).answer] += 1
+    assert counts == {"A": 25, "B": 25, "C": 25, "D": 25}
