@@ -87,3 +87,19 @@ def test_import_missing_image_named(tmp_path):
                                                 "answer": "red, 3"})])
     with pytest.raises(SuiteError, match=r"jsonl:1: input image 'image/9.png' not found"):
         import_mira(src, tmp_path / "out")
+
+
+def test_gear_pairs_export_as_mira_sub_uids(tmp_path):
+    from vcot.build import TaskPlan, build_suite
+
+    build_suite(tmp_path / "gear", "gear", [TaskPlan("gear_rotation", 4, 0)])
+    suite = read_suite(tmp_path / "gear")
+    uids = [i.uid for i in suite.instances]
+    assert [u.rsplit(".", 1)[1] for u in uids] == ["1", "2", "1", "2"]
+    assert uids[0].rsplit(".", 1)[0] == uids[1].rsplit(".", 1)[0] != uids[2].rsplit(".", 1)[0]
+    a, b = suite.instances[:2]
+    assert a.meta["pair_id"] == b.meta["pair_id"]
+    assert pixel_digest(suite.load_image(a.image)) == pixel_digest(suite.load_image(b.image))
+    out = export_mira(suite, tmp_path / "mira")
+    lines = [json.loads(x) for x in (out / "gear_rotation" / "gear_rotation.jsonl").read_text().splitlines()]
+    assert [x["uid"] for x in lines] == ["1.1", "1.2", "2.1", "2.2"]

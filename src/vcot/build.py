@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from vcot.suite import EncodedSample, write_suite
-from vcot.tasks import get_task, task_names
-from vcot.tasks.catalog import ROWS_PER_PROBLEM, mira_synth_counts
+from vcot.tasks import get_task, get_task_class, task_names
+from vcot.tasks.catalog import mira_synth_counts
 
 MINI_PER_TASK = 3
 DEFAULT_SEED = 0
@@ -31,7 +31,7 @@ def preset_plans(suite: str, seed: int = DEFAULT_SEED, difficulty: str = "medium
     """Plans for a named suite over the tasks registered in this vcot."""
     registered = task_names()
     if suite == "mini":
-        return [TaskPlan(t, MINI_PER_TASK * ROWS_PER_PROBLEM.get(t, 1), seed, difficulty) for t in registered]
+        return [TaskPlan(t, MINI_PER_TASK * get_task_class(t).rows_per_problem, seed, difficulty) for t in registered]
     if suite == "mira-synth":
         counts = mira_synth_counts()
         return [TaskPlan(t, counts[t], seed, difficulty) for t in registered if t in counts]

@@ -109,6 +109,8 @@ class Task(ABC):
     version: ClassVar[str] = "1"
     description: ClassVar[str] = ""
     max_attempts: ClassVar[int] = 2000
+    # Tasks whose problems have several sub-question rows (MIRA's gear_rotation pairs n.1 / n.2).
+    rows_per_problem: ClassVar[int] = 1
 
     def __init__(self, config: Any | None = None, difficulty: str = "medium", **overrides: Any) -> None:
         if difficulty not in self.presets:
@@ -164,10 +166,19 @@ class Task(ABC):
         rng = random.Random(inst_seed)
         ctx = GenContext(rng=rng, task=self.name, seed=seed, index=index)
         last: Reject | None = None
+        # Every instance of a task that can corrupt must have a corrupted trajectory, so that the
+        # visual_cot_corrupted ablation serves the whole suite; it is computed even when not emitted so
+        # that `with_corruption` never changes which scene is accepted.
+        can_corrupt = type(self).corrupt is not Task.corrupt
+        corruption: Corruption | None = None
         for attempt in range(1, self.max_attempts + 1):  # noqa: B007 - read after the loop
             try:
                 scene = self.sample_scene(ctx)
                 solution = self.solve(scene)
+                if can_corrupt:
+                    corruption = self.corrupt(scene, solution, random.Random(derive_seed(inst_seed, "corrupt")))
+                    if corruption is None:
+                        raise Reject("no plausible corrupted trajectory for this scene")
                 break
             except Reject as exc:
                 last = exc
@@ -175,7 +186,12 @@ class Task(ABC):
             raise GenerationError(f"{self.name}: no acceptable scene for seed={seed} index={index} after "
                                   f"{self.max_attempts} attempts (last rejection: {last})")
         rendering = self.render(scene, solution)
-        uid = f"{self.name}-{seed}-{index:06d}"
+        if self.rows_per_problem > 1:
+            # MIRA's paired form: rows n.1, n.2, ... of one problem share a scene and a uid stem.
+            problem, sub = divmod(index, self.rows_per_problem)
+            uid = f"{self.name}-{seed}-{problem:06d}.{sub + 1}"
+        else:
+            uid = f"{self.name}-{seed}-{index:06d}"
         stem = f"images/{self.name}/{uid}"
         images: dict[str, Image.Image] = {f"{stem}.png": rendering.image}
         steps = []
@@ -185,14 +201,12 @@ class Task(ABC):
             steps.append(Step(image=path, text=text))
         corrupted_steps: list[Step] = []
         corruption_note = None
-        if with_corruption:
-            corruption = self.corrupt(scene, solution, random.Random(derive_seed(inst_seed, "corrupt")))
-            if corruption is not None:
-                corruption_note = corruption.description
-                for k, (img, text) in enumerate(corruption.steps, start=1):
-                    path = f"{stem}_corrupt{k}.png"
-                    images[path] = img
-                    corrupted_steps.append(Step(image=path, text=text))
+        if with_corruption and corruption is not None:
+            corruption_note = corruption.description
+            for k, (img, text) in enumerate(corruption.steps, start=1):
+                path = f"{stem}_corrupt{k}.png"
+                images[path] = img
+                corrupted_steps.append(Step(image=path, text=text))
         meta = {
             "scene": scene,
             "solution": {"states": solution.states, "details": solution.details},
@@ -202,6 +216,8 @@ class Task(ABC):
         }
         if corruption_note is not None:
             meta["corruption"] = corruption_note
+        if self.rows_per_problem > 1:
+            meta["pair_id"] = f"{seed}-{index // self.rows_per_problem}"
         # Normalise through JSON (tuples become lists) so that a stored instance equals a re-made one.
         meta = json.loads(json.dumps(meta))
         instance = Instance(

@@ -464,6 +464,7 @@ class GearRotationTask(Task):
     }
     version = "1"
     description = "Direction of a gear driven through meshes, open/crossed belts and shafts (paired questions)."
+    rows_per_problem = 2
     max_attempts = 5  # the problem RNG ignores retries; sample_scene loops internally instead
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
