@@ -65,3 +65,19 @@ def test_gallery_escapes_text(tmp_path):
     html = render_gallery(s)
     assert "<script>alert(1)</script>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_quickstart_runs_the_whole_pipeline_offline(tmp_path):
+    out = tmp_path / "qs"
+    r = runner.invoke(app, ["quickstart", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    assert (out / "mini" / "manifest.json").is_file()
+    assert (out / "gallery.html").is_file()
+    assert (out / "run-chance" / "results.parquet").is_file()
+    html = (out / "report" / "report.html").read_text()
+    assert "MIRA Table 1" in html
+    # Accuracy is printed per condition next to the chance level, for every condition the suite serves.
+    for cond in ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot", "visual_cot_corrupted",
+                 "vaot_norender", "vaot", "vaot_wrongrender"):
+        assert cond in r.output
+    assert "chance" in r.output

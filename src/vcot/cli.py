@@ -229,9 +229,12 @@ def quickstart(
     out: Annotated[Path, typer.Option("--out", "-o", help="Working folder")] = Path("vcot-quickstart"),
     seed: Annotated[int, typer.Option("--seed")] = 0,
 ) -> None:
-    """The main job on the embedded default: generate the mini suite, validate it, write its gallery."""
+    """The main job on the embedded default, offline: generate the mini suite, validate it, write its
+    gallery, evaluate the chance baseline under every condition the suite serves, and write the report."""
     from vcot.build import build_suite, preset_plans
+    from vcot.eval_cli import eval_command
     from vcot.gallery import write_gallery
+    from vcot.report_cli import report
     from vcot.suite import read_suite
 
     suite_dir = out / "mini"
@@ -243,6 +246,9 @@ def quickstart(
     validate(suite_dir, resolve=True, check_hash=True)
     path = write_gallery(read_suite(suite_dir), out / "gallery.html")
     console.print(f"gallery: {path}")
+    run_dir = out / "run-chance"
+    eval_command(suite=suite_dir, model="chance", run=run_dir, progress=False)
+    report(run_dirs=[run_dir], suite=suite_dir, out=out / "report")
 
 
 def _attach_subcommands() -> None:

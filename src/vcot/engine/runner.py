@@ -122,7 +122,8 @@ def resolve_conditions(instances: Sequence[Instance], conditions: Sequence[str] 
                                   f"selected instances ({shown}{' …' if len(bad) > 3 else ''})")
         return list(dict.fromkeys(conditions)), {}
     chosen, skipped = [], {}
-    for cond in DEFAULT_CONDITIONS:
+    # Built-in conditions first, then those registered by plugins (VAoT).
+    for cond in dict.fromkeys([*DEFAULT_CONDITIONS, *known_conditions()]):
         reason = next((r for i in instances if (r := condition_unservable(i, cond)) is not None), None)
         if reason is None:
             chosen.append(cond)
