@@ -51,6 +51,8 @@ class MockConfig:
     hang_s: float = 30.0
     # Tool-call script: list of turns, each a list of {"name": str, "arguments": object}.
     script: list[list[dict[str, Any]]] = field(default_factory=list)
+    # Keep the sha256 of every image received (GET /images): lets tests check the exact bytes sent.
+    record_images: bool = False
 
     def validate(self) -> None:
         bad = [f for f in self.faults if f not in FAULT_KINDS]
@@ -138,6 +140,7 @@ class MockServer:
         self.ok_by_key: Counter[str] = Counter()
         # Role sequences seen ("user,assistant,tool,user"): lets tests check how conversations travel.
         self.roles: Counter[str] = Counter()
+        self.images: list[dict[str, Any]] = []
         self.started = time.time()
 
     def stats(self) -> dict[str, Any]:
@@ -198,6 +201,7 @@ class MockServer:
         self.roles[",".join(str(m.get("role")) if isinstance(m, dict) else "?" for m in messages)] += 1
         n_chars = 0
         n_images = 0
+        received: list[str] = []
         for m in messages:
             c = m.get("content") if isinstance(m, dict) else None
             if isinstance(c, str):
@@ -206,8 +210,14 @@ class MockServer:
                 for part in c:
                     if isinstance(part, dict) and part.get("type") == "image_url":
                         n_images += 1
+                        if self.config.record_images:
+                            url = str((part.get("image_url") or {}).get("url", ""))
+                            payload = base64.b64decode(url.split(",", 1)[1]) if "," in url else b""
+                            received.append(hashlib.sha256(payload).hexdigest())
                     elif isinstance(part, dict):
                         n_chars += len(str(part.get("text", "")))
+        if self.config.record_images and len(self.images) < 100_000:
+            self.images.append({"uid": uid, "condition": cond, "epoch": epoch, "turn": turn, "sha256": received})
         msg: dict[str, Any] = {"role": "assistant"}
         script = self.config.script
         if body.get("tools") and turn < len(script):
@@ -296,6 +306,9 @@ class MockServer:
             return True
         if method == "GET" and path == "/stats":
             await self._send(writer, 200, self.stats())
+            return True
+        if method == "GET" and path == "/images":
+            await self._send(writer, 200, self.images)
             return True
         if method == "GET" and path == "/health":
             await self._send(writer, 200, {"ok": True})
@@ -410,6 +423,10 @@ class MockHandle:
 
     def reset(self) -> None:
         self._call("POST", "/reset", {})
+
+    def images(self) -> list[dict[str, Any]]:
+        """Per request: uid, condition, epoch, turn and the sha256 of each image received (record_images)."""
+        return self._call("GET", "/images")
 
     def configure(self, **changes: Any) -> dict[str, Any]:
         return self._call("POST", "/config", changes)

@@ -15,12 +15,13 @@ def test_chance_eval_prints_accuracy_per_condition(suite_small, tmp_path):
     result = CliRunner().invoke(app, ["eval", "--suite", str(suite_small), "--run", str(run_dir), "--no-progress",
                                       "--epochs", "2"])
     assert result.exit_code == 0, result.output
-    for cond in ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot", "visual_cot_corrupted",
-                 "caption_only"):
+    conditions = ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot", "visual_cot_corrupted",
+                  "caption_only", "vaot_norender", "vaot", "vaot_wrongrender")
+    for cond in conditions:
         assert cond in result.output
     assert "chance" in result.output and "accuracy" in result.output
     rows = pq.read_table(run_dir / "results.parquet").to_pylist()
-    assert len(rows) == 12 * 7 * 2
+    assert len(rows) == 12 * len(conditions) * 2
     assert all(r["response"].startswith("<answer>") and r["model"] == "chance" for r in rows)
     big = next(r for r in rows if r["uid"].endswith("00000") and r["condition"] == "direct")
     (img,) = json.loads(big["images"])

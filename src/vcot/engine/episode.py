@@ -64,18 +64,32 @@ def _single_turn(instance: Instance, condition: str, epoch: int, images: ImageSo
     return SingleTurn(prompt.messages, {"images": prompt.images})
 
 
-def register_condition(name: str, factory: EpisodeFactory, unservable: ServeCheck | None = None) -> None:
-    """Make `name` available to the runner (VAoT calls this for vaot, vaot_norender, vaot_wrongrender)."""
+_DEFAULT: list[str] = []
+
+
+def register_condition(name: str, factory: EpisodeFactory, unservable: ServeCheck | None = None,
+                       default: bool = False) -> None:
+    """Make `name` available to the runner (VAoT calls this for vaot, vaot_norender, vaot_wrongrender).
+
+    `default` conditions run when a user names none (the built-ins and VAoT); others only on request.
+    """
     _REGISTRY[name] = (factory, unservable or (lambda inst: None))
+    if default and name not in _DEFAULT:
+        _DEFAULT.append(name)
 
 
 for _cond in CONDITIONS:
-    register_condition(_cond, _single_turn, lambda inst, c=_cond: unservable_reason(inst, c))
+    register_condition(_cond, _single_turn, lambda inst, c=_cond: unservable_reason(inst, c), default=True)
 
 
 def known_conditions() -> list[str]:
     _load_plugins()
     return list(_REGISTRY)
+
+
+def default_conditions() -> list[str]:
+    _load_plugins()
+    return list(_DEFAULT)
 
 
 def condition_unservable(instance: Instance, condition: str) -> str | None:

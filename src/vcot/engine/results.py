@@ -23,14 +23,14 @@ SCHEMA = pa.schema([
     ("task", pa.string()), ("domain", pa.string()), ("answer_type", pa.string()), ("gold", pa.string()),
     ("options", pa.string()), ("epoch", pa.int32()), ("response", pa.string()), ("error", pa.string()),
     ("n_turns", pa.int32()), ("input_tokens", pa.int64()), ("output_tokens", pa.int64()),
-    ("latency_s", pa.float64()), ("finish_reason", pa.string()), ("images", pa.string()),
+    ("latency_s", pa.float64()), ("finish_reason", pa.string()), ("images", pa.string()), ("episode", pa.string()),
     ("suite_name", pa.string()), ("suite_hash", pa.string()), ("prompt_version", pa.string()),
     ("vcot_version", pa.string()), ("settings", pa.string()),
 ])
 
 _SAMPLE_COLS = ["run_id", "model", "condition", "uid", "task", "domain", "answer_type", "gold", "options",
                 "epoch", "response", "error", "n_turns", "input_tokens", "output_tokens", "latency_s",
-                "finish_reason", "images"]
+                "finish_reason", "images", "episode"]
 
 
 def results_table(run_dir: str | Path) -> pa.Table:

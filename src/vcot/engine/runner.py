@@ -23,7 +23,7 @@ from aiolimiter import AsyncLimiter
 from vcot import __version__
 from vcot.conditions import PROMPT_VERSION, SuiteImages
 from vcot.engine.clients import CallContext, ModelClient, make_client
-from vcot.engine.episode import condition_unservable, known_conditions, make_episode
+from vcot.engine.episode import condition_unservable, default_conditions, known_conditions, make_episode
 from vcot.engine.errors import AuthError, ConfigError, EngineError, FatalCallError, RetryableError
 from vcot.engine.messages import ModelResponse, ToolCall, request_digest
 from vcot.engine.retry import RetryPolicy, call_with_retries
@@ -122,8 +122,8 @@ def resolve_conditions(instances: Sequence[Instance], conditions: Sequence[str] 
                                   f"selected instances ({shown}{' …' if len(bad) > 3 else ''})")
         return list(dict.fromkeys(conditions)), {}
     chosen, skipped = [], {}
-    # Built-in conditions first, then those registered by plugins (VAoT).
-    for cond in dict.fromkeys([*DEFAULT_CONDITIONS, *known_conditions()]):
+    # Built-in conditions first, then the default ones registered by plugins (VAoT).
+    for cond in dict.fromkeys([*DEFAULT_CONDITIONS, *default_conditions()]):
         reason = next((r for i in instances if (r := condition_unservable(i, cond)) is not None), None)
         if reason is None:
             chosen.append(cond)
@@ -281,7 +281,7 @@ class Runner:
                 # The stored turns already finish the episode: record the sample, send nothing.
                 self.store.record(None, self._sample_row(
                     inst, base, "ok", last.text, None, turn, totals,
-                    last.finish_reason if nxt is None else "max_turns", info.get("images", [])))
+                    last.finish_reason if nxt is None else "max_turns", info.get("images", []), episode))
                 self.progress.done += 1
                 self.on_progress(self.progress)
                 return
@@ -338,7 +338,8 @@ class Runner:
             sample = None
             if finished:
                 sample = self._sample_row(inst, base, "ok", resp.text, None, turn + 1, totals,
-                                          resp.finish_reason if nxt is None else "max_turns", info.get("images", []))
+                                          resp.finish_reason if nxt is None else "max_turns", info.get("images", []),
+                                          episode)
             self.store.record(call, sample)
             if finished:
                 self.progress.done += 1
@@ -350,12 +351,15 @@ class Runner:
 
     def _sample_row(self, inst: Instance, base: dict[str, Any], status: str, response: str | None,
                     error: str | None, n_turns: int, totals: dict[str, Any], finish_reason: str | None,
-                    images: list[Any]) -> dict[str, Any]:
+                    images: list[Any], episode: Any = None) -> dict[str, Any]:
+        # What the episode learned while running (VAoT: actions, corruptions applied, returned images).
+        record = episode.record() if episode is not None else None
         return {**base, "task": inst.task, "domain": inst.domain, "answer_type": str(inst.answer_type),
                 "gold": inst.answer, "options": json.dumps(inst.options) if inst.options is not None else None,
                 "status": status, "response": response, "error": error, "n_turns": n_turns,
                 "input_tokens": totals["in"], "output_tokens": totals["out"], "latency_s": totals["lat"],
-                "finish_reason": finish_reason, "images": json.dumps(images), "finished_at": time.time()}
+                "finish_reason": finish_reason, "images": json.dumps(images),
+                "episode": json.dumps(record, sort_keys=True) if record else None, "finished_at": time.time()}
 
     def _finish_error(self, inst: Instance, base: dict[str, Any], turn: int, error: str, images: list[Any],
                       response: str, latency: float, call: dict[str, Any] | None = None) -> None:

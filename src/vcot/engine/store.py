@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS samples (
     run_id TEXT NOT NULL, model TEXT NOT NULL, condition TEXT NOT NULL, uid TEXT NOT NULL,
     epoch INTEGER NOT NULL, task TEXT, domain TEXT, answer_type TEXT, gold TEXT, options TEXT,
     status TEXT NOT NULL, response TEXT, error TEXT, n_turns INTEGER, input_tokens INTEGER,
-    output_tokens INTEGER, latency_s REAL, finish_reason TEXT, images TEXT, finished_at REAL,
+    output_tokens INTEGER, latency_s REAL, finish_reason TEXT, images TEXT, episode TEXT, finished_at REAL,
     PRIMARY KEY (run_id, model, condition, uid, epoch)
 );
 """
@@ -65,6 +65,9 @@ class RunStore:
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA busy_timeout=10000")
         self.conn.executescript(_SCHEMA)
+        cols = {r[1] for r in self.conn.execute("PRAGMA table_info(samples)")}
+        if "episode" not in cols:  # stores written before episodes were recorded
+            self.conn.execute("ALTER TABLE samples ADD COLUMN episode TEXT")
         self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (SCHEMA_VERSION,))
 
     def close(self) -> None:

@@ -130,7 +130,13 @@ class VaotEpisode:
         return replies
 
     def record(self) -> dict[str, Any]:
-        return self.info
+        """Images sent first; once the episode has run, every step's actions, rejected actions, the
+        digests of returned images and the corruption applied to each (never shown to the model)."""
+        if not self.steps:
+            return self.info
+        corruptions = [a["corruption"] for s in self.steps for a in s["actions"] if "corruption" in a]
+        return {**self.info, "vaot": {**self.info.get("vaot", {}), "steps": self.steps,
+                                      "corruptions": corruptions}}
 
     # -- execution ----------------------------------------------------------------------------------
 
@@ -188,4 +194,4 @@ def make_vaot_episode(instance: Instance, condition: str, epoch: int, images: Im
 
 
 for _cond in VAOT_CONDITIONS:
-    register_condition(_cond, make_vaot_episode)
+    register_condition(_cond, make_vaot_episode, default=True)
