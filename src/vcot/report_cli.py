@@ -94,6 +94,19 @@ def report(
 
         the_suite = read_suite(suite)
     group_map = json.loads(groups.read_text()) if groups else None
+    extra_html: list[str] = []
+    if not mira:
+        from vcot.vaot.report_section import load_scores, see2think_tables, trajectory_viewer
+
+        run_folders = [p for p in run_dirs if p.is_dir()]
+        try:
+            extra += see2think_tables(rows, load_scores(run_folders))
+        except ValueError as exc:
+            err.print(f"error: {exc}", highlight=False, markup=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+        viewer = trajectory_viewer(run_folders, the_suite)
+        if viewer:
+            extra_html.append(viewer)
     analysis = analyse(rows, {i.uid: i for i in the_suite.instances} if the_suite else None, group_map)
     for anchor, table in analysis.tables:
         # Table 1 has up to 18 columns: only print it where it fits; the report always has it.
@@ -103,7 +116,7 @@ def report(
         console.print(to_rich(table))
     _write_scored(rows, out_dir / "scored.parquet")
     paths = write_report(rows, out_dir, suite=the_suite, groups=group_map, max_instances=max_instances,
-                         extra_tables=extra, analysis=analysis)
+                         extra_tables=extra, analysis=analysis, extra_html=extra_html)
     console.print(f"wrote {paths.markdown} and {paths.html}", markup=False)
 
 

@@ -81,7 +81,7 @@ def _provenance(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
 def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = None,
                  groups: dict[str, str] | None = None, max_instances: int = 300,
                  title: str = "vcot report", n_boot: int = 2000, extra_tables: Sequence[Table] = (),
-                 analysis: Analysis | None = None) -> ReportPaths:
+                 analysis: Analysis | None = None, extra_html: Sequence[str] = ()) -> ReportPaths:
     """Write report.md (+ plots/*.png) and report.html (self-contained) into out_dir from scored rows.
 
     `extra_tables` are appended to the results (e.g. the MIRA side-by-side); `analysis` skips recomputation
@@ -106,7 +106,7 @@ def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = N
     prov = _provenance(rows)
     md = _markdown(title, analysis, figures, prov)
     (out / "report.md").write_text(md, encoding="utf-8")
-    page = _html(title, analysis, figures, prov, rows, suite, max_instances)
+    page = _html(title, analysis, figures, prov, rows, suite, max_instances, extra_html)
     (out / "report.html").write_text(page, encoding="utf-8")
     return ReportPaths(out / "report.md", out / "report.html")
 
@@ -178,7 +178,10 @@ def _thumb(suite: Any, rel: str) -> str | None:
         return None
 
 
-def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instances: int) -> str:
+def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instances: int,
+          extra_html: Sequence[str] = ()) -> str:
+    """`extra_html` sections are trusted markup built by vcot (e.g. the VAoT trajectory viewer), which
+    escapes all model text itself."""
     e = html.escape
     nav = "".join(f'<a href="#{e(a)}">{e(t.title.split("(")[0].strip())}</a>' for a, t in analysis.tables[:8])
     parts = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
@@ -196,6 +199,7 @@ def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instan
     parts.append('<h2 id="figures">Figures</h2>')
     for _name, cap, png in figures:
         parts.append(f'<figure><img alt="{e(cap)}" src="{_b64_png(png)}"><figcaption>{e(cap)}</figcaption></figure>')
+    parts += list(extra_html)
     parts.append(_browser(rows, suite, max_instances))
     parts.append(f"<script>{_JS}</script></body></html>")
     return "\n".join(parts)
