@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from die_rotation_model import bottoms, full_faces
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.base import GenContext, Reject
@@ -15,38 +16,6 @@ from vcot.tasks.ct.die import Die, move_direction
 from vcot.tasks.ct.rolling_dice import SUM_BINS
 
 NAME = "rolling_dice_sum"
-
-# Independent model: x = east, y = north, z = up; a roll is a quarter turn R = I + K + K^2 about up x travel.
-NORMALS = {"top": (0, 0, 1), "bottom": (0, 0, -1), "north": (0, 1, 0), "south": (0, -1, 0),
-           "east": (1, 0, 0), "west": (-1, 0, 0)}
-
-
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-def _roll_matrix(direction: str):
-    k = _cross(NORMALS["top"], NORMALS[direction])
-    kmat = [[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]]
-    k2 = [[sum(kmat[i][m] * kmat[m][j] for m in range(3)) for j in range(3)] for i in range(3)]
-    return [[(1 if i == j else 0) + kmat[i][j] + k2[i][j] for j in range(3)] for i in range(3)]
-
-
-def matrix_bottoms(faces: dict[str, int], moves: list[str]) -> list[int]:
-    """Bottom numbers after each roll, tracking each number's outward normal."""
-    normal_of = {faces[f]: NORMALS[f] for f in NORMALS}
-    out = []
-    for d in moves:
-        mat = _roll_matrix(d)
-        normal_of = {num: tuple(sum(mat[i][j] * n[j] for j in range(3)) for i in range(3))
-                     for num, n in normal_of.items()}
-        out.append(next(num for num, n in normal_of.items() if n == (0, 0, -1)))
-    return out
-
-
-def _full(top: int, south: int, east: int) -> dict[str, int]:
-    return {"top": top, "bottom": 7 - top, "south": south, "north": 7 - south, "east": east, "west": 7 - east}
-
 
 def test_contract():
     check_generator_contract(NAME, n=20)
@@ -96,10 +65,10 @@ def test_solver_invariants_many_seeds():
         path = scene["path"]
         moves = [move_direction(a, b) for a, b in zip(path[:-1], path[1:], strict=True)]
         sd = scene["start_die"]
-        bottoms = matrix_bottoms(_full(sd["top"], sd["south"], sd["east"]), moves)
-        assert sol.details["bottoms"] == bottoms
-        assert sol.answer == str(sum(bottoms))
-        assert len(bottoms) == len(path) - 1  # the starting bottom is not counted
+        expected = bottoms(full_faces(sd["top"], sd["south"], sd["east"]), moves)
+        assert sol.details["bottoms"] == expected
+        assert sol.answer == str(sum(expected))
+        assert len(expected) == len(path) - 1  # the starting bottom is not counted
         for st in sol.states:
             d = Die(**st["die"])
             assert d.top + d.bottom == d.north + d.south == d.east + d.west == 7

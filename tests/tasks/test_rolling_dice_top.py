@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from die_rotation_model import NORMALS, apply, roll_matrix
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.base import GenContext, Reject
@@ -16,33 +17,11 @@ from vcot.tasks.ct.rolling_dice import validate_path
 
 NAME = "rolling_dice_top"
 
-# -- an independent die model: face numbers attached to normal vectors, rolls as 3x3 rotation matrices --------
-# Axes: x = east, y = north, z = up.
-NORMALS = {"top": (0, 0, 1), "bottom": (0, 0, -1), "north": (0, 1, 0), "south": (0, -1, 0),
-           "east": (1, 0, 0), "west": (-1, 0, 0)}
-
-
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-def _roll_matrix(direction: str):
-    """Quarter turn about k = up x travel, so the top normal goes to the travel direction: R = I + K + K^2."""
-    k = _cross(NORMALS["top"], NORMALS[direction])
-    kmat = [[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]]
-    k2 = [[sum(kmat[i][m] * kmat[m][j] for m in range(3)) for j in range(3)] for i in range(3)]
-    return [[(1 if i == j else 0) + kmat[i][j] + k2[i][j] for j in range(3)] for i in range(3)]
-
-
-def _apply(mat, v):
-    return tuple(sum(mat[i][j] * v[j] for j in range(3)) for i in range(3))
-
-
 def matrix_roll_path(die: Die, moves: list[str]) -> Die:
     normal_of = {die.face(f): NORMALS[f] for f in NORMALS}
     for d in moves:
-        mat = _roll_matrix(d)
-        normal_of = {num: _apply(mat, n) for num, n in normal_of.items()}
+        mat = roll_matrix(d)
+        normal_of = {num: apply(mat, n) for num, n in normal_of.items()}
     face_of = {n: f for f, n in NORMALS.items()}
     return Die(**{face_of[n]: num for num, n in normal_of.items()})
 

@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from die_rotation_model import bottoms, full_faces
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.base import GenContext, Reject
@@ -16,32 +17,9 @@ from vcot.tasks.ct.rolling_dice import validate_pair
 
 NAME = "rolling_dice_two"
 
-NORMALS = {"top": (0, 0, 1), "bottom": (0, 0, -1), "north": (0, 1, 0), "south": (0, -1, 0),
-           "east": (1, 0, 0), "west": (-1, 0, 0)}
-
-
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-def _roll_matrix(direction: str):
-    k = _cross(NORMALS["top"], NORMALS[direction])
-    kmat = [[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]]
-    k2 = [[sum(kmat[i][m] * kmat[m][j] for m in range(3)) for j in range(3)] for i in range(3)]
-    return [[(1 if i == j else 0) + kmat[i][j] + k2[i][j] for j in range(3)] for i in range(3)]
-
-
 def matrix_bottom_sum(start: dict[str, int], path: list[list[int]]) -> int:
-    faces = {"top": start["top"], "bottom": 7 - start["top"], "south": start["south"], "north": 7 - start["south"],
-             "east": start["east"], "west": 7 - start["east"]}
-    normal_of = {faces[f]: NORMALS[f] for f in NORMALS}
-    total = 0
-    for a, b in zip(path[:-1], path[1:], strict=True):
-        mat = _roll_matrix(move_direction(a, b))
-        normal_of = {num: tuple(sum(mat[i][j] * n[j] for j in range(3)) for i in range(3))
-                     for num, n in normal_of.items()}
-        total += next(num for num, n in normal_of.items() if n == (0, 0, -1))
-    return total
+    moves = [move_direction(a, b) for a, b in zip(path[:-1], path[1:], strict=True)]
+    return sum(bottoms(full_faces(start["top"], start["south"], start["east"]), moves))
 
 
 REF = {"top": 1, "south": 2, "east": 3}

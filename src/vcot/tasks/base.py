@@ -160,31 +160,44 @@ class Task(ABC):
     def instance_seed(self, seed: int, index: int) -> int:
         return derive_seed(self.name, self.version, seed, index)
 
+    def _accept(self, index: int, seed: int, check_corruption: bool) -> tuple[dict[str, Any], Solution,
+                                                                             Corruption | None, int]:
+        """The rejection loop: draw scenes from the instance's RNG until one is acceptable."""
+        inst_seed = self.instance_seed(seed, index)
+        ctx = GenContext(rng=random.Random(inst_seed), task=self.name, seed=seed, index=index)
+        last: Reject | None = None
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                scene = self.sample_scene(ctx)
+                solution = self.solve(scene)
+                corruption = None
+                if check_corruption:
+                    corruption = self.corrupt(scene, solution, random.Random(derive_seed(inst_seed, "corrupt")))
+                    if corruption is None:
+                        raise Reject("no plausible corrupted trajectory for this scene")
+                return scene, solution, corruption, attempt
+            except Reject as exc:
+                last = exc
+        raise GenerationError(f"{self.name}: no acceptable scene for seed={seed} index={index} after "
+                              f"{self.max_attempts} attempts (last rejection: {last})")
+
+    def solved_scene(self, index: int, seed: int) -> tuple[dict[str, Any], Solution]:
+        """Scene and solution of instance `index` without rendering (fast: for invariants and statistics).
+
+        Equal to what `make` uses, except in the rare case where a scene admits no corrupted trajectory and
+        `make` draws on.
+        """
+        scene, solution, _, _ = self._accept(index, seed, check_corruption=False)
+        return scene, solution
+
     def make(self, index: int, seed: int, with_corruption: bool = True) -> Sample:
         """Instance `index` of the stream for `seed`; independent of every other index."""
         inst_seed = self.instance_seed(seed, index)
-        rng = random.Random(inst_seed)
-        ctx = GenContext(rng=rng, task=self.name, seed=seed, index=index)
-        last: Reject | None = None
         # Every instance of a task that can corrupt must have a corrupted trajectory, so that the
         # visual_cot_corrupted ablation serves the whole suite; it is computed even when not emitted so
         # that `with_corruption` never changes which scene is accepted.
         can_corrupt = type(self).corrupt is not Task.corrupt
-        corruption: Corruption | None = None
-        for attempt in range(1, self.max_attempts + 1):  # noqa: B007 - read after the loop
-            try:
-                scene = self.sample_scene(ctx)
-                solution = self.solve(scene)
-                if can_corrupt:
-                    corruption = self.corrupt(scene, solution, random.Random(derive_seed(inst_seed, "corrupt")))
-                    if corruption is None:
-                        raise Reject("no plausible corrupted trajectory for this scene")
-                break
-            except Reject as exc:
-                last = exc
-        else:
-            raise GenerationError(f"{self.name}: no acceptable scene for seed={seed} index={index} after "
-                                  f"{self.max_attempts} attempts (last rejection: {last})")
+        scene, solution, corruption, attempt = self._accept(index, seed, check_corruption=can_corrupt)
         rendering = self.render(scene, solution)
         if self.rows_per_problem > 1:
             # MIRA's paired form: rows n.1, n.2, ... of one problem share a scene and a uid stem.
