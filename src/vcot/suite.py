@@ -29,6 +29,7 @@ from pydantic import ValidationError
 
 from vcot import __version__
 from vcot.draw.png import encode_png, pixel_digest
+from vcot.jsonl import iter_jsonl
 from vcot.schema import Instance
 from vcot.tasks.base import Sample
 
@@ -273,40 +274,28 @@ def read_suite(path: str | Path, check_images: str = "header") -> Suite:
     instances: list[Instance] = []
     seen: dict[str, int] = {}
     checked: set[str] = set()
-    with open(inst_path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            where = f"{inst_path}:{lineno}"
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise SuiteError(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SuiteError(f"{where}: malformed JSON (column {exc.colno}: {exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise SuiteError(f"{where}: each line must be a JSON object")
-            try:
-                inst = Instance.model_validate(obj)
-            except ValidationError as exc:
-                problems = "; ".join(
-                    f"{'.'.join(str(p) for p in e['loc']) or 'instance'}: {e['msg']}" for e in exc.errors()
-                )
-                raise SuiteError(f"{where}: invalid instance: {problems}") from None
-            if inst.uid in seen:
-                raise SuiteError(f"{where}: duplicate uid {inst.uid!r} (first on line {seen[inst.uid]})")
-            seen[inst.uid] = lineno
-            if not _known_task(inst.task, manifest):
-                raise SuiteError(f"{where}: unknown task {inst.task!r} (not registered and not declared in "
-                                 f"the manifest)")
-            for rel in inst.image_paths():
-                target = resolve_inside(root, rel, where=where)
-                if check_images != "none" and rel not in checked:
-                    check_image_file(target, f"{where} (field image {rel!r})", decode=check_images == "full")
-                    checked.add(rel)
-            instances.append(inst)
+    for lineno, where, obj in iter_jsonl(inst_path, SuiteError):
+        if not isinstance(obj, dict):
+            raise SuiteError(f"{where}: each line must be a JSON object")
+        try:
+            inst = Instance.model_validate(obj)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'instance'}: {e['msg']}" for e in exc.errors()
+            )
+            raise SuiteError(f"{where}: invalid instance: {problems}") from None
+        if inst.uid in seen:
+            raise SuiteError(f"{where}: duplicate uid {inst.uid!r} (first on line {seen[inst.uid]})")
+        seen[inst.uid] = lineno
+        if not _known_task(inst.task, manifest):
+            raise SuiteError(f"{where}: unknown task {inst.task!r} (not registered and not declared in "
+                             f"the manifest)")
+        for rel in inst.image_paths():
+            target = resolve_inside(root, rel, where=where)
+            if check_images != "none" and rel not in checked:
+                check_image_file(target, f"{where} (field image {rel!r})", decode=check_images == "full")
+                checked.add(rel)
+        instances.append(inst)
     counts = manifest.get("counts")
     if isinstance(counts, dict):
         actual = Counter(i.task for i in instances)

@@ -21,6 +21,7 @@ from typing import Any
 
 from PIL import Image
 
+from vcot.jsonl import iter_jsonl
 from vcot.schema import AnswerType, Instance, Step, option_letters
 from vcot.suite import Suite, SuiteError, check_image_file, resolve_inside, write_suite
 from vcot.tasks.base import Sample
@@ -123,56 +124,46 @@ def _task_kind(task: str) -> tuple[str, AnswerType]:
 def _import_task(task_dir: Path, task: str) -> Iterator[Sample]:
     jsonl = task_dir / f"{task}.jsonl"
     domain, answer_type = _task_kind(task)
-    with open(jsonl, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            where = f"{jsonl}:{lineno}"
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise SuiteError(f"{where}: not UTF-8 text ({exc.reason})") from None
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise SuiteError(f"{where}: malformed JSON ({exc.msg})") from None
-            for key in ("uid", "image_path", "question"):
-                if key not in obj:
-                    raise SuiteError(f"{where}: missing field {key!r}")
-            answer = _answer_fields(obj, task, where)
-            rel = str(obj["image_path"])
-            img_path = _find_image(task_dir / "image", Path(rel).name)
-            if img_path is None:
-                raise SuiteError(f"{where}: input image {rel!r} not found under {task_dir / 'image'}")
-            resolve_inside(task_dir, str(img_path.relative_to(task_dir)).replace("\\", "/"), where)
-            check_image_file(img_path, where, decode=True)
-            uid = f"mira-{task}-{obj['uid']}"
-            stem = img_path.stem
-            atype, options, notes = answer_type, None, {}
-            if atype == AnswerType.CHOICE:
-                if re.fullmatch(r"[A-Z]", answer):
-                    options = option_letters(max(4, ord(answer) - ord("A") + 1))
-                    notes["options_inferred"] = True
-                else:
-                    atype = AnswerType.TEXT
-            images: dict[str, Image.Image] = {}
-            base = f"images/{task}/{stem}"
-            with Image.open(img_path) as im:
-                images[f"{base}.png"] = im.convert("RGB")
-            steps = []
-            for k, cot in enumerate(_cot_images(task_dir / "cot", stem), start=1):
-                check_image_file(cot, f"{where} (cot {cot.name})", decode=True)
-                with Image.open(cot) as im:
-                    images[f"{base}_step{k}.png"] = im.convert("RGB")
-                steps.append(Step(image=f"{base}_step{k}.png", text=NO_STEP_TEXT))
-            meta: dict[str, Any] = {"source": {"format": "mira", "task": task, "uid": obj["uid"],
-                                               "image_path": rel}, "step_texts_available": False, **notes}
-            if isinstance(obj.get("vcot_uid"), str):
-                meta["source"]["vcot_uid"] = obj["vcot_uid"]
-            inst = Instance(uid=uid, task=task, domain=domain, question=str(obj["question"]),
-                            image=f"{base}.png", answer=answer, answer_type=atype, options=options,
-                            steps=steps, meta=meta)
-            yield Sample(instance=inst, images=images)
+    for _lineno, where, obj in iter_jsonl(jsonl, SuiteError):
+        if not isinstance(obj, dict):
+            raise SuiteError(f"{where}: each line must be a JSON object")
+        for key in ("uid", "image_path", "question"):
+            if key not in obj:
+                raise SuiteError(f"{where}: missing field {key!r}")
+        answer = _answer_fields(obj, task, where)
+        rel = str(obj["image_path"])
+        img_path = _find_image(task_dir / "image", Path(rel).name)
+        if img_path is None:
+            raise SuiteError(f"{where}: input image {rel!r} not found under {task_dir / 'image'}")
+        resolve_inside(task_dir, str(img_path.relative_to(task_dir)).replace("\\", "/"), where)
+        check_image_file(img_path, where, decode=True)
+        uid = f"mira-{task}-{obj['uid']}"
+        stem = img_path.stem
+        atype, options, notes = answer_type, None, {}
+        if atype == AnswerType.CHOICE:
+            if re.fullmatch(r"[A-Z]", answer):
+                options = option_letters(max(4, ord(answer) - ord("A") + 1))
+                notes["options_inferred"] = True
+            else:
+                atype = AnswerType.TEXT
+        images: dict[str, Image.Image] = {}
+        base = f"images/{task}/{stem}"
+        with Image.open(img_path) as im:
+            images[f"{base}.png"] = im.convert("RGB")
+        steps = []
+        for k, cot in enumerate(_cot_images(task_dir / "cot", stem), start=1):
+            check_image_file(cot, f"{where} (cot {cot.name})", decode=True)
+            with Image.open(cot) as im:
+                images[f"{base}_step{k}.png"] = im.convert("RGB")
+            steps.append(Step(image=f"{base}_step{k}.png", text=NO_STEP_TEXT))
+        meta: dict[str, Any] = {"source": {"format": "mira", "task": task, "uid": obj["uid"],
+                                           "image_path": rel}, "step_texts_available": False, **notes}
+        if isinstance(obj.get("vcot_uid"), str):
+            meta["source"]["vcot_uid"] = obj["vcot_uid"]
+        inst = Instance(uid=uid, task=task, domain=domain, question=str(obj["question"]),
+                        image=f"{base}.png", answer=answer, answer_type=atype, options=options,
+                        steps=steps, meta=meta)
+        yield Sample(instance=inst, images=images)
 
 
 def import_mira(src: str | Path, out: str | Path, name: str = "mira") -> dict[str, Any]:

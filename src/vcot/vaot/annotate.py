@@ -34,7 +34,7 @@ import pandas as pd
 
 from vcot.suite import Suite, SuiteError
 from vcot.vaot.analysis import DIMENSIONS, agreement
-from vcot.vaot.judge import ProcessScore
+from vcot.vaot.judge import ProcessScore, load_process_scores
 from vcot.vaot.trajectory import Trajectory, returned_image_path
 
 ANNOTATIONS_DB = "annotations.sqlite"
@@ -61,40 +61,6 @@ DIMENSION_HELP = {
 
 
 # --------------------------------------------------------------------------------------------- judge scores
-
-def load_process_scores(path: str | Path) -> list[ProcessScore]:
-    """Judge verdicts from a `process_scores.jsonl` file (one ProcessScore object per line).
-
-    A missing file means "not judged yet" and gives an empty list; a malformed line is an error naming it.
-    """
-    path = Path(path)
-    if not path.is_file():
-        return []
-    known = {f.name for f in dataclasses.fields(ProcessScore)}
-    out: list[ProcessScore] = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{lineno}: malformed JSON ({exc.msg})") from None
-        if not isinstance(obj, dict) or not isinstance(obj.get("trajectory_id"), str):
-            raise ValueError(f"{path}:{lineno}: expected an object with a string trajectory_id")
-        fields = {k: v for k, v in obj.items() if k in known}
-        for dim in DIMENSIONS:
-            v = fields.get(dim)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or float(v) not in
-                                  SCORE_VALUES.values()):
-                raise ValueError(f"{path}:{lineno}: {dim} must be 0, 0.5, 1 or null, got {v!r}")
-            fields[dim] = None if v is None else float(v)
-        fields.setdefault("judge_model", "")
-        fields.setdefault("key_step", None)
-        fields.setdefault("key_action", None)
-        fields.setdefault("rationale", "")
-        out.append(ProcessScore(**fields))
-    return out
-
 
 # ------------------------------------------------------------------------------------------------ sampling
 

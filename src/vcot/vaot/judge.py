@@ -13,6 +13,7 @@ judge's own accuracy on Render Faithfulness.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import re
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from vcot.jsonl import iter_jsonl
 from vcot.vaot.trajectory import Trajectory, returned_image_path
 
 JUDGE_VERSION = "1"
@@ -227,3 +229,31 @@ def rf_calibration(trajectories: Iterable[Trajectory], scores: Iterable[ProcessS
         by_cond[cond] = {"n": len(sub), "strict": sum(a == b for a, b in sub) / len(sub)}
     return {"n": n, "strict": sum(a == b for a, b, _ in pairs) / n,
             "partial": sum(abs(a - b) <= 0.5 for a, b, _ in pairs) / n, "by_condition": by_cond}
+
+
+def load_process_scores(path: str | Path) -> list[ProcessScore]:
+    """Judge verdicts from a `process_scores.jsonl` file (one ProcessScore object per line).
+
+    A missing file means "not judged yet" and gives an empty list; a malformed line is an error naming it.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return []
+    known = {f.name for f in dataclasses.fields(ProcessScore)}
+    out: list[ProcessScore] = []
+    for _lineno, where, obj in iter_jsonl(path):
+        if not isinstance(obj, dict) or not isinstance(obj.get("trajectory_id"), str):
+            raise ValueError(f"{where}: expected an object with a string trajectory_id")
+        fields = {k: v for k, v in obj.items() if k in known}
+        for dim in ("ar", "rf", "fu"):
+            v = fields.get(dim)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or float(v) not in
+                                  SCORES):
+                raise ValueError(f"{where}: {dim} must be 0, 0.5, 1 or null, got {v!r}")
+            fields[dim] = None if v is None else float(v)
+        fields.setdefault("judge_model", "")
+        fields.setdefault("key_step", None)
+        fields.setdefault("key_action", None)
+        fields.setdefault("rationale", "")
+        out.append(ProcessScore(**fields))
+    return out

@@ -8,6 +8,7 @@ escaped; images are embedded so the report stays self-contained.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import html
 import json
 import math
@@ -26,6 +27,7 @@ from vcot.vaot.analysis import (
     wrongrender_gap,
 )
 from vcot.vaot.conditions import VAOT_CONDITIONS
+from vcot.vaot.judge import load_process_scores
 from vcot.vaot.trajectory import Trajectory, read_trajectories, returned_image_path, trajectory_id
 
 SCORES_FILE = "process_scores.jsonl"
@@ -43,18 +45,9 @@ def load_scores(run_dirs: Sequence[Path]) -> dict[str, dict[str, Any]]:
     """Process scores by trajectory id from every run folder that has them (failed verdicts left out)."""
     out: dict[str, dict[str, Any]] = {}
     for d in run_dirs:
-        path = Path(d) / SCORES_FILE
-        if not path.is_file():
-            continue
-        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{lineno}: malformed JSON ({exc.msg})") from None
-            if not obj.get("error"):
-                out[obj["trajectory_id"]] = obj
+        for score in load_process_scores(Path(d) / SCORES_FILE):
+            if not score.error:
+                out[score.trajectory_id] = dataclasses.asdict(score)
     return out
 
 

@@ -20,6 +20,7 @@ from vcot.draw.png import encode_png
 from vcot.engine.messages import ModelResponse, ToolCall
 from vcot.engine.store import STORE_NAME
 from vcot.images import ImagePolicy
+from vcot.jsonl import iter_jsonl
 from vcot.suite import Suite
 from vcot.vaot.conditions import VAOT_CONDITIONS, VaotEpisode
 
@@ -130,12 +131,12 @@ def read_trajectories(run_dir: str | Path) -> list[Trajectory]:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no trajectories; run `vcot trajectories RUN --suite SUITE` first")
     out = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                out.append(Trajectory.from_json(line))
-            except (json.JSONDecodeError, TypeError, KeyError) as exc:
-                raise ValueError(f"{path}:{lineno}: malformed trajectory record ({exc})") from None
+    for _lineno, where, obj in iter_jsonl(path):
+        try:
+            obj["steps"] = [TrajectoryStep(**s) for s in obj["steps"]]
+            out.append(Trajectory(**obj))
+        except (TypeError, KeyError) as exc:
+            raise ValueError(f"{where}: malformed trajectory record ({exc})") from None
     return out
 
 
