@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -11,6 +12,10 @@ from rich.console import Console
 app = typer.Typer(add_completion=False)
 console = Console()
 err = Console(stderr=True)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _fail(message: str) -> NoReturn:
@@ -54,6 +59,10 @@ def annotate(
         _fail(f"cannot listen on {host}:{port}: {exc}")
     console.print(f"{len(picked)} of {len(trajs)} trajectories sampled (seed {seed}); scores go to "
                   f"{Path(run_dir) / ANNOTATIONS_DB}")
+    # A process started in the background by a non-interactive shell inherits SIGINT as ignored; install
+    # the handler explicitly so that Ctrl-C (and SIGTERM) always stop the server cleanly.
+    signal.signal(signal.SIGINT, _interrupt)
+    signal.signal(signal.SIGTERM, _interrupt)
     print(server.url, flush=True)
     console.print("Ctrl-C to stop.")
     try:
