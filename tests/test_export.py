@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from PIL import Image
 
 from vcot.draw import pixel_digest
 from vcot.export.mira import NO_STEP_TEXT, export_mira, import_mira
@@ -103,3 +104,19 @@ def test_gear_pairs_export_as_mira_sub_uids(tmp_path):
     out = export_mira(suite, tmp_path / "mira")
     lines = [json.loads(x) for x in (out / "gear_rotation" / "gear_rotation.jsonl").read_text().splitlines()]
     assert [x["uid"] for x in lines] == ["1.1", "1.2", "2.1", "2.2"]
+
+
+def test_official_script_lookup_finds_our_export(toy_suite, tmp_path):
+    """Replays how MIRA's eval script finds images: image/<stem>.(png|jpg|jpeg) and sorted cot/<stem>.* + <stem>_*."""
+    suite = read_suite(toy_suite)
+    out = export_mira(suite, tmp_path / "mira")
+    task_dir = out / "toy_dots"
+    records = [json.loads(x) for x in (task_dir / "toy_dots.jsonl").read_text().splitlines()]
+    for rec, inst in zip(records, suite.instances, strict=True):
+        stem = rec["image_path"].rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        assert any((task_dir / "image" / f"{stem}{ext}").is_file() for ext in (".png", ".jpg", ".jpeg"))
+        found = sorted({p for p in [*(task_dir / "cot").glob(f"{stem}.*"), *(task_dir / "cot").glob(f"{stem}_*")]
+                        if p.suffix.lower() in {".png", ".jpg", ".jpeg"}})
+        assert len(found) == len(inst.steps)
+        for path, step in zip(found, inst.steps, strict=True):
+            assert pixel_digest(Image.open(path).convert("RGB")) == pixel_digest(suite.load_image(step.image))
