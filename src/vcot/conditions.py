@@ -72,12 +72,23 @@ class Prompt:
     images: list[dict[str, Any]] = field(default_factory=list)
 
 
+def _lists_option(question: str, letter: str, text: str) -> bool:
+    """Whether the question already presents this option next to its letter ("A. x", "(A) x", "A) x", "A: x")."""
+    return any(f"{lead}{text}" in question for lead in (f"{letter}. ", f"({letter}) ", f"{letter}) ", f"{letter}: "))
+
+
 def format_question(instance: Instance) -> str:
+    """The question, plus an "Options:" block unless the options are the bare panel letters of a picture
+    or the question already lists every option with its letter."""
     q = instance.question.strip()
     opts = instance.options
-    if not opts or all(o.strip() and o.strip() in q for o in opts):
+    if not opts:
         return q
-    lines = [f"{letter}. {text}" for letter, text in zip(option_letters(len(opts)), opts, strict=True)]
+    letters = option_letters(len(opts))
+    if [o.strip() for o in opts] == letters or all(_lists_option(q, a, o.strip()) for a, o in zip(letters, opts,
+                                                                                              strict=True)):
+        return q
+    lines = [f"{letter}. {text}" for letter, text in zip(letters, opts, strict=True)]
     return q + "\n\nOptions:\n" + "\n".join(lines)
 
 

@@ -140,3 +140,18 @@ def test_tool_images_travel_in_a_user_message_after_the_tool_messages(suite):
     assert kinds == ["text", "image_url", "text", "image_url"]
     assert out[4]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
     assert out[0]["content"][0]["type"] == "image_url" and out[0]["content"][1]["type"] == "text"
+
+
+def test_options_block_rule():
+    from vcot.schema import Instance
+
+    def q(question, options):
+        return format_question(Instance(uid="u", task="overlap", domain="EG", question=question, image="a.png",
+                                        answer="A", answer_type="choice", options=options))
+
+    # Pictorial panels: the letters are the options, nothing to add.
+    assert "Options:" not in q("Which pair overlaps most? Answer A, B, C or D.", ["A", "B", "C", "D"])
+    # A short option text that merely occurs in the question is not "listed": the block is added.
+    assert "Options:\nA. red\nB. blue" in q("Which wire is red-hot? A colour word.", ["red", "blue"])
+    # Options already listed with their letters are not repeated.
+    assert "Options:" not in q("Which colour?\n(A) red\n(B) blue", ["red", "blue"])
