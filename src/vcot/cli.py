@@ -185,10 +185,12 @@ def gallery(
 @app.command("export")
 def export_cmd(
     suite_dir: Annotated[Path, typer.Argument(help="Suite folder")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="parquet | mira")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (parquet) or folder (mira)")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="parquet | mira | vlmevalkit | lmms-eval | inspect")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (parquet) or folder (all others)")],
+    package: Annotated[str, typer.Option(help="Python package name of the generated Inspect task package")]
+    = "vcot_inspect",
 ) -> None:
-    """Export a suite to Parquet (HF datasets) or the official MIRA layout."""
+    """Export a suite to Parquet (HF datasets), the MIRA layout, or an evaluation harness's format."""
     from vcot.suite import SuiteError, read_suite
 
     try:
@@ -203,8 +205,26 @@ def export_cmd(
         from vcot.export.mira import export_mira
 
         console.print(f"wrote MIRA layout to {export_mira(s, out)}")
+    elif fmt == "vlmevalkit":
+        from vcot.export.vlmevalkit import export_vlmevalkit
+
+        console.print(f"wrote VLMEvalKit TSVs and dataset class to {export_vlmevalkit(s, out)}")
+    elif fmt == "lmms-eval":
+        from vcot.export.lmms_eval import export_lmms_eval
+
+        console.print(f"wrote lmms-eval task folder to {export_lmms_eval(s, out)} "
+                      f"(use: lmms-eval --include_path {out} --tasks ...)")
+    elif fmt == "inspect":
+        from vcot.export.inspect_ai import export_inspect
+
+        try:
+            root = export_inspect(s, out, package=package)
+        except ValueError as exc:
+            _fail(str(exc))
+        console.print(f"wrote Inspect AI package to {root} (use: pip install {root}; "
+                      f"inspect eval {package}/direct --model ...)")
     else:
-        _fail(f"unknown format {fmt!r}; choose parquet or mira")
+        _fail(f"unknown format {fmt!r}; choose parquet, mira, vlmevalkit, lmms-eval or inspect")
 
 
 @app.command("import-mira")
