@@ -106,7 +106,7 @@ def generate(
         manifest = build_suite(out, suite_name, plans, processes=processes,
                                progress=lambda k: progress.advance(bar, k))
     console.print(f"wrote {manifest['total']} instances of {len(manifest['counts'])} task(s) to {out}")
-    console.print(f"content hash {manifest['content_hash']}")
+    console.print(f"content hash {manifest['content_hash']}", soft_wrap=True)
 
 
 @app.command()
@@ -153,7 +153,7 @@ def validate(
             err.print(f"[red]✗[/] {p}", highlight=False)
         _fail(f"{len(problems)} problem(s) in {suite_dir}", code=1)
     console.print(f"[green]ok[/] {len(s)} instances, {len(s.manifest.get('counts', {}))} task(s); "
-                  f"{resolved} answers re-solved from meta; hash {s.content_hash}")
+                  f"{resolved} answers re-solved from meta; hash {s.content_hash}", soft_wrap=True)
 
 
 @app.command()
