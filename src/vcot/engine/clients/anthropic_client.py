@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from vcot.engine.clients.base import CallContext, ModelClient
+from vcot.engine.clients.openai_compat import parse_retry_after
 from vcot.engine.errors import AuthError, ConfigError, FatalCallError, RetryableError
 from vcot.engine.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
 from vcot.engine.settings import GenSettings
@@ -88,13 +89,15 @@ class AnthropicClient(ModelClient):
             resp = await self._client.messages.create(model=self.model, messages=msgs,
                                                       timeout=settings.timeout_s, **kwargs)
         except sdk.RateLimitError as exc:
-            ra = exc.response.headers.get("retry-after")
-            raise RetryableError(f"HTTP 429: {str(exc)[:300]}", float(ra) if ra else None, kind="429") from None
+            # Retry-After may be seconds or an HTTP date; retry-after-ms is honoured too.
+            raise RetryableError(f"HTTP 429: {str(exc)[:300]}", parse_retry_after(exc.response.headers),
+                                 kind="429") from None
         except (sdk.AuthenticationError, sdk.PermissionDeniedError):
             raise AuthError(f"Anthropic rejected the credentials; check {self.key_env}") from None
         except sdk.APIStatusError as exc:
             if exc.status_code >= 500 or exc.status_code in (408, 409, 529):
-                raise RetryableError(f"HTTP {exc.status_code}", kind=str(exc.status_code)) from None
+                raise RetryableError(f"HTTP {exc.status_code}", parse_retry_after(exc.response.headers),
+                                     kind=str(exc.status_code)) from None
             raise FatalCallError(f"HTTP {exc.status_code}: {str(exc)[:300]}") from None
         except sdk.APIConnectionError as exc:
             raise RetryableError(f"connection failed ({type(exc).__name__})", kind="connection") from None

@@ -12,9 +12,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from vcot.engine.clients.base import CallContext, ModelClient
+from vcot.engine.clients.openai_compat import parse_retry_after
 from vcot.engine.errors import AuthError, ConfigError, FatalCallError, RetryableError
 from vcot.engine.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
 from vcot.engine.settings import GenSettings
+
+_TRANSPORT_MODULES = ("httpx", "httpx2", "httpcore", "aiohttp", "h11", "anyio")
+
+
+def _retry_after(exc: Any) -> float | None:
+    return parse_retry_after(getattr(getattr(exc, "response", None), "headers", None))
 
 
 class GoogleClient(ModelClient):
@@ -31,7 +38,11 @@ class GoogleClient(ModelClient):
         self._errors = errors
         self.model = model
         self.key_env = key_env
-        self._client = genai.Client(api_key=api_key)
+        # (run, uid, condition, epoch, call id) -> (the server's call id, thought signature), in memory only.
+        self._calls: dict[tuple, tuple[str | None, bytes | None]] = {}
+        # v1beta is the version Google documents generateContent (tools, system instructions) against; SDK
+        # releases differ in their default. The base URL is the SDK's own (GOOGLE_GEMINI_BASE_URL overrides it).
+        self._client = genai.Client(api_key=api_key, http_options=types.HttpOptions(api_version="v1beta"))
 
     def describe(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.model, "api_key_env": self.key_env}
@@ -46,15 +57,17 @@ class GoogleClient(ModelClient):
                 out.append(types.Part.from_bytes(data=base64.b64decode(p.image.b64), mime_type=p.image.mime))
         return out
 
-    def _contents(self, messages: Sequence[Message]) -> tuple[str | None, list[Any]]:
+    def _contents(self, messages: Sequence[Message], sample: tuple) -> tuple[str | None, list[Any]]:
         types = self._types
         system = None
         names: dict[str, str] = {}
         contents: list[Any] = []
+        tool_turn = False  # the last content holds function responses (parallel calls share one turn)
         for m in messages:
             if m.role == "system":
                 system = m.text
-            elif m.role == "assistant":
+                continue
+            if m.role == "assistant":
                 parts = self._parts(m)
                 for c in m.tool_calls:
                     names[c.id] = c.name
@@ -62,22 +75,34 @@ class GoogleClient(ModelClient):
                         args = json.loads(c.arguments or "{}")
                     except ValueError:
                         args = {}
-                    parts.append(types.Part.from_function_call(name=c.name, args=args))
+                    server_id, signature = self._calls.get((*sample, c.id), (None, None))
+                    # Gemini 3 rejects a follow-up whose function calls lack the thought signature it sent.
+                    parts.append(types.Part(function_call=types.FunctionCall(id=server_id, name=c.name, args=args),
+                                            thought_signature=signature))
                 contents.append(types.Content(role="model", parts=parts))
+                tool_turn = False
             elif m.role == "tool":
-                name = names.get(m.tool_call_id or "", "tool")
-                parts = [types.Part.from_function_response(name=name, response={"result": m.text})]
-                # Returned images follow as user content, as for OpenAI-compatible servers.
-                imgs = [p for p in self._parts(m) if getattr(p, "inline_data", None) is not None]
-                contents.append(types.Content(role="user", parts=parts + imgs))
+                call_id = m.tool_call_id or ""
+                server_id, _ = self._calls.get((*sample, call_id), (None, None))
+                parts = [types.Part(function_response=types.FunctionResponse(
+                    id=server_id, name=names.get(call_id, "tool"), response={"result": m.text}))]
+                # Returned images follow the function response as inline data in the same user turn.
+                parts += [p for p in self._parts(m) if getattr(p, "inline_data", None) is not None]
+                if tool_turn:
+                    contents[-1].parts.extend(parts)
+                else:
+                    contents.append(types.Content(role="user", parts=parts))
+                tool_turn = True
             else:
                 contents.append(types.Content(role="user", parts=self._parts(m)))
+                tool_turn = False
         return system, contents
 
     async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,
                        settings: GenSettings, ctx: CallContext) -> ModelResponse:
         types = self._types
-        system, contents = self._contents(messages)
+        sample = (ctx.run_id, ctx.uid, ctx.condition, ctx.epoch)
+        system, contents = self._contents(messages, sample)
         config = types.GenerateContentConfig(
             system_instruction=system, max_output_tokens=settings.max_tokens, temperature=settings.temperature,
             top_p=settings.top_p, seed=None if settings.seed is None else settings.seed + ctx.epoch,
@@ -94,24 +119,38 @@ class GoogleClient(ModelClient):
             if code in (401, 403):
                 raise AuthError(f"Google rejected the credentials; check {self.key_env}") from None
             if code == 429 or code >= 500 or code == 408:
-                raise RetryableError(f"HTTP {code}", kind=str(code)) from None
+                raise RetryableError(f"HTTP {code}: {str(exc)[:300]}", _retry_after(exc), kind=str(code)) from None
             raise FatalCallError(f"HTTP {code}: {str(exc)[:300]}") from None
-        except (ConnectionError, TimeoutError) as exc:
-            raise RetryableError(f"connection failed ({type(exc).__name__})", kind="connection") from None
+        except TimeoutError:
+            raise RetryableError(f"no response within {settings.timeout_s:g} s", kind="timeout") from None
+        except Exception as exc:
+            # Transport failures surface as the SDK's HTTP library's own errors (httpx or aiohttp).
+            if isinstance(exc, ConnectionError) or type(exc).__module__.split(".")[0] in _TRANSPORT_MODULES:
+                raise RetryableError(f"connection failed ({type(exc).__name__})", kind="connection") from None
+            raise
         text_parts: list[str] = []
         calls: list[ToolCall] = []
         cand = (resp.candidates or [None])[0]
         for i, part in enumerate(getattr(getattr(cand, "content", None), "parts", None) or []):
-            if getattr(part, "text", None):
+            if getattr(part, "text", None) and not getattr(part, "thought", None):
                 text_parts.append(part.text)
             fc = getattr(part, "function_call", None)
             if fc is not None:
-                calls.append(ToolCall(id=fc.id or f"call_{i}", name=fc.name or "",
-                                      arguments=json.dumps(dict(fc.args or {}))))
+                call_id = fc.id or f"call_{ctx.turn}_{i}"
+                # Kept for the rest of the episode: later turns resend this call with its id and signature.
+                self._calls[(*sample, call_id)] = (fc.id, getattr(part, "thought_signature", None))
+                calls.append(ToolCall(id=call_id, name=fc.name or "", arguments=json.dumps(dict(fc.args or {}))))
         usage = resp.usage_metadata
+        finish = getattr(cand, "finish_reason", None)
+        finish = getattr(finish, "value", finish)  # the SDK's enum: "STOP", not "FinishReason.STOP"
         return ModelResponse(
             text="".join(text_parts), tool_calls=calls,
-            finish_reason=str(getattr(cand, "finish_reason", None) or "") or None,
+            finish_reason=str(finish) if finish else None,
             input_tokens=getattr(usage, "prompt_token_count", None),
             output_tokens=getattr(usage, "candidates_token_count", None),
             raw=resp.model_dump_json(exclude_none=True))
+
+    async def aclose(self) -> None:
+        aclose = getattr(self._client.aio, "aclose", None)  # absent from older google-genai releases
+        if aclose is not None:
+            await aclose()
