@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import collections
-import random
 
 import pytest
 from shapely.geometry import Point, Polygon
 
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
-from vcot.tasks.base import GenContext, Reject
+from vcot.tasks.base import Reject
 from vcot.tasks.eg.convex_hull import (
     MARKERS,
     area2,
@@ -147,13 +146,7 @@ def test_reject_disjoint_overlap():
 def _scenes(difficulty: str, n: int):
     task = get_task("convex_hull", difficulty=difficulty)
     for s in range(n):
-        ctx = GenContext(random.Random(s), task.name, 0, s)
-        for _ in range(200):
-            try:
-                yield task, task.sample_scene(ctx)
-                break
-            except Reject:
-                continue
+        yield task, task.solved_scene(s, 0)[0]
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
@@ -191,14 +184,7 @@ def test_answer_balance():
     k = hi - lo + 1
     counts = collections.Counter()
     for index in range(14 * k):
-        ctx = GenContext(random.Random(index), task.name, 0, index)
-        while True:
-            try:
-                scene = task.sample_scene(ctx)
-                break
-            except Reject:
-                continue
-        counts[task.solve(scene).answer] += 1
+        counts[task.solved_scene(index, 0)[1].answer] += 1
     assert counts == {str(v): 14 for v in range(lo, hi + 1)}
 
 

@@ -31,17 +31,8 @@ def _scene(ctx_seed: int, task, index: int = 0) -> dict:
 
 
 def _accepted_scenes(task, n: int, base: int = 0) -> list[dict]:
-    """Accepted scenes for indices 0..n-1, drawn like Task.make does (rejection loop over one rng)."""
-    out = []
-    for index in range(n):
-        ctx = GenContext(random.Random(base * 100003 + index), task.name, 0, index)
-        while True:
-            try:
-                out.append(task.sample_scene(ctx))
-                break
-            except Reject:
-                continue
-    return out
+    """Accepted scenes for indices 0..n-1, drawn as Task.make draws them."""
+    return [task.solved_scene(index, base)[0] for index in range(n)]
 
 
 def test_contract():
