@@ -58,3 +58,29 @@ def write_test_suite(out: Path, n: int, seed: int = 0, big_first: bool = False) 
 
     write_suite(out, f"engine-test-{n}", make_samples(n, seed, big_first))
     return out
+
+
+class ToolEpisode:
+    """Answers every tool call with a text and the instance's first step image (a stand-in renderer)."""
+
+    def __init__(self, instance: Instance, images, tools) -> None:
+        self.instance = instance
+        self.images = images
+        self.tools = tools
+
+    def first_messages(self):
+        from vcot.conditions import build_prompt
+
+        return build_prompt(self.instance, "direct", self.images).messages
+
+    def on_response(self, response):
+        from vcot.engine.messages import ImagePart, Message, TextPart
+
+        if not response.tool_calls:
+            return None
+        step = self.images(self.instance.steps[0].image)
+        return [Message("tool", [TextPart(f"drew {c.name} {c.arguments}"), ImagePart(step)], tool_call_id=c.id)
+                for c in response.tool_calls]
+
+    def record(self) -> dict:
+        return {}

@@ -5,10 +5,10 @@ from __future__ import annotations
 import sqlite3
 
 import pyarrow.parquet as pq
+from engine_fixtures import ToolEpisode
 
-from vcot.conditions import build_prompt
 from vcot.engine.episode import register_condition
-from vcot.engine.messages import ImagePart, Message, ModelResponse, TextPart, ToolSpec
+from vcot.engine.messages import ToolSpec
 from vcot.engine.retry import RetryPolicy
 from vcot.engine.runner import EvalSpec, run_eval
 from vcot.engine.store import STORE_NAME
@@ -17,31 +17,11 @@ SCRIPT = [[{"name": "draw_line", "arguments": {"x": 1}}],
           [{"name": "draw_line", "arguments": {"x": 2}}, {"name": "draw_line", "arguments": {"x": 3}}]]
 
 
-class ToolEpisode:
-    """Answers every tool call with a text and the instance's first step image (a stand-in renderer)."""
-
-    tools = [ToolSpec("draw_line", "Draw a line on the image.",
-                      {"type": "object", "properties": {"x": {"type": "number"}}})]
-
-    def __init__(self, instance, images) -> None:
-        self.instance = instance
-        self.images = images
-
-    def first_messages(self) -> list[Message]:
-        return build_prompt(self.instance, "direct", self.images).messages
-
-    def on_response(self, response: ModelResponse) -> list[Message] | None:
-        if not response.tool_calls:
-            return None
-        step = self.images(self.instance.steps[0].image)
-        return [Message("tool", [TextPart(f"drew {c.name} {c.arguments}"), ImagePart(step)], tool_call_id=c.id)
-                for c in response.tool_calls]
-
-    def record(self) -> dict:
-        return {}
+DRAW_LINE = ToolSpec("draw_line", "Draw a line on the image.",
+                     {"type": "object", "properties": {"x": {"type": "number"}}})
 
 
-register_condition("test_tool_loop", lambda inst, cond, epoch, images: ToolEpisode(inst, images),
+register_condition("test_tool_loop", lambda inst, cond, epoch, images: ToolEpisode(inst, images, [DRAW_LINE]),
                    lambda inst: None if inst.steps else "no steps")
 
 TURN_ROLES = ["user", "user,assistant,tool,user", "user,assistant,tool,user,assistant,tool,tool,user"]

@@ -24,12 +24,12 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from engine_fixtures import ToolEpisode
 
-from vcot.conditions import build_prompt
 from vcot.engine.clients import make_client
 from vcot.engine.episode import register_condition
 from vcot.engine.errors import ConfigError
-from vcot.engine.messages import ImagePart, Message, ModelResponse, TextPart, ToolSpec
+from vcot.engine.messages import ToolSpec
 from vcot.engine.retry import RetryPolicy
 from vcot.engine.runner import EvalSpec, run_eval
 from vcot.engine.store import STORE_NAME
@@ -319,30 +319,7 @@ def test_text_image_usage_retries_and_key(api, suite, tmp_path):
     assert key_env in settings  # the variable's name is recorded, never its value
 
 
-class ToolEpisode:
-    """Answers each tool call with a text and the instance's first step image."""
-
-    tools = [TOOL]
-
-    def __init__(self, instance, images) -> None:
-        self.instance = instance
-        self.images = images
-
-    def first_messages(self) -> list[Message]:
-        return build_prompt(self.instance, "direct", self.images).messages
-
-    def on_response(self, response: ModelResponse) -> list[Message] | None:
-        if not response.tool_calls:
-            return None
-        step = self.images(self.instance.steps[0].image)
-        return [Message("tool", [TextPart(f"drew {c.name} {c.arguments}"), ImagePart(step)], tool_call_id=c.id)
-                for c in response.tool_calls]
-
-    def record(self) -> dict:
-        return {}
-
-
-register_condition("native_tool_loop", lambda inst, cond, epoch, images: ToolEpisode(inst, images),
+register_condition("native_tool_loop", lambda inst, cond, epoch, images: ToolEpisode(inst, images, [TOOL]),
                    lambda inst: None if inst.steps else "no steps")
 
 

@@ -10,7 +10,6 @@ uids n.1 / n.2 count as one problem, right only if both are.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any
 
 from vcot.analysis.tables import Table, group
 from vcot.analysis.units import PAIRED_TASKS, pair_key
+from vcot.jsonl import iter_jsonl
 from vcot.schema import AnswerType
 from vcot.scoring.extract import clean_answer
 from vcot.scoring.grade import parse_choice, parse_coordinates, parse_direction, parse_number, parse_time
@@ -69,29 +69,22 @@ def read_mira_results(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
     for f in files:
         alias, _, task = f.stem.partition("_")  # MIRA's own split: the alias ends at the first underscore
         task = task or "unknown_task"
-        with f.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    data = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{f}:{lineno}: not JSON ({exc.msg})") from None
-                orig = data.get("original_data") or {}
-                gold = orig.get("answer")
-                response = data.get("response") or ""
-                uid = data.get("uid", orig.get("uid"))
-                gold_s = "" if gold is None else str(gold)
-                domain, at = _gold_type(task, gold_s)
-                rows.append({
-                    "run_id": f"mira:{f.parent.name}", "model": str(data.get("model_alias") or alias),
-                    "condition": SCENARIOS.get(str(data.get("scenario")), str(data.get("scenario"))),
-                    "uid": str(uid), "task": task, "domain": domain, "answer_type": at.value, "gold": gold_s,
-                    "options": None, "epoch": 0, "response": response, "question": str(orig.get("question", "")),
-                    "error": None,
-                    # acc.py drops these rows entirely instead of counting them wrong.
-                    "mira_skip": gold is None or not response,
-                })
+        for _lineno, _where, data in iter_jsonl(f):
+            orig = data.get("original_data") or {}
+            gold = orig.get("answer")
+            response = data.get("response") or ""
+            uid = data.get("uid", orig.get("uid"))
+            gold_s = "" if gold is None else str(gold)
+            domain, at = _gold_type(task, gold_s)
+            rows.append({
+                "run_id": f"mira:{f.parent.name}", "model": str(data.get("model_alias") or alias),
+                "condition": SCENARIOS.get(str(data.get("scenario")), str(data.get("scenario"))),
+                "uid": str(uid), "task": task, "domain": domain, "answer_type": at.value, "gold": gold_s,
+                "options": None, "epoch": 0, "response": response, "question": str(orig.get("question", "")),
+                "error": None,
+                # acc.py drops these rows entirely instead of counting them wrong.
+                "mira_skip": gold is None or not response,
+            })
     return rows
 
 

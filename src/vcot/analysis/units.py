@@ -6,7 +6,6 @@ right only when both are right; the same holds for any rows sharing a `pair_id` 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from typing import Any
 
 from vcot.schema import AnswerType, Instance
 from vcot.scoring.grade import canonical
+from vcot.scoring.score import parse_options
 
 PAIRED_TASKS = frozenset({"gear_rotation"})
 _SUB_UID = re.compile(r"^(?P<base>.+)\.(?P<sub>\d+)$")
@@ -51,20 +51,12 @@ class Sample:
     tiers: tuple[str, ...] = ()
 
 
-def _options(value: Any) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        value = json.loads(value) if value.strip() else None
-    return list(value) if value else None
-
-
 def chance_of(row: dict[str, Any], instance: Instance | None = None) -> float:
     """Chance level of one row: the engine's chance baseline on the instance (built from the row's columns
     when no suite is given); falls back to 1/options for choice and 0 when nothing better is known."""
     from vcot.engine.chance import chance_level
 
-    opts = _options(row.get("options"))
+    opts = parse_options(row.get("options"))
     if instance is None:
         try:
             instance = Instance(uid=str(row["uid"]), task=str(row.get("task") or "unknown"),
@@ -97,7 +89,7 @@ def to_samples(rows: Iterable[dict[str, Any]], instances: dict[str, Instance] | 
         votes = []
         chance = 1.0
         for r in members:
-            opts = _options(r.get("options"))
+            opts = parse_options(r.get("options"))
             votes.append(canonical(r.get("extracted"), r["answer_type"], opts, str(r["gold"])))
             ck = (str(r.get("task")), str(r["uid"]), str(r["gold"]))
             if ck not in chance_cache:

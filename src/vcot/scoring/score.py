@@ -49,7 +49,8 @@ def score_response(response: str | None, instance: Instance, judge: Judge | None
     return score_fields(response, instance.answer, instance.answer_type, instance.options, instance.question, judge)
 
 
-def _options(value: Any) -> list[str] | None:
+def parse_options(value: Any) -> list[str] | None:
+    """Options as stored in a results row (JSON text, a list, or null)."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -68,7 +69,7 @@ def score_records(rows: list[dict[str, Any]], questions: dict[str, str] | None =
         if err:
             s = Score(None, NONE, False, f"error: {str(err)[:200]}")
         else:
-            s = score_fields(row.get("response"), str(row["gold"]), row["answer_type"], _options(row.get("options")),
+            s = score_fields(row.get("response"), str(row["gold"]), row["answer_type"], parse_options(row.get("options")),
                              questions.get(row.get("uid", ""), ""), judge)
         new.update(extracted=s.extracted, tier=s.tier, correct=s.correct, score_reason=s.reason,
                    judge_model=s.judge_model)
