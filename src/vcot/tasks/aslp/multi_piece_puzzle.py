@@ -34,11 +34,12 @@ from vcot.tasks.eg.polyomino import (
     fmt_cells,
     mutate_piece,
     nearby_placements,
-    normalize,
     placement_from_json,
     random_partition,
     random_region,
     random_sizes,
+    sample_target,
+    target_areas,
     tilings,
     transform,
     transform_words,
@@ -60,11 +61,6 @@ class MultiPieceConfig:
     min_piece: int = 3            # piece area range
     max_piece: int = 6
     near_miss: float = 0.8        # chance that a decoy is a true piece with one cell moved (same area)
-
-
-def rect_options(cfg: MultiPieceConfig) -> list[tuple[int, int]]:
-    return [(w, h) for w in range(2, cfg.max_w + 1) for h in range(2, cfg.max_h + 1)
-            if cfg.min_cells <= w * h <= cfg.max_cells]
 
 
 def labels(n: int) -> list[str]:
@@ -165,9 +161,7 @@ class MultiPiecePuzzle(Task):
 
     def _sizes(self, rng: random.Random) -> list[int]:
         cfg = self.config
-        areas = sorted({w * h for w, h in rect_options(cfg)}) if not cfg.irregular else \
-            list(range(cfg.min_cells, cfg.max_cells + 1))
-        areas = [a for a in areas if cfg.k * cfg.min_piece <= a <= cfg.k * cfg.max_piece]
+        areas = target_areas(cfg, cfg.k)
         if not areas:
             raise ValueError("no target area fits k pieces of the allowed sizes")
         sizes = random_sizes(rng, rng.choice(areas), cfg.k, cfg.min_piece, cfg.max_piece, tries=200)
@@ -176,16 +170,7 @@ class MultiPiecePuzzle(Task):
         return sizes
 
     def _region(self, rng: random.Random, area: int) -> list[Cell]:
-        cfg = self.config
-        if not cfg.irregular:
-            w, h = rng.choice([(w, h) for w, h in rect_options(cfg) if w * h == area])
-            return [(x, y) for x in range(w) for y in range(h)]
-        region = random_region(rng, area, cfg.max_w, cfg.max_h)
-        if region is None:
-            raise Reject("region growth failed")
-        if len({c[0] for c in region}) * len({c[1] for c in region}) == len(region):
-            raise Reject("irregular target came out rectangular")
-        return list(normalize(region))
+        return sample_target(rng, self.config, area)
 
     def _decoys(self, rng: random.Random, parts: list[list[Cell]], n: int) -> list[list[Cell]]:
         """Decoys congruent to nothing else shown (a congruent pair would make two subsets trivially equal)."""

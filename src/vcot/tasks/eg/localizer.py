@@ -32,11 +32,11 @@ from vcot.tasks.eg.polyomino import (
     draw_placed,
     fmt_cells,
     nearby_placements,
-    normalize,
     placement_from_json,
     random_partition,
-    random_region,
     random_sizes,
+    sample_target,
+    target_areas,
     tilings,
     transform,
     transform_words,
@@ -60,11 +60,6 @@ class LocalizerConfig:
     min_circles: int = 1          # circle count is balanced over [min_circles, max_circles]
     max_circles: int = 3
     max_circles_per_piece: int = 2
-
-
-def rect_options(cfg: LocalizerConfig) -> list[tuple[int, int]]:
-    return [(w, h) for w in range(2, cfg.max_w + 1) for h in range(2, cfg.max_h + 1)
-            if cfg.min_cells <= w * h <= cfg.max_cells]
 
 
 def piece_list(scene: dict[str, Any]) -> list[tuple[list[Cell], list[Cell]]]:
@@ -153,9 +148,7 @@ class Localizer(Task):
     def _sizes(self, rng: random.Random) -> list[int]:
         cfg = self.config
         n = rng.randint(cfg.min_pieces, cfg.max_pieces)
-        areas = sorted({w * h for w, h in rect_options(cfg)}) if not cfg.irregular else \
-            list(range(cfg.min_cells, cfg.max_cells + 1))
-        areas = [a for a in areas if n * cfg.min_piece <= a <= n * cfg.max_piece]
+        areas = target_areas(cfg, n)
         if not areas:
             raise Reject("no target area fits this piece count")
         sizes = random_sizes(rng, rng.choice(areas), n, cfg.min_piece, cfg.max_piece, tries=200)
@@ -164,18 +157,7 @@ class Localizer(Task):
         return sizes
 
     def _region(self, rng: random.Random, area: int) -> list[Cell]:
-        cfg = self.config
-        if not cfg.irregular:
-            w, h = rng.choice([(w, h) for w, h in rect_options(cfg) if w * h == area])
-            return [(x, y) for x in range(w) for y in range(h)]
-        region = random_region(rng, area, cfg.max_w, cfg.max_h)
-        if region is None:
-            raise Reject("region growth failed")
-        xs = {c[0] for c in region}
-        ys = {c[1] for c in region}
-        if len(xs) * len(ys) == len(region):
-            raise Reject("irregular target came out rectangular")
-        return list(normalize(region))
+        return sample_target(rng, self.config, area)
 
     def _circles(self, rng: random.Random, parts: list[list[Cell]], n: int) -> set[Cell]:
         owner = {c: i for i, p in enumerate(parts) for c in p}

@@ -18,8 +18,10 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from vcot.draw.canvas import Canvas
+from vcot.tasks.base import Reject
 
 Cell = tuple[int, int]
 
@@ -296,6 +298,44 @@ def random_sizes(rng: random.Random, total: int, n: int, lo: int, hi: int, tries
             rng.shuffle(sizes)
             return sizes
     return None
+
+
+class TargetConfig(Protocol):
+    """The target-region fields shared by the localizer and multi-piece configs."""
+
+    irregular: bool
+    min_cells: int
+    max_cells: int
+    max_w: int
+    max_h: int
+    min_piece: int
+    max_piece: int
+
+
+def rect_options(cfg: TargetConfig) -> list[tuple[int, int]]:
+    """Rectangle sizes (w, h) allowed for a full-rectangle target."""
+    return [(w, h) for w in range(2, cfg.max_w + 1) for h in range(2, cfg.max_h + 1)
+            if cfg.min_cells <= w * h <= cfg.max_cells]
+
+
+def target_areas(cfg: TargetConfig, n_pieces: int) -> list[int]:
+    """Target areas that n pieces of the allowed sizes can fill."""
+    areas = sorted({w * h for w, h in rect_options(cfg)}) if not cfg.irregular else \
+        list(range(cfg.min_cells, cfg.max_cells + 1))
+    return [a for a in areas if n_pieces * cfg.min_piece <= a <= n_pieces * cfg.max_piece]
+
+
+def sample_target(rng: random.Random, cfg: TargetConfig, area: int) -> list[Cell]:
+    """A target of `area` cells: a rectangle, or an irregular connected region that is not one."""
+    if not cfg.irregular:
+        w, h = rng.choice([(w, h) for w, h in rect_options(cfg) if w * h == area])
+        return [(x, y) for x in range(w) for y in range(h)]
+    region = random_region(rng, area, cfg.max_w, cfg.max_h)
+    if region is None:
+        raise Reject("region growth failed")
+    if len({c[0] for c in region}) * len({c[1] for c in region}) == len(region):
+        raise Reject("irregular target came out rectangular")
+    return list(normalize(region))
 
 
 def random_partition(rng: random.Random, region: Iterable[Cell], sizes: Sequence[int]) -> list[list[Cell]] | None:
