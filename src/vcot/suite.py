@@ -134,9 +134,12 @@ def check_image_file(path: Path, where: str, decode: bool) -> tuple[int, int]:
 
 def load_image_checked(path: Path) -> Image.Image:
     check_image_file(path, str(path), decode=False)
-    with Image.open(path) as im:
-        im.load()
-        return im.convert("RGB") if im.mode != "RGB" else im.copy()
+    try:
+        with Image.open(path) as im:
+            im.load()
+            return im.convert("RGB") if im.mode != "RGB" else im.copy()
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+        raise SuiteError(f"{path}: image {path.name!r} is corrupt or unreadable: {exc}") from None
 
 
 class _Hasher:
