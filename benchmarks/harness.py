@@ -1,4 +1,4 @@
-"""Harness benchmark (SPEC §10): wall time against the ideal N·L/C and the harness's CPU per request.
+"""Harness benchmark (docs/evaluation.md, "Engine"): wall time against the ideal N·L/C and the harness's CPU per request.
 
 N visual_cot requests (input image + two step images each) go through the real engine and the official
 openai client over HTTP to the local mock server, which runs in another process with a fixed latency L.
@@ -22,8 +22,8 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 import vcot.engine.clients.openai_compat  # noqa: F401 - import cost is once per process, not per request
+from vcot.engine.mock_server import spawn_mock_server
 from vcot.engine.runner import EvalSpec, run_eval
-from vcot.mock_server import spawn_mock_server
 from vcot.schema import AnswerType, Instance, Step
 from vcot.suite import write_suite
 from vcot.tasks.base import Sample

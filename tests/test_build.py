@@ -7,8 +7,8 @@ import random
 import pytest
 
 from vcot.build import TaskPlan, build_suite, preset_plans
+from vcot.seeding import derive_seed
 from vcot.tasks import GenContext, GenerationError, Reject, get_task, task_names
-from vcot.tasks.base import derive_seed
 from vcot.tasks.catalog import MIRA_TASKS, mira_synth_counts
 
 

@@ -29,11 +29,12 @@ from typer.testing import CliRunner
 
 from vcot.build import TaskPlan, build_suite
 from vcot.cli import app
-from vcot.conditions import SuiteImages, build_prompt
+from vcot.conditions import build_prompt
 from vcot.draw import pixel_digest
 from vcot.export.inspect_ai import export_inspect
 from vcot.export.lmms_eval import export_lmms_eval
 from vcot.export.vlmevalkit import DATASET_FILE, export_vlmevalkit
+from vcot.images import SuiteImages
 from vcot.schema import AnswerType, Instance
 from vcot.suite import Suite, compute_content_hash, read_suite
 
@@ -211,7 +212,7 @@ def test_vlmevalkit_dataset_class_without_vcot(suite: Suite, tmp_path: Path,
     out = export_vlmevalkit(suite, tmp_path / "vlm")
     _vlmeval_stub(monkeypatch, tmp_path / "LMUData")
     mod = _load_module(out / DATASET_FILE, "vcot_vlmeval_dataset_no_vcot")
-    monkeypatch.setitem(sys.modules, "vcot.conditions", None)
+    monkeypatch.setitem(sys.modules, "vcot.prompts.templates", None)
     monkeypatch.setitem(sys.modules, "vcot.scoring", None)
     inst = suite.instances[0]
     assert mod.vcot_prompt_text(inst.question, "direct") == _prompt_text(suite, inst, "direct")

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from vcot.build import TaskPlan, build_suite
+from vcot.engine.mock_server import spawn_mock_server
 from vcot.engine.runner import EvalSpec, run_eval
-from vcot.mock_server import spawn_mock_server
 
 SCRIPT = [
     [{"name": "draw_line", "arguments": {"x1": 40, "y1": 60, "x2": 300, "y2": 300, "color": "blue"}},

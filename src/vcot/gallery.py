@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import base64
-import html
-import io
 from collections.abc import Iterable
 from pathlib import Path
 
-from PIL import Image
-
+from vcot.html import escape, page, thumbnail_data_uri
 from vcot.suite import Suite
 
 THUMB_MAX_SIDE = 512
@@ -28,53 +24,43 @@ details{margin-top:.5em}
 """
 
 
-def _data_uri(img: Image.Image) -> str:
-    img = img.copy()
-    img.thumbnail((THUMB_MAX_SIDE, THUMB_MAX_SIDE))
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", compress_level=1)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
 def _figure(suite: Suite, rel: str, caption: str) -> str:
-    uri = _data_uri(suite.load_image(rel))
-    return (f'<figure><img src="{uri}" alt="{html.escape(rel)}">'
-            f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+    # Every image of the suite is embedded, so encoding speed matters more than file size here.
+    uri = thumbnail_data_uri(suite.load_image(rel), THUMB_MAX_SIDE)
+    return f'<figure><img src="{uri}" alt="{escape(rel)}"><figcaption>{escape(caption)}</figcaption></figure>'
 
 
 def render_gallery(suite: Suite, uids: Iterable[str] | None = None, title: str | None = None) -> str:
     chosen = [suite.get(u) for u in uids] if uids is not None else suite.instances
     tasks = sorted({i.task for i in chosen}, key=lambda t: [i.task for i in chosen].index(t))
-    esc = html.escape
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{esc(title or suite.name)}</title>",
-             f"<style>{_CSS}</style></head><body>",
-             f"<h1>{esc(title or 'Suite ' + suite.name)}</h1>",
-             f"<p class='meta'>{len(chosen)} instances · content hash {esc(suite.content_hash)}</p>",
-             "<nav>" + "".join(f"<a href='#task-{esc(t)}'>{esc(t)}</a>" for t in tasks) + "</nav>"]
+    parts = [f"<h1>{escape(title or 'Suite ' + suite.name)}</h1>",
+             f"<p class='meta'>{len(chosen)} instances · content hash {escape(suite.content_hash)}</p>",
+             "<nav>" + "".join(f"<a href='#task-{escape(t)}'>{escape(t)}</a>" for t in tasks) + "</nav>"]
     current = None
     for inst in chosen:
         if inst.task != current:
             current = inst.task
-            parts.append(f"<h2 id='task-{esc(inst.task)}'>{esc(inst.task)} ({esc(inst.domain)})</h2>")
+            parts.append(f"<h2 id='task-{escape(inst.task)}'>{escape(inst.task)} ({escape(inst.domain)})</h2>")
         options = ""
         if inst.options:
-            options = "<ol type='A'>" + "".join(f"<li>{esc(o)}</li>" for o in inst.options) + "</ol>"
+            options = "<ol type='A'>" + "".join(f"<li>{escape(o)}</li>" for o in inst.options) + "</ol>"
         figs = [_figure(suite, inst.image, "input")]
         figs += [_figure(suite, s.image, f"step {k}: {s.text}") for k, s in enumerate(inst.steps, 1)]
         corrupted = ""
         if inst.corrupted_steps:
             cfigs = [_figure(suite, s.image, f"corrupted {k}: {s.text}") for k, s in enumerate(inst.corrupted_steps, 1)]
-            note = esc(str(inst.meta.get("corruption", "")))
+            note = escape(str(inst.meta.get("corruption", "")))
             corrupted = (f"<details><summary>corrupted trajectory — {note}</summary>"
                          f"<div class='row'>{''.join(cfigs)}</div></details>")
         parts.append(
-            f"<div class='inst' id='{esc(inst.uid)}'><div class='meta'>{esc(inst.uid)} · {esc(inst.answer_type)}</div>"
-            f"<p class='q'>{esc(inst.question)}</p>{options}"
+            f"<div class='inst' id='{escape(inst.uid)}'><div class='meta'>{escape(inst.uid)} · {escape(inst.answer_type)}</div>"
+            f"<p class='q'>{escape(inst.question)}</p>{options}"
             f"<div class='row'>{''.join(figs)}</div>"
-            f"<p>Answer: <span class='ans'>{esc(inst.answer)}</span></p>{corrupted}</div>"
+            f"<p>Answer: <span class='ans'>{escape(inst.answer)}</span></p>{corrupted}</div>"
         )
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    # No lang, viewport or policy: the gallery's head is kept as it has always been; adding them is a
+    # visible change of its own.
+    return page(title or suite.name, "\n".join(parts), css=_CSS, lang=None, viewport=False)
 
 
 def write_gallery(suite: Suite, out: str | Path, uids: Iterable[str] | None = None) -> Path:

@@ -13,6 +13,7 @@ import hashlib
 import io
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -160,3 +161,24 @@ class ImageCache:
                     _, old = self._items.popitem(last=False)
                     self._bytes -= len(old.data_uri)
         return item
+
+
+ImageSource = Callable[[str], EncodedImage]
+"""Maps an instance's relative image path to the encoded image (policy applied)."""
+
+
+class SuiteImages:
+    """An ImageSource over a suite folder: paths validated to stay inside it, encodings cached."""
+
+    def __init__(self, suite: Any, policy: ImagePolicy | None = None, cache: ImageCache | None = None) -> None:
+        self.suite = suite
+        self.cache = cache or ImageCache(policy)
+        self.policy = self.cache.policy
+        # Validating a path resolves symlinks (several stat calls); once per file is enough.
+        self._paths: dict[str, Any] = {}
+
+    def __call__(self, rel: str) -> EncodedImage:
+        path = self._paths.get(rel)
+        if path is None:
+            path = self._paths[rel] = self.suite.image_path(rel)
+        return self.cache.get(path, source=rel)

@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 SCHEMA_VERSION = "1"
 
-MIRA_DOMAINS = ("EG", "PBR", "ASLP", "CT")
 
 
 class AnswerType(StrEnum):

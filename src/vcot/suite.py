@@ -76,6 +76,16 @@ class Suite:
         except KeyError:
             raise KeyError(f"no instance with uid {uid!r} in suite {self.root}") from None
 
+    def first_per_task(self, k: int) -> list[str]:
+        """The uids of the first `k` instances of every task, in suite order."""
+        seen: dict[str, int] = {}
+        uids = []
+        for inst in self.instances:
+            if seen.get(inst.task, 0) < k:
+                seen[inst.task] = seen.get(inst.task, 0) + 1
+                uids.append(inst.uid)
+        return uids
+
     def image_path(self, rel: str) -> Path:
         return resolve_inside(self.root, rel, where=f"{self.root / INSTANCES}")
 

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from typer.testing import CliRunner
 
-from vcot.report_cli import app
+from vcot.cli import app
 
 
 def test_report_command_scores_and_writes(tmp_path):
@@ -25,7 +25,7 @@ def test_report_command_scores_and_writes(tmp_path):
                              suite_name="s", suite_hash="h", prompt_version="1", vcot_version="0.1.0",
                              settings="{}"))
     pq.write_table(pa.Table.from_pylist(rows), run / "results.parquet")
-    result = CliRunner().invoke(app, [str(run), "--out", str(tmp_path / "out")])
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert "Accuracy by condition" in result.output and "Paired condition comparisons" in result.output
     assert (tmp_path / "out" / "report.html").is_file()
@@ -35,6 +35,6 @@ def test_report_command_scores_and_writes(tmp_path):
 
 
 def test_report_command_missing_results(tmp_path):
-    result = CliRunner().invoke(app, [str(tmp_path)])
+    result = CliRunner().invoke(app, ["report", str(tmp_path)])
     assert result.exit_code == 2
     assert "no results .parquet" in result.output

@@ -21,7 +21,7 @@ def suite_large(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def mock(suite_large: Path):
     """One mock server for the session, knowing the large suite; tests reconfigure it via /config."""
-    from vcot.mock_server import spawn_mock_server
+    from vcot.engine.mock_server import spawn_mock_server
 
     handle = spawn_mock_server(suite_large)
     yield handle
@@ -32,6 +32,6 @@ def mock(suite_large: Path):
 def server(mock):
     """The session server reset to a clean, fault-free, zero-latency state."""
     mock.configure(p=0.5, p_by_condition={}, latency_s=0.0, fault_rate=0.0, script=[], seed=0,
-                   retry_after_s=0.05, hang_s=30.0, faults=["429", "500", "timeout", "malformed", "truncated", "drop"])
+                   retry_after_s=0.05, hang_s=30.0, truncate_rate=0.0, faults=["429", "500", "timeout", "malformed", "truncated", "drop"])
     mock.reset()
     return mock

@@ -74,7 +74,7 @@ class ToolEpisode:
         return build_prompt(self.instance, "direct", self.images).messages
 
     def on_response(self, response):
-        from vcot.engine.messages import ImagePart, Message, TextPart
+        from vcot.messages import ImagePart, Message, TextPart
 
         if not response.tool_calls:
             return None

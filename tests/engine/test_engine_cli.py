@@ -7,7 +7,7 @@ import json
 import pyarrow.parquet as pq
 from typer.testing import CliRunner
 
-from vcot.eval_cli import app
+from vcot.cli import app
 
 
 def test_chance_eval_prints_accuracy_per_condition(suite_small, tmp_path):
@@ -19,7 +19,7 @@ def test_chance_eval_prints_accuracy_per_condition(suite_small, tmp_path):
                   "caption_only", "vaot_norender", "vaot", "vaot_wrongrender")
     for cond in conditions:
         assert cond in result.output
-    assert "chance" in result.output and "accuracy" in result.output
+    assert "chance" in result.output and "accuracy" in result.output, result.output
     rows = pq.read_table(run_dir / "results.parquet").to_pylist()
     assert len(rows) == 12 * len(conditions) * 2
     assert all(r["response"].startswith("<answer>") and r["model"] == "chance" for r in rows)

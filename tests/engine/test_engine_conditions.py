@@ -8,18 +8,12 @@ import io
 import pytest
 from PIL import Image
 
-from vcot.conditions import (
-    CONDITIONS,
-    PROMPT_VERSION,
-    ConditionError,
-    SuiteImages,
-    build_prompt,
-    check_servable,
-    format_question,
-)
+from vcot.conditions import PROMPT_VERSION, ConditionError, build_prompt, check_servable
+from vcot.conditions.single_turn import SINGLE_TURN as CONDITIONS
 from vcot.engine.clients.openai_compat import to_openai_messages
-from vcot.engine.messages import ImagePart, Message, TextPart, ToolCall, user
-from vcot.images import ImageCache, ImagePolicy
+from vcot.images import ImageCache, ImagePolicy, SuiteImages
+from vcot.messages import ImagePart, Message, TextPart, ToolCall, user
+from vcot.prompts.templates import format_question
 from vcot.prompts.text_cot_spec import GUIDES
 from vcot.suite import read_suite
 from vcot.tasks.catalog import MIRA_TASKS
@@ -86,7 +80,25 @@ def test_guides_cover_the_twenty_mira_tasks_and_never_state_answers():
     for task, guide in GUIDES.items():
         assert len(guide) > 150, task
         assert "<answer>" not in guide and "the answer is" not in guide.lower(), task
-    assert PROMPT_VERSION.startswith("1+")
+    assert PROMPT_VERSION.startswith("2+")
+
+
+def test_prompt_version_covers_every_vaot_text_and_tool_spec(monkeypatch):
+    """A run's identity must change when anything the VAoT episode can send changes."""
+    import vcot.conditions as conditions
+    import vcot.vaot.episode as episode
+
+    before = conditions._prompt_version()
+    for name in ("VAOT_PROMPT", "RENDER_ACK", "NORENDER_ACK", "ZOOM_ACK", "BUDGET_NOTE", "NO_ACTION_REMINDER",
+                 "REJECTED_PREFIX", "COORDINATE_NOTE"):
+        with monkeypatch.context() as m:
+            m.setattr(episode, name, getattr(episode, name) + " (edited)")
+            assert conditions._prompt_version() != before, name
+    real = episode.tool_definitions
+    with monkeypatch.context() as m:
+        m.setattr(episode, "tool_definitions", lambda: [*real()[:-1], {"edited": True}])
+        assert conditions._prompt_version() != before
+    assert conditions._prompt_version() == before
 
 
 def test_size_policy_applied_recorded_and_encoded_once(suite):

@@ -17,12 +17,15 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
+from vcot.analysis.build_report import scored
+from vcot.analysis.tables import condition_cells
+from vcot.analysis.units import to_samples
 from vcot.engine.errors import ConfigError
+from vcot.engine.results import results_table
 from vcot.engine.retry import RetryPolicy
 from vcot.engine.runner import EvalSpec, run_eval
 from vcot.engine.settings import GenSettings
 from vcot.engine.store import STORE_NAME
-from vcot.eval_cli import accuracy_rows
 
 FAST_RETRY = RetryPolicy(max_attempts=10, initial_s=0.01, max_backoff_s=0.1)
 REQUIRED_COLUMNS = {"run_id", "model", "condition", "uid", "task", "domain", "answer_type", "gold", "options",
@@ -42,11 +45,12 @@ def test_accuracy_matches_policy_within_sampling_error(suite_large, server, tmp_
     server.configure(p_by_condition=p, seed=11)
     result = run_eval(_spec(suite_large, server, tmp_path / "run", conditions=list(p)))
     assert result.progress.done == 600 and result.progress.errors == 0
-    rows = {r["condition"]: r for r in accuracy_rows(tmp_path / "run", suite_large)}
+    cells = {cond: c for (_, cond), c in
+             condition_cells(to_samples(scored(results_table(tmp_path / "run").to_pylist()))).items()}
     for cond, target in p.items():
-        n = rows[cond]["n"]
+        n = cells[cond].n
         assert n == 300
-        assert abs(rows[cond]["accuracy"] - target) < 3 * math.sqrt(target * (1 - target) / n), rows[cond]
+        assert abs(cells[cond].acc - target) < 3 * math.sqrt(target * (1 - target) / n), cells[cond]
     assert server.stats()["requests"] == 600
     table = pq.read_table(tmp_path / "run" / "results.parquet")
     assert REQUIRED_COLUMNS <= set(table.column_names)
@@ -98,7 +102,7 @@ def test_retry_after_is_honoured_and_retries_are_bounded(suite_large, server, tm
 
 
 def _eval_cmd(suite: Path, server, run_dir: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "vcot.eval_cli", "eval", "--suite", str(suite), "--model", "mock-model",
+    return [sys.executable, "-m", "vcot.cli", "eval", "--suite", str(suite), "--model", "mock-model",
             "--base-url", server.base_url, "--run", str(run_dir), "--conditions", "direct", "--tag-requests",
             "--concurrency", "4", "--no-progress", *extra]
 

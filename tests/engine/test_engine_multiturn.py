@@ -7,11 +7,11 @@ import sqlite3
 import pyarrow.parquet as pq
 from engine_fixtures import ToolEpisode
 
-from vcot.engine.episode import register_condition
-from vcot.engine.messages import ToolSpec
+from vcot.conditions import REGISTRY, Condition
 from vcot.engine.retry import RetryPolicy
 from vcot.engine.runner import EvalSpec, run_eval
 from vcot.engine.store import STORE_NAME
+from vcot.messages import ToolSpec
 
 SCRIPT = [[{"name": "draw_line", "arguments": {"x": 1}}],
           [{"name": "draw_line", "arguments": {"x": 2}}, {"name": "draw_line", "arguments": {"x": 3}}]]
@@ -21,8 +21,8 @@ DRAW_LINE = ToolSpec("draw_line", "Draw a line on the image.",
                      {"type": "object", "properties": {"x": {"type": "number"}}})
 
 
-register_condition("test_tool_loop", lambda inst, cond, epoch, images: ToolEpisode(inst, images, [DRAW_LINE]),
-                   lambda inst: None if inst.steps else "no steps")
+REGISTRY.register(Condition("test_tool_loop", lambda inst, cond, epoch, images: ToolEpisode(inst, images, [DRAW_LINE]),
+                            lambda inst: None if inst.steps else "no steps", "test: a scripted tool loop", default=False))
 
 TURN_ROLES = ["user", "user,assistant,tool,user", "user,assistant,tool,user,assistant,tool,tool,user"]
 

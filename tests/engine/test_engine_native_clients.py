@@ -26,13 +26,13 @@ import pyarrow.parquet as pq
 import pytest
 from engine_fixtures import ToolEpisode
 
+from vcot.conditions import REGISTRY, Condition
 from vcot.engine.clients import make_client
-from vcot.engine.episode import register_condition
 from vcot.engine.errors import ConfigError
-from vcot.engine.messages import ToolSpec
 from vcot.engine.retry import RetryPolicy
 from vcot.engine.runner import EvalSpec, run_eval
 from vcot.engine.store import STORE_NAME
+from vcot.messages import ToolSpec
 
 IN_TOKENS, OUT_TOKENS = 1234, 56
 ANSWER = "The die ends with 3 on top. <answer>3</answer>"
@@ -77,7 +77,7 @@ class FakeAPI:
                     api.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
                                          "body": body})
                     fault = api.faults.pop(0) if api.faults else None
-                if fault is not None:
+                if fault is not None and fault.status:  # Fault(0): this request passes
                     status, out, headers = fault.status, api.error_body(fault.status), {}
                     if fault.retry_after is not None:
                         headers["Retry-After"] = fault.retry_after
@@ -319,8 +319,8 @@ def test_text_image_usage_retries_and_key(api, suite, tmp_path):
     assert key_env in settings  # the variable's name is recorded, never its value
 
 
-register_condition("native_tool_loop", lambda inst, cond, epoch, images: ToolEpisode(inst, images, [TOOL]),
-                   lambda inst: None if inst.steps else "no steps")
+REGISTRY.register(Condition("native_tool_loop", lambda inst, cond, epoch, images: ToolEpisode(inst, images, [TOOL]),
+                            lambda inst: None if inst.steps else "no steps", "test: a scripted tool loop", default=False))
 
 
 def test_tool_call_round_trip_with_image_result(api, suite, tmp_path):
@@ -381,6 +381,31 @@ def test_tool_call_round_trip_with_image_result(api, suite, tmp_path):
     db = sqlite3.connect(run_dir / STORE_NAME)
     (calls,) = db.execute("SELECT tool_calls FROM calls WHERE turn = 0 LIMIT 1").fetchone()
     assert json.loads(json.loads(calls)[0]["arguments"]) == {"x": 2}
+
+
+def test_tool_episode_resumed_in_a_new_process_resends_the_stored_call_data(api, suite, tmp_path):
+    """An episode interrupted after its first tool call and resumed by a fresh client (another process)
+    must resend the call as the provider issued it: Gemini 3 rejects a call without its thought signature,
+    so the signature travels through the run store, not the client's memory."""
+    prov, server, key_env, _ = api
+    run_dir = tmp_path / "run"
+    spec = EvalSpec(suite=suite, model=f"{prov.name}/test-model", api_key_env=key_env, limit=1,
+                    conditions=["native_tool_loop"], run_dir=run_dir, concurrency=1,
+                    retry=RetryPolicy(max_attempts=1, initial_s=0.01, max_backoff_s=0.01))
+    server.faults = [Fault(0), Fault(400)]  # turn 0 answers with a tool call; turn 1 is rejected
+    first = run_eval(spec)
+    assert (first.progress.done, first.progress.errors) == (0, 1)
+    assert len(server.requests) == 2
+    second = run_eval(spec)  # a new client: nothing of the first run is left in memory
+    assert (second.progress.done, second.progress.errors) == (1, 0), second.progress
+    assert len(server.requests) == 3  # only the missing turn is sent again
+    rows = pq.read_table(run_dir / "results.parquet").to_pylist()
+    assert len(rows) == 1 and rows[0]["error"] is None and rows[0]["response"] == ANSWER
+    if prov.name == "google":
+        resent = server.requests[-1]["body"]["contents"][1]
+        (call_part,) = [p for p in resent["parts"] if "functionCall" in p]
+        signature = call_part.get("thoughtSignature") or call_part.get("thought_signature")
+        assert b64decode_any(signature) == f"signature of {call_part['functionCall']['id']}".encode()
 
 
 def test_parallel_tool_calls_answer_in_one_turn(api, suite, tmp_path):

@@ -8,7 +8,7 @@ from PIL import Image, ImageDraw
 
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
-from vcot.tasks.eg.cubes import (
+from vcot.tasks.common.cube_stacks import (
     Camera,
     bucket_bounds,
     connected,

@@ -6,15 +6,15 @@ import pytest
 
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
-from vcot.tasks.eg.cubes import (
+from vcot.tasks.common.cube_stacks import (
     Camera,
-    box_missing,
     bucket_bounds,
     connected,
     dims,
     visibility,
     visibility_problems,
 )
+from vcot.tasks.eg.cubes_missing import box_missing
 
 ISO = Camera(45, 35.26439)
 

@@ -10,8 +10,8 @@ import pytest
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.base import Reject
+from vcot.tasks.common.polyomino import RULE_TRANSFORMS, congruent, normalize, tilings, transform
 from vcot.tasks.eg.localizer import circles_answer, unique_tiling, wrong_placement
-from vcot.tasks.eg.polyomino import RULE_TRANSFORMS, congruent, normalize, tilings, transform
 
 NAME = "localizer"
 

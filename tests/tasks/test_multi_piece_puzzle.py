@@ -11,7 +11,7 @@ from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.aslp.multi_piece_puzzle import tiling_subsets, unique_subset
 from vcot.tasks.base import Reject
-from vcot.tasks.eg.polyomino import RULE_TRANSFORMS, congruent, transform
+from vcot.tasks.common.polyomino import RULE_TRANSFORMS, congruent, transform
 
 NAME = "multi_piece_puzzle"
 

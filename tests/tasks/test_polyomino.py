@@ -6,8 +6,12 @@ import random
 
 import pytest
 
-from vcot.tasks.eg.polyomino import (
+from vcot.tasks.base import Reject
+from vcot.tasks.common.polyomino import (
+    RULE_TRANSFORMS,
     RULES,
+    cell_box,
+    cell_sides,
     congruent,
     exact_cover,
     has_hole,
@@ -17,10 +21,14 @@ from vcot.tasks.eg.polyomino import (
     orientations,
     random_partition,
     random_region,
+    sample_cut_target,
     shape_tilings,
+    shown_turned,
+    target_frame,
     tilings,
     transform,
 )
+from vcot.tasks.eg.localizer import LocalizerConfig
 
 DOMINO = [(0, 0), (1, 0)]
 L4 = [(0, 0), (0, 1), (0, 2), (1, 0)]
@@ -152,3 +160,45 @@ def test_random_shapes_are_valid() -> None:
         m = mutate_piece(rng, L4)
         if m is not None:
             assert len(m) == 4 and is_connected(m) and not congruent(m, L4)
+
+
+def test_cell_sides_are_the_box_edges_keyed_by_the_neighbour_across() -> None:
+    x0, y0, x1, y1 = cell_box((2, 3), (5.0, 100.0), 10.0)
+    assert cell_sides((2, 3), (5.0, 100.0), 10.0) == {
+        (2, 4): [(x0, y0), (x1, y0)],  # y points up, so the cell above is across the top (screen y0) edge
+        (2, 2): [(x0, y1), (x1, y1)],
+        (1, 3): [(x0, y0), (x0, y1)],
+        (3, 3): [(x1, y0), (x1, y1)],
+    }
+
+
+def test_sample_cut_target_cuts_the_target_into_distinct_pieces() -> None:
+    cfg = LocalizerConfig(irregular=True, min_cells=12, max_cells=14)
+    cut = 0
+    for seed in range(30):
+        rng = random.Random(seed)
+        try:
+            region, parts = sample_cut_target(rng, cfg, 3)
+        except Reject:
+            continue
+        cut += 1
+        assert sorted(c for p in parts for c in p) == sorted(region)
+        assert cfg.min_cells <= len(region) <= cfg.max_cells and len(parts) == 3
+        assert all(cfg.min_piece <= len(p) <= cfg.max_piece and is_connected(p) for p in parts)
+        assert not any(congruent(a, b) for i, a in enumerate(parts) for b in parts[i + 1:])
+        frame = target_frame(region)
+        assert sorted(map(tuple, frame["target"])) == sorted((x + 1, y + 1) for x, y in region)
+        assert frame["width"] == max(x for x, _ in region) + 1 and frame["height"] == max(y for _, y in region) + 1
+    assert cut >= 20
+    with pytest.raises(Reject):
+        sample_cut_target(random.Random(0), cfg, 3, accept=lambda region, parts: False)
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_shown_turned_never_shows_a_piece_in_place_when_the_rule_allows_a_turn(rule: str) -> None:
+    rng = random.Random(3)
+    in_place = transform(L4, 0, [(0, 2)])  # L4 has no symmetry: every other transform moves it
+    for _ in range(20):
+        cells, marks = shown_turned(rng, L4, rule, [(0, 2)])
+        assert (cells, marks) in [transform(L4, k, [(0, 2)]) for k in RULE_TRANSFORMS[rule]]
+        assert ((cells, marks) == in_place) == (rule == "translate")

@@ -11,8 +11,8 @@ from die_rotation_model import bottoms, full_faces
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.base import Reject
-from vcot.tasks.ct.die import Die, move_direction
-from vcot.tasks.ct.rolling_dice import SUM_BINS
+from vcot.tasks.common.die import Die, move_direction
+from vcot.tasks.ct.rolling_dice_sum import SUM_BINS
 
 NAME = "rolling_dice_sum"
 

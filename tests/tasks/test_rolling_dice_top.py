@@ -12,8 +12,8 @@ from die_rotation_model import NORMALS, apply, roll_matrix
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.base import GenContext, Reject
-from vcot.tasks.ct.die import DIRECTIONS, OPPOSITE, ORIENTATIONS, REFERENCE, Die, die_from, roll_path
-from vcot.tasks.ct.rolling_dice import validate_path
+from vcot.tasks.common.dice_paths import validate_path
+from vcot.tasks.common.die import DIRECTIONS, OPPOSITE, ORIENTATIONS, REFERENCE, Die, die_from, roll_path
 
 NAME = "rolling_dice_top"
 

@@ -11,8 +11,8 @@ from die_rotation_model import bottoms, full_faces
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.base import Reject
-from vcot.tasks.ct.die import move_direction
-from vcot.tasks.ct.rolling_dice import validate_pair
+from vcot.tasks.common.die import move_direction
+from vcot.tasks.ct.rolling_dice_two import validate_pair
 
 NAME = "rolling_dice_two"
 

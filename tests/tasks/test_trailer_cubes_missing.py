@@ -8,7 +8,7 @@ import pytest
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.base import Reject
-from vcot.tasks.eg.cubes import bucket_bounds, max_solid, views_consistent, views_of
+from vcot.tasks.common.cube_stacks import bucket_bounds, max_solid, views_consistent, views_of
 
 
 def _scene(top, front, side, side_name="right"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import random
 
 import pytest
 from shapely.affinity import rotate
@@ -11,8 +12,9 @@ from shapely.geometry import Polygon
 
 from generator_contract import check_generator_contract
 from vcot.tasks import Reject, get_task
-from vcot.tasks.aslp import cube_nets as cn
-from vcot.tasks.aslp.unfolded_cube import GLYPHS, net_consistent, unique_consistent
+from vcot.tasks.aslp.unfolded_cube import GLYPHS, draw_distractors, net_consistent
+from vcot.tasks.common import cube_nets as cn
+from vcot.tasks.common.options import only_match
 
 # The standard cross: A on top of the column, B C D E in the row, F below C.
 #        A
@@ -170,7 +172,7 @@ def test_two_consistent_candidates_rejected():
     with pytest.raises(Reject):
         task.solve(scene)
     with pytest.raises(Reject):
-        unique_consistent([False, False, False, False])
+        only_match([False, False, False, False], bool)
 
 
 def _sample(task, index: int, seed: int = 0):
@@ -209,3 +211,23 @@ def test_answer_balance():
         scene = _sample(task, i, seed=3)
         counts[task.solve(scene).answer] += 1
     assert counts == {"A": 25, "B": 25, "C": 25, "D": 25}
+
+
+def test_distractors_are_impossible_distinct_and_first_tried_in_three_kinds() -> None:
+    # Candidates are numbers; a change of kind k adds shift[k] + 10 * (a random digit); 0 mod 3 is "possible".
+    rng = random.Random(5)
+    shift = {"a": 1, "b": 2, "c": 4, "d": 5}
+
+    def modified(kind: str) -> int:
+        return shift[kind] + 10 * rng.randrange(10)
+
+    def same(u: int, v: int) -> bool:
+        return u == v
+
+    first_tries = draw_distractors(rng, 0, list(shift), lambda kind: shift[kind], lambda v: False, same, "none")
+    assert len({kind for _, kind in first_tries}) == 3
+    out = draw_distractors(rng, 0, list(shift), modified, lambda v: v % 3 == 0, same, "none")
+    assert len(out) == 3 and len({v for v, _ in out}) == 3
+    assert all(v % 3 and v % 10 == shift[kind] for v, kind in out)
+    with pytest.raises(Reject):
+        draw_distractors(rng, 0, list(shift), modified, lambda v: True, same, "none")

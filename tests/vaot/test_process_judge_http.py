@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from vcot.cli import app
+from vcot.engine.trajectories import read_trajectories, rebuild_trajectories
+from vcot.scoring.process_judge import judge_trajectories, rf_calibration
 from vcot.suite import read_suite
-from vcot.vaot.judge import judge_trajectories, rf_calibration
-from vcot.vaot.trajectory import read_trajectories, rebuild_trajectories
 
 VERDICT = {"key_step": 1, "key_action": 0, "action_relevance": 1, "render_faithfulness": 1,
            "feedback_uptake": 0.5, "rationale": "the line marks the path"}

@@ -2,8 +2,8 @@
 
 import pytest
 
-from vcot.vaot.judge import ProcessScore, parse_verdict, rf_calibration, true_render_faithfulness
-from vcot.vaot.trajectory import Trajectory, TrajectoryStep
+from vcot.engine.trajectories import Trajectory, TrajectoryStep
+from vcot.scoring.process_judge import ProcessScore, parse_verdict, rf_calibration, true_render_faithfulness
 
 
 def _traj(cond, corruption_note=None, tid="t"):

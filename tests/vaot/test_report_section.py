@@ -7,8 +7,8 @@ import json
 from typer.testing import CliRunner
 
 from vcot.cli import app
+from vcot.engine.trajectories import read_trajectories, rebuild_trajectories
 from vcot.suite import read_suite
-from vcot.vaot.trajectory import read_trajectories, rebuild_trajectories
 
 
 def test_report_has_see2think_tables_and_viewer(vaot_run, tmp_path):

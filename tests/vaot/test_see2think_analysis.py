@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from vcot.vaot.analysis import (
+from vcot.analysis.see2think import (
     agreement,
     answer_change_rate,
     correct_incorrect_gaps,
@@ -33,7 +33,7 @@ def _rows():
         for k, (correct, ar, rf, fu, ans) in enumerate(vals, start=1):
             rows.append({"model": "m", "condition": cond, "uid": f"u{k}", "epoch": 0,
                          "domain": "EG" if k <= 4 else "CT", "correct": correct, "extracted": ans,
-                         "ar": ar, "rf": rf, "fu": fu})
+                         "ar": ar, "rf": rf, "fu": fu, "corruptions": 1 if cond == "vaot_wrongrender" else 0})
     return pd.DataFrame(rows)
 
 
@@ -71,6 +71,21 @@ def test_answer_change_rate():
     assert r.loc["m", "change_rate"] == 0.5 and r.loc["m", "n"] == 6
     strict = answer_change_rate(_rows(), same=lambda a, b: a == b).set_index("model")
     assert strict.loc["m", "change_rate"] == pytest.approx(5 / 6)
+
+
+def test_answer_change_rate_counts_only_pairs_with_a_corruption():
+    """A WrongRender episode in which nothing was corrupted (no action taken) says nothing about corrupted
+    feedback: its answer change is sampling noise and must not count."""
+    df = _rows()
+    # No corruption in the episodes of u1 (A/X changed) and u2 (B/b same).
+    df.loc[(df.condition == "vaot_wrongrender") & df.uid.isin(["u1", "u2"]), "corruptions"] = 0
+    r = answer_change_rate(df).set_index("model")
+    # Counted: C/C same, D/Y changed, E/"e " same, F/Z changed → 2 of 4.
+    assert (r.loc["m", "n"], r.loc["m", "changed"], r.loc["m", "excluded"]) == (4, 2, 2)
+    assert r.loc["m", "change_rate"] == 0.5
+    df["corruptions"] = 0
+    none = answer_change_rate(df).set_index("model")
+    assert none.loc["m", "n"] == 0 and math.isnan(none.loc["m", "change_rate"])
 
 
 def test_process_means_and_gaps():

@@ -16,10 +16,10 @@ from PIL import Image
 
 from vaot_fixtures import SCRIPT, VAOT
 from vcot.draw.png import encode_png
+from vcot.engine.trajectories import read_trajectories, rebuild_trajectories, returned_image_path
 from vcot.suite import read_suite
 from vcot.vaot.actions import validate_action
 from vcot.vaot.render import apply_action, bound_size
-from vcot.vaot.trajectory import read_trajectories, rebuild_trajectories, returned_image_path
 
 
 def _sha(data: bytes) -> str:
@@ -97,3 +97,26 @@ def test_invalid_actions_get_errors_and_trajectories_rebuild(vaot_run):
                     assert act.get("returned_image") is None
                 else:
                     assert returned_image_path(result.run_dir, act["returned_image"]).is_file()
+
+
+def test_replay_stops_when_a_returned_image_differs_from_the_record(vaot_run, tmp_path):
+    import shutil
+    import sqlite3
+
+    import pytest
+
+    from vcot.engine.store import STORE_NAME
+    from vcot.engine.trajectories import ReplayMismatch
+
+    suite_dir, result, _ = vaot_run
+    run = tmp_path / "run"
+    shutil.copytree(result.run_dir, run)
+    db = sqlite3.connect(run / STORE_NAME)
+    uid, episode = db.execute("SELECT uid, episode FROM samples WHERE condition='vaot' LIMIT 1").fetchone()
+    record = json.loads(episode)
+    record["vaot"]["steps"][0]["actions"][0]["returned_image"] = "0" * 64
+    db.execute("UPDATE samples SET episode=? WHERE condition='vaot' AND uid=?", (json.dumps(record), uid))
+    db.commit()
+    db.close()
+    with pytest.raises(ReplayMismatch, match=f"vaot / {uid}.*recorded returned_image '0000"):
+        rebuild_trajectories(run, read_suite(suite_dir))

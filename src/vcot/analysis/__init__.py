@@ -1,4 +1,4 @@
-"""Analyses and reports (SPEC §8): metrics, MIRA-style tables, plots, the HTML report, MIRA interop."""
+"""Analyses and reports (docs/scoring.md, "Statistics"): metrics, MIRA-style tables, plots, the HTML report, MIRA interop."""
 
 from vcot.analysis.metrics import majority_vote, mcnemar, paired_bootstrap, pass_at_k, relative_gain, wilson
 from vcot.analysis.report import analyse, write_report

@@ -1,4 +1,4 @@
-"""Statistics the papers lacked (SPEC §8): Wilson intervals, unbiased pass@k, majority vote, McNemar and a
+"""Statistics the papers lacked (docs/scoring.md): Wilson intervals, unbiased pass@k, majority vote, McNemar and a
 paired bootstrap. Pure functions on counts and arrays, so each is checked against hand-computed values."""
 
 from __future__ import annotations

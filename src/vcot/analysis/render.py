@@ -3,11 +3,11 @@ model names and answers come from outside and must never become markup."""
 
 from __future__ import annotations
 
-import html
 import math
 from typing import Any
 
 from vcot.analysis.tables import Cell, Table
+from vcot.html import escape
 
 
 def _text(v: Any, full: bool) -> str:
@@ -22,7 +22,7 @@ def _text(v: Any, full: bool) -> str:
 
 def _md_escape(s: str) -> str:
     # Pipes split Markdown cells; angle brackets could open raw HTML in renderers that allow it.
-    return html.escape(s, quote=False).replace("|", "\\|").replace("\n", " ")
+    return escape(s, quote=False).replace("|", "\\|").replace("\n", " ")
 
 
 def to_markdown(t: Table, full: bool = True) -> str:
@@ -37,8 +37,9 @@ def to_markdown(t: Table, full: bool = True) -> str:
 
 
 def to_html(t: Table, anchor: str = "") -> str:
-    e = html.escape
-    out = [f'<section class="table"{f" id={chr(34)}{e(anchor)}{chr(34)}" if anchor else ""}>',
+    e = escape
+    id_attr = f' id="{e(anchor)}"' if anchor else ""
+    out = [f'<section class="table"{id_attr}>',
            f"<h3>{e(t.title)}</h3>", '<div class="scroll"><table>', "<thead><tr>"]
     out += [f"<th>{e(h)}</th>" for h in t.header]
     out.append("</tr></thead><tbody>")

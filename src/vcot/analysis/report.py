@@ -1,16 +1,13 @@
 """The report: Markdown, one self-contained HTML file (inline CSS, PNG plots and thumbnails as data: URIs, no
 network at view time — enforced by a Content-Security-Policy), and an instance browser.
 
-Model output is untrusted (SPEC §11): every piece of it goes through html.escape, and the page's policy
-forbids external loads, so even a missed escape could not fetch anything.
+Model output is untrusted (docs/vaot.md, "Bounds"): every piece of it goes through `vcot.html.escape`, and the
+page's policy forbids external loads, so even a missed escape could not fetch anything.
 """
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
-import html
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +28,7 @@ from vcot.analysis.tables import (
     tier_table,
 )
 from vcot.analysis.units import Sample, to_samples
+from vcot.html import UNSAFE_INLINE, content_security_policy, escape, page, png_data_uri, thumbnail_data_uri
 
 # Responses in the browser keep their head and their tail (where the answer is); the page must stay openable
 # for a full suite with several models, conditions and epochs.
@@ -112,14 +110,14 @@ def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = N
 
 
 def _markdown(title: str, analysis: Analysis, figures, prov) -> str:
-    parts = [f"# {html.escape(title, quote=False)}", "",
+    parts = [f"# {escape(title, quote=False)}", "",
              f"Generated {_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds')}.", "", "## Runs", ""]
     parts.append(to_markdown(Table("Provenance", ["run", "model", "suite", "suite hash", "prompt", "vcot", "settings"],
                                    [list(p.values()) for p in prov])))
     parts += ["## Results", ""]
     parts += [to_markdown(t) for _, t in analysis.tables]
     parts += ["## Figures", ""]
-    parts += [f"![{html.escape(cap, quote=True)}](plots/{name}.png)\n" for name, cap, _ in figures]
+    parts += [f"![{escape(cap)}](plots/{name}.png)\n" for name, cap, _ in figures]
     return "\n".join(parts)
 
 
@@ -156,12 +154,10 @@ _JS = """
 })();
 """
 
-_CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
-        "base-uri 'none'; form-action 'none'")
-
-
-def _b64_png(png: bytes) -> str:
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+# Opened from disk, the page has no origin to load from, so its images are data: URIs. The filter script is
+# inline; script_hash(_JS) would be stricter than 'unsafe-inline', which is kept until that change is made on
+# its own.
+_CSP = content_security_policy(img_src="data:", script_src=UNSAFE_INLINE)
 
 
 def _thumb(suite: Any, rel: str) -> str | None:
@@ -169,11 +165,8 @@ def _thumb(suite: Any, rel: str) -> str | None:
         from PIL import Image
 
         with Image.open(suite.image_path(rel)) as im:
-            im = im.convert("RGB")
-            im.thumbnail((THUMB_SIDE, THUMB_SIDE))
-            buf = io.BytesIO()
-            im.save(buf, format="PNG", optimize=True)
-        return _b64_png(buf.getvalue())
+            # max_instances caps the thumbnails, so the slower, smaller encoding is affordable here.
+            return thumbnail_data_uri(im, THUMB_SIDE, mode="RGB", optimize=True)
     except Exception:  # a missing image must not sink the whole report; the browser says so instead
         return None
 
@@ -182,13 +175,9 @@ def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instan
           extra_html: Sequence[str] = ()) -> str:
     """`extra_html` sections are trusted markup built by vcot (e.g. the VAoT trajectory viewer), which
     escapes all model text itself."""
-    e = html.escape
+    e = escape
     nav = "".join(f'<a href="#{e(a)}">{e(t.title.split("(")[0].strip())}</a>' for a, t in analysis.tables[:8])
-    parts = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
-             f'<meta http-equiv="Content-Security-Policy" content="{e(_CSP)}">',
-             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             f"<title>{e(title)}</title><style>{_CSS}</style></head><body>",
-             f"<h1>{e(title)}</h1>",
+    parts = [f"<h1>{e(title)}</h1>",
              f"<p>Generated {e(_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds'))} from {len(rows)} scored "
              f"responses.</p>", f"<nav>{nav}<a href=\"#figures\">Figures</a><a href=\"#browser\">Instances</a></nav>",
              "<h2>Runs</h2>",
@@ -198,11 +187,11 @@ def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instan
     parts += [to_html(t, anchor) for anchor, t in analysis.tables]
     parts.append('<h2 id="figures">Figures</h2>')
     for _name, cap, png in figures:
-        parts.append(f'<figure><img alt="{e(cap)}" src="{_b64_png(png)}"><figcaption>{e(cap)}</figcaption></figure>')
+        parts.append(f'<figure><img alt="{e(cap)}" src="{png_data_uri(png)}"><figcaption>{e(cap)}</figcaption></figure>')
     parts += list(extra_html)
     parts.append(_browser(rows, suite, max_instances))
-    parts.append(f"<script>{_JS}</script></body></html>")
-    return "\n".join(parts)
+    parts.append(f"<script>{_JS}</script>")
+    return page(title, "\n".join(parts), css=_CSS, csp=_CSP)
 
 
 def _cond_key(c: str) -> int:
@@ -210,7 +199,7 @@ def _cond_key(c: str) -> int:
 
 
 def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int) -> str:
-    e = html.escape
+    e = escape
     by_uid: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_uid.setdefault(str(r["uid"]), []).append(r)
@@ -259,7 +248,7 @@ def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int) -> str:
 
 
 def _answers_table(rs: Sequence[dict[str, Any]]) -> str:
-    e = html.escape
+    e = escape
     out = ['<table class="answers"><thead><tr><th>model</th><th>condition</th><th>epoch</th><th>extracted</th>'
            "<th>tier</th><th>verdict</th><th>response</th></tr></thead><tbody>"]
     for r in rs:

@@ -1,4 +1,4 @@
-"""Tables of SPEC §8 built from samples: MIRA Table-1 and Table-2 layouts, per-task tables, relative gains,
+"""The report's tables (docs/scoring.md), built from samples: MIRA Table-1 and Table-2 layouts, per-task tables, relative gains,
 pass@k and majority vote, paired condition tests, extraction tiers. Every accuracy carries its Wilson 95%
 interval and the chance level of the same items.
 
@@ -15,18 +15,16 @@ from typing import Any
 
 from vcot.analysis.metrics import majority_vote, mcnemar, paired_bootstrap, pass_at_k, relative_gain, wilson
 from vcot.analysis.units import Sample
+from vcot.conditions import REGISTRY
 
 DOMAINS = ("EG", "PBR", "ASLP", "CT")
-CONDITIONS = ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot", "visual_cot_corrupted",
-              "caption_only", "vaot_norender", "vaot", "vaot_wrongrender")
-MIRA_CONDITIONS = ("direct", "text_cot", "visual_cot")
-SHORT = {"direct": "D", "text_cot": "T", "visual_cot": "V", "text_cot_spec": "T-spec"}
+# Columns, their order, MIRA's Table-1 conditions, short labels and the paired tests come from the one
+# condition registry, so a new condition appears in every table without edits here.
+CONDITIONS = tuple(REGISTRY.names())
+MIRA_CONDITIONS = tuple(REGISTRY.mira_table1())
+SHORT = REGISTRY.short_labels()
 # Condition deltas worth a paired test, each (baseline, treatment); only pairs present in the data are run.
-PAIRED_COMPARISONS = (
-    ("direct", "text_cot"), ("direct", "visual_cot"), ("text_cot", "visual_cot"), ("text_cot", "text_cot_spec"),
-    ("visual_cot", "text_state_cot"), ("visual_cot", "visual_cot_corrupted"), ("vaot_norender", "vaot"),
-    ("vaot", "vaot_wrongrender"), ("direct", "caption_only"),
-)
+PAIRED_COMPARISONS = tuple(REGISTRY.paired_comparisons())
 PASS_KS = (1, 2, 4, 8)
 
 
@@ -40,14 +38,25 @@ class Cell:
     n: int  # distinct problems
     samples: int
     chance: float
+    errors: int = 0
+    timeouts: int = 0
+    truncated: int = 0
+    answered_acc: float = math.nan  # over samples with no error, timeout or truncation
 
     def pct(self) -> str:
         return "—" if math.isnan(self.acc) else f"{100 * self.acc:.1f}"
 
+    def failures(self) -> str:
+        """The engine failures behind the accuracy, e.g. "2 err, 1 timeout, 3 trunc" ("" when none)."""
+        parts = [f"{v} {k}" for v, k in ((self.errors, "err"), (self.timeouts, "timeout"),
+                                         (self.truncated, "trunc")) if v]
+        return ", ".join(parts)
+
     def full(self) -> str:
         if math.isnan(self.acc):
             return "—"
-        return f"{100 * self.acc:.1f} [{100 * self.lo:.1f}, {100 * self.hi:.1f}]"
+        text = f"{100 * self.acc:.1f} [{100 * self.lo:.1f}, {100 * self.hi:.1f}]"
+        return f"{text} ({self.failures()})" if self.failures() else text
 
 
 @dataclass
@@ -59,6 +68,7 @@ class Table:
 
 
 def cell(samples: Sequence[Sample]) -> Cell:
+    """Accuracy over all samples: engine errors, timeouts and truncations count as wrong (shown beside it)."""
     if not samples:
         return Cell(math.nan, math.nan, math.nan, 0, 0, math.nan)
     acc = sum(s.correct for s in samples) / len(samples)
@@ -67,7 +77,10 @@ def cell(samples: Sequence[Sample]) -> Cell:
         chances[s.unit] = s.chance
     n = len(chances)
     lo, hi = wilson(acc * n, n)
-    return Cell(acc, lo, hi, n, len(samples), sum(chances.values()) / n)
+    answered = [s for s in samples if not (s.errors or s.timeouts or s.truncated)]
+    answered_acc = sum(s.correct for s in answered) / len(answered) if answered else math.nan
+    return Cell(acc, lo, hi, n, len(samples), sum(chances.values()) / n, sum(s.errors for s in samples),
+                sum(s.timeouts for s in samples), sum(s.truncated for s in samples), answered_acc)
 
 
 def group(samples: Iterable[Sample], key: Callable[[Sample], Any]) -> dict[Any, list[Sample]]:
@@ -94,6 +107,35 @@ def condition_overview(samples: list[Sample]) -> Table:
     for model in sorted(by_model):
         by_cond = group(by_model[model], lambda s: s.condition)
         t.rows.append([model, *[cell(by_cond.get(c, [])) for c in conds], cell(by_model[model]).chance])
+    return t
+
+
+def condition_cells(samples: list[Sample]) -> dict[tuple[str, str], Cell]:
+    """(model, condition) → accuracy cell, in model then registry order."""
+    return {key: cell(ss) for key, ss in sorted(group(samples, lambda s: (s.model, s.condition)).items(),
+                                                key=lambda kv: (kv[0][0], _cond_order(kv[0][1])))}
+
+
+def run_summary(samples: list[Sample]) -> Table:
+    """The headline accounting, printed by `vcot eval` and `vcot report` alike: per model and condition, the
+    problems scored, accuracy with its interval, accuracy over answered samples, the chance level and the
+    engine's failures."""
+    cells = condition_cells(samples)
+    models = {m for m, _ in cells}
+    epochs = any(c.samples != c.n for c in cells.values())
+    header = [*(["model"] if len(models) > 1 else []), "condition", "problems", *(["samples"] if epochs else []),
+              "accuracy % [95% CI]", "over answered %", "chance %", "errors", "timeouts", "truncated"]
+    t = Table("Accuracy by condition" + ("" if len(models) > 1 else f": {next(iter(models), '')}"), header,
+              note="A problem is one instance (both rows of a paired gear_rotation problem count as one, right "
+                   "only when both are). Accuracy counts errors, timeouts and truncated responses as wrong; "
+                   "'over answered' leaves them out. Errors: samples the engine gave up on or the provider "
+                   "rejected; truncated: responses cut off by the token limit, graded only from a complete "
+                   "answer tag.")
+    for (model, cond), c in cells.items():
+        t.rows.append([*([model] if len(models) > 1 else []), cond, c.n, *([c.samples] if epochs else []),
+                       f"{100 * c.acc:.1f} [{100 * c.lo:.1f}, {100 * c.hi:.1f}]",
+                       "—" if math.isnan(c.answered_acc) else f"{100 * c.answered_acc:.1f}",
+                       f"{100 * c.chance:.1f}", c.errors, c.timeouts, c.truncated])
     return t
 
 

@@ -16,6 +16,20 @@ from vcot.scoring.grade import canonical
 from vcot.scoring.score import parse_options
 
 PAIRED_TASKS = frozenset({"gear_rotation"})
+# Finish reasons meaning "cut off by the output-token limit" (OpenAI-compatible, Anthropic, Gemini).
+TRUNCATION_REASONS = frozenset({"length", "max_tokens", "MAX_TOKENS"})
+
+
+def outcome(row: dict[str, Any]) -> str:
+    """How the engine ended a row: "error" (given up, rejected, broken prompt), "timeout", "truncated"
+    (cut off by the token limit) or "answered". Errors and timeouts count as wrong; a truncated response is
+    graded only from a complete answer tag (`vcot.scoring`)."""
+    err = row.get("error")
+    if err:
+        return "timeout" if str(err).startswith("timeout") else "error"
+    if row.get("finish_reason") in TRUNCATION_REASONS:
+        return "truncated"
+    return "answered"
 _SUB_UID = re.compile(r"^(?P<base>.+)\.(?P<sub>\d+)$")
 
 
@@ -49,6 +63,9 @@ class Sample:
     chance: float
     n_rows: int = 1
     tiers: tuple[str, ...] = ()
+    errors: int = 0  # member rows the engine could not complete (counted wrong), timeouts excluded
+    timeouts: int = 0  # member rows that timed out on every attempt (counted wrong)
+    truncated: int = 0  # member rows cut off by the token limit (graded from a complete answer tag only)
 
 
 def chance_of(row: dict[str, Any], instance: Instance | None = None) -> float:
@@ -103,5 +120,6 @@ def to_samples(rows: Iterable[dict[str, Any]], instances: dict[str, Instance] | 
         first = members[0]
         out.append(Sample(run_id, model, condition, str(first.get("task", "")), str(first.get("domain", "")), unit,
                           epoch, all(bool(r.get("correct")) for r in members), vote, chance, len(members),
-                          tuple(str(r.get("tier", "none")) for r in members)))
+                          tuple(str(r.get("tier", "none")) for r in members),
+                          *(sum(1 for r in members if outcome(r) == k) for k in ("error", "timeout", "truncated"))))
     return out

@@ -21,19 +21,15 @@ from typing import Any
 from aiolimiter import AsyncLimiter
 
 from vcot import __version__
-from vcot.conditions import PROMPT_VERSION, SuiteImages
+from vcot.conditions import PROMPT_VERSION, REGISTRY
 from vcot.engine.clients import CallContext, ModelClient, make_client
-from vcot.engine.episode import condition_unservable, default_conditions, known_conditions, make_episode
 from vcot.engine.errors import AuthError, ConfigError, EngineError, FatalCallError, RetryableError
-from vcot.engine.messages import ModelResponse, ToolCall, request_digest
 from vcot.engine.retry import RetryPolicy, call_with_retries
 from vcot.engine.settings import GenSettings
 from vcot.engine.store import STORE_NAME, RunStore, SampleKey
-from vcot.images import ImageCache, ImagePolicy
+from vcot.images import ImageCache, ImagePolicy, SuiteImages
+from vcot.messages import ModelResponse, ToolCall, request_digest
 from vcot.schema import Instance
-
-DEFAULT_CONDITIONS = ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot",
-                      "visual_cot_corrupted", "caption_only")
 
 
 @dataclass
@@ -42,7 +38,7 @@ class EvalSpec:
     model: str = "chance"
     base_url: str | None = None
     api_key_env: str | None = None
-    # None: every built-in condition that all selected instances can serve.
+    # None: every default condition (conditions.REGISTRY) that all selected instances can serve.
     conditions: Sequence[str] | None = None
     epochs: int = 1
     limit: int | None = None  # at most this many instances per task (suite order)
@@ -110,21 +106,20 @@ def select_instances(instances: Sequence[Instance], tasks: Sequence[str] | None,
 def resolve_conditions(instances: Sequence[Instance], conditions: Sequence[str] | None) -> tuple[list[str], dict[str, str]]:
     """The conditions to run, and (when defaulted) those skipped with the reason."""
     if conditions:
-        known = known_conditions()
+        known = REGISTRY.names()
         unknown = [c for c in conditions if c not in known]
         if unknown:
             raise ConfigError(f"unknown condition(s) {', '.join(unknown)}; known: {', '.join(known)}")
         for cond in conditions:
-            bad = [(i.uid, r) for i in instances if (r := condition_unservable(i, cond)) is not None]
+            bad = [(i.uid, r) for i in instances if (r := REGISTRY.unservable(i, cond)) is not None]
             if bad:
                 shown = "; ".join(f"{u}: {r}" for u, r in bad[:3])
                 raise ConfigError(f"condition {cond!r} cannot be served for {len(bad)} of {len(instances)} "
                                   f"selected instances ({shown}{' …' if len(bad) > 3 else ''})")
         return list(dict.fromkeys(conditions)), {}
     chosen, skipped = [], {}
-    # Built-in conditions first, then the default ones registered by plugins (VAoT).
-    for cond in dict.fromkeys([*DEFAULT_CONDITIONS, *default_conditions()]):
-        reason = next((r for i in instances if (r := condition_unservable(i, cond)) is not None), None)
+    for cond in REGISTRY.defaults():
+        reason = next((r for i in instances if (r := REGISTRY.unservable(i, cond)) is not None), None)
         if reason is None:
             chosen.append(cond)
         else:
@@ -251,7 +246,7 @@ class Runner:
         if resuming:
             self.store.discard_failed(self.run_id, self.model_name, key)
         try:
-            episode = make_episode(inst, key.condition, key.epoch, self.images)
+            episode = REGISTRY.make_episode(inst, key.condition, key.epoch, self.images)
         except Exception as exc:  # noqa: BLE001 - a broken image fails this sample, not the run
             self._finish_error(inst, base, 0, f"prompt: {exc}", [], "", 0)
             return
@@ -326,8 +321,7 @@ class Runner:
             self.progress.output_tokens += resp.output_tokens or 0
             call.update(response=resp.raw, text=resp.text, finish_reason=resp.finish_reason,
                         input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,
-                        tool_calls=json.dumps([{"id": c.id, "name": c.name, "arguments": c.arguments}
-                                               for c in resp.tool_calls]) if resp.tool_calls else None)
+                        tool_calls=json.dumps([c.record() for c in resp.tool_calls]) if resp.tool_calls else None)
             try:
                 nxt = episode.on_response(resp)
             except Exception as exc:  # noqa: BLE001 - an episode bug fails this sample only

@@ -93,8 +93,9 @@ from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState, generate
 
-from vcot.conditions import SuiteImages, build_prompt, unservable_reason
-from vcot.engine.messages import ImagePart
+from vcot.conditions import build_prompt, unservable_reason
+from vcot.images import SuiteImages
+from vcot.messages import ImagePart
 from vcot.scoring import score_fields
 from vcot.suite import read_suite
 

@@ -26,7 +26,7 @@ import json
 import re
 from pathlib import Path
 
-from vcot.conditions import DIRECT, TEXT_COT, VISUAL_COT, format_question
+from vcot.prompts.templates import DIRECT, TEXT_COT, VISUAL_COT, format_question
 from vcot.schema import option_letters
 from vcot.suite import Suite
 
@@ -101,7 +101,7 @@ def export_vlmevalkit(suite: Suite, out: str | Path) -> Path:
 
 def dataset_source(datasets: dict[str, tuple[str, str]]) -> str:
     """Source of the VLMEvalKit dataset class serving `datasets` (name -> (tsv file, condition))."""
-    # The templates are written in from vcot.conditions so the file also works where vcot is absent;
+    # The templates are written in from vcot.prompts.templates so the file also works where vcot is absent;
     # when vcot is importable its live templates win, so the two cannot drift apart silently.
     return _DATASET_TEMPLATE.format(
         datasets=json.dumps(datasets, indent=4), direct=repr(DIRECT), text_cot=repr(TEXT_COT),
@@ -141,7 +141,7 @@ _FALLBACK_TEMPLATES = {{
 
 def _templates():
     try:
-        from vcot.conditions import DIRECT, TEXT_COT, VISUAL_COT
+        from vcot.prompts.templates import DIRECT, TEXT_COT, VISUAL_COT
     except ImportError:
         return _FALLBACK_TEMPLATES
     return {{"direct": DIRECT, "text_cot": TEXT_COT, "visual_cot": VISUAL_COT}}

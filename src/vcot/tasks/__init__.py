@@ -1,5 +1,6 @@
 """Task registry. Generators live one per file under `vcot/tasks/<domain>/` and register themselves with
 `@register`; every module in those packages is imported on first use, so adding a task needs no edit here.
+Code shared by several tasks lives in `vcot/tasks/common/`, which registers nothing and is not scanned.
 """
 
 from __future__ import annotations

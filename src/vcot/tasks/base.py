@@ -17,17 +17,20 @@ parallelises over processes with identical output.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from PIL import Image
 
 from vcot.schema import AnswerType, Instance, Step
+
+# Code written against vcot.tasks.base still imports derive_seed from here.
+from vcot.seeding import derive_seed
+from vcot.tasks.catalog import MIRA_TASKS
 
 
 class Reject(Exception):
@@ -36,12 +39,6 @@ class Reject(Exception):
 
 class GenerationError(RuntimeError):
     """A generator could not produce an acceptable scene within its attempt budget."""
-
-
-def derive_seed(*parts: object) -> int:
-    """A 64-bit seed from hashing the parts; neighbouring suite seeds give unrelated streams."""
-    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()
-    return int.from_bytes(digest[:8], "big")
 
 
 @dataclass
@@ -100,6 +97,23 @@ class Sample:
     images: dict[str, Image.Image]
 
 
+ConfigT = TypeVar("ConfigT")
+
+
+def answer_range_presets(levels: dict[str, ConfigT], **ranges: tuple[int, int]) -> dict[str, ConfigT]:
+    """Difficulty presets of sibling tasks that draw the same kind of scene but ask different questions: each
+    level keeps the shared config of `levels` and gets this task's own answer range (`level=(min, max)` sets
+    the config fields answer_min and answer_max), since two questions about one scene span different numbers.
+    """
+    if set(ranges) != set(levels):
+        raise ValueError(f"answer ranges given for {sorted(ranges)}, but the levels are {sorted(levels)}")
+    presets = {}
+    for level, cfg in levels.items():
+        lo, hi = ranges[level]
+        presets[level] = dataclasses.replace(cfg, answer_min=lo, answer_max=hi)
+    return presets
+
+
 class Task(ABC):
     name: ClassVar[str]
     domain: ClassVar[str]
@@ -111,6 +125,18 @@ class Task(ABC):
     max_attempts: ClassVar[int] = 2000
     # Tasks whose problems have several sub-question rows (MIRA's gear_rotation pairs n.1 / n.2).
     rows_per_problem: ClassVar[int] = 1
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A MIRA task takes its domain and answer type from the catalog, the one place that states them (the
+        importers read it too), unless the class sets them itself."""
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("name")
+        if name in MIRA_TASKS:
+            domain, answer_type = MIRA_TASKS[name]
+            if "domain" not in cls.__dict__:
+                cls.domain = domain
+            if "answer_type" not in cls.__dict__:
+                cls.answer_type = answer_type
 
     def __init__(self, config: Any | None = None, difficulty: str = "medium", **overrides: Any) -> None:
         if difficulty not in self.presets:

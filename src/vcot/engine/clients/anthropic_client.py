@@ -9,8 +9,8 @@ from typing import Any
 from vcot.engine.clients.base import CallContext, ModelClient
 from vcot.engine.clients.openai_compat import parse_retry_after
 from vcot.engine.errors import AuthError, ConfigError, FatalCallError, RetryableError
-from vcot.engine.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
 from vcot.engine.settings import GenSettings
+from vcot.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
 
 
 def _blocks(m: Message) -> list[dict[str, Any]]:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vcot.engine.messages import Message, ModelResponse, ToolSpec
 from vcot.engine.settings import GenSettings
+from vcot.messages import Message, ModelResponse, ToolSpec
 from vcot.schema import Instance
 
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from vcot.engine.chance import chance_answer
 from vcot.engine.clients.base import CallContext, ModelClient
-from vcot.engine.messages import Message, ModelResponse, ToolSpec
 from vcot.engine.settings import GenSettings
+from vcot.messages import Message, ModelResponse, ToolSpec
 
 
 class ChanceClient(ModelClient):

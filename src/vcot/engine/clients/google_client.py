@@ -14,8 +14,8 @@ from typing import Any
 from vcot.engine.clients.base import CallContext, ModelClient
 from vcot.engine.clients.openai_compat import parse_retry_after
 from vcot.engine.errors import AuthError, ConfigError, FatalCallError, RetryableError
-from vcot.engine.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
 from vcot.engine.settings import GenSettings
+from vcot.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
 
 _TRANSPORT_MODULES = ("httpx", "httpx2", "httpcore", "aiohttp", "h11", "anyio")
 
@@ -38,8 +38,6 @@ class GoogleClient(ModelClient):
         self._errors = errors
         self.model = model
         self.key_env = key_env
-        # (run, uid, condition, epoch, call id) -> (the server's call id, thought signature), in memory only.
-        self._calls: dict[tuple, tuple[str | None, bytes | None]] = {}
         # v1beta is the version Google documents generateContent (tools, system instructions) against; SDK
         # releases differ in their default. The base URL is the SDK's own (GOOGLE_GEMINI_BASE_URL overrides it).
         self._client = genai.Client(api_key=api_key, http_options=types.HttpOptions(api_version="v1beta"))
@@ -57,10 +55,11 @@ class GoogleClient(ModelClient):
                 out.append(types.Part.from_bytes(data=base64.b64decode(p.image.b64), mime_type=p.image.mime))
         return out
 
-    def _contents(self, messages: Sequence[Message], sample: tuple) -> tuple[str | None, list[Any]]:
+    def _contents(self, messages: Sequence[Message]) -> tuple[str | None, list[Any]]:
         types = self._types
         system = None
         names: dict[str, str] = {}
+        server_ids: dict[str, str | None] = {}
         contents: list[Any] = []
         tool_turn = False  # the last content holds function responses (parallel calls share one turn)
         for m in messages:
@@ -75,7 +74,8 @@ class GoogleClient(ModelClient):
                         args = json.loads(c.arguments or "{}")
                     except ValueError:
                         args = {}
-                    server_id, signature = self._calls.get((*sample, c.id), (None, None))
+                    server_id, signature = _call_data(c.provider_data)
+                    server_ids[c.id] = server_id
                     # Gemini 3 rejects a follow-up whose function calls lack the thought signature it sent.
                     parts.append(types.Part(function_call=types.FunctionCall(id=server_id, name=c.name, args=args),
                                             thought_signature=signature))
@@ -83,7 +83,7 @@ class GoogleClient(ModelClient):
                 tool_turn = False
             elif m.role == "tool":
                 call_id = m.tool_call_id or ""
-                server_id, _ = self._calls.get((*sample, call_id), (None, None))
+                server_id = server_ids.get(call_id)
                 parts = [types.Part(function_response=types.FunctionResponse(
                     id=server_id, name=names.get(call_id, "tool"), response={"result": m.text}))]
                 # Returned images follow the function response as inline data in the same user turn.
@@ -101,8 +101,7 @@ class GoogleClient(ModelClient):
     async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,
                        settings: GenSettings, ctx: CallContext) -> ModelResponse:
         types = self._types
-        sample = (ctx.run_id, ctx.uid, ctx.condition, ctx.epoch)
-        system, contents = self._contents(messages, sample)
+        system, contents = self._contents(messages)
         config = types.GenerateContentConfig(
             system_instruction=system, max_output_tokens=settings.max_tokens, temperature=settings.temperature,
             top_p=settings.top_p, seed=None if settings.seed is None else settings.seed + ctx.epoch,
@@ -137,9 +136,13 @@ class GoogleClient(ModelClient):
             fc = getattr(part, "function_call", None)
             if fc is not None:
                 call_id = fc.id or f"call_{ctx.turn}_{i}"
-                # Kept for the rest of the episode: later turns resend this call with its id and signature.
-                self._calls[(*sample, call_id)] = (fc.id, getattr(part, "thought_signature", None))
-                calls.append(ToolCall(id=call_id, name=fc.name or "", arguments=json.dumps(dict(fc.args or {}))))
+                # Later turns resend this call with the server's id and signature; stored with the call, so
+                # a resumed episode (another process) can too.
+                signature = getattr(part, "thought_signature", None)
+                data = json.dumps({"id": fc.id, "thought_signature":
+                                   base64.b64encode(signature).decode("ascii") if signature else None})
+                calls.append(ToolCall(id=call_id, name=fc.name or "", arguments=json.dumps(dict(fc.args or {})),
+                                      provider_data=data))
         usage = resp.usage_metadata
         finish = getattr(cand, "finish_reason", None)
         finish = getattr(finish, "value", finish)  # the SDK's enum: "STOP", not "FinishReason.STOP"
@@ -154,3 +157,15 @@ class GoogleClient(ModelClient):
         aclose = getattr(self._client.aio, "aclose", None)  # absent from older google-genai releases
         if aclose is not None:
             await aclose()
+
+
+def _call_data(provider_data: str | None) -> tuple[str | None, bytes | None]:
+    """(server call id, thought signature) from a stored call's provider data."""
+    if not provider_data:
+        return None, None
+    try:
+        data = json.loads(provider_data)
+        sig = data.get("thought_signature")
+        return data.get("id"), base64.b64decode(sig) if sig else None
+    except (ValueError, TypeError, AttributeError):
+        return None, None

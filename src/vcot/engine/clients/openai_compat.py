@@ -21,8 +21,8 @@ from openai import AsyncOpenAI
 
 from vcot.engine.clients.base import CallContext, ModelClient
 from vcot.engine.errors import AuthError, ConfigError, FatalCallError, RetryableError
-from vcot.engine.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
 from vcot.engine.settings import GenSettings
+from vcot.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
 
 # Header carrying (run, uid, condition, epoch, turn) when tagging is on; lets a server (our mock, a proxy)
 # attribute requests. Off by default: real providers need not learn benchmark identifiers.

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vcot.draw.canvas import Canvas
-from vcot.schema import AnswerType, option_letters
+from vcot.schema import option_letters
 from vcot.tasks import register
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 
@@ -254,8 +254,6 @@ def _end_point(passages: list[dict[str, Any]]) -> QPoint:
 @register
 class DefuseABomb(Task):
     name = "defuse_a_bomb"
-    domain = "ASLP"
-    answer_type = AnswerType.CHOICE
     config_cls = DefuseConfig
     presets = {
         "easy": DefuseConfig(n_wires=3, width=12, height=6, n_panels=1, same_color=False),

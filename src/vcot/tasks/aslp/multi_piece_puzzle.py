@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from vcot.draw.canvas import Canvas
-from vcot.schema import AnswerType
 from vcot.tasks import register
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
-from vcot.tasks.eg.polyomino import (
+from vcot.tasks.common.polyomino import (
     PIECE_COLORS,
+    PIECE_RGB,
     RULE_TEXT,
     RULE_TRANSFORMS,
     RULES,
@@ -27,25 +27,21 @@ from vcot.tasks.eg.polyomino import (
     Cell,
     DrawnPiece,
     Placement,
-    board_layout,
     congruent,
-    draw_board,
     draw_placed,
     fmt_cells,
     mutate_piece,
     nearby_placements,
     placement_from_json,
-    random_partition,
     random_region,
-    random_sizes,
-    sample_target,
+    sample_cut_target,
+    scene_board,
+    shown_turned,
     target_areas,
+    target_frame,
     tilings,
-    transform,
     transform_words,
 )
-
-COLOR_RGB = dict(PIECE_COLORS)
 
 
 @dataclass(frozen=True)
@@ -97,8 +93,6 @@ def unique_subset(scene: dict[str, Any]) -> tuple[tuple[int, ...], list[Placemen
 @register
 class MultiPiecePuzzle(Task):
     name = "multi_piece_puzzle"
-    domain = "ASLP"
-    answer_type = AnswerType.SET
     config_cls = MultiPieceConfig
     presets = {
         "easy": MultiPieceConfig(rule="translate", irregular=False, min_cells=8, max_cells=12, max_w=4, max_h=4,
@@ -117,19 +111,11 @@ class MultiPiecePuzzle(Task):
         rng = ctx.rng
         if cfg.rule not in RULES or not 1 <= cfg.k < cfg.n_candidates <= len(PIECE_COLORS):
             raise ValueError("bad multi_piece_puzzle config")
+        if not target_areas(cfg, cfg.k):
+            raise ValueError("no target area fits k pieces of the allowed sizes")
         combos = list(itertools.combinations(range(cfg.n_candidates), cfg.k))
         answer_slots = combos[ctx.balanced(len(combos), "subset")]
-        sizes = self._sizes(rng)
-        region = self._region(rng, sum(sizes))
-        parts = None
-        for _ in range(40):
-            rng.shuffle(sizes)
-            cut = random_partition(rng, region, sizes)
-            if cut is not None and not any(congruent(a, b) for i, a in enumerate(cut) for b in cut[i + 1:]):
-                parts = cut
-                break
-        if parts is None:
-            raise Reject("no partition into non-congruent pieces found")
+        region, parts = sample_cut_target(rng, cfg, cfg.k)
         decoys = self._decoys(rng, parts, cfg.n_candidates - cfg.k)
         rng.shuffle(parts)
         shapes: list[list[Cell]] = [[] for _ in range(cfg.n_candidates)]
@@ -139,38 +125,15 @@ class MultiPiecePuzzle(Task):
         for slot, decoy in zip(rest, decoys, strict=True):
             shapes[slot] = decoy
         pieces = []
-        k_choices = [k for k in RULE_TRANSFORMS[cfg.rule] if k != 0] or [0]
         for i, shape in enumerate(shapes):
-            cells, _ = transform(shape, rng.choice(k_choices))
+            cells, _ = shown_turned(rng, shape, cfg.rule)
             pieces.append({"label": labels(cfg.n_candidates)[i], "color": PIECE_COLORS[i][0],
                            "cells": [list(c) for c in cells]})
-        xs = [c[0] for c in region]
-        ys = [c[1] for c in region]
-        scene = {
-            "rule": cfg.rule,
-            "k": cfg.k,
-            "width": max(xs) + 1,
-            "height": max(ys) + 1,
-            "target": [[x + 1, y + 1] for x, y in sorted(region)],
-            "pieces": pieces,
-        }
+        scene = {"rule": cfg.rule, "k": cfg.k, **target_frame(region), "pieces": pieces}
         combo, _ = unique_subset(scene)
         if combo != answer_slots:
             raise Reject("the tiling subset is not the intended one")
         return scene
-
-    def _sizes(self, rng: random.Random) -> list[int]:
-        cfg = self.config
-        areas = target_areas(cfg, cfg.k)
-        if not areas:
-            raise ValueError("no target area fits k pieces of the allowed sizes")
-        sizes = random_sizes(rng, rng.choice(areas), cfg.k, cfg.min_piece, cfg.max_piece, tries=200)
-        if sizes is None:
-            raise Reject("no piece sizes fit the target area")
-        return sizes
-
-    def _region(self, rng: random.Random, area: int) -> list[Cell]:
-        return sample_target(rng, self.config, area)
 
     def _decoys(self, rng: random.Random, parts: list[list[Cell]], n: int) -> list[list[Cell]]:
         """Decoys congruent to nothing else shown (a congruent pair would make two subsets trivially equal)."""
@@ -216,11 +179,9 @@ class MultiPiecePuzzle(Task):
 
     def _board(self, scene: dict[str, Any],
                faded: tuple[int, ...] = ()) -> tuple[BoardLayout, list[DrawnPiece], Canvas]:
-        pieces = [DrawnPiece(p["label"], tuple(tuple(c) for c in p["cells"]), (), COLOR_RGB[p["color"]])
+        pieces = [DrawnPiece(p["label"], tuple(tuple(c) for c in p["cells"]), (), PIECE_RGB[p["color"]])
                   for p in scene["pieces"]]
-        lay = board_layout(scene["width"], scene["height"], pieces)
-        cv = draw_board(lay, [tuple(c) for c in scene["target"]], pieces, "Target shape", "Candidate pieces",
-                        faded=faded)
+        lay, cv = scene_board(scene, pieces, "Target shape", "Candidate pieces", faded)
         return lay, pieces, cv
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:

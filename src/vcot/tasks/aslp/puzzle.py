@@ -21,9 +21,10 @@ from PIL import Image
 
 from vcot.draw.canvas import Canvas
 from vcot.draw.colors import rgb
-from vcot.schema import AnswerType, option_letters
+from vcot.schema import option_letters
 from vcot.tasks import register
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.common.options import only_match, place_correct_option
 
 SHAPES = ("circle", "square", "diamond", "plus", "ring", "cross")  # all unchanged by quarter turns and flips
 COLORS = ("red", "blue", "green", "orange", "purple")
@@ -231,8 +232,6 @@ DISTRACTOR_KINDS = ("rotated", "mirrored", "shifted", "recoloured")
 @register
 class PuzzleTask(Task):
     name = "puzzle"
-    domain = "ASLP"
-    answer_type = AnswerType.CHOICE
     config_cls = PuzzleConfig
     presets = {
         "easy": PuzzleConfig(rows=6, cols=6, hole=2, families=["motif", "stripes"], max_period=3),
@@ -270,8 +269,8 @@ class PuzzleTask(Task):
                 break
         if len(chosen) < 3:
             raise Reject("could not find three visibly different distractors")
-        slot = ctx.balanced(4)
-        chosen.insert(slot, ("right", truth))
+        chosen = place_correct_option(("right", truth), chosen, ctx.balanced(4), lambda kc: kc[1] == truth,
+                                      "equal the hole content")
         return {"rows": cfg.rows, "cols": cfg.cols, "shade_levels": cfg.cols, "rule": rule, "grid": grid,
                 "hole": list(hole), "candidates": [c for _, c in chosen],
                 "candidate_kinds": [kd for kd, _ in chosen], "options": option_letters(4),
@@ -284,12 +283,10 @@ class PuzzleTask(Task):
         r0, c0, k = scene["hole"]
         check_determined(grid, (r0, c0, k))
         truth = [row[c0:c0 + k] for row in grid[r0:r0 + k]]
-        hits = [i for i, c in enumerate(scene["candidates"]) if c == truth]
-        if len(hits) != 1:
-            raise Reject(f"{len(hits)} candidates equal the hole content")
-        others = [c for i, c in enumerate(scene["candidates"]) if i != hits[0]]
+        hit = only_match(scene["candidates"], lambda c: c == truth, "equal the hole content")
+        others = [c for i, c in enumerate(scene["candidates"]) if i != hit]
         check_distractors(truth, others, scene["shade_levels"], scene["min_cells"], scene["min_pixel_frac"])
-        return Solution(answer=option_letters(4)[hits[0]], states=[truth], details={"rule": describe_rule(scene)})
+        return Solution(answer=option_letters(4)[hit], states=[truth], details={"rule": describe_rule(scene)})
 
     def question(self, scene: dict[str, Any]) -> str:
         k = scene["hole"][2]

@@ -2,24 +2,27 @@
 
 Every face carries a glyph without rotational symmetry (arrow, L, T, F, flag, Y), so the orientation of
 each face matters. Candidates are verified by folding: each net is folded into a cube state in code and
-compared against every shown view under all 24 cube rotations (see cube_nets.py).
+compared against every shown view under all 24 cube rotations (see `common/cube_nets.py`).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from PIL import Image
 
 from vcot.draw.canvas import Canvas
-from vcot.schema import AnswerType, option_letters
+from vcot.schema import option_letters
 from vcot.tasks import register
-from vcot.tasks.aslp import cube_nets as cn
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.common import cube_nets as cn
+from vcot.tasks.common.options import only_match, place_correct_option
 
 LETTERS = option_letters(4)
+T = TypeVar("T")
 
 # Glyph outlines in face coordinates (s right, t up, both in [-1, 1]); none is invariant under a quarter,
 # half or three-quarter turn, so a face's orientation is always visible.
@@ -134,19 +137,33 @@ def modified_view(rng: random.Random, cube: cn.Cube, kind: str) -> dict[str, cn.
     return view
 
 
-def unique_consistent(flags: list[bool]) -> int:
-    """Index of the only True flag; Reject when zero or several candidates are consistent."""
-    hits = [i for i, ok in enumerate(flags) if ok]
-    if len(hits) != 1:
-        raise Reject(f"{len(hits)} consistent candidates")
-    return hits[0]
+def draw_distractors(rng: random.Random, correct: T, kinds: list[str], modified: Callable[[str], T],
+                     possible: Callable[[T], bool], equivalent: Callable[[T, T], bool],
+                     failure: str) -> list[tuple[T, str]]:
+    """Three wrong candidates with the kind of change that made each: `modified(kind)` changes the correct
+    candidate, and a change is kept unless it is still `possible` or `equivalent` to a candidate already
+    chosen. The three first tries use three different kinds (a random order of `kinds`), so the distractors
+    differ in how they are wrong; a retry takes any kind. Reject with `failure` after 60 tries for one."""
+    order = rng.sample(kinds, 3)
+    chosen = [correct]
+    distractors: list[tuple[T, str]] = []
+    for first_kind in order:
+        for attempt in range(60):
+            kind = first_kind if attempt == 0 else rng.choice(kinds)
+            cand = modified(kind)
+            if possible(cand) or any(equivalent(cand, c) for c in chosen):
+                continue
+            chosen.append(cand)
+            distractors.append((cand, kind))
+            break
+        else:
+            raise Reject(failure)
+    return distractors
 
 
 @register
 class UnfoldedCube(Task):
     name = "unfolded_cube"
-    domain = "ASLP"
-    answer_type = AnswerType.CHOICE
     config_cls = UnfoldedCubeConfig
     presets = {
         "easy": UnfoldedCubeConfig(n_views=1, colored=True, n_glyph_types=6, same_shape=True),
@@ -182,35 +199,18 @@ class UnfoldedCube(Task):
             poses.append(m)
             views.append(cn.view_of(cn.rotate_cube(cube, m)))
         shape = random_placement(rng, rng.choice(cn.cube_nets())) if cfg.same_shape else None
-        cubes: list[cn.Cube] = [cube]
-        kinds: list[str] = []
-        order = rng.sample(["swap", "turn", "mirror"], 3)
-        for i in range(3):
-            for _ in range(60):
-                kind = order[i] if _ == 0 else rng.choice(["swap", "turn", "mirror"])
-                cand = modified_cube(rng, cube, kind)
-                if all(cn.view_matches(cand, v) is not None for v in views):
-                    continue
-                if any(cn.cubes_equivalent(cand, c) for c in cubes):
-                    continue
-                cubes.append(cand)
-                kinds.append(kind)
-                break
-            else:
-                raise Reject("no inconsistent distractor net found")
-        cand_cubes = cubes[1:]
-        cand_kinds = kinds
-        nets: list[list[dict]] = []
-        labels: list[str] = []
-        it = iter(zip(cand_cubes, cand_kinds, strict=True))
-        for pos in range(4):
-            if pos == slot:
-                nets.append(random_net(rng, cube, shape))
-                labels.append("correct")
-            else:
-                c, k = next(it)
-                nets.append(random_net(rng, c, shape))
-                labels.append(k)
+
+        def shows_every_view(c: cn.Cube) -> bool:
+            return all(cn.view_matches(c, v) is not None for v in views)
+
+        distractors = draw_distractors(rng, cube, ["swap", "turn", "mirror"],
+                                       lambda kind: modified_cube(rng, cube, kind), shows_every_view,
+                                       cn.cubes_equivalent, "no inconsistent distractor net found")
+        placed = place_correct_option((cube, "correct"), distractors, slot, lambda ck: shows_every_view(ck[0]),
+                                      "fold into a cube showing every view")
+        # Each net is cut in option order: the draws of random_net follow the letters.
+        nets = [random_net(rng, c, shape) for c, _ in placed]
+        labels = [k for _, k in placed]
         return {"form": "net", "views": [cn.view_to_json(v) for v in views], "nets": nets,
                 "candidate_kinds": labels, "glyph_kinds": sorted({f.glyph for f in cube.values()}),
                 "colored": cfg.colored}
@@ -218,33 +218,17 @@ class UnfoldedCube(Task):
     def _sample_view_form(self, rng: random.Random, cube: cn.Cube, slot: int) -> dict[str, Any]:
         net = random_net(rng, cube)
         correct = cn.view_of(cn.rotate_cube(cube, rng.choice(cn.ROTATIONS)))
-        chosen = [correct]
-        kinds = []
-        order = rng.sample(["turn", "swap", "opposite", "mirror"], 3)
-        for i in range(3):
-            for attempt in range(60):
-                kind = order[i] if attempt == 0 else rng.choice(["turn", "swap", "opposite", "mirror"])
-                v = modified_view(rng, cube, kind)
-                if cn.view_matches(cube, v) is not None:
-                    continue
-                if any(cn.views_equivalent(v, c) for c in chosen):
-                    continue
-                chosen.append(v)
-                kinds.append(kind)
-                break
-            else:
-                raise Reject("no impossible distractor view found")
-        views: list[dict] = []
-        labels: list[str] = []
-        it = iter(zip(chosen[1:], kinds, strict=True))
-        for pos in range(4):
-            if pos == slot:
-                views.append(cn.view_to_json(correct))
-                labels.append("correct")
-            else:
-                v, k = next(it)
-                views.append(cn.view_to_json(v))
-                labels.append(k)
+
+        def shown_by_cube(v: dict[str, cn.Face]) -> bool:
+            return cn.view_matches(cube, v) is not None
+
+        distractors = draw_distractors(rng, correct, ["turn", "swap", "opposite", "mirror"],
+                                       lambda kind: modified_view(rng, cube, kind), shown_by_cube,
+                                       cn.views_equivalent, "no impossible distractor view found")
+        placed = place_correct_option((correct, "correct"), distractors, slot, lambda vk: shown_by_cube(vk[0]),
+                                      "show the folded cube")
+        views = [cn.view_to_json(v) for v, _ in placed]
+        labels = [k for _, k in placed]
         colored = len({f.color for f in cube.values()}) > 1
         return {"form": "view", "net": net, "candidate_views": views, "candidate_kinds": labels,
                 "glyph_kinds": sorted({f.glyph for f in cube.values()}), "colored": colored}
@@ -255,14 +239,14 @@ class UnfoldedCube(Task):
         if scene["form"] == "net":
             views = [cn.view_from_json(v) for v in scene["views"]]
             flags = [net_consistent(net, views) for net in scene["nets"]]
-            k = unique_consistent(flags)
+            k = only_match(flags, bool, "are consistent")
             cube = cn.net_to_cube(scene["nets"][k])
             matches = [_correspondence(scene["nets"][k], cube, v) for v in views]
         else:
             cube = cn.net_to_cube(scene["net"])
             views = [cn.view_from_json(v) for v in scene["candidate_views"]]
             flags = [cn.view_matches(cube, v) is not None for v in views]
-            k = unique_consistent(flags)
+            k = only_match(flags, bool, "are consistent")
             matches = [_correspondence(scene["net"], cube, views[k])]
         return Solution(answer=LETTERS[k], states=[], details={"consistent": flags, "correspondence": matches})
 

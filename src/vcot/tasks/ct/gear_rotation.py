@@ -16,15 +16,16 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from PIL import Image
 
 from vcot.draw.canvas import Canvas
-from vcot.schema import AnswerType
+from vcot.seeding import derive_seed
 from vcot.tasks import register
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task, derive_seed
+from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 
 W, H = 960, 640
 MARGIN = 24
@@ -289,33 +290,30 @@ class _Builder:
         return [i for i in range(len(self.gears))
                 if not self._link_types(i) & {"mesh", "open_belt", "crossed_belt"}]
 
-    def add_mesh(self, parent: int) -> bool:
+    def _attach(self, parent: int, gap: Callable[[], float], link_type: Callable[[], str]) -> bool:
+        """Up to 30 tries to add a wheel linked to `parent`, in a random direction with its pitch circle
+        `gap()` beyond the parent's (0: they mesh); the link is of type `link_type()`. False when none fits."""
         p = self.gears[parent]
         for _ in range(30):
             r = self.rng.choice(RADII)
             a = self.rng.uniform(0, 2 * math.pi)
-            g = self._new(p["x"] + (p["r"] + r) * math.cos(a), p["y"] + (p["r"] + r) * math.sin(a), r)
-            link = {"a": parent, "b": len(self.gears), "type": "mesh"}
+            d = p["r"] + r + gap()
+            g = self._new(p["x"] + d * math.cos(a), p["y"] + d * math.sin(a), r)
+            link = {"a": parent, "b": len(self.gears), "type": link_type()}
             if self._fits([g], [link]):
-                g["phase"] = _mesh_phase(p, g)
+                if link["type"] == "mesh":
+                    g["phase"] = _mesh_phase(p, g)  # drawn teeth interlock with the parent's
                 self.gears.append(g)
                 self.links.append(link)
                 return True
         return False
 
+    def add_mesh(self, parent: int) -> bool:
+        return self._attach(parent, gap=lambda: 0, link_type=lambda: "mesh")
+
     def add_belt(self, parent: int) -> bool:
-        p = self.gears[parent]
-        for _ in range(30):
-            r = self.rng.choice(RADII)
-            a = self.rng.uniform(0, 2 * math.pi)
-            d = p["r"] + r + self.rng.uniform(BELT_GAP + 5, BELT_GAP + 200)
-            g = self._new(p["x"] + d * math.cos(a), p["y"] + d * math.sin(a), r)
-            link = {"a": parent, "b": len(self.gears), "type": self.rng.choice(["open_belt", "crossed_belt"])}
-            if self._fits([g], [link]):
-                self.gears.append(g)
-                self.links.append(link)
-                return True
-        return False
+        return self._attach(parent, gap=lambda: self.rng.uniform(BELT_GAP + 5, BELT_GAP + 200),
+                            link_type=lambda: self.rng.choice(["open_belt", "crossed_belt"]))
 
     def add_shaft(self, host: int) -> bool:
         """A smaller wheel on the host's shaft; it then drives a new gear by belt (inner wheels never mesh)."""
@@ -451,8 +449,6 @@ def plan_answers(pctx: GenContext, jammed_per_block: int) -> tuple[bool, list[st
 @register
 class GearRotationTask(Task):
     name = "gear_rotation"
-    domain = "CT"
-    answer_type = AnswerType.TEXT
     config_cls = GearRotationConfig
     presets = {
         "easy": GearRotationConfig(n_min=3, n_max=4, p_mesh=1.0, p_belt=0.0, p_shaft=0.0, extra_links=0,

@@ -16,12 +16,14 @@ import shapely
 from PIL import Image
 from shapely.affinity import affine_transform
 from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
 from vcot.draw.canvas import Canvas
-from vcot.schema import AnswerType, option_letters
+from vcot.schema import option_letters
 from vcot.tasks import register
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.common.options import only_match, place_correct_option
 
 LETTERS = option_letters(4)
 GRID = 0.5  # every vertex is a multiple of this
@@ -56,7 +58,7 @@ def half_plane(line: Line, side: int, reach: float = 200.0) -> Polygon:
                     (px - reach * tx + reach * sx, py - reach * ty + reach * sy)])
 
 
-def reflect(geom, line: Line):
+def reflect(geom: BaseGeometry, line: Line) -> BaseGeometry:
     """Mirror image across a*x + b*y = c (an exact map on the half-unit grid for these lines)."""
     a, b, c = line
     nn = a * a + b * b
@@ -65,7 +67,7 @@ def reflect(geom, line: Line):
                                    2 * a * c / nn, 2 * b * c / nn])
 
 
-def snap(geom) -> Polygon:
+def snap(geom: BaseGeometry) -> Polygon:
     g = shapely.set_precision(geom, GRID)
     if g.geom_type != "Polygon" or g.is_empty:
         raise Reject(f"folded paper is not one piece ({g.geom_type})")
@@ -156,8 +158,6 @@ def _fmt(v: float) -> str:
 @register
 class PaperAirplane(Task):
     name = "paper_airplane"
-    domain = "CT"
-    answer_type = AnswerType.CHOICE
     config_cls = PaperAirplaneConfig
     presets = {
         "easy": PaperAirplaneConfig(n_folds=2, diagonals=False),
@@ -178,13 +178,10 @@ class PaperAirplane(Task):
         pool = self._distractors(cfg.size, folds, final)
         rng.shuffle(pool)
         picked = pick_distractors(pool, final, cfg.size)
-        candidates, kinds = [], []
-        it = iter(picked)
-        for pos in range(4):
-            kind, poly = ("correct", final) if pos == slot else next(it)
-            candidates.append(polygon_coords(poly))
-            kinds.append(kind)
-        return {"size": cfg.size, "folds": folds, "candidates": candidates, "candidate_kinds": kinds}
+        placed = place_correct_option(("correct", final), picked, slot,
+                                      lambda kp: iou(final, kp[1]) >= MATCH_IOU, "match the folded outline")
+        return {"size": cfg.size, "folds": folds, "candidates": [polygon_coords(p) for _, p in placed],
+                "candidate_kinds": [k for k, _ in placed]}
 
     def _sample_folds(self, rng: random.Random) -> list[dict[str, Any]]:
         cfg: PaperAirplaneConfig = self.config
@@ -246,14 +243,12 @@ class PaperAirplane(Task):
         final = states[-1]
         polys = [Polygon(c) for c in scene["candidates"]]
         scores = [iou(final, p) for p in polys]
-        hits = [i for i, s in enumerate(scores) if s >= MATCH_IOU]
-        if len(hits) != 1:
-            raise Reject(f"{len(hits)} candidates match the folded outline")
+        hit = only_match(scores, lambda score: score >= MATCH_IOU, "match the folded outline")
         for i, p in enumerate(polys):
             for q in polys[i + 1:]:
                 if iou(p, q) > MARGIN_IOU:
                     raise Reject("two candidates are too alike")
-        return Solution(answer=LETTERS[hits[0]], states=[polygon_coords(s) for s in states],
+        return Solution(answer=LETTERS[hit], states=[polygon_coords(s) for s in states],
                         details={"iou": [round(s, 4) for s in scores]})
 
     def question(self, scene: dict[str, Any]) -> str:

@@ -15,7 +15,6 @@ from fractions import Fraction
 from typing import Any
 
 from vcot.draw.canvas import Canvas
-from vcot.schema import AnswerType
 from vcot.tasks import register
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 
@@ -251,8 +250,6 @@ def fmt_pts(ps: list[Any]) -> str:
 @register
 class ConvexHull(Task):
     name = "convex_hull"
-    domain = "EG"
-    answer_type = AnswerType.INTEGER
     config_cls = ConvexHullConfig
     presets = {
         "easy": ConvexHullConfig(grid=10, n_colours=2, min_hull_points=5, max_hull_points=7, min_outside=2,

@@ -1,29 +1,24 @@
-"""cubes_missing: how many unit cubes must be added to complete the smallest cuboid enclosing a structure."""
+"""cubes_missing: how many unit cubes must be added to complete the smallest cuboid enclosing a structure (the
+sampling and the picture are in `common/cube_scenes.py`)."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from vcot.draw.canvas import hstack
-from vcot.tasks import register
-from vcot.tasks.base import Corruption, GenContext, Rendering, Solution, Task
-from vcot.tasks.catalog import MIRA_TASKS
-from vcot.tasks.eg.cubes import (
-    CubesConfig,
-    Heights,
-    box_missing,
-    camera_of,
-    describe_rows,
-    dims,
-    max_height,
-    render_height_grid,
-    render_iso,
-    sample_cube_scene,
-    total,
-)
+from PIL import Image
 
-NAME = "cubes_missing"
+from vcot.tasks import register
+from vcot.tasks.base import Corruption, Solution, answer_range_presets
+from vcot.tasks.common.cube_scenes import CUBE_LEVELS, CubePictureTask, drawing_beside
+from vcot.tasks.common.cube_stacks import Heights, describe_rows, dims, max_height, render_height_grid, total
+
+
+def box_missing(heights: Heights, box_height: int | None = None) -> int:
+    """Cubes needed to fill the W x D x box_height block (default: the tallest column)."""
+    w, d = dims(heights)
+    h = max_height(heights) if box_height is None else box_height
+    return w * d * h - total(heights)
 
 
 def missing_per_cell(heights: Heights, box_height: int) -> Heights:
@@ -41,32 +36,26 @@ def missing_text(heights: Heights, box_height: int) -> str:
             f"{total(heights)} = {n}.")
 
 
-def step_picture(scene: dict[str, Any], box_height: int):
+def step_picture(scene: dict[str, Any], box_height: int) -> Image.Image:
     heights = scene["heights"]
-    iso = render_iso(heights, camera_of(scene), 560, 480, scene["palette"], box_height=box_height,
-                     title=f"Box {len(heights[0])} x {len(heights)} x {box_height} with ghost cubes")
     grid = render_height_grid(missing_per_cell(heights, box_height), "Missing per column")
-    return hstack([iso, grid], gap=10)
+    return drawing_beside(scene, grid, f"Box {len(heights[0])} x {len(heights)} x {box_height} with ghost cubes",
+                          box_height=box_height)
 
 
 @register
-class CubesMissing(Task):
-    name = NAME
-    domain, answer_type = MIRA_TASKS[NAME]
-    config_cls = CubesConfig
-    presets = {
-        "easy": CubesConfig(min_width=2, max_width=3, min_depth=2, max_depth=3, max_height=3,
-                            answer_min=2, answer_max=11, azimuth_spread=0),
-        "medium": CubesConfig(min_width=3, max_width=4, min_depth=3, max_depth=4, max_height=4,
-                              answer_min=5, answer_max=28, azimuth_spread=10),
-        "hard": CubesConfig(min_width=4, max_width=5, min_depth=4, max_depth=5, max_height=5,
-                            answer_min=12, answer_max=47, azimuth_spread=12),
-    }
+class CubesMissing(CubePictureTask):
+    name = "cubes_missing"
+    presets = answer_range_presets(CUBE_LEVELS, easy=(2, 11), medium=(5, 28), hard=(12, 47))
     version = "1"
     description = "Count the unit cubes needed to complete the smallest cuboid enclosing a stacked structure."
+    ask = ("What is the smallest number of cubes that must be added (none removed) to turn the structure into a "
+           "solid rectangular box? The box is the smallest cuboid enclosing the structure: its base is the whole "
+           "floor grid and its height is that of the tallest column. Answer with a single integer.")
+    rising = False
 
-    def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
-        return sample_cube_scene(ctx, self.config, box_missing, rising=False)
+    def answer_of(self, heights: Heights) -> int:
+        return box_missing(heights)
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         heights = scene["heights"]
@@ -77,19 +66,10 @@ class CubesMissing(Task):
                         details={"box": [w, d, h], "box_volume": w * d * h, "cubes": total(heights),
                                  "missing": n})
 
-    def question(self, scene: dict[str, Any]) -> str:
-        return ("The picture shows a structure of identical unit cubes standing on a grey floor grid. Every "
-                "column of cubes is filled from the floor up (no gaps under any cube), and at least part of "
-                "the top of every column is visible in the picture; floor squares without cubes are empty. What is the smallest "
-                "number of cubes that must be added (none removed) to turn the structure into a solid "
-                "rectangular box? The box is the smallest cuboid enclosing the structure: its base is the "
-                "whole floor grid and its height is that of the tallest column. Answer with a single integer.")
-
-    def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
+    def step(self, scene: dict[str, Any]) -> tuple[Image.Image, str]:
         heights = scene["heights"]
-        image = render_iso(heights, camera_of(scene), palette=scene["palette"])
         h = max_height(heights)
-        return Rendering(image=image, steps=[(step_picture(scene, h), missing_text(heights, h))])
+        return step_picture(scene, h), missing_text(heights, h)
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         heights = scene["heights"]

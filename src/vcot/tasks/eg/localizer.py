@@ -14,35 +14,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from vcot.draw.canvas import Canvas
-from vcot.schema import AnswerType
 from vcot.tasks import register
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
-from vcot.tasks.eg.polyomino import (
+from vcot.tasks.common.polyomino import (
     PIECE_COLORS,
+    PIECE_RGB,
     RULE_TEXT,
-    RULE_TRANSFORMS,
     RULES,
     BoardLayout,
     Cell,
     DrawnPiece,
     Placement,
-    board_layout,
-    congruent,
-    draw_board,
     draw_placed,
     fmt_cells,
     nearby_placements,
     placement_from_json,
-    random_partition,
-    random_sizes,
-    sample_target,
-    target_areas,
+    sample_cut_target,
+    scene_board,
+    shown_turned,
+    target_frame,
     tilings,
-    transform,
     transform_words,
 )
-
-COLOR_RGB = dict(PIECE_COLORS)
 
 
 @dataclass(frozen=True)
@@ -66,6 +59,12 @@ def piece_list(scene: dict[str, Any]) -> list[tuple[list[Cell], list[Cell]]]:
     return [([tuple(c) for c in p["cells"]], [tuple(c) for c in p["circles"]]) for p in scene["pieces"]]
 
 
+def tiles_once(region: list[Cell], parts: list[list[Cell]], rule: str) -> bool:
+    """Whether the pieces, without circles, tile the region in one way only. Circles can only add tilings
+    (they split symmetric orientations), so a cut that already tiles in two ways without them is hopeless."""
+    return len(tilings(region, [(c, ()) for c in parts], rule, limit=2)) == 1
+
+
 def unique_tiling(scene: dict[str, Any]) -> list[Placement]:
     """The single tiling under the scene's rule; Reject when there is none or more than one."""
     target = [tuple(c) for c in scene["target"]]
@@ -84,8 +83,6 @@ def circles_answer(tiling: list[Placement]) -> str:
 @register
 class Localizer(Task):
     name = "localizer"
-    domain = "EG"
-    answer_type = AnswerType.COORDINATES
     config_cls = LocalizerConfig
     presets = {
         "easy": LocalizerConfig(rule="translate", irregular=False, min_cells=8, max_cells=12, max_w=4, max_h=4,
@@ -107,57 +104,20 @@ class Localizer(Task):
         if cfg.rule not in RULES:
             raise ValueError(f"rule must be one of {RULES}")
         n_circles = cfg.min_circles + ctx.balanced(cfg.max_circles - cfg.min_circles + 1, "circles")
-        sizes = self._sizes(rng)
-        region = self._region(rng, sum(sizes))
-        parts = None
-        for _ in range(40):
-            # Re-cutting the same region is cheap and far likelier to succeed than drawing a new region.
-            rng.shuffle(sizes)
-            cut = random_partition(rng, region, sizes)
-            if cut is None or any(congruent(a, b) for i, a in enumerate(cut) for b in cut[i + 1:]):
-                continue
-            # Circles can only add tilings (they split symmetric orientations), so a cut that already tiles
-            # in two ways without them is hopeless.
-            if len(tilings(region, [(c, ()) for c in cut], cfg.rule, limit=2)) == 1:
-                parts = cut
-                break
-        if parts is None:
-            raise Reject("no uniquely tiling partition into non-congruent pieces found")
+        n_pieces = rng.randint(cfg.min_pieces, cfg.max_pieces)
+        region, parts = sample_cut_target(rng, cfg, n_pieces,
+                                          accept=lambda region, parts: tiles_once(region, parts, cfg.rule))
         circles = self._circles(rng, parts, n_circles)
         rng.shuffle(parts)
         pieces = []
         for i, part in enumerate(parts):
-            marks = [c for c in part if c in circles]
-            k_choices = [k for k in RULE_TRANSFORMS[cfg.rule] if k != 0] or [0]
-            cells, drawn_marks = transform(part, rng.choice(k_choices), marks)
+            cells, drawn_marks = shown_turned(rng, part, cfg.rule, [c for c in part if c in circles])
             name, _ = PIECE_COLORS[i]
             pieces.append({"number": i + 1, "color": name, "cells": [list(c) for c in cells],
                            "circles": [list(c) for c in drawn_marks]})
-        xs = [c[0] for c in region]
-        ys = [c[1] for c in region]
-        scene = {
-            "rule": cfg.rule,
-            "width": max(xs) + 1,
-            "height": max(ys) + 1,
-            "target": [[x + 1, y + 1] for x, y in sorted(region)],
-            "pieces": pieces,
-        }
+        scene = {"rule": cfg.rule, **target_frame(region), "pieces": pieces}
         unique_tiling(scene)
         return scene
-
-    def _sizes(self, rng: random.Random) -> list[int]:
-        cfg = self.config
-        n = rng.randint(cfg.min_pieces, cfg.max_pieces)
-        areas = target_areas(cfg, n)
-        if not areas:
-            raise Reject("no target area fits this piece count")
-        sizes = random_sizes(rng, rng.choice(areas), n, cfg.min_piece, cfg.max_piece, tries=200)
-        if sizes is None:
-            raise Reject("no piece sizes fit the target area")
-        return sizes
-
-    def _region(self, rng: random.Random, area: int) -> list[Cell]:
-        return sample_target(rng, self.config, area)
 
     def _circles(self, rng: random.Random, parts: list[list[Cell]], n: int) -> set[Cell]:
         owner = {c: i for i, p in enumerate(parts) for c in p}
@@ -199,9 +159,8 @@ class Localizer(Task):
 
     def _board(self, scene: dict[str, Any]) -> tuple[BoardLayout, list[DrawnPiece], Canvas]:
         pieces = [DrawnPiece(str(p["number"]), tuple(tuple(c) for c in p["cells"]),
-                             tuple(tuple(c) for c in p["circles"]), COLOR_RGB[p["color"]]) for p in scene["pieces"]]
-        lay = board_layout(scene["width"], scene["height"], pieces)
-        cv = draw_board(lay, [tuple(c) for c in scene["target"]], pieces, "Target region", "Pieces")
+                             tuple(tuple(c) for c in p["circles"]), PIECE_RGB[p["color"]]) for p in scene["pieces"]]
+        lay, cv = scene_board(scene, pieces, "Target region", "Pieces")
         return lay, pieces, cv
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:

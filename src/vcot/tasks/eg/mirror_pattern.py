@@ -17,9 +17,10 @@ import numpy as np
 from PIL import Image
 
 from vcot.draw.canvas import Canvas
-from vcot.schema import AnswerType, option_letters
+from vcot.schema import option_letters
 from vcot.tasks import register
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.common.options import only_match, place_correct_option
 
 Grid = np.ndarray
 
@@ -66,18 +67,26 @@ def check_asymmetric(pattern: Grid) -> None:
             raise Reject(f"pattern is symmetric under {name}")
 
 
+def reflection_test(pattern: Grid, allowed: tuple[str, ...]) -> Callable[[Grid], bool]:
+    """Whether a grid equals an allowed reflection of the pattern."""
+    variants = [TRANSFORMS[t](pattern) for t in allowed]
+    return lambda grid: any(np.array_equal(grid, v) for v in variants)
+
+
 def check_candidates(pattern: Grid, candidates: list[Grid], allowed: tuple[str, ...]) -> int:
     """The index of the only candidate equal to an allowed reflection; Reject unless exactly one exists
     and all candidates differ pairwise."""
-    variants = [TRANSFORMS[t](pattern) for t in allowed]
-    hits = [i for i, c in enumerate(candidates) if any(np.array_equal(c, v) for v in variants)]
-    if len(hits) != 1:
-        raise Reject(f"{len(hits)} candidates equal an allowed reflection")
+    hit = only_match(candidates, reflection_test(pattern, allowed), "equal an allowed reflection")
+    check_distinct(candidates)
+    return hit
+
+
+def check_distinct(candidates: list[Grid]) -> None:
+    """Reject when two candidates are equal (two letters would name the same grid)."""
     for i in range(len(candidates)):
         for j in range(i + 1, len(candidates)):
             if np.array_equal(candidates[i], candidates[j]):
                 raise Reject(f"candidates {i} and {j} are equal")
-    return hits[0]
 
 
 def _diff(a: Grid, b: Grid) -> int:
@@ -87,8 +96,6 @@ def _diff(a: Grid, b: Grid) -> int:
 @register
 class MirrorPatternTask(Task):
     name = "mirror_pattern"
-    domain = "EG"
-    answer_type = AnswerType.CHOICE
     config_cls = MirrorPatternConfig
     presets = {
         "easy": MirrorPatternConfig(size=4, n_colors=2, axes=["vertical", "horizontal"], mode="axis",
@@ -125,10 +132,11 @@ class MirrorPatternTask(Task):
             near[r, c] = rng.choice([k for k in range(cfg.n_colors) if k != near[r, c]])
             chosen.append((f"near_miss({r},{c})", near))
         rng.shuffle(chosen)
-        slot = ctx.balanced(4)
-        chosen.insert(slot, (answer_t, answer))
+        is_reflection = reflection_test(pattern, allowed)
+        chosen = place_correct_option((answer_t, answer), chosen, ctx.balanced(4),
+                                      lambda kg: is_reflection(kg[1]), "equal an allowed reflection")
         candidates = [g for _, g in chosen]
-        check_candidates(pattern, candidates, allowed)
+        check_distinct(candidates)
         return {"size": n, "colors": colors, "pattern": pattern.tolist(), "mode": cfg.mode, "axis": axis,
                 "candidates": [g.tolist() for g in candidates], "candidate_kinds": [k for k, _ in chosen],
                 "options": option_letters(4)}

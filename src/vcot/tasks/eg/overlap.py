@@ -16,9 +16,10 @@ from shapely.geometry import Polygon
 from shapely.geometry.polygon import orient
 
 from vcot.draw.canvas import Canvas
-from vcot.schema import AnswerType, option_letters
+from vcot.schema import option_letters
 from vcot.tasks import register
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.common.options import place_correct_option
 
 Pt = tuple[int, int]
 SHAPE_COLORS = ("blue", "orange")
@@ -131,8 +132,6 @@ def _fmt(a: float) -> str:
 @register
 class OverlapTask(Task):
     name = "overlap"
-    domain = "EG"
-    answer_type = AnswerType.CHOICE
     config_cls = OverlapConfig
     presets = {
         "easy": OverlapConfig(kinds=["rect", "right_tri"], max_size=4, ref_mode="corner", min_overlapping=3),
@@ -187,8 +186,9 @@ class OverlapTask(Task):
         slot = ctx.balanced(4)
         others = [p for i, p in enumerate(pairs) if i != best]
         rng.shuffle(others)
-        others.insert(slot, pairs[best])
-        return {"pairs": others, "grid": [GRID_W, GRID_H], "min_margin": self.config.min_margin,
+        placed = place_correct_option(pairs[best], others, slot, lambda p: pair_overlap(p) == areas[best],
+                                      "overlap the most")
+        return {"pairs": placed, "grid": [GRID_W, GRID_H], "min_margin": self.config.min_margin,
                 "options": option_letters(4)}
 
     def solve(self, scene: dict[str, Any]) -> Solution:

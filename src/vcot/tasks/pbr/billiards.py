@@ -19,7 +19,6 @@ from math import gcd
 from typing import Any
 
 from vcot.draw.canvas import Canvas
-from vcot.schema import AnswerType
 from vcot.tasks import register
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 
@@ -166,8 +165,6 @@ def label_pockets(answer_index: int, answer_letter: int, clockwise: bool) -> lis
 @register
 class Billiards(Task):
     name = "billiards"
-    domain = "PBR"
-    answer_type = AnswerType.CHOICE
     config_cls = BilliardsConfig
     presets = {
         "easy": BilliardsConfig(min_width=6, max_width=8, min_height=4, max_height=6, min_bounces=1,

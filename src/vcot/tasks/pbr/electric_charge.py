@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from vcot.draw.canvas import Canvas, hstack
-from vcot.schema import AnswerType
 from vcot.tasks import register
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 
@@ -121,8 +120,6 @@ def fmt(v: float) -> str:
 @register
 class ElectricCharge(Task):
     name = "electric_charge"
-    domain = "PBR"
-    answer_type = AnswerType.DIRECTION
     config_cls = ElectricChargeConfig
     presets = {
         "easy": ElectricChargeConfig(grid=5, min_sources=2, max_sources=2, max_magnitude=2),

@@ -13,12 +13,11 @@ import math
 import random
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any
 
 from PIL import Image, ImageOps
 
 from vcot.draw.canvas import Canvas
-from vcot.schema import AnswerType
 from vcot.tasks import register
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 
@@ -147,13 +146,11 @@ def mirrored_picture(real_hour_angle: float, real_minute_angle: float, numerals:
 
 @register
 class MirrorClock(Task):
-    name: ClassVar[str] = "mirror_clock"
-    domain: ClassVar[str] = "PBR"
-    answer_type: ClassVar[AnswerType] = AnswerType.TIME
-    config_cls: ClassVar[type] = MirrorClockConfig
-    version: ClassVar[str] = "1"
-    description: ClassVar[str] = "An analogue clock seen in a mirror; read the real time (optionally after a shift)."
-    presets: ClassVar[dict[str, Any]] = {
+    name = "mirror_clock"
+    config_cls = MirrorClockConfig
+    version = "1"
+    description = "An analogue clock seen in a mirror; read the real time (optionally after a shift)."
+    presets = {
         "easy": MirrorClockConfig(minute_step=5, numerals=True, shift_prob=0.0),
         "medium": MirrorClockConfig(minute_step=1, numerals=True, shift_prob=0.4),
         "hard": MirrorClockConfig(minute_step=1, numerals=False, shift_prob=0.6),

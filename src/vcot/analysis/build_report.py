@@ -1,0 +1,115 @@
+"""The report job as a library call: read results, score them, analyse, write Markdown + HTML.
+
+`vcot report`, `vcot quickstart` and `vcot eval`'s closing table all go through here, so every printed
+accuracy comes from one accounting (`analysis.units.to_samples` → `analysis.tables`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vcot.analysis.report import Analysis, ReportPaths, analyse, write_report
+from vcot.analysis.tables import Table, run_summary
+from vcot.analysis.units import to_samples
+from vcot.scoring.judge import Judge
+from vcot.scoring.score import score_records
+
+
+def load_results(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    """Rows of every results Parquet file: each path is a .parquet file or a folder holding some (a run
+    folder whose results were never exported is read from its run store)."""
+    import pyarrow.parquet as pq
+
+    rows: list[dict[str, Any]] = []
+    for p in map(Path, paths):
+        files = [p] if p.is_file() else sorted(p.glob("*.parquet"))
+        if not files and p.is_dir():
+            from vcot.engine.results import results_table
+            from vcot.engine.store import STORE_NAME
+
+            if (p / STORE_NAME).is_file():
+                rows += results_table(p).to_pylist()
+                continue
+        if not files:
+            raise FileNotFoundError(f"{p}: no results .parquet file found")
+        for f in files:
+            rows += pq.read_table(f).to_pylist()
+    return rows
+
+
+def scored(rows: list[dict[str, Any]], judge: Judge | None = None, rescore: bool = False) -> list[dict[str, Any]]:
+    if rescore or any("correct" not in r or r["correct"] is None for r in rows):
+        return score_records(rows, None, judge)
+    return rows
+
+
+def summary_table(rows: list[dict[str, Any]], suite: Any = None) -> Table:
+    """The headline table of scored rows (see `tables.run_summary`)."""
+    instances = {i.uid: i for i in suite.instances} if suite is not None else None
+    return run_summary(to_samples(rows, instances))
+
+
+@dataclass
+class ReportJob:
+    paths: ReportPaths
+    analysis: Analysis
+    terminal_tables: list[Table] = field(default_factory=list)  # what a terminal should show
+
+
+def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None = None, judge: Judge | None = None,
+                 rescore: bool = False, groups: dict[str, str] | None = None, max_instances: int = 300,
+                 mira: bool = False, terminal_width: int = 200) -> ReportJob:
+    """Score and analyse the runs (or, with `mira`, folders of official MIRA result files) and write the
+    report into `out` (default: <first run>/report). Raises FileNotFoundError, ValueError or KeyError on
+    unreadable input; nothing is written then."""
+    run_dirs = [Path(p) for p in run_dirs]
+    extra: list[Table] = []
+    if mira:
+        from vcot.analysis.mira_interop import compare_with_mira
+
+        cmp = compare_with_mira(run_dirs, judge)
+        rows = cmp.rows
+        extra = [cmp.table, cmp.differences]
+    else:
+        rows = scored(load_results(run_dirs), judge, rescore)
+    if not rows:
+        raise ValueError("no results rows")
+    extra_html: list[str] = []
+    if not mira:
+        from vcot.analysis.see2think_section import load_scores, see2think_tables, trajectory_viewer
+
+        run_folders = [p for p in run_dirs if p.is_dir()]
+        extra += see2think_tables(rows, load_scores(run_folders))
+        viewer = trajectory_viewer(run_folders, suite)
+        if viewer:
+            extra_html.append(viewer)
+    analysis = analyse(rows, {i.uid: i for i in suite.instances} if suite is not None else None, groups)
+    terminal = [run_summary(analysis.samples)]
+    for anchor, table in analysis.tables:
+        # Table 1 has up to 18 columns: only print it where it fits; the report always has it.
+        if anchor == "paired" or (anchor == "table1" and terminal_width >= 40 + 7 * len(table.header)):
+            terminal.append(table)
+    terminal += extra
+    out_dir = out or (run_dirs[0] if run_dirs[0].is_dir() else run_dirs[0].parent) / "report"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write_scored(rows, out_dir / "scored.parquet")
+    paths = write_report(rows, out_dir, suite=suite, groups=groups, max_instances=max_instances,
+                         extra_tables=[run_summary(analysis.samples), *extra], analysis=analysis,
+                         extra_html=extra_html)
+    return ReportJob(paths, analysis, terminal)
+
+
+def _write_scored(rows: list[dict[str, Any]], path: Path) -> None:
+    """The scored table beside the report, so numbers can be re-derived with DuckDB or pandas."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pylist(rows), path)
+
+
+def load_groups(path: Path | None) -> dict[str, str] | None:
+    return json.loads(Path(path).read_text()) if path else None

@@ -1,0 +1,22 @@
+"""The `vcot` command. Thin: each command parses options, calls the library and prints.
+
+Commands are registered explicitly, grouped by stage: `suite` (generate, validate, gallery, export,
+import-mira, quickstart), `evaluate` (eval, serve-mock), `report` (report, trajectories, judge-process,
+annotate). Heavy and optional imports happen inside the commands, so `vcot --help` always lists every
+command; a command whose optional package is missing says which extra to install (`common.require`).
+"""
+
+from __future__ import annotations
+
+import typer
+
+from vcot.cli import evaluate, report, suite
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Visual chain-of-thought benchmarks and evaluation.")
+
+for _stage in (suite, evaluate, report):
+    _stage.register(app)
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()

@@ -1,0 +1,5 @@
+"""`python -m vcot.cli`: the same as the `vcot` command."""
+
+from vcot.cli import app
+
+app()

@@ -1,0 +1,161 @@
+"""Evaluation commands: `vcot eval` runs a model over a suite; `vcot serve-mock` is the local test server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from vcot.cli.common import console, err, fail, split_list
+from vcot.conditions import REGISTRY
+
+
+def print_run_summary(run_dir: Path, suite: Any, title: str) -> None:
+    """`vcot eval`'s closing table: the same accounting as `vcot report` (rule-based scoring, no judge)."""
+    from vcot.analysis.build_report import scored, summary_table
+    from vcot.analysis.render import to_rich
+    from vcot.engine.results import results_table
+
+    table = summary_table(scored(results_table(run_dir).to_pylist()), suite)
+    table.title = title
+    console.print(to_rich(table))
+
+
+def eval_command(
+    suite: Annotated[Path, typer.Option("--suite", help="Suite folder")],
+    model: Annotated[str, typer.Option("--model", help="chance | openai/NAME | anthropic/NAME | google/NAME | "
+                                                        "NAME with --base-url")] = "chance",
+    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. "
+                                                                     "http://host:8000/v1")] = None,
+    api_key_env: Annotated[str | None, typer.Option("--api-key-env", help="Environment variable holding the "
+                                                                           "API key (with --base-url: none "
+                                                                           "sent unless given)")] = None,
+    conditions: Annotated[list[str] | None, typer.Option(
+        "--conditions", "-c", help=f"Comma-separated, of: {', '.join(REGISTRY.names())}. Default: every default "
+                                   "condition the suite can serve")] = None,
+    epochs: Annotated[int, typer.Option("--epochs")] = 1,
+    concurrency: Annotated[int, typer.Option("--concurrency")] = 8,
+    rpm: Annotated[float | None, typer.Option("--rpm", help="Requests per minute cap")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="At most K instances per task")] = None,
+    tasks: Annotated[list[str] | None, typer.Option("--tasks", help="Comma-separated task names")] = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens")] = 8192,
+    temperature: Annotated[float | None, typer.Option("--temperature")] = None,
+    top_p: Annotated[float | None, typer.Option("--top-p")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Per-request seed (plus the epoch)")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Per-request timeout, seconds")] = 600.0,
+    max_attempts: Annotated[int, typer.Option("--max-attempts", help="Attempts per call incl. retries")] = 6,
+    max_side: Annotated[int, typer.Option("--max-side", help="Longest image side sent, pixels")] = 2000,
+    image_format: Annotated[str, typer.Option("--image-format", help="keep | png | jpeg")] = "keep",
+    run: Annotated[Path | None, typer.Option("--run", help="Run folder (rerun to resume)")] = None,
+    runs_root: Annotated[Path, typer.Option("--runs-root", help="Parent of default run folders")] = Path("runs"),
+    tag_requests: Annotated[bool, typer.Option("--tag-requests", help="Send X-Vcot-Call headers (mock "
+                                                                       "server, proxies)")] = False,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
+) -> None:
+    """Evaluate a model on a suite under the chosen conditions; resumable, prints accuracy per condition."""
+    from rich.progress import BarColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import Progress as Bar
+
+    from vcot.conditions import ConditionError
+    from vcot.engine.errors import ConfigError
+    from vcot.engine.retry import RetryPolicy
+    from vcot.engine.runner import EvalSpec, Progress, run_eval
+    from vcot.engine.settings import GenSettings
+    from vcot.images import ImagePolicy
+    from vcot.suite import SuiteError, read_suite
+
+    try:
+        spec = EvalSpec(
+            suite=suite, model=model, base_url=base_url, api_key_env=api_key_env,
+            conditions=split_list(conditions), epochs=epochs, limit=limit, tasks=split_list(tasks),
+            concurrency=concurrency, requests_per_minute=rpm,
+            settings=GenSettings(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed,
+                                 timeout_s=timeout),
+            image_policy=ImagePolicy(max_side=max_side, format=image_format),
+            retry=RetryPolicy(max_attempts=max_attempts), run_dir=run, runs_root=runs_root,
+            tag_requests=tag_requests)
+    except ValueError as exc:
+        fail(exc)
+
+    bar = Bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+              TextColumn("errors {task.fields[errors]} · retries {task.fields[retries]} · tokens {task.fields[tokens]}"),
+              TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=err,
+              disable=not progress, refresh_per_second=4)
+    task_id = bar.add_task("eval", total=None, errors=0, retries=0, tokens=0)
+
+    suite_name: dict[str, str] = {}
+
+    def on_start(info: dict[str, Any]) -> None:
+        suite_name["name"] = info["suite_name"]
+        skipped = info["skipped_conditions"]
+        err.print(f"run {info['run_id']} in {info['run_dir']}: {info['instances']} instances × "
+                  f"{', '.join(info['conditions'])} × {epochs} epoch(s)", markup=False, soft_wrap=True)
+        for cond, reason in skipped.items():
+            err.print(f"  skipped {cond}: {reason}", markup=False, soft_wrap=True)
+        bar.update(task_id, description=model)
+        bar.start()
+
+    def on_progress(p: Progress) -> None:
+        bar.update(task_id, total=p.total, completed=p.resumed + p.done + p.errors, errors=p.errors,
+                   retries=p.retries, tokens=p.input_tokens + p.output_tokens)
+
+    try:
+        result = run_eval(spec, on_progress, on_start)
+    except (ConfigError, SuiteError, ConditionError) as exc:
+        bar.stop()
+        fail(exc)
+    finally:
+        bar.stop()
+    p = result.progress
+    err.print(f"finished: {p.done} answered, {p.errors} failed, {p.resumed} already done, {p.retries} retries")
+    print_run_summary(result.run_dir, read_suite(suite, check_images="none"),
+                      f"{model} on {suite_name.get('name', suite.name)}")
+    console.print(f"results: {result.results_path}")
+
+
+def serve_mock(
+    suite: Annotated[Path | None, typer.Option("--suite", help="Suite whose gold answers drive the policy")] = None,
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="0 picks a free port")] = 8000,
+    port_file: Annotated[Path | None, typer.Option("--port-file", help="Write the bound port here")] = None,
+    p: Annotated[float, typer.Option("--p", help="Probability of a correct answer")] = 0.5,
+    p_condition: Annotated[list[str] | None, typer.Option("--p-condition", help="CONDITION=P, repeatable")] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    latency: Annotated[float, typer.Option("--latency", help="Seconds per request")] = 0.0,
+    fault_rate: Annotated[float, typer.Option("--fault-rate", help="Fraction of requests that fail")] = 0.0,
+    faults: Annotated[str, typer.Option("--faults", help="Comma list of 429,500,timeout,malformed,truncated,"
+                                                          "drop")] = "429,500,timeout,malformed,truncated,drop",
+    retry_after: Annotated[float, typer.Option("--retry-after", help="Retry-After seconds on 429")] = 0.05,
+    hang: Annotated[float, typer.Option("--hang", help="Seconds a 'timeout' fault hangs")] = 30.0,
+    script: Annotated[Path | None, typer.Option("--script", help="JSON list of tool-call turns")] = None,
+    truncate_rate: Annotated[float, typer.Option("--truncate-rate", help="Fraction of answers cut off by the token "
+                                                                         "limit (finish_reason length)")] = 0.0,
+) -> None:
+    """A local OpenAI-compatible server with a scripted policy, latency and fault injection."""
+    from vcot.engine.mock_server import MockConfig, run_server
+
+    by_cond = {}
+    for item in p_condition or []:
+        cond, _, val = item.partition("=")
+        by_cond[cond.strip()] = float(val)
+    try:
+        config = MockConfig(p=p, p_by_condition=by_cond, seed=seed, latency_s=latency, fault_rate=fault_rate,
+                            faults=[f for f in faults.split(",") if f], retry_after_s=retry_after, hang_s=hang,
+                            script=json.loads(script.read_text()) if script else [], truncate_rate=truncate_rate)
+        config.validate()
+    except (ValueError, OSError) as exc:
+        fail(exc)
+    try:
+        asyncio.run(run_server(config, suite, host, port, port_file,
+                               announce=lambda msg: (print(msg), sys.stdout.flush())))
+    except KeyboardInterrupt:
+        pass
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)
+    app.command("serve-mock")(serve_mock)

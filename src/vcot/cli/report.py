@@ -1,0 +1,166 @@
+"""Report commands: `vcot report` over runs, and the VAoT process tools (trajectories, process judge,
+human annotation page)."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from vcot.cli.common import console, fail
+
+
+def _read_suite(path: Path):
+    from vcot.suite import SuiteError, read_suite
+
+    try:
+        return read_suite(path)
+    except SuiteError as exc:
+        fail(exc)
+
+
+def report(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run folders (or .parquet files); with --mira, folders "
+                                                        "of official MIRA result .jsonl files")],
+    suite: Annotated[Path | None, typer.Option("--suite", help="Suite folder: images and steps for the browser")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Report folder (default: <first run>/report)")] = None,
+    judge_model: Annotated[str | None, typer.Option("--judge-model", help="LLM judge for answers the rules cannot "
+                                                                          "grade")] = None,
+    judge_base_url: Annotated[str | None, typer.Option("--judge-base-url", help="OpenAI-compatible judge "
+                                                                                 "endpoint")] = None,
+    rescore: Annotated[bool, typer.Option("--rescore", help="Re-grade even if the table is already scored")] = False,
+    groups: Annotated[Path | None, typer.Option("--groups", help="JSON {model: group} for Table-1 averages")] = None,
+    max_instances: Annotated[int, typer.Option("--max-instances", help="Instances in the HTML browser")] = 300,
+    mira: Annotated[bool, typer.Option("--mira", help="Inputs are official MIRA result files")] = False,
+) -> None:
+    """Score runs and write report.md + report.html (self-contained) with tables, plots and an instance browser."""
+    from vcot.analysis.build_report import build_report, load_groups
+    from vcot.analysis.render import to_rich
+
+    out_dir = out or (run_dirs[0] if run_dirs[0].is_dir() else run_dirs[0].parent) / "report"
+    judge = None
+    if judge_model:
+        from vcot.scoring.judge import LLMJudge
+
+        out_dir.mkdir(parents=True, exist_ok=True)  # the judge's cache and log live beside the report
+        judge = LLMJudge(judge_model, base_url=judge_base_url, cache_path=out_dir / "judge_cache.sqlite",
+                         log_path=out_dir / "judge_log.jsonl")
+    the_suite = _read_suite(suite) if suite is not None else None
+    try:
+        job = build_report(run_dirs, suite=the_suite, out=out_dir, judge=judge, rescore=rescore,
+                           groups=load_groups(groups), max_instances=max_instances, mira=mira,
+                           terminal_width=console.width)
+    except (FileNotFoundError, ValueError, KeyError) as exc:
+        fail(exc)
+    for table in job.terminal_tables:
+        console.print(to_rich(table))
+    console.print(f"wrote {job.paths.markdown} and {job.paths.html}", markup=False)
+
+
+def trajectories(
+    run_dir: Annotated[Path, typer.Argument(help="Run folder")],
+    suite: Annotated[Path, typer.Option("--suite", help="The suite the run evaluated")],
+) -> None:
+    """Rebuild every VAoT trajectory of a run (turns, actions, returned images) without calling any model."""
+    from vcot.engine.trajectories import ReplayMismatch, read_trajectories, rebuild_trajectories
+
+    try:
+        path = rebuild_trajectories(run_dir, _read_suite(suite))
+    except ReplayMismatch as exc:
+        fail(exc)
+    n = len(read_trajectories(run_dir))
+    console.print(f"{n} trajectories written to {path}")
+
+
+def judge_process(
+    run_dir: Annotated[Path, typer.Argument(help="Run folder (with trajectories rebuilt)")],
+    suite: Annotated[Path, typer.Option("--suite", help="The suite the run evaluated")],
+    judge_model: Annotated[str, typer.Option("--judge-model", help="Judge model name")],
+    judge_base_url: Annotated[str | None, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint")] = None,
+    api_key_env: Annotated[str, typer.Option("--api-key-env", help="Variable holding the judge's API key")] = "OPENAI_API_KEY",
+) -> None:
+    """Score each VAoT trajectory (key step; AR, RF, FU) with a judge model; report the judge's RF accuracy."""
+    from vcot.engine.trajectories import read_trajectories, rebuild_trajectories
+    from vcot.scoring.process_judge import judge_trajectories, rf_calibration, write_process_scores
+
+    s = _read_suite(suite)
+    try:
+        trajs = read_trajectories(run_dir)
+    except FileNotFoundError:
+        rebuild_trajectories(run_dir, s)
+        trajs = read_trajectories(run_dir)
+    key = os.environ.get(api_key_env)
+    if key is None and judge_base_url is None:
+        fail(f"the judge needs an API key in ${api_key_env} (or --judge-base-url for a local server)")
+    scores = judge_trajectories(trajs, run_dir, s, judge_model, base_url=judge_base_url, api_key=key)
+    path = write_process_scores(run_dir, scores)
+    failed = sum(1 for x in scores if x.error)
+    console.print(f"{len(scores) - failed} of {len(scores)} trajectories scored ({failed} failed); {path}")
+    cal = rf_calibration(trajs, scores)
+    table = Table(title="Judge accuracy on Render Faithfulness (truth known from the renderer)")
+    for col in ("subset", "n", "strict"):
+        table.add_column(col)
+    table.add_row("all", str(cal["n"]), "-" if cal["strict"] is None else f"{cal['strict']:.3f}")
+    for cond, v in cal["by_condition"].items():
+        table.add_row(cond, str(v["n"]), f"{v['strict']:.3f}")
+    console.print(table)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def annotate(
+    run_dir: Annotated[Path, typer.Argument(help="Run folder with rebuilt trajectories")],
+    suite: Annotated[Path, typer.Option("--suite", help="The suite the run evaluated (input images)")],
+    port: Annotated[int, typer.Option("--port", help="Port; 0 picks a free one")] = 0,
+    sample: Annotated[int, typer.Option("--sample", help="Number of trajectories to annotate")] = 50,
+    seed: Annotated[int, typer.Option("--seed", help="Sampling seed (same seed, same sample)")] = 0,
+    host: Annotated[str, typer.Option("--host", help="Address to bind; keep it local")] = "127.0.0.1",
+    judge_scores: Annotated[Path | None, typer.Option("--judge-scores", help="Judge verdicts "
+                                                      "(default: RUN_DIR/process_scores.jsonl)")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", help="Log every request")] = False,
+) -> None:
+    """Score sampled VAoT trajectories (AR, RF, FU) in the browser; agreement with the judge at /agreement."""
+    from vcot.annotate import ANNOTATIONS_DB, AnnotationApp, AnnotationServer, sample_trajectories
+    from vcot.engine.trajectories import read_trajectories
+
+    if sample < 1:
+        fail("--sample must be at least 1")
+    s = _read_suite(suite)
+    try:
+        trajs = read_trajectories(run_dir)
+    except (FileNotFoundError, ValueError) as exc:
+        fail(exc)
+    if not trajs:
+        fail(f"{run_dir}: the run has no VAoT trajectories")
+    picked = sample_trajectories(trajs, sample, seed)
+    try:
+        server = AnnotationServer(AnnotationApp(run_dir, s, picked, scores_path=judge_scores), host, port, verbose)
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc}")
+    console.print(f"{len(picked)} of {len(trajs)} trajectories sampled (seed {seed}); scores go to "
+                  f"{Path(run_dir) / ANNOTATIONS_DB}")
+    # A process started in the background by a non-interactive shell inherits SIGINT as ignored; install
+    # the handler explicitly so that Ctrl-C (and SIGTERM) always stop the server cleanly.
+    signal.signal(signal.SIGINT, _interrupt)
+    signal.signal(signal.SIGTERM, _interrupt)
+    print(server.url, flush=True)
+    console.print("Ctrl-C to stop.")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(report)
+    app.command()(trajectories)
+    app.command("judge-process")(judge_process)
+    app.command()(annotate)

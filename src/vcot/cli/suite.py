@@ -1,0 +1,220 @@
+"""Suite commands: build, check, look at and convert suites, and the quickstart that runs the main job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from vcot import __version__
+from vcot.cli.common import console, err, fail, parse_params, progress_bar
+
+
+def version() -> None:
+    """Print the vcot version."""
+    console.print(__version__)
+
+
+def tasks() -> None:
+    """List registered tasks with their domains and answer types."""
+    from vcot.tasks import get_task_class, task_names
+
+    table = Table(title="vcot tasks")
+    for col in ("task", "domain", "answer type", "presets", "description"):
+        table.add_column(col)
+    for name in task_names():
+        cls = get_task_class(name)
+        table.add_row(name, cls.domain, str(cls.answer_type), "/".join(cls.presets), cls.description)
+    console.print(table)
+
+
+def generate(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output suite folder")],
+    task: Annotated[str | None, typer.Option("--task", "-t", help="Generate one task")] = None,
+    suite: Annotated[str | None, typer.Option("--suite", "-s", help="Preset suite: mini or mira-synth")] = None,
+    n: Annotated[int, typer.Option("--n", help="Instances (with --task)")] = 10,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    difficulty: Annotated[str, typer.Option("--difficulty", "-d", help="easy | medium | hard")] = "medium",
+    param: Annotated[list[str], typer.Option("--param", "-p", help="Override a config parameter: key=value")] = [],  # noqa: B006
+    processes: Annotated[int, typer.Option("--processes", "-j", help="Worker processes")] = 1,
+    name: Annotated[str | None, typer.Option("--name", help="Suite name (default: task or preset name)")] = None,
+) -> None:
+    """Generate a suite: one task (--task) or a preset (--suite mini|mira-synth)."""
+    from vcot.build import TaskPlan, build_suite, preset_plans
+    from vcot.tasks import UnknownTaskError, get_task
+
+    if (task is None) == (suite is None):
+        fail("give exactly one of --task or --suite")
+    try:
+        if task is not None:
+            if n <= 0:
+                fail("--n must be positive")
+            params = parse_params(param)
+            get_task(task, difficulty, **params)  # validates name, difficulty and params early
+            plans = [TaskPlan(task, n, seed, difficulty, params)]
+            suite_name = name or task
+        else:
+            plans = preset_plans(suite or "", seed, difficulty)
+            suite_name = name or str(suite)
+    except (UnknownTaskError, ValueError, TypeError) as exc:
+        fail(exc)
+    total = sum(p.n for p in plans)
+    with progress_bar() as progress:
+        bar = progress.add_task(f"generating {suite_name}", total=total)
+        manifest = build_suite(out, suite_name, plans, processes=processes,
+                               progress=lambda k: progress.advance(bar, k))
+    console.print(f"wrote {manifest['total']} instances of {len(manifest['counts'])} task(s) to {out}")
+    console.print(f"content hash {manifest['content_hash']}", soft_wrap=True)
+
+
+def validate(
+    suite_dir: Annotated[Path, typer.Argument(help="Suite folder")],
+    resolve: Annotated[bool, typer.Option("--resolve/--no-resolve", help="Re-solve generated answers from meta")] = True,
+    check_hash: Annotated[bool, typer.Option("--hash/--no-hash", help="Recompute the content hash from pixels")] = True,
+) -> None:
+    """Validate a suite: schema, images (fully decoded), content hash, and gold answers re-solved from meta."""
+    from vcot.suite import SuiteError
+    from vcot.validate import validate_suite
+
+    try:
+        report = validate_suite(suite_dir, resolve=resolve, check_hash=check_hash)
+    except SuiteError as exc:
+        fail(exc)
+    if report.problems:
+        for p in report.problems[:50]:
+            err.print(f"[red]✗[/] {p}", highlight=False)
+        fail(f"{len(report.problems)} problem(s) in {suite_dir}", code=1)
+    s = report.suite
+    console.print(f"[green]ok[/] {len(s)} instances, {len(s.manifest.get('counts', {}))} task(s); "
+                  f"{report.resolved} answers re-solved from meta; hash {s.content_hash}", soft_wrap=True)
+
+
+def gallery(
+    suite_dir: Annotated[Path, typer.Argument(help="Suite folder")],
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="HTML file (default: SUITE/gallery.html)")] = None,
+    per_task: Annotated[int, typer.Option("--per-task", help="At most this many instances per task (0 = all)")] = 0,
+) -> None:
+    """Write a self-contained HTML gallery of a suite."""
+    from vcot.gallery import write_gallery
+    from vcot.suite import SuiteError, read_suite
+
+    try:
+        s = read_suite(suite_dir)
+    except SuiteError as exc:
+        fail(exc)
+    uids = s.first_per_task(per_task) if per_task > 0 else None
+    path = write_gallery(s, out or (suite_dir / "gallery.html"), uids)
+    console.print(f"gallery written to {path}")
+
+
+EXPORT_FORMATS = ("parquet", "mira", "vlmevalkit", "lmms-eval", "inspect")
+
+
+def export(
+    suite_dir: Annotated[Path, typer.Argument(help="Suite folder")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help=" | ".join(EXPORT_FORMATS))],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output file (parquet) or folder (all others)")],
+    package: Annotated[str, typer.Option(help="Python package name of the generated Inspect task package")]
+    = "vcot_inspect",
+) -> None:
+    """Export a suite to Parquet (HF datasets), the MIRA layout, or an evaluation harness's format."""
+    from vcot.suite import SuiteError, read_suite
+
+    if fmt not in EXPORT_FORMATS:
+        fail(f"unknown format {fmt!r}; choose {', '.join(EXPORT_FORMATS[:-1])} or {EXPORT_FORMATS[-1]}")
+    try:
+        s = read_suite(suite_dir)
+    except SuiteError as exc:
+        fail(exc)
+    if fmt == "parquet":
+        from vcot.export.parquet import export_parquet
+
+        console.print(f"wrote {export_parquet(s, out)}")
+    elif fmt == "mira":
+        from vcot.export.mira import export_mira
+
+        console.print(f"wrote MIRA layout to {export_mira(s, out)}")
+    elif fmt == "vlmevalkit":
+        from vcot.export.vlmevalkit import export_vlmevalkit
+
+        console.print(f"wrote VLMEvalKit TSVs and dataset class to {export_vlmevalkit(s, out)}")
+    elif fmt == "lmms-eval":
+        from vcot.export.lmms_eval import export_lmms_eval
+
+        console.print(f"wrote lmms-eval task folder to {export_lmms_eval(s, out)} "
+                      f"(use: lmms-eval --include_path {out} --tasks ...)")
+    else:
+        from vcot.export.inspect_ai import export_inspect
+
+        try:
+            root = export_inspect(s, out, package=package)
+        except ValueError as exc:
+            fail(exc)
+        console.print(f"wrote Inspect AI package to {root} (use: pip install {root}; "
+                      f"inspect eval {package}/direct --model ...)")
+
+
+def import_mira(
+    src: Annotated[Path, typer.Argument(help="Folder in the official MIRA release layout")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output suite folder")],
+    name: Annotated[str, typer.Option("--name")] = "mira",
+) -> None:
+    """Import the official MIRA release layout as a vcot suite."""
+    from vcot.export.mira import import_mira as do_import
+    from vcot.suite import SuiteError
+
+    try:
+        manifest = do_import(src, out, name)
+    except SuiteError as exc:
+        fail(exc)
+    console.print(f"imported {manifest['total']} instances of {len(manifest['counts'])} task(s) into {out}")
+
+
+def quickstart(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Working folder")] = Path("vcot-quickstart"),
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+) -> None:
+    """The main job on the embedded default, offline: generate the mini suite, validate it, write its
+    gallery, evaluate the chance baseline under every condition the suite serves, and write the report."""
+    from vcot.analysis.build_report import build_report
+    from vcot.analysis.render import to_rich
+    from vcot.build import build_suite, preset_plans
+    from vcot.cli.evaluate import print_run_summary
+    from vcot.engine.runner import EvalSpec, run_eval
+    from vcot.gallery import write_gallery
+    from vcot.validate import validate_suite
+
+    suite_dir = out / "mini"
+    plans = preset_plans("mini", seed)
+    with progress_bar() as progress:
+        bar = progress.add_task("generating mini", total=sum(p.n for p in plans))
+        manifest = build_suite(suite_dir, "mini", plans, processes=1, progress=lambda k: progress.advance(bar, k))
+    console.print(f"mini suite: {manifest['total']} instances of {len(manifest['counts'])} tasks in {suite_dir}")
+    checked = validate_suite(suite_dir)
+    if not checked.ok:
+        fail("the generated suite does not validate: " + "; ".join(checked.problems[:5]), code=1)
+    console.print(f"[green]ok[/] {checked.resolved} answers re-solved from meta; hash {checked.suite.content_hash}",
+                  soft_wrap=True)
+    path = write_gallery(checked.suite, out / "gallery.html")
+    console.print(f"gallery: {path}")
+    result = run_eval(EvalSpec(suite=suite_dir, model="chance", run_dir=out / "run-chance"))
+    for cond, reason in result.skipped_conditions.items():
+        console.print(f"  skipped {cond}: {reason}", markup=False, soft_wrap=True)
+    print_run_summary(result.run_dir, checked.suite, "chance on mini")
+    job = build_report([result.run_dir], suite=checked.suite, out=out / "report")
+    for table in job.terminal_tables:
+        console.print(to_rich(table))
+    console.print(f"wrote {job.paths.markdown} and {job.paths.html}", markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(version)
+    app.command()(tasks)
+    app.command()(generate)
+    app.command()(validate)
+    app.command()(gallery)
+    app.command("export")(export)
+    app.command("import-mira")(import_mira)
+    app.command()(quickstart)

@@ -1,0 +1,90 @@
+"""Evaluation conditions: one registry (`registry.py`), the single-turn conditions (`single_turn.py`) and
+the VAoT closed-loop conditions (`vcot.vaot.episode`), each registered here explicitly.
+
+Everything that lists conditions — run defaults, report tables, paired comparisons, CLI help — asks
+`REGISTRY`. Conditions are described in `docs/evaluation.md`; how to add one in `docs/design.md`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from vcot.conditions.episode import Episode, SingleTurn
+from vcot.conditions.registry import Condition, ConditionError, Registry
+from vcot.conditions.single_turn import Prompt, build_prompt, single_turn_episode, unservable_reason
+from vcot.images import ImageSource
+from vcot.prompts.templates import SINGLE_TURN_TEMPLATES
+from vcot.prompts.text_cot_spec import GUIDES
+from vcot.schema import Instance
+from vcot.vaot.episode import VAOT_CONDITIONS, make_vaot_episode, prompt_material
+
+__all__ = ["REGISTRY", "PROMPT_VERSION", "Condition", "ConditionError", "Episode", "Prompt", "Registry",
+           "SingleTurn", "build_prompt", "check_servable", "unservable_reason"]
+
+REGISTRY = Registry()
+
+
+def _single(name: str, description: str, *, compare_with: tuple[str, ...] = (), short: str = "",
+            mira_table1: bool = False) -> Condition:
+    return Condition(name, single_turn_episode, lambda inst: unservable_reason(inst, name), description,
+                     compare_with=compare_with, short=short, mira_table1=mira_table1)
+
+
+for _c in (
+    _single("direct", "MIRA Direct: image + question, answer directly", short="D", mira_table1=True),
+    _single("text_cot", "MIRA Text-CoT: step-by-step reasoning in text", compare_with=("direct",), short="T",
+            mira_table1=True),
+    _single("text_cot_spec", "Text-CoT with the task's reasoning guide", compare_with=("text_cot",),
+            short="T-spec"),
+    _single("visual_cot", "MIRA Visual-CoT: input image + the solver's step images",
+            compare_with=("direct", "text_cot"), short="V", mira_table1=True),
+    _single("text_state_cot", "input image + the step texts instead of step images",
+            compare_with=("visual_cot",)),
+    _single("visual_cot_corrupted", "Visual-CoT with a plausible but wrong trajectory",
+            compare_with=("visual_cot",)),
+    _single("caption_only", "no image: a caption of it + the question", compare_with=("direct",)),
+):
+    REGISTRY.register(_c)
+
+_VAOT_DESCRIPTIONS = {
+    "vaot_norender": ("visual actions acknowledged, never rendered", ()),
+    "vaot": ("visual actions rendered and returned faithfully", ("vaot_norender",)),
+    "vaot_wrongrender": ("visual actions returned with task-relevant evidence corrupted (modify_key)", ("vaot",)),
+    "vaot_wrongrender_nonkey": ("visual actions returned with only irrelevant content altered (modify_non_key)",
+                                ("vaot",)),
+}
+_VAOT_DEFAULT = {"vaot_norender", "vaot", "vaot_wrongrender"}
+for _name in VAOT_CONDITIONS:
+    _desc, _cmp = _VAOT_DESCRIPTIONS[_name]
+    REGISTRY.register(Condition(_name, make_vaot_episode, lambda inst: None, _desc, compare_with=_cmp,
+                                default=_name in _VAOT_DEFAULT))
+
+
+def _prompt_version() -> str:
+    h = hashlib.sha256()
+    for t in SINGLE_TURN_TEMPLATES:
+        h.update(t.encode() + b"\0")
+    for task in sorted(GUIDES):
+        h.update(f"{task}\0{GUIDES[task]}\0".encode())
+    for t in prompt_material():
+        h.update(t.encode() + b"\0")
+    return "2+" + h.hexdigest()[:10]
+
+
+# Recorded with every run: any edit to a template, guide, VAoT text, acknowledgement or tool spec changes it.
+PROMPT_VERSION = _prompt_version()
+
+
+def check_servable(instances: list[Instance], conditions: list[str]) -> None:
+    """Raise ConditionError naming the condition and up to five instances it cannot serve."""
+    for cond in conditions:
+        bad = [(i.uid, r) for i in instances if (r := REGISTRY.unservable(i, cond)) is not None]
+        if bad:
+            shown = "; ".join(f"{uid} ({reason})" for uid, reason in bad[:5])
+            more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+            raise ConditionError(f"condition {cond!r} cannot be served for {len(bad)} of {len(instances)} "
+                                 f"instances: {shown}{more}")
+
+
+def make_episode(instance: Instance, condition: str, epoch: int, images: ImageSource) -> Episode:
+    return REGISTRY.make_episode(instance, condition, epoch, images)

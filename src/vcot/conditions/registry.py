@@ -1,0 +1,83 @@
+"""The one list of conditions: each is registered once, with everything other parts derive from it.
+
+Run defaults, table columns and their order, the MIRA Table-1 columns, short labels and the paired
+comparisons the report tests are all read from here, so adding a condition is one `register` call
+(`docs/design.md`, "A new condition").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vcot.conditions.episode import Episode
+from vcot.images import ImageSource
+from vcot.schema import Instance
+
+EpisodeFactory = Callable[[Instance, str, int, ImageSource], Episode]
+ServeCheck = Callable[[Instance], "str | None"]
+
+
+class ConditionError(ValueError):
+    """A condition is unknown or cannot be served for an instance."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One evaluation condition.
+
+    `make_episode(instance, name, epoch, images)` builds the conversation; `unservable(instance)` says why
+    the condition cannot be built for an instance (None when it can). `default` conditions run when a user
+    names none. `compare_with` lists the baselines the report tests this condition against (paired).
+    `short` labels the MIRA-table columns; `mira_table1` marks the columns of MIRA's Table 1.
+    """
+
+    name: str
+    make_episode: EpisodeFactory
+    unservable: ServeCheck
+    description: str
+    default: bool = True
+    compare_with: tuple[str, ...] = ()
+    short: str = ""
+    mira_table1: bool = False
+
+
+class Registry:
+    def __init__(self) -> None:
+        self._items: dict[str, Condition] = {}
+
+    def register(self, condition: Condition) -> Condition:
+        """Add (or, for tests and plug-ins, replace) a condition; registration order is display order."""
+        self._items[condition.name] = condition
+        return condition
+
+    def get(self, name: str) -> Condition:
+        try:
+            return self._items[name]
+        except KeyError:
+            raise ConditionError(f"unknown condition {name!r}; known: {', '.join(self._items)}") from None
+
+    def names(self) -> list[str]:
+        return list(self._items)
+
+    def defaults(self) -> list[str]:
+        return [c.name for c in self._items.values() if c.default]
+
+    def mira_table1(self) -> list[str]:
+        return [c.name for c in self._items.values() if c.mira_table1]
+
+    def short_labels(self) -> dict[str, str]:
+        return {c.name: c.short for c in self._items.values() if c.short}
+
+    def paired_comparisons(self) -> list[tuple[str, str]]:
+        """(baseline, treatment) pairs, in registration order of the treatment."""
+        return [(base, c.name) for c in self._items.values() for base in c.compare_with]
+
+    def unservable(self, instance: Instance, name: str) -> str | None:
+        cond = self._items.get(name)
+        if cond is None:
+            return f"unknown condition {name!r}; known: {', '.join(self._items)}"
+        return cond.unservable(instance)
+
+    def make_episode(self, instance: Instance, name: str, epoch: int, images: ImageSource) -> Episode:
+        return self.get(name).make_episode(instance, name, epoch, images)

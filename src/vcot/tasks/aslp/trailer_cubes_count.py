@@ -1,0 +1,41 @@
+"""trailer_cubes_count: the largest number of unit cubes a structure can hold while matching its top, front and
+side views (the maximal structure; the views, pictures and sampling are in `common/three_views.py`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PIL import Image
+
+from vcot.tasks import register
+from vcot.tasks.base import Solution, answer_range_presets
+from vcot.tasks.common.cube_stacks import Heights, total
+from vcot.tasks.common.three_views import VIEWS_LEVELS, ThreeViewsTask, draw_structure, solid_of
+
+
+@register
+class TrailerCubesCount(ThreeViewsTask):
+    name = "trailer_cubes_count"
+    presets = answer_range_presets(VIEWS_LEVELS, easy=(5, 16), medium=(8, 35), hard=(15, 60))
+    version = "1"
+    description = "Largest number of unit cubes consistent with a structure's top, front and side views."
+    ask = ("What is the maximum number of cubes the structure can contain while matching all three views? "
+           "Answer with a single integer.")
+    rising = True
+
+    def answer_of(self, solid: Heights, front: list[int]) -> int:
+        return total(solid)
+
+    def solve(self, scene: dict[str, Any]) -> Solution:
+        solid = solid_of(scene)
+        n = total(solid)
+        return Solution(answer=str(n), states=[solid], details={"max_solid": solid, "total": n})
+
+    def structure_picture(self, scene: dict[str, Any], solid: Heights) -> Image.Image:
+        return draw_structure(solid, "Maximal structure")
+
+    def working_text(self, scene: dict[str, Any], solid: Heights) -> str:
+        """The heights summed row by row."""
+        sums = [sum(r) for r in reversed(solid)]
+        return (f"Row sums from back to front: {', '.join(map(str, sums))}; "
+                f"total {' + '.join(map(str, sums))} = {sum(sums)} cubes.")

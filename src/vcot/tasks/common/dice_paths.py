@@ -1,0 +1,301 @@
+"""The board, paths, pictures and step texts shared by the rolling-dice tasks (rolling_dice_top,
+rolling_dice_sum, rolling_dice_two), and `SinglePathTask`, the part of the two one-path tasks that does not
+depend on the question.
+
+The die model, its handedness and the roll rule live in `die.py`. Paths are self-avoiding so that the drawn
+polyline reads unambiguously; every move goes to a 4-neighbour and tips the die over one edge.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from PIL import Image
+
+from vcot.draw.canvas import Canvas
+from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.common.die import (
+    DIRECTIONS,
+    ORIENTATIONS,
+    STEP,
+    Die,
+    die_from_visible,
+    draw_cube,
+    draw_top_face,
+    move_direction,
+    roll_path,
+)
+
+RULES = ("The die is a standard die: opposite faces sum to 7, and it is right-handed (with 1 on top and 2 facing "
+         "south, 3 faces east). North is up in the picture; rows are numbered from the top (north), columns from "
+         "the left (west). The die starts on the cell marked S, where its top face is drawn; the panel on the right "
+         "shows its top, south and east faces. At every move the die rolls over one of its bottom edges into the "
+         "neighbouring cell along the path, so each move turns it by a quarter turn.")
+
+W, H = 768, 560
+BOARD_BOX = (40, 60, 520, 540)  # board drawing area (x0, y0, x1, y1)
+PALE = {"blue": "lightblue", "red": "lightred", "black": (185, 185, 185)}
+
+
+@dataclass(frozen=True)
+class RollingDiceConfig:
+    rows: int = 5
+    cols: int = 5
+    min_moves: int = 5
+    max_moves: int = 7
+
+
+# -- scene pieces ---------------------------------------------------------------------------------------
+
+def validate_path(rows: int, cols: int, path: list[list[int]]) -> None:
+    """Reject paths that leave the board, jump, or revisit a cell (a self-crossing polyline reads ambiguously)."""
+    if len(path) < 2:
+        raise Reject("path has no move")
+    for r, c in path:
+        if not (0 <= r < rows and 0 <= c < cols):
+            raise Reject(f"cell {(r, c)} is off the {rows}x{cols} board")
+    for a, b in zip(path[:-1], path[1:], strict=True):
+        try:
+            move_direction(a, b)
+        except ValueError:
+            raise Reject(f"cells {a} and {b} are not 4-neighbours") from None
+    if len({tuple(p) for p in path}) != len(path):
+        raise Reject("path revisits a cell")
+
+
+def sample_path(rng: random.Random, rows: int, cols: int, moves: int, start: list[int] | None = None) -> list[list[int]]:
+    """A self-avoiding random walk with `moves` moves; Reject if it gets stuck."""
+    if start is None:
+        start = [rng.randrange(rows), rng.randrange(cols)]
+    path = [list(start)]
+    seen = {tuple(start)}
+    for _ in range(moves):
+        r, c = path[-1]
+        options = []
+        for d in DIRECTIONS:
+            dr, dc = STEP[d]
+            nxt = (r + dr, c + dc)
+            if 0 <= nxt[0] < rows and 0 <= nxt[1] < cols and nxt not in seen:
+                options.append(nxt)
+        if not options:
+            raise Reject("random walk got stuck")
+        nxt = rng.choice(options)
+        seen.add(nxt)
+        path.append(list(nxt))
+    return path
+
+
+def sample_die(rng: random.Random) -> dict[str, int]:
+    keys = sorted(ORIENTATIONS)
+    return ORIENTATIONS[keys[rng.randrange(len(keys))]].visible()
+
+
+def start_die(scene: dict[str, Any]) -> Die:
+    try:
+        return die_from_visible(scene["start_die"])
+    except ValueError as exc:
+        raise Reject(str(exc)) from None
+
+
+def trajectory(die: Die, path: list[list[int]]) -> list[dict[str, Any]]:
+    """JSON-able states: cell, move that led there (None at the start), all six faces."""
+    states = roll_path(die, path)
+    out = []
+    for k, (cell, st) in enumerate(zip(path, states, strict=True)):
+        move = move_direction(path[k - 1], cell) if k else None
+        out.append({"cell": list(cell), "move": move, "die": st.as_dict()})
+    return out
+
+
+def bottom_sum(states: list[dict[str, Any]]) -> int:
+    """Sum of the bottom faces after each roll; the starting bottom face is not counted."""
+    return sum(s["die"]["bottom"] for s in states[1:])
+
+
+# -- drawing --------------------------------------------------------------------------------------------
+
+def board_geometry(rows: int, cols: int) -> tuple[float, float, float]:
+    x0, y0, x1, y1 = BOARD_BOX
+    cell = min((x1 - x0) / cols, (y1 - y0) / rows, 90.0)
+    return x0, y0, cell
+
+
+def cell_center(rows: int, cols: int, r: int, c: int) -> tuple[float, float]:
+    x0, y0, cell = board_geometry(rows, cols)
+    return (x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell)
+
+
+def draw_board(cv: Canvas, rows: int, cols: int, start: list[int]) -> None:
+    x0, y0, cell = board_geometry(rows, cols)
+    for r in range(rows):
+        for c in range(cols):
+            fill = "lightyellow" if [r, c] == list(start) else ((238, 238, 238) if (r + c) % 2 else "white")
+            cv.rect((x0 + c * cell, y0 + r * cell, x0 + (c + 1) * cell, y0 + (r + 1) * cell), fill=fill,
+                    outline="gray", width=1.5)
+    cv.rect((x0, y0, x0 + cols * cell, y0 + rows * cell), outline="black", width=2.5)
+    for c in range(cols):
+        cv.text((x0 + (c + 0.5) * cell, y0 - 6), str(c + 1), size=16, anchor="mb", color="darkgray")
+    for r in range(rows):
+        cv.text((x0 - 8, y0 + (r + 0.5) * cell), str(r + 1), size=16, anchor="rm", color="darkgray")
+    sx, sy = cell_center(rows, cols, *start)
+    cv.text((sx - cell / 2 + 3, sy - cell / 2 + 2), "S", size=16, bold=True, anchor="lt")
+    # compass, top right, clear of the board and the die panel
+    cv.arrow((W - 22, 50), (W - 22, 8), color="black", width=3)
+    cv.text((W - 34, 30), "N", size=18, bold=True, anchor="rm")
+
+
+def _path_points(rows: int, cols: int, path: list[list[int]], offset: float) -> list[tuple[float, float]]:
+    return [(x + offset, y + offset) for x, y in (cell_center(rows, cols, r, c) for r, c in path)]
+
+
+def draw_path(cv: Canvas, rows: int, cols: int, path: list[list[int]], color: str, offset: float = 0.0,
+              done: int | None = None) -> None:
+    """The path as a polyline with direction chevrons and an arrow head at its end; when `done` is given the
+    first `done` moves are solid and the rest pale and dashed."""
+    pts = _path_points(rows, cols, path, offset)
+    _, _, cell = board_geometry(rows, cols)
+    width = max(3.0, cell * 0.07)
+    n = len(pts) - 1
+    for k in range(n):
+        travelled = done is None or k < done
+        a, b = pts[k], pts[k + 1]
+        seg_color = color if travelled else PALE[color]
+        if k == n - 1:
+            cv.arrow(a, (a[0] + 0.78 * (b[0] - a[0]), a[1] + 0.78 * (b[1] - a[1])), color=seg_color,
+                     width=width, head=width * 4.2, dash=None if travelled else (8, 6))
+        else:
+            cv.line([a, b], color=seg_color, width=width, dash=None if travelled else (8, 6))
+            mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+            ux, uy = (b[0] - a[0]) / cell, (b[1] - a[1]) / cell
+            h = width * 2.2
+            cv.polygon([(mid[0] + ux * h, mid[1] + uy * h), (mid[0] - ux * h - uy * h, mid[1] - uy * h + ux * h),
+                        (mid[0] - ux * h + uy * h, mid[1] - uy * h - ux * h)], fill=seg_color, outline=None)
+
+
+def draw_die_on_board(cv: Canvas, rows: int, cols: int, cell_rc: list[int], top: int,
+                      ring: str | None = None, offset: float = 0.0) -> None:
+    _, _, cell = board_geometry(rows, cols)
+    cx, cy = cell_center(rows, cols, *cell_rc)
+    size = cell * 0.55
+    if ring is not None:
+        h = size / 2 + 4
+        cv.rect((cx + offset - h, cy + offset - h, cx + offset + h, cy + offset + h), fill=ring, outline=None)
+    draw_top_face(cv, (cx + offset, cy + offset), size, top)
+
+
+def draw_panel(cv: Canvas, die: Die, y_top: float, title: str, title_color: str = "black") -> None:
+    """The oblique three-face view of the die in the right-hand panel."""
+    cv.text((645, y_top), title, size=16, anchor="mt", bold=True, color=title_color)
+    draw_cube(cv, (582, y_top + 92), 96, die)
+
+
+# -- single-path tasks (rolling_dice_top, rolling_dice_sum) and the corrupted roll -----------------
+
+def sample_single(ctx: GenContext, cfg: RollingDiceConfig) -> dict[str, Any]:
+    """A scene with one path: its length, the walk, then the start die (in this order of draws)."""
+    moves = ctx.rng.randint(cfg.min_moves, cfg.max_moves)
+    path = sample_path(ctx.rng, cfg.rows, cfg.cols, moves)
+    return {"rows": cfg.rows, "cols": cfg.cols, "path": path, "start_die": sample_die(ctx.rng)}
+
+
+def solve_single(scene: dict[str, Any]) -> list[dict[str, Any]]:
+    """The states along the scene's one path."""
+    validate_path(scene["rows"], scene["cols"], scene["path"])
+    return trajectory(start_die(scene), scene["path"])
+
+
+def roll_text(k: int, n: int, st: dict[str, Any], prev: dict[str, Any], running: int | None) -> str:
+    d = st["die"]
+    text = (f"Roll {k} of {n}: the die rolls {st['move']} from (row {prev['cell'][0] + 1}, column "
+            f"{prev['cell'][1] + 1}) to (row {st['cell'][0] + 1}, column {st['cell'][1] + 1}). Now top "
+            f"{d['top']}, south {d['south']}, east {d['east']} (so bottom {d['bottom']}, north {d['north']}, "
+            f"west {d['west']}).")
+    if running is not None:
+        text += f" Bottom faces so far sum to {running}."
+    return text
+
+
+def single_steps(scene: dict[str, Any], states: list[dict[str, Any]],
+                 with_sum: bool) -> list[tuple[Image.Image, str]]:
+    steps = []
+    running = 0
+    n = len(states) - 1
+    for k in range(1, n + 1):
+        running += states[k]["die"]["bottom"]
+        img = single_picture(scene, states[k], done=k, label=f"After roll {k} ({states[k]['move']})")
+        text = roll_text(k, n, states[k], states[k - 1], running if with_sum else None)
+        if k == n:
+            text += (f" The path ends here: the number on top is {states[k]['die']['top']}." if not with_sum
+                     else f" The path ends here: the bottom faces sum to {running}.")
+        steps.append((img, text))
+    return steps
+
+
+def single_picture(scene: dict[str, Any], state: dict[str, Any], done: int | None, label: str) -> Image.Image:
+    rows, cols = scene["rows"], scene["cols"]
+    cv = Canvas(W, H)
+    draw_board(cv, rows, cols, scene["path"][0])
+    draw_path(cv, rows, cols, scene["path"], "blue", done=done)
+    draw_die_on_board(cv, rows, cols, state["cell"], state["die"]["top"], ring="orange")
+    draw_panel(cv, Die(**state["die"]), 70, label)
+    cv.text((20, 14), "Die rolling on a grid board", size=20, bold=True)
+    return cv.image()
+
+
+def corrupt_roll(scene: dict[str, Any], path: list[list[int]], rng: random.Random
+                 ) -> tuple[list[dict[str, Any]], int, str]:
+    """States where roll k uses a wrong direction (the cells stay on the drawn path), later rolls correct."""
+    k = rng.randrange(1, len(path))
+    true_dir = move_direction(path[k - 1], path[k])
+    wrong = rng.choice([d for d in DIRECTIONS if d != true_dir])
+    die = start_die(scene)
+    states = [{"cell": list(path[0]), "move": None, "die": die.as_dict()}]
+    for j in range(1, len(path)):
+        d = move_direction(path[j - 1], path[j])
+        die = die.roll(wrong if j == k else d)
+        states.append({"cell": list(path[j]), "move": d, "die": die.as_dict()})
+    return states, k, wrong
+
+
+class SinglePathTask(Task):
+    """A one-path rolling-dice task but for its question: the presets, the answer balancing, the pictures and
+    the corrupted roll. A task adds what it asks (`ask`), its answer (`solve`), which answers it balances
+    (`balance_bins`, `balance_bin`) and whether its steps keep the running bottom-face sum (`with_sum`)."""
+
+    config_cls = RollingDiceConfig
+    presets = {
+        "easy": RollingDiceConfig(rows=4, cols=4, min_moves=3, max_moves=4),
+        "medium": RollingDiceConfig(rows=5, cols=5, min_moves=5, max_moves=7),
+        "hard": RollingDiceConfig(rows=6, cols=6, min_moves=8, max_moves=11),
+    }
+    ask: ClassVar[str]  # the question, after the description of the board and the rules of the die
+    balance_bins: ClassVar[int]  # answers fall into this many classes, each equally common over a suite
+    with_sum: ClassVar[bool]  # the step texts carry the running sum of the bottom faces
+
+    @abstractmethod
+    def balance_bin(self, answer: int) -> int:
+        """The class in range(balance_bins) of an answer."""
+
+    def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
+        target = ctx.balanced(self.balance_bins)
+        scene = sample_single(ctx, self.config)
+        got = self.balance_bin(int(self.solve(scene).answer))
+        if got != target:
+            raise Reject(f"balancing: answer class {got} is not the target {target}")
+        return scene
+
+    def question(self, scene: dict[str, Any]) -> str:
+        return (f"A die rolls along the blue path on a {scene['rows']}x{scene['cols']} grid board, from the start "
+                f"cell S to the arrow head. {RULES} {self.ask}")
+
+    def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
+        img = single_picture(scene, solution.states[0], done=None, label="Start die")
+        return Rendering(image=img, steps=single_steps(scene, solution.states, with_sum=self.with_sum))
+
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
+        states, k, wrong = corrupt_roll(scene, scene["path"], rng)
+        return Corruption(steps=single_steps(scene, states, with_sum=self.with_sum),
+                          description=f"roll {k} applied towards {wrong} instead of the path direction")

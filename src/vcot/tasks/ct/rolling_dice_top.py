@@ -1,0 +1,32 @@
+"""rolling_dice_top: a die rolls along a drawn path on a grid board; which number is on top at the end.
+
+The board, paths, pictures and sampling are shared with rolling_dice_sum (`common/dice_paths.py`); the die
+model and the roll rule live in `common/die.py`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vcot.tasks import register
+from vcot.tasks.base import Solution
+from vcot.tasks.common.dice_paths import SinglePathTask, solve_single
+
+
+@register
+class RollingDiceTop(SinglePathTask):
+    name = "rolling_dice_top"
+    version = "1"
+    description = "A die rolls along a drawn grid path; which number is on top at the end?"
+    ask = ("What number is on the top face of the die when it reaches the end of the path? Answer with a single "
+           "integer.")
+    balance_bins = 6  # each top face equally often
+    with_sum = False
+
+    def balance_bin(self, answer: int) -> int:
+        return answer - 1
+
+    def solve(self, scene: dict[str, Any]) -> Solution:
+        states = solve_single(scene)
+        return Solution(answer=str(states[-1]["die"]["top"]), states=states,
+                        details={"moves": [s["move"] for s in states[1:]]})

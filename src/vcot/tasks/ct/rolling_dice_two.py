@@ -1,0 +1,165 @@
+"""rolling_dice_two: the same die can roll along a red or a black path on a grid board; which path gives the
+higher sum of bottom faces, and that sum.
+
+The board, paths and step pictures are shared with the other rolling-dice tasks (`common/dice_paths.py`);
+the die model and the roll rule live in `common/die.py`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from PIL import Image
+
+from vcot.draw.canvas import Canvas
+from vcot.tasks import register
+from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.common.dice_paths import (
+    RULES,
+    H,
+    RollingDiceConfig,
+    W,
+    board_geometry,
+    bottom_sum,
+    cell_center,
+    corrupt_roll,
+    draw_board,
+    draw_die_on_board,
+    draw_panel,
+    draw_path,
+    sample_die,
+    sample_path,
+    start_die,
+    trajectory,
+    validate_path,
+)
+from vcot.tasks.common.die import Die, draw_top_face
+
+TWO_OUTCOMES = ("red", "black", "same")
+
+
+def validate_pair(red: list[list[int]], black: list[list[int]]) -> None:
+    """Both paths must start on the same cell, have the same number of moves, and differ."""
+    if list(red[0]) != list(black[0]):
+        raise Reject("the two paths start on different cells")
+    if len(red) != len(black):
+        raise Reject("the two paths have different lengths")
+    if [list(c) for c in red] == [list(c) for c in black]:
+        raise Reject("the two paths are identical")
+
+
+@register
+class RollingDiceTwo(Task):
+    name = "rolling_dice_two"
+    config_cls = RollingDiceConfig
+    version = "1"
+    description = ("The same die can roll along a red or a black path; which path gives the higher "
+                                  "sum of bottom faces, and that sum.")
+    presets = {
+        "easy": RollingDiceConfig(rows=4, cols=4, min_moves=3, max_moves=4),
+        "medium": RollingDiceConfig(rows=5, cols=5, min_moves=4, max_moves=6),
+        "hard": RollingDiceConfig(rows=6, cols=6, min_moves=6, max_moves=9),
+    }
+
+    def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
+        cfg = self.config
+        target = TWO_OUTCOMES[ctx.balanced(3)]
+        moves = ctx.rng.randint(cfg.min_moves, cfg.max_moves)
+        red = sample_path(ctx.rng, cfg.rows, cfg.cols, moves)
+        black = sample_path(ctx.rng, cfg.rows, cfg.cols, moves, start=red[0])
+        scene = {"rows": cfg.rows, "cols": cfg.cols, "paths": {"red": red, "black": black},
+                 "start_die": sample_die(ctx.rng)}
+        outcome = self.solve(scene).details["winner"]
+        if outcome != target:
+            raise Reject(f"balancing: outcome {outcome} is not the target {target}")
+        return scene
+
+    def solve(self, scene: dict[str, Any]) -> Solution:
+        paths = scene["paths"]
+        for p in paths.values():
+            validate_path(scene["rows"], scene["cols"], p)
+        validate_pair(paths["red"], paths["black"])
+        die = start_die(scene)
+        states = {c: trajectory(die, paths[c]) for c in ("red", "black")}
+        sums = {c: bottom_sum(states[c]) for c in ("red", "black")}
+        if sums["red"] > sums["black"]:
+            winner = "red"
+        elif sums["black"] > sums["red"]:
+            winner = "black"
+        else:
+            winner = "same"
+        best = max(sums.values())
+        return Solution(answer=f"{winner}, {best}", states=[states],
+                        details={"sums": sums, "winner": winner})
+
+    def question(self, scene: dict[str, Any]) -> str:
+        return (f"The same die, in the same starting position on cell S of a {scene['rows']}x{scene['cols']} grid "
+                f"board, can roll either along the red path or along the black path (each from S to its arrow "
+                f"head). {RULES} For each path, add up the numbers on the bottom face (the face touching the "
+                "board) after each roll; the bottom face at the start, before the first roll, is not counted. "
+                "Which path gives the higher sum, and what is that sum? Answer as 'colour, sum' with colour red "
+                "or black, e.g. 'red, 17'; if both sums are equal, answer 'same, <sum>', e.g. 'same, 12'.")
+
+    def _picture(self, scene: dict[str, Any], now: dict[str, dict[str, Any]], done: int | None,
+                 label: str) -> Image.Image:
+        rows, cols = scene["rows"], scene["cols"]
+        _, _, cell = board_geometry(rows, cols)
+        off = cell * 0.09
+        cv = Canvas(W, H)
+        draw_board(cv, rows, cols, scene["paths"]["red"][0])
+        draw_path(cv, rows, cols, scene["paths"]["black"], "black", offset=-off, done=done)
+        draw_path(cv, rows, cols, scene["paths"]["red"], "red", offset=off, done=done)
+        if done is None:
+            draw_die_on_board(cv, rows, cols, now["red"]["cell"], now["red"]["die"]["top"])
+            draw_panel(cv, Die(**now["red"]["die"]), 70, label)
+        else:
+            for colour, sign in (("black", -1), ("red", 1)):
+                st = now[colour]
+                cx, cy = cell_center(rows, cols, *st["cell"])
+                o = sign * cell * 0.14
+                h = cell * 0.25 + 4
+                cv.rect((cx + o - h, cy + o - h, cx + o + h, cy + o + h), fill=colour, outline=None)
+                draw_top_face(cv, (cx + o, cy + o), cell * 0.5, st["die"]["top"])
+            draw_panel(cv, Die(**now["red"]["die"]), 60, f"Red path, {label}", "red")
+            draw_panel(cv, Die(**now["black"]["die"]), 305, f"Black path, {label}", "black")
+        cv.text((20, 14), "Two paths for the same die", size=20, bold=True)
+        return cv.image()
+
+    def _steps(self, scene: dict[str, Any], states: dict[str, list[dict[str, Any]]]
+               ) -> list[tuple[Image.Image, str]]:
+        n = len(states["red"]) - 1
+        running = {"red": 0, "black": 0}
+        steps = []
+        for k in range(1, n + 1):
+            parts = []
+            for colour in ("red", "black"):
+                st, prev = states[colour][k], states[colour][k - 1]
+                running[colour] += st["die"]["bottom"]
+                d = st["die"]
+                parts.append(f"{colour.capitalize()} path: rolls {st['move']} from (row {prev['cell'][0] + 1}, "
+                             f"column {prev['cell'][1] + 1}) to (row {st['cell'][0] + 1}, column "
+                             f"{st['cell'][1] + 1}); top {d['top']}, south {d['south']}, east {d['east']}, "
+                             f"bottom {d['bottom']}; bottom sum so far {running[colour]}.")
+            text = f"Roll {k} of {n}. " + " ".join(parts)
+            if k == n:
+                r, b = running["red"], running["black"]
+                verdict = ("the red path gives the higher sum" if r > b else
+                           "the black path gives the higher sum" if b > r else "both sums are equal")
+                text += f" Final sums: red {r}, black {b}; {verdict}."
+            img = self._picture(scene, {c: states[c][k] for c in states}, done=k, label=f"after roll {k}")
+            steps.append((img, text))
+        return steps
+
+    def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
+        states = solution.states[0]
+        img = self._picture(scene, {c: states[c][0] for c in states}, done=None, label="Start die")
+        return Rendering(image=img, steps=self._steps(scene, states))
+
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
+        states = dict(solution.states[0])
+        colour = rng.choice(["red", "black"])
+        bad, k, wrong = corrupt_roll(scene, scene["paths"][colour], rng)
+        states[colour] = bad
+        return Corruption(steps=self._steps(scene, states),
+                          description=f"{colour} path: roll {k} applied towards {wrong} instead of the path direction")
