@@ -37,3 +37,11 @@ def test_score_table_pyarrow_adds_columns():
 def test_score_table_list_of_dicts():
     out = score_table(_rows())
     assert [r["correct"] for r in out] == [True, False, False, True]
+
+
+def test_score_table_pandas_reads_missing_cells_as_missing():
+    """pandas turns an empty `error` column into NaN (truthy): every row used to be marked failed."""
+    table = pa.Table.from_pylist(_rows()).to_pandas()
+    out = score_table(table)
+    assert list(out["correct"]) == [True, False, False, True]
+    assert list(out["correct"]) == score_table(pa.Table.from_pylist(_rows())).column("correct").to_pylist()

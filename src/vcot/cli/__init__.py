@@ -1,8 +1,8 @@
 """The `vcot` command. Thin: each command parses options, calls the library and prints.
 
 Commands are registered explicitly, grouped by stage: `suite` (generate, validate, gallery, export,
-import-mira, quickstart), `evaluate` (eval, serve-mock), `report` (report, trajectories, judge-process,
-annotate). Heavy and optional imports happen inside the commands, so `vcot --help` always lists every
+import-mira, quickstart), `evaluate` (eval, serve-mock), `report` (report, score-text, trajectories,
+judge-process, annotate). Heavy and optional imports happen inside the commands, so `vcot --help` always lists every
 command; a command whose optional package is missing says which extra to install (`common.require`).
 """
 

@@ -61,6 +61,31 @@ def report(
     console.print(f"wrote {job.paths.markdown} and {job.paths.html}", markup=False)
 
 
+def score_text(
+    response: Annotated[str, typer.Argument(help="The model's response text, or - to read it from standard input")],
+    gold: Annotated[str, typer.Option("--gold", help="The gold answer")],
+    answer_type: Annotated[str, typer.Option("--type", help="integer | number | choice | text | time | "
+                                                            "coordinates | set | pair | direction")],
+    options: Annotated[list[str] | None, typer.Option("--option", help="An option text, in order; repeat per "
+                                                                       "option (choice questions)")] = None,
+    truncated: Annotated[bool, typer.Option("--truncated", help="The response was cut off by the token "
+                                                                "limit")] = False,
+) -> None:
+    """Grade one response against a gold answer and print the extracted answer, the tier, the verdict and why."""
+    import sys
+
+    from vcot.schema import AnswerType
+    from vcot.scoring import explain
+
+    try:
+        atype = AnswerType(answer_type)
+    except ValueError:
+        fail(f"unknown answer type {answer_type!r}; choose one of {', '.join(t.value for t in AnswerType)}")
+    text = sys.stdin.read() if response == "-" else response
+    console.print(str(explain(text, gold, atype, options or None, truncated=truncated)), markup=False,
+                  highlight=False)
+
+
 def trajectories(
     run_dir: Annotated[Path, typer.Argument(help="Run folder")],
     suite: Annotated[Path, typer.Option("--suite", help="The suite the run evaluated")],
@@ -161,6 +186,7 @@ def annotate(
 
 def register(app: typer.Typer) -> None:
     app.command()(report)
+    app.command("score-text")(score_text)
     app.command()(trajectories)
     app.command("judge-process")(judge_process)
     app.command()(annotate)

@@ -1,6 +1,6 @@
 """LLM judges over any OpenAI-compatible endpoint: MIRA's answer judge and a semantic-equivalence judge.
 
-Both answer only Correct/Incorrect. Judges are the last resort (SPEC §7), so every verdict is cached in
+Both answer only Correct/Incorrect. Judges are the last resort (docs/scoring.md, "Judges"), so every verdict is cached in
 SQLite keyed by (judge model, prompt digest) — re-scoring a run never pays twice — and every verdict,
 cached or not, is appended to a JSONL log carrying the judge model's name so reports can cite it.
 """
