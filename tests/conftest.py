@@ -41,6 +41,11 @@ class ToyDots(Task):
     def solve(self, scene: dict) -> Solution:
         return Solution(answer=str(len(scene["dots"])), states=[len(scene["dots"])])
 
+    def answer_space(self, instance):
+        from vcot.tasks.answer_space import integers
+
+        return integers(1, self.config.max_dots)
+
     def question(self, scene: dict) -> str:
         return "How many dots are there? Answer with an integer."
 

@@ -35,8 +35,8 @@ def test_gear_pairs_count_once_and_need_both():
     assert len(samples) == 2
     assert sorted(s.correct for s in samples) == [False, True]
     assert all(s.n_rows == 2 for s in samples)
-    # Chance of a pair is the product of its rows' chances (gear: 1/2 each for clockwise/counterclockwise).
-    assert samples[1].chance == pytest.approx(1 / 4)
+    # Chance of a pair is the product of its rows' chances (gear: 1/3 each, the three words the question offers).
+    assert samples[1].chance == pytest.approx(1 / 9)
     # Pairing by an explicit column works for any task; other tasks' dotted uids are not paired.
     assert pair_key({"uid": "7.1", "task": "gear_rotation"}) == pair_key({"uid": "7.2", "task": "gear_rotation"})
     assert pair_key({"uid": "7.1", "task": "overlap"}) != pair_key({"uid": "7.2", "task": "overlap"})

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import collections
 import random
+import re
 from fractions import Fraction
 
 import pytest
 from shapely.geometry import LineString, Point
 
 from generator_contract import check_generator_contract
+from vcot.engine.chance import answer_space, chance_level
 from vcot.tasks import get_task
 from vcot.tasks.base import Reject
 from vcot.tasks.pbr.billiards import CAPTURE, NEAR_MISS, backtrack, label_pockets, pockets, simulate
@@ -203,10 +205,38 @@ def test_corruption_ends_elsewhere():
         desc = inst.meta["corruption"]
         wrong = desc.split("ends in pocket ")[1].split(" ")[0]
         assert wrong != inst.answer and f"instead of {inst.answer}" in desc
-        assert inst.corrupted_steps[-1].text.endswith(f"Answer: {wrong}.")
+        # The corrupted path ends in the wrong pocket, named by its position and never by its letter.
+        scene = inst.meta["scene"]
+        wrong_at = dict(zip(scene["pocket_labels"], pockets(scene["width"], scene["height"]), strict=True))[wrong]
+        last = inst.corrupted_steps[-1].text
+        assert f"reaches the pocket at ({wrong_at[0]}, {wrong_at[1]})" in last
+        assert not re.search(rf"(?<![A-Za-z]){wrong}(?![A-Za-z])", last)
         # The trajectory agrees with the true one before the bent bounce.
         k = int(desc.split("bounce ")[1].split(" ")[0])
         assert [s.text for s in inst.corrupted_steps[:k - 1]] == [s.text for s in inst.steps[:k - 1]]
+
+
+def test_steps_describe_the_path_without_naming_the_pocket():
+    for index in range(6):
+        inst = TASK.make(index, 3).instance
+        details = inst.meta["solution"]["details"]
+        centre = details["pocket_centre"]
+        # One step per segment; the last one reaches the pocket by its coordinates, with the bounce count.
+        assert len(inst.steps) == len(details["walls"]) + 1
+        bounces = len(details["walls"])
+        assert f"reaches the pocket at ({centre[0]}, {centre[1]}) after {bounces} bounce" in inst.steps[-1].text
+        for step in inst.steps:
+            assert "Answer" not in step.text
+            assert not re.search(rf"(?<![A-Za-z]){inst.answer}(?![A-Za-z])", step.text)
+
+
+def test_answer_space_is_the_six_pocket_letters():
+    # Every preset asks for one of the six drawn pockets: the space is A-F whatever the gold, chance 1/6.
+    for difficulty in ("easy", "medium", "hard"):
+        inst = get_task("billiards", difficulty=difficulty).make(0, 0, with_corruption=False).instance
+        space = answer_space(inst)
+        assert space.size == 6 and chance_level(inst) == pytest.approx(1 / 6)
+        assert all(space.contains(x) for x in "ABCDEF") and not space.contains("G")
 
 
 def test_direction_arrow_stays_on_the_table():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import collections
+import random
+import re
 
 import pytest
 from shapely.geometry import Point, Polygon
@@ -188,6 +190,23 @@ def test_answer_balance():
     assert counts == {str(v): 14 for v in range(lo, hi + 1)}
 
 
+def _ringed(text: str) -> list[tuple[int, int]]:
+    """The lattice points a count step lists as ringed (none when it says no point is ringed)."""
+    if " point is ringed: none " in text:
+        return []
+    listed = text.split("ringed in black: ")[1]
+    return [tuple(map(int, p.split(", "))) for p in re.findall(r"\((-?\d+, -?\d+)\)", listed)]
+
+
+def test_steps_list_the_ringed_points_without_their_count():
+    for index in range(6):
+        inst = TASK.make(index, 3).instance
+        step2 = inst.steps[-1].text
+        inside = [tuple(p) for p in inst.meta["solution"]["details"]["inside_points"]]
+        assert _ringed(step2) == inside
+        assert "Answer" not in step2 and " of the " not in step2, step2
+
+
 def test_corruption_changes_count():
     for index in range(6):
         sample = TASK.make(index, 3)
@@ -196,4 +215,19 @@ def test_corruption_changes_count():
         desc = inst.meta["corruption"]
         wrong = int(desc.split("count ")[1].split(" instead")[0])
         assert wrong != int(inst.answer)
-        assert inst.corrupted_steps[-1].text.endswith(f"Answer: {wrong}.")
+        assert len(_ringed(inst.corrupted_steps[-1].text)) == wrong
+
+
+def test_answer_space_is_the_configured_count_range():
+    # Hard: min_answer..max_answer = 1..8, eight counts; 0 is never generated at hard, 9 is above the range.
+    task = get_task("convex_hull", difficulty="hard")
+    inst = task.make(0, 5).instance
+    space = task.answer_space(inst)
+    assert space.size == 8
+    assert all(space.contains(str(v)) for v in range(1, 9))
+    assert not space.contains("0") and not space.contains("9") and not space.contains("three")
+    # Easy: 0..4, five counts, whatever the instance's own answer.
+    easy = get_task("convex_hull", difficulty="easy")
+    assert easy.answer_space(easy.make(0, 5).instance).size == 5
+    samples = {space.sample(random.Random(k)) for k in range(200)}
+    assert samples == {str(v) for v in range(1, 9)}

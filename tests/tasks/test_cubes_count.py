@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import collections
+import random
 
 import numpy as np
 import pytest
@@ -8,6 +9,7 @@ from PIL import Image, ImageDraw
 
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
+from vcot.tasks.answer_leaks import answer_statements
 from vcot.tasks.common.cube_stacks import (
     Camera,
     bucket_bounds,
@@ -145,12 +147,44 @@ def test_answer_balance():
     assert sorted(bins.values()) == [25, 25, 25, 25]  # ctx.balanced spreads each block of 4 over the bins
 
 
-def test_corruption_is_off_by_one():
+def test_step_shows_heights_and_leaves_the_sum_to_the_reader():
     task = get_task("cubes_count", "easy")
-    sample = task.make(3, 0)
-    good, bad = sample.instance.steps[0].text, sample.instance.corrupted_steps[0].text
-    assert good != bad
-    total_good = int(good.rsplit("=", 1)[1].split()[0])
-    total_bad = int(bad.rsplit("=", 1)[1].split()[0])
-    assert abs(total_good - total_bad) == 1
-    assert str(total_good) == sample.instance.answer
+    for i in range(6):
+        inst = task.make(i, 0).instance
+        good, bad = inst.steps[0].text, inst.corrupted_steps[0].text
+        heights = inst.meta["scene"]["heights"]
+        assert rows_in(good, "heights") == heights
+        assert sum(map(sum, rows_in(good, "heights"))) == int(inst.answer)
+        # No total, row sums or equation: the text is the picture's heights only.
+        for text in (good, bad):
+            assert "=" not in text and "total" not in text.lower() and "sum" not in text.lower()
+            assert answer_statements(text, inst) == []
+        # The corrupted step misreads one column by one cube.
+        wrong = rows_in(bad, "heights")
+        diffs = [(a, b) for ra, rb in zip(heights, wrong, strict=True) for a, b in zip(ra, rb, strict=True) if a != b]
+        assert len(diffs) == 1 and abs(diffs[0][0] - diffs[0][1]) == 1
+
+
+def test_answer_space_is_the_balanced_range():
+    # Easy: answer_min..answer_max = 4..15 (a 3 x 3 x 3 footprint would allow up to 27): 12 counts.
+    task = get_task("cubes_count", "easy")
+    space = task.answer_space(task.make(0, 0).instance)
+    assert space.size == 12
+    assert space.contains("4") and space.contains("15") and not space.contains("3") and not space.contains("16")
+    assert all(4 <= int(space.sample(random.Random(k))) <= 15 for k in range(50))
+    assert get_task("cubes_count", "medium").answer_space(None).size == 31   # 10..40
+    assert get_task("cubes_count", "hard").answer_space(None).size == 46     # 25..70
+    # A custom range beyond what the sizes allow is clipped: 2 x 2 x 2 holds at most 8 cubes.
+    tiny = get_task("cubes_count", "easy", max_width=2, max_depth=2, max_height=2, answer_min=1, answer_max=50)
+    assert tiny.answer_space(None).size == 8
+
+
+def rows_in(text: str, what: str) -> list[list[int]]:
+    """The grid a step text gives as `describe_rows(values, what)`, front row first (as scenes store it)."""
+    rows = []
+    for part in text.split(f"{what} (columns left to right) — ", 1)[1].split("; "):
+        label, _, values = part.partition(": ")
+        rows.append([int(v) for v in values.split(".")[0].split(", ")])
+        if label in ("front row", "the only row"):
+            break
+    return rows[::-1]

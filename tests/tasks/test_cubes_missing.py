@@ -5,7 +5,9 @@ import collections
 import pytest
 
 from generator_contract import check_generator_contract
+from vcot.draw import drawn_labels
 from vcot.tasks import get_task
+from vcot.tasks.answer_leaks import answer_statements
 from vcot.tasks.common.cube_stacks import (
     Camera,
     bucket_bounds,
@@ -86,13 +88,46 @@ def test_answer_balance():
     assert sorted(bins.values()) == [25, 25, 25, 25]
 
 
-def test_corruption_uses_wrong_box_height():
+def test_steps_show_the_ghosts_and_leave_the_count_to_the_reader():
     task = get_task("cubes_missing", "easy")
-    sample = task.make(5, 0)
-    inst = sample.instance
-    w, d, h = inst.meta["solution"]["details"]["box"]
-    bad = inst.corrupted_steps[0].text
-    assert f"{w} wide x {d} deep x {h + 1} tall" in bad
-    wrong = int(bad.rsplit("=", 1)[1].strip(" ."))
-    assert wrong == int(inst.answer) + w * d
-    assert inst.steps[0].text.rsplit("=", 1)[1].strip(" .") == inst.answer
+    for i in range(6):
+        sample = task.make(i, 0)
+        inst = sample.instance
+        w, d, h = inst.meta["solution"]["details"]["box"]
+        good, bad = inst.steps[0].text, inst.corrupted_steps[0].text
+        assert f"{w} wide x {d} deep x {h} tall" in good
+        assert rows_in(good, "ghost cubes per column") == inst.meta["solution"]["states"][0]
+        assert sum(map(sum, rows_in(good, "ghost cubes per column"))) == int(inst.answer)
+        # The corrupted box is one level too tall: one more ghost in every column.
+        assert f"{w} wide x {d} deep x {h + 1} tall" in bad
+        assert sum(map(sum, rows_in(bad, "ghost cubes per column"))) == int(inst.answer) + w * d
+        for step in (inst.steps[0], inst.corrupted_steps[0]):
+            assert "=" not in step.text and "add" not in step.text and answer_statements(step.text, inst) == []
+            # The per-column grid shows its counts as pips: the pictures write no number but the box size.
+            labels = drawn_labels(sample.images[step.image])
+            assert labels[1:] == ("Ghost cubes per column", "FRONT"), labels
+            assert labels[0].startswith(f"Box {w} x {d} x ")
+
+
+def test_answer_space_is_the_balanced_range():
+    # Easy: answer_min..answer_max = 2..11 (3 x 3 x 3 box less its tallest column would allow 24): 10 values.
+    task = get_task("cubes_missing", "easy")
+    space = task.answer_space(task.make(0, 0).instance)
+    assert space.size == 10
+    assert space.contains("2") and space.contains("11") and not space.contains("1") and not space.contains("12")
+    assert get_task("cubes_missing", "medium").answer_space(None).size == 24   # 5..28
+    assert get_task("cubes_missing", "hard").answer_space(None).size == 36     # 12..47
+    # Clipped to the sizes: a 2 x 2 box 2 tall keeps its tallest column, so at most 8 - 2 = 6 can be missing.
+    tiny = get_task("cubes_missing", "easy", max_width=2, max_depth=2, max_height=2, answer_min=0, answer_max=50)
+    assert tiny.answer_space(None).size == 7
+
+
+def rows_in(text: str, what: str) -> list[list[int]]:
+    """The grid a step text gives as `describe_rows(values, what)`, front row first (as scenes store it)."""
+    rows = []
+    for part in text.split(f"{what} (columns left to right) — ", 1)[1].split("; "):
+        label, _, values = part.partition(": ")
+        rows.append([int(v) for v in values.split(".")[0].split(", ")])
+        if label in ("front row", "the only row"):
+            break
+    return rows[::-1]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import collections
 import copy
+import re
 
 import pytest
 
 from generator_contract import check_generator_contract
+from vcot.draw import drawn_labels
+from vcot.engine.chance import answer_space, chance_level
 from vcot.tasks import Reject, get_task
 from vcot.tasks.aslp.defuse_a_bomb import (
     Q,
@@ -140,3 +143,42 @@ def test_answer_balance():
     for i in range(100):
         counts[task.solve(_sample(task, i, seed=5)).answer] += 1
     assert counts == {"A": 25, "B": 25, "C": 25, "D": 25}
+
+
+def test_hand_step_text_follows_wire_a_without_naming_it():
+    # BASE with the detonator on terminal 2: the step traces A from its end (0, 0), into the panel at
+    # (2.5, 1.5) heading southeast, out at (4.5, 3.5), to terminal 2 at (7, 4); no wire letter is written.
+    task = get_task("defuse_a_bomb")
+    scene = scene_with(detonator=2)
+    step_img, text = task.render(scene, task.solve(scene)).steps[0]
+    assert text.startswith("The highlighted wire starts at the wire end at (0, 0); enters panel 1 at (2.5, 1.5) "
+                           "heading southeast, runs under it (dashed) and leaves it at (4.5, 3.5); it ends at "
+                           "terminal 2 at (7, 4), which is the detonator.")
+    assert not re.search(r"(?<![A-Za-z])[ABC](?![A-Za-z])", text)
+    assert "P1" in drawn_labels(step_img)
+
+
+def test_steps_never_name_a_wire_letter():
+    # Neither the correct trace nor the corrupted one (which also reaches the bomb) says which letter it
+    # follows; the trace starts at the end of the wire the text names by position.
+    task = get_task("defuse_a_bomb", difficulty="hard")
+    for index in range(6):
+        sample = task.make(index, 1)
+        inst = sample.instance
+        scene = inst.meta["scene"]
+        start_row = next(w["rows"][0] for w in scene["wires"] if w["label"] == inst.answer)
+        assert inst.steps[0].text.startswith(f"The highlighted wire starts at the wire end at (0, {start_row});")
+        scene_labels = set(drawn_labels(sample.images[inst.image]))
+        for step in [*inst.steps, *inst.corrupted_steps]:
+            assert not re.search(r"(?<![A-Za-z])[A-F](?![A-Za-z])", step.text), step.text
+            assert "which is the detonator" in step.text
+            assert set(drawn_labels(sample.images[step.image])) <= scene_labels
+
+
+def test_answer_space_is_one_letter_per_wire():
+    # The options are the wire letters: 3 at easy (chance 1/3), 4 at medium (1/4), 6 at hard (1/6).
+    for difficulty, letters in (("easy", "ABC"), ("medium", "ABCD"), ("hard", "ABCDEF")):
+        inst = get_task("defuse_a_bomb", difficulty=difficulty).make(0, 0, with_corruption=False).instance
+        space = answer_space(inst)
+        assert space.size == len(letters) and chance_level(inst) == pytest.approx(1 / len(letters))
+        assert all(space.contains(x) for x in letters) and not space.contains(chr(ord(letters[-1]) + 1))

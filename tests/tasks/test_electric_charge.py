@@ -5,10 +5,14 @@ from __future__ import annotations
 import cmath
 import collections
 import math
+import random
+import re
 
 import pytest
 
 from generator_contract import check_generator_contract
+from vcot.draw import drawn_labels
+from vcot.engine.chance import answer_space, chance_level
 from vcot.tasks import get_task
 from vcot.tasks.base import Reject
 from vcot.tasks.pbr.electric_charge import DIRECTIONS, SYMMETRIES, check_scene, transform
@@ -162,8 +166,63 @@ def test_corruption_flips_one_force():
         assert "reversed" in desc and f"instead of {inst.answer}" in desc
         wrong = desc.split("net points ")[1].split(" instead")[0]
         assert wrong != inst.answer and wrong in DIRECTIONS
-        assert inst.corrupted_steps[-1].text.endswith(f"points {wrong}.")
+        # The corrupted resultant is a vector in the wrong sector, stated by its components only.
+        assert _sector_of(_net_in(inst.corrupted_steps[-1].text)) == wrong
+        assert _sector_of(_net_in(inst.steps[-1].text)) == inst.answer
         # Exactly one force line changes between the true and the corrupted step 1.
         true_parts = inst.steps[0].text.split("; ")
         bad_parts = inst.corrupted_steps[0].text.split("; ")
         assert sum(a != b for a, b in zip(true_parts, bad_parts, strict=True)) == 1
+
+
+def _net_in(text: str) -> tuple[float, float]:
+    m = re.search(r"\(Fx, Fy\) = \(([-+]?[\d.]+), ([-+]?[\d.]+)\)\.$", text)
+    assert m, text
+    return float(m.group(1)), float(m.group(2))
+
+
+def _sector_of(v: tuple[float, float]) -> str:
+    return DIRECTIONS[round(math.degrees(math.atan2(v[1], v[0])) / 45) % 8]
+
+
+# Every way of writing a direction: the compass words and the picture words the grader also reads.
+DIRECTION_WORD = re.compile(r"(?<![\w-])(north|south|east|west|(north|south)-?(east|west)|up|down|left|right|"
+                            r"upward|downward|upper|lower)(?![\w-])", re.I)
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "hard"])
+def test_steps_draw_the_resultant_but_never_write_its_direction(difficulty):
+    # final_state_shows relaxes the shared leak rule for direction words; this test keeps them out entirely.
+    task = get_task("electric_charge", difficulty=difficulty)
+    for index in range(8):
+        sample = task.make(index, 2)
+        inst = sample.instance
+        scene_labels = set(drawn_labels(sample.images[inst.image]))
+        for step in [*inst.steps, *inst.corrupted_steps]:
+            assert not DIRECTION_WORD.search(step.text), step.text
+            labels = drawn_labels(sample.images[step.image])
+            assert not [lab for lab in labels if DIRECTION_WORD.search(lab)]
+            # The new labels are the force numbers, the diagram's axes and the table that repeats the text.
+            new = [lab for lab in labels if lab not in scene_labels]
+            assert "net" in new or step is inst.steps[0] or step is inst.corrupted_steps[0]
+        # Picture and text carry the same numbers: every force line of the text is a row of the table.
+        rows = drawn_labels(sample.images[inst.steps[0].image])
+        forces = inst.steps[0].text.split("axes: ")[1].rstrip(".").split("; ")
+        assert len(forces) == len(inst.meta["scene"]["sources"]) and all(f in rows for f in forces)
+        net = inst.meta["solution"]["details"]["net"]
+        assert _net_in(inst.steps[1].text) == pytest.approx(net, abs=5e-4)
+        assert f"net: (Fx, Fy) = {inst.steps[1].text.rsplit('= ', 1)[1].rstrip('.')}" in \
+            drawn_labels(sample.images[inst.steps[1].image])
+
+
+def test_answer_space_is_the_eight_offered_words():
+    # The question offers eight one-word directions at every preset: chance 1/8, and the baseline answers
+    # in the question's own spelling ("northeast", not "north-east").
+    for difficulty in ("easy", "medium", "hard"):
+        inst = get_task("electric_charge", difficulty=difficulty).make(0, 0, with_corruption=False).instance
+        space = answer_space(inst)
+        assert space.size == 8 and chance_level(inst) == pytest.approx(1 / 8)
+        assert all(space.contains(d) for d in DIRECTIONS) and space.contains("North-East")
+        assert not space.contains("up") and not space.contains("north-north-east")
+        rng = random.Random(1)
+        assert {space.sample(rng) for _ in range(200)} == set(DIRECTIONS)

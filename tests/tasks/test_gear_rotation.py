@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import collections
 import random
+import re
 
 import pytest
 
 from generator_contract import check_generator_contract
+from vcot.draw import drawn_labels
 from vcot.draw.png import pixel_digest
 from vcot.tasks import get_task
 from vcot.tasks.base import GenContext, Reject
@@ -71,6 +73,56 @@ def test_hand_worked_consistent_cycle():
     gears = [_g("A", 0, 0, 40), _g("B", 80, 0, 40), _g("C", 0, 300, 40)]
     scene = _scene(gears, [(0, 1, "mesh"), (0, 2, "open_belt"), (1, 2, "crossed_belt")], "counterclockwise", 2)
     assert get_task("gear_rotation").solve(scene).answer == "counterclockwise"
+
+
+def test_hand_worked_steps_are_states():
+    # The chain A -> B -> C: one step per layer, each naming the new wheel's link and both arrows; no step says
+    # which way the asked wheel turns as a conclusion (the last one describes C's arrow like the others).
+    task = get_task("gear_rotation")
+    scene = _scene([_g("A", 200, 300, 40), _g("B", 280, 300, 40), _g("C", 360, 300, 40)],
+                   [(0, 1, "mesh"), (1, 2, "mesh")], "clockwise", 2)
+    steps = task.render(scene, task.solve(scene)).steps
+    assert [text for _, text in steps] == [
+        "Gear A turns clockwise (given).",
+        "Gear B meshes with gear A (clockwise) and turns counterclockwise.",
+        "Gear C meshes with gear B (counterclockwise) and turns clockwise.",
+    ]
+
+
+def test_hand_worked_jam_step_shows_the_link_not_the_verdict():
+    # Triangle A, B, C meshing pairwise, A clockwise: B and C both counterclockwise (layer 1); the B-C mesh
+    # then joins two equal arrows. The last step marks it and says so, without "jammed".
+    task = get_task("gear_rotation")
+    gears = [_g("A", 300, 300, 40), _g("B", 380, 300, 40), _g("C", 340, 230.7, 40)]
+    scene = _scene(gears, [(0, 1, "mesh"), (1, 2, "mesh"), (0, 2, "mesh")], "clockwise", 2)
+    steps = task.render(scene, task.solve(scene)).steps
+    assert steps[-1][1] == "Gear C (counterclockwise) meshes with gear B (counterclockwise), both outlined in red."
+    assert len(steps) == 3
+
+
+def test_steps_never_conclude():
+    task = get_task("gear_rotation", difficulty="hard")
+    jammed = 0
+    for index in range(24):
+        sample = task.make(index, 5)
+        inst = sample.instance
+        jammed += inst.answer == "jammed"
+        for step in inst.steps + inst.corrupted_steps:
+            assert not re.search(r"jammed|contradict|\bso\b|cannot turn", step.text, re.I), step.text
+            assert "jammed" not in " ".join(drawn_labels(sample.images[step.image]))
+    assert jammed  # the hard preset's jammed problems were among those checked
+
+
+def test_answer_space_is_the_three_offered_words():
+    for difficulty in ("easy", "hard"):
+        task = get_task("gear_rotation", difficulty=difficulty)
+        inst = task.make(0, 0).instance
+        assert inst.question.endswith("Answer with one word: clockwise, counterclockwise or jammed.")
+        space = task.answer_space(inst)
+        # Easy never jams, but the question offers "jammed" all the same.
+        assert space.size == 3
+        assert all(space.contains(w) for w in ("clockwise", "Counterclockwise", "jammed"))
+        assert not space.contains("anticlockwise") and not space.contains("north")
 
 
 def test_geometry_rejections():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import random
+import re
 
 import pytest
 
@@ -157,3 +158,67 @@ def test_corruption_changes_the_answer() -> None:
         bad = [wrong if pl.piece == wrong.piece else pl for pl in tiling]
         assert circles_answer(bad) != sol.answer
         assert sorted(wrong.cells) != sorted(tiling[wrong.piece].cells)
+
+
+MAP_ROW = re.compile(r"y = (\d+): ([^;]+?)(?=;|\.$)")
+
+
+def _map(text: str) -> dict[tuple[int, int], str]:
+    """The step text's grid map: cell (x, y) -> its symbol."""
+    return {(x, int(y)): sym for y, row in MAP_ROW.findall(text) for x, sym in enumerate(row.split(), start=1)}
+
+
+def test_step_maps_the_tiling_without_writing_coordinates() -> None:
+    task = get_task(NAME)
+    for i in range(8):
+        inst = task.make(i, 3).instance
+        scene, text = inst.meta["scene"], inst.steps[0].text
+        # No cell is written as coordinates, so the circle cells are shown (marked in the map), never listed.
+        assert not re.search(r"\(\s*\d+\s*,\s*\d+\s*\)", text)
+        grid = _map(text)
+        assert len(grid) == scene["width"] * scene["height"]
+        target = {tuple(c) for c in scene["target"]}
+        owner = {tuple(c): scene["pieces"][d["piece"]]["number"] for d in inst.meta["solution"]["states"][0]
+                 for c in d["cells"]}
+        circles = set(_circles(inst.answer))
+        for cell, sym in grid.items():
+            if cell not in target:
+                assert sym == "."
+            else:
+                assert sym == f"{owner[cell]}{'*' if cell in circles else ''}", (cell, sym)
+        # Every piece's turn is named, in piece order.
+        assert [int(n) for n in re.findall(r"piece (\d+) \(", text)] == list(range(1, len(scene["pieces"]) + 1))
+
+
+def test_corrupted_step_maps_the_gap_it_leaves() -> None:
+    task = get_task(NAME)
+    for i in range(8):
+        inst = task.make(i, 3).instance
+        grid = _map(inst.corrupted_steps[0].text)
+        # The moved piece leaves part of its true cells uncovered; the corrupted map shows that gap.
+        assert "_" in grid.values()
+        assert not re.search(r"\(\s*\d+\s*,\s*\d+\s*\)", inst.corrupted_steps[0].text)
+
+
+def _circles(answer: str) -> list[tuple[int, int]]:
+    return [(int(x), int(y)) for x, y in re.findall(r"\((\d+), (\d+)\)", answer)]
+
+
+def test_answer_space_easy_by_hand() -> None:
+    # Easy: rectangles w x h with 8 <= w * h <= 12 inside 4 x 4, so every target fits a 4 x 3 or a 3 x 4
+    # grid; 1 or 2 circles. One circle: 16 cells but (4, 4) = 15. Two circles: both inside 4 x 3 or both
+    # inside 3 x 4: C(12, 2) + C(12, 2) - C(9, 2) (both inside 3 x 3) = 66 + 66 - 36 = 96. Total 111.
+    space = get_task(NAME, difficulty="easy").answer_space(get_task(NAME).make(0, 3).instance)
+    assert space.size == 111
+    assert space.contains("(4, 3)") and space.contains("(1, 4), (3, 1)") and space.contains("(1, 1), (4, 3)")
+    assert not space.contains("(4, 4)")                     # outside every rectangle
+    assert not space.contains("(1, 4), (4, 1)")             # no rectangle holds both
+    assert not space.contains("(1, 1), (1, 1)")             # one cell twice
+    assert not space.contains("(1, 1), (1, 2), (1, 3)")     # three circles
+    for k in range(50):
+        guess = space.sample(random.Random(k))
+        cells = _circles(guess)
+        assert space.contains(guess) and cells == sorted(cells) and guess == ", ".join(f"({x}, {y})" for x, y in cells)
+    # Medium: any 1 to 3 of the 30 cells of the 6 x 5 box; hard: 2 to 4 of them.
+    assert get_task(NAME, difficulty="medium").answer_space(None).size == 30 + 435 + 4060
+    assert get_task(NAME, difficulty="hard").answer_space(None).size == 435 + 4060 + 27405

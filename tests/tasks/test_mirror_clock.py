@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import collections
 import math
+import random
+import re
 from fractions import Fraction
 
 import pytest
 from PIL import ImageOps
 
 from generator_contract import check_generator_contract
+from vcot.draw import drawn_labels
+from vcot.engine.chance import answer_space, chance_level
 from vcot.tasks import get_task
 from vcot.tasks.base import Reject
 from vcot.tasks.pbr.mirror_clock import (
@@ -23,6 +27,7 @@ from vcot.tasks.pbr.mirror_clock import (
     hand_angles,
     mirror_angle,
     mirrored_picture,
+    shift_words,
     time_from_angles,
 )
 
@@ -129,13 +134,62 @@ def test_pictures_show_the_hands_where_the_scene_says():
             draw_face(real_h, real_m, True).tobytes()
 
 
-def test_corruption_tells_a_different_time():
+def _hands(text: str) -> tuple[str, str]:
+    m = re.search(r"minute hand (?:now )?points (\S+) degrees clockwise from 12 and the hour hand (\S+) degrees", text)
+    assert m, text
+    return m.group(1), m.group(2)
+
+
+def test_corruption_shows_different_hands():
     task = get_task(NAME)
     for index in range(8):
         sample = task.make(index, 0)
+        details = sample.instance.meta["solution"]["details"]
         good, bad = sample.instance.steps[0].text, sample.instance.corrupted_steps[0].text
-        real = sample.instance.meta["solution"]["details"]["real_time"]
-        assert f"shows {real}." in good and f"shows {real}." not in bad
+        real = (str(details["real_minute_angle"]), str(details["real_hour_angle"]))
+        assert _hands(good) == real and _hands(bad) != real
+
+
+def test_steps_show_faces_not_times():
+    # Step 1 is the un-mirrored face, step 2 (shift form) the face moved on; the texts give the hand angles the
+    # pictures draw and never a time, in the correct or the corrupted trajectory.
+    task = get_task(NAME, difficulty="hard")
+    forms = collections.Counter()
+    for index in range(12):
+        sample = task.make(index, 0)
+        inst = sample.instance
+        scene, states = inst.meta["scene"], inst.meta["solution"]["states"]
+        forms[scene["form"]] += 1
+        assert len(inst.steps) == (2 if scene["form"] == "shift" else 1)
+        for step, state in zip(inst.steps, states, strict=True):
+            assert _hands(step.text) == (str(state["minute_angle"]), str(state["hour_angle"]))
+        times = {inst.answer, inst.meta["solution"]["details"]["real_time"]}
+        for step in [*inst.steps, *inst.corrupted_steps]:
+            assert not re.search(r"\d:\d\d", step.text) and "shows" not in step.text
+            labels = drawn_labels(sample.images[step.image])
+            assert not any(t in label for t in times for label in labels)
+            assert not any(re.search(r"\d:\d\d", label) for label in labels)
+        if scene["form"] == "shift":
+            dh, dm = scene["shift"]["hours"], scene["shift"]["minutes"]
+            assert f"{shift_words(dh, dm)} later" in inst.steps[1].text
+    assert forms["shift"] and forms["read"]
+
+
+def test_answer_space_follows_the_minute_step():
+    # easy: minutes are multiples of 5 -> 12 hours x 12 minutes = 144 times (chance 1/144);
+    # medium and hard: any whole minute -> 12 x 60 = 720.
+    easy = get_task(NAME, difficulty="easy").make(0, 0, with_corruption=False).instance
+    space = answer_space(easy)
+    assert space.size == 144 and chance_level(easy) == pytest.approx(1 / 144)
+    assert space.contains("12:55") and space.contains("1:00") and space.contains("03:05")
+    assert not space.contains("3:07") and not space.contains("13:00") and not space.contains("0:05")
+    for difficulty in ("medium", "hard"):
+        inst = get_task(NAME, difficulty=difficulty).make(0, 0, with_corruption=False).instance
+        space = answer_space(inst)
+        assert space.size == 720 and space.contains("3:07") and space.contains("12:59")
+        assert not space.contains("12:60")
+    rng = random.Random(0)
+    assert all(re.fullmatch(r"([1-9]|1[0-2]):[0-5]\d", space.sample(rng)) for _ in range(200))
 
 
 # -- rejections -------------------------------------------------------------------------------------------

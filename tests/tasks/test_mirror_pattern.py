@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import collections
+import re
 
 import numpy as np
 import pytest
 
 from generator_contract import check_generator_contract
+from vcot.draw import drawn_labels
+from vcot.engine.chance import answer_space
 from vcot.tasks import get_task
 from vcot.tasks.base import Reject
 from vcot.tasks.eg.mirror_pattern import (
@@ -146,3 +149,35 @@ def test_answer_balance():
     task = get_task("mirror_pattern")
     counts = collections.Counter(_sample(task, 5, i)[1].answer for i in range(100))
     assert counts == {"A": 25, "B": 25, "C": 25, "D": 25}
+
+
+def _described_grid(text: str, colors: list[str]) -> list[list[int]]:
+    """The grid a step text describes row by row ("row 1: white, red; row 2: ...")."""
+    rows = re.findall(r"row \d+: ([a-z, ]+)", text)
+    return [[colors.index(c) for c in row.split(", ")] for row in rows]
+
+
+def test_step_describes_the_reflection_without_naming_a_candidate():
+    task = get_task("mirror_pattern", difficulty="hard")
+    for index in range(6):
+        sample = task.make(index, 4)
+        inst, scene = sample.instance, sample.instance.meta["scene"]
+        right = scene["candidates"]["ABCD".index(inst.answer)]
+        # The right step describes exactly the right candidate's grid, the corrupted one a different grid.
+        assert _described_grid(inst.steps[0].text, scene["colors"]) == right
+        assert _described_grid(inst.corrupted_steps[0].text, scene["colors"]) != right
+        for step in (inst.steps[0], inst.corrupted_steps[0]):
+            assert not re.search(r"(?<![A-Za-z])[A-D](?![A-Za-z])", step.text), step.text
+            assert "candidate" not in step.text and "match" not in step.text
+            labels = drawn_labels(sample.images[step.image])
+            assert "Reflected pattern" in labels
+            assert not any("candidate" in label for label in labels)
+
+
+def test_answer_space_is_the_four_candidate_letters():
+    # Four candidates A-D at every preset: the base default space, size 4.
+    for difficulty in ("easy", "hard"):
+        inst = get_task("mirror_pattern", difficulty=difficulty).make(1, 2).instance
+        space = answer_space(inst)
+        assert space.size == 4
+        assert all(space.contains(x) for x in "ABCD") and not space.contains("E") and not space.contains("1")

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import collections
 import itertools
+import random
+import re
 
 import pytest
 
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
+from vcot.tasks.answer_leaks import answer_statements
 from vcot.tasks.aslp.multi_piece_puzzle import tiling_subsets, unique_subset
 from vcot.tasks.base import Reject
 from vcot.tasks.common.polyomino import RULE_TRANSFORMS, congruent, transform
@@ -123,10 +126,38 @@ def test_answer_balance() -> None:
     assert set(letters.values()) == {60}
 
 
-def test_corruption_claims_a_wrong_subset() -> None:
+PLACED = re.compile(r"piece ([A-Z]) \(")
+
+
+def test_steps_show_the_placed_pieces_and_state_no_conclusion() -> None:
     task = get_task(NAME)
     for i in range(6):
         inst = task.make(i, 5).instance
-        claimed = inst.meta["corruption"].rsplit("claimed answer ", 1)[1]
-        assert claimed != inst.answer and len(claimed.split(", ")) == len(inst.answer.split(", "))
-        assert inst.corrupted_steps and claimed in inst.corrupted_steps[0].text
+        good, bad = inst.steps[0].text, inst.corrupted_steps[0].text
+        # The correct step places exactly the answer's pieces and covers the whole target; it never sums
+        # them up ("So the pieces are ...").
+        assert sorted(PLACED.findall(good)) == inst.answer.split(", ")
+        n = len(inst.meta["scene"]["target"])
+        assert f"cover {n} of the {n} target cells with {n} piece cells" in good
+        assert answer_statements(good, inst, final_state_shows=True) == []
+        assert "answer" not in good.lower() and "so the" not in good.lower()
+        # The corrupted step places the swapped subset, honestly shows the gap, and claims nothing either.
+        placed = inst.meta["corruption"].rsplit("placed pieces ", 1)[1]
+        assert sorted(PLACED.findall(bad)) == placed.split(", ") != inst.answer.split(", ")
+        assert f"cover {n} of the {n} target cells" not in bad
+        assert answer_statements(bad, inst, final_state_shows=True) == []
+
+
+def test_answer_space_is_the_k_subsets_of_the_labels() -> None:
+    # Medium: 3 of the 5 labels A..E, C(5, 3) = 10 sets, whatever the instance's gold.
+    task = get_task(NAME, difficulty="medium")
+    inst = task.make(0, 5).instance
+    space = task.answer_space(inst)
+    assert space.size == 10
+    assert space.contains("A, B, C") and space.contains("C, D, E") and space.contains(inst.answer)
+    assert not space.contains("A, B") and not space.contains("A, B, C, D") and not space.contains("A, B, F")
+    assert not space.contains("A, A, B")
+    guesses = {space.sample(random.Random(k)) for k in range(200)}
+    assert len(guesses) == 10 and all(g.split(", ") == sorted(g.split(", ")) for g in guesses)
+    assert get_task(NAME, difficulty="easy").answer_space(inst).size == 6    # C(4, 2)
+    assert get_task(NAME, difficulty="hard").answer_space(inst).size == 15   # C(6, 4)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import collections
+import random
+import re
 
 import pytest
 from shapely.geometry import Polygon
 
 from generator_contract import check_generator_contract
+from vcot.draw import drawn_labels
+from vcot.engine.chance import answer_space
 from vcot.tasks import get_task
 from vcot.tasks.base import Reject
 from vcot.tasks.eg.overlap import check_margin, pair_overlap
@@ -141,3 +145,33 @@ def test_answer_balance():
     task = get_task("overlap")
     counts = collections.Counter(_sample(task, 3, i)[1].answer for i in range(100))
     assert counts == {"A": 25, "B": 25, "C": 25, "D": 25}
+
+
+def test_step_lists_the_panel_areas_without_naming_a_pair():
+    task = get_task("overlap")
+    for index in range(8):
+        sample = task.make(index, 2)
+        inst = sample.instance
+        areas = inst.meta["solution"]["states"]
+        for steps in (inst.steps, inst.corrupted_steps):
+            text = steps[0].text
+            # No option letter at all: one of them would be the answer.
+            assert not re.search(r"(?<![A-Za-z])[A-D](?![A-Za-z])", text), text
+            assert "largest" not in text
+        listed = re.findall(r"(top-left|top-right|bottom-left|bottom-right) (\d+(?:\.\d+)?)", inst.steps[0].text)
+        assert [p for p, _ in listed] == ["top-left", "top-right", "bottom-left", "bottom-right"]
+        assert [float(a) for _, a in listed] == pytest.approx(areas, abs=1e-3)
+        # The step picture writes each area on its panel and no conclusion.
+        labels = drawn_labels(sample.images[inst.steps[0].image])
+        assert sum(label.startswith("overlap = ") for label in labels) == 4
+        assert not any("largest" in label or "answer" in label.lower() for label in labels)
+
+
+def test_answer_space_is_the_four_pair_letters():
+    # The question offers pairs A-D at every preset: four answers, chance 1/4.
+    for difficulty in ("easy", "hard"):
+        inst = get_task("overlap", difficulty=difficulty).make(0, 1).instance
+        space = answer_space(inst)
+        assert space.size == 4
+        assert all(space.contains(x) for x in "ABCD") and not space.contains("E")
+        assert {space.sample(random.Random(k)) for k in range(100)} == set("ABCD")

@@ -4,11 +4,13 @@ invariants on many seeds, answer balance."""
 from __future__ import annotations
 
 import collections
+import re
 
 import pytest
 from shapely.geometry import Polygon
 
 from generator_contract import check_generator_contract
+from vcot.draw import drawn_labels
 from vcot.tasks import Reject, get_task
 from vcot.tasks.ct.paper_airplane import GRID, MARGIN_IOU, fold, iou, polygon_coords, run_folds, sheet
 
@@ -127,6 +129,31 @@ def test_invariants_on_many_seeds(difficulty):
                 assert iou(polys[a], polys[b]) <= MARGIN_IOU
         for coords in scene["candidates"]:
             assert all((v / GRID).is_integer() for pt in coords for v in pt)
+
+
+def test_steps_list_each_outline_and_never_the_letter():
+    task = get_task("paper_airplane", difficulty="hard")
+    for index in range(8):
+        sample = task.make(index, 0)
+        inst = sample.instance
+        states = inst.meta["solution"]["states"]
+        assert len(inst.steps) == len(states) - 1
+        for k, step in enumerate(inst.steps, start=1):
+            listed = ", ".join(f"({x:g}, {y:g})" for x, y in states[k])
+            assert step.text.endswith(f"The outline of the folded paper is now the polygon {listed}.")
+            assert "area" not in step.text  # not drawn, so not stated
+            # The grid numbers the text's coordinates rely on are drawn in the step picture.
+            assert {"0", "4", "8"} <= set(drawn_labels(sample.images[step.image]))
+        for step in inst.steps + inst.corrupted_steps:
+            assert not re.search(r"(?<![A-Za-z])[ABCD](?![A-Za-z])|candidate|answer", step.text), step.text
+
+
+def test_answer_space_is_the_four_letters():
+    task = get_task("paper_airplane", difficulty="easy")
+    inst = task.make(0, 0).instance
+    space = task.answer_space(inst)
+    assert space.size == 4 and inst.options == ["A", "B", "C", "D"]
+    assert all(space.contains(x) for x in ("A", "b", "D")) and not space.contains("E")
 
 
 def test_answer_balance():

@@ -10,6 +10,7 @@ from vcot.tasks.base import Reject
 from vcot.tasks.common.polyomino import (
     RULE_TRANSFORMS,
     RULES,
+    Placement,
     cell_box,
     cell_sides,
     congruent,
@@ -25,6 +26,7 @@ from vcot.tasks.common.polyomino import (
     shape_tilings,
     shown_turned,
     target_frame,
+    tiling_map,
     tilings,
     transform,
 )
@@ -202,3 +204,18 @@ def test_shown_turned_never_shows_a_piece_in_place_when_the_rule_allows_a_turn(r
         cells, marks = shown_turned(rng, L4, rule, [(0, 2)])
         assert (cells, marks) in [transform(L4, k, [(0, 2)]) for k in RULE_TRANSFORMS[rule]]
         assert ((cells, marks) == in_place) == (rule == "translate")
+
+
+def test_tiling_map_draws_cells_overlaps_gaps_and_overhangs() -> None:
+    # Target: the L of cells (1, 1), (2, 1), (1, 2) in a 2 x 2 frame. Piece 1 (circled at (1, 1)) lies on
+    # (1, 1), (2, 1); piece 2 on (2, 1), (2, 2): it overlaps piece 1 at (2, 1), sticks out at (2, 2), and
+    # (1, 2) stays uncovered.
+    one = Placement(0, 0, (1, 1), ((1, 1), (2, 1)), ((1, 1),))
+    two = Placement(1, 1, (2, 1), ((2, 1), (2, 2)), ())
+    legend, rows = tiling_map(2, 2, [(1, 1), (2, 1), (1, 2)], [("1", one), ("2", two)])
+    assert rows == "y = 2: _ [2]; y = 1: 1* 1+2"
+    assert legend == ("* marks a circle, + joins pieces overlapping on one cell, _ is a target cell left "
+                      "uncovered, brackets mark piece cells outside the target")
+    # A clean tiling names only what occurs.
+    legend, rows = tiling_map(2, 1, [(1, 1)], [("3", Placement(0, 0, (1, 1), ((1, 1),), ()))])
+    assert (legend, rows) == (". is an empty cell outside the target", "y = 1: 3 .")

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import collections
 import random
+import re
 
 import pytest
 
 from generator_contract import check_generator_contract
+from vcot.draw import drawn_labels
+from vcot.engine.chance import answer_space
 from vcot.tasks import get_task
 from vcot.tasks.aslp.puzzle import check_determined, check_distractors, rule_grid
 from vcot.tasks.base import Reject
@@ -138,3 +141,47 @@ def test_answer_balance():
     task = get_task("puzzle")
     counts = collections.Counter(_sample(task, 2, i)[1].answer for i in range(100))
     assert counts == {"A": 25, "B": 25, "C": 25, "D": 25}
+
+
+def _described_piece(text: str) -> list[list[list]]:
+    """The gap cells a step text lists ("gap row 1: red circle (shade 2), ...; gap row 2: ...")."""
+    rows = re.findall(r"gap row \d+: ([^;]+?)(?:;|\.$)", text)
+    out = []
+    for row in rows:
+        cells = []
+        for cell in row.split(", "):
+            m = re.fullmatch(r"(\w+) (\w+)(?: \(shade (\d+)\))?", cell)
+            assert m, cell
+            cells.append([m.group(2), m.group(1), int(m.group(3) or 0)])
+        out.append(cells)
+    return out
+
+
+def test_step_describes_the_filled_gap_without_naming_a_piece():
+    task = get_task("puzzle", difficulty="medium")
+    families = set()
+    for index in range(10):
+        sample = task.make(index, 6)
+        inst, scene = sample.instance, sample.instance.meta["scene"]
+        families.add(scene["rule"]["family"])
+        right = scene["candidates"]["ABCD".index(inst.answer)]
+        assert _described_piece(inst.steps[0].text) == right
+        assert _described_piece(inst.corrupted_steps[0].text) in [c for c in scene["candidates"] if c != right]
+        for step in (inst.steps[0], inst.corrupted_steps[0]):
+            assert not re.search(r"(?<![A-Za-z])[A-D](?![A-Za-z])", step.text), step.text
+            assert "piece" not in step.text and "answer" not in step.text
+            labels = drawn_labels(sample.images[step.image])
+            assert labels[0] == "Gap filled"
+            # The rule the text states is written under the picture.
+            assert " ".join(labels[1:]) in step.text
+    assert families == {"motif", "stripes", "gradient"}
+
+
+def test_answer_space_is_the_four_piece_letters():
+    # Four candidate pieces A-D at every preset: the base default space, size 4.
+    for difficulty in ("easy", "hard"):
+        inst = get_task("puzzle", difficulty=difficulty).make(2, 1).instance
+        space = answer_space(inst)
+        assert space.size == 4
+        assert all(space.contains(x) for x in "ABCD") and not space.contains("E")
+        assert {space.sample(random.Random(k)) for k in range(100)} == set("ABCD")

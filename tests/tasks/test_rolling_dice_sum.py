@@ -4,6 +4,8 @@ model, rejections and answer balance."""
 from __future__ import annotations
 
 import collections
+import itertools
+import re
 
 import pytest
 
@@ -11,7 +13,8 @@ from die_rotation_model import bottoms, full_faces
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.base import Reject
-from vcot.tasks.common.die import Die, move_direction
+from vcot.tasks.common.dice_paths import reachable_bottom_sums
+from vcot.tasks.common.die import ORIENTATIONS, STEP, Die, move_direction
 from vcot.tasks.ct.rolling_dice_sum import SUM_BINS
 
 NAME = "rolling_dice_sum"
@@ -93,3 +96,57 @@ def test_answer_balance():
     counts = collections.Counter(answers)
     assert max(counts.values()) <= 0.15 * len(answers)
     assert len(counts) >= 10
+
+
+def test_steps_give_each_bottom_face_but_no_sum():
+    task = get_task(NAME)
+    for index in range(6):
+        inst = task.make(index, 0).instance
+        for steps, key in ((inst.steps, "bottoms"), (inst.corrupted_steps, None)):
+            found = [int(m) for st in steps for m in re.findall(r"and bottom (\d)\.", st.text)]
+            assert len(found) == len(steps)
+            if key:
+                assert found == inst.meta["solution"]["details"]["bottoms"]
+            for st in steps:
+                assert not re.search(r"\bsum|total|ends here", st.text, re.I), st.text
+                assert not re.search(rf"(?<!\d){inst.answer}(?!\d)", st.text)
+
+
+def test_answer_space_easy_hand_worked():
+    # Easy: 3 or 4 rolls. A roll never brings back the bottom face of the roll before it (that face now
+    # faces the way the die came from, and the path never turns back), so any three consecutive bottoms differ:
+    # 3 rolls give at least 1 + 2 + 3 = 6, and 4 rolls at most 6 + 5 + 4 + 6 = 21; every sum between occurs.
+    task = get_task(NAME, difficulty="easy")
+    space = task.answer_space(task.make(0, 0).instance)
+    assert space.size == 16
+    assert all(space.contains(str(v)) for v in (6, 7, 13, 20, 21))
+    assert not any(space.contains(str(v)) for v in (3, 5, 22, 24))
+    # Medium: self-avoidance on a 5x5 board removes the tight loops the extreme sums of 5..7 rolls need.
+    medium = get_task(NAME, difficulty="medium")
+    assert medium.answer_space(medium.make(0, 0).instance).size == 33 - 11 + 1
+
+
+def _saw_shapes(moves: int):
+    """Direction words of the self-avoiding walks with this many moves, by brute force."""
+    for word in itertools.product(STEP, repeat=moves):
+        cells = [(0, 0)]
+        for d in word:
+            cells.append((cells[-1][0] + STEP[d][0], cells[-1][1] + STEP[d][1]))
+        if len(set(cells)) == len(cells):
+            yield word, cells
+
+
+@pytest.mark.parametrize("rows,cols,lo,hi", [(3, 3, 2, 4), (2, 4, 3, 4), (1, 5, 1, 3)])
+def test_reachable_sums_match_brute_force(rows, cols, lo, hi):
+    # Independent check of the space's search: every self-avoiding walk that fits the board, every start
+    # orientation, bottoms from the rotation-matrix model.
+    expected = set()
+    for n in range(lo, hi + 1):
+        for word, cells in _saw_shapes(n):
+            if max(r for r, _ in cells) - min(r for r, _ in cells) >= rows:
+                continue
+            if max(c for _, c in cells) - min(c for _, c in cells) >= cols:
+                continue
+            for die in ORIENTATIONS.values():
+                expected.add(sum(bottoms(full_faces(die.top, die.south, die.east), list(word))))
+    assert reachable_bottom_sums(rows, cols, lo, hi) == expected

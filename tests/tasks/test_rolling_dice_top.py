@@ -10,6 +10,7 @@ import pytest
 
 from die_rotation_model import NORMALS, apply, roll_matrix
 from generator_contract import check_generator_contract
+from vcot.draw import drawn_labels
 from vcot.tasks import get_task
 from vcot.tasks.base import GenContext, Reject
 from vcot.tasks.common.dice_paths import validate_path
@@ -131,6 +132,33 @@ def test_matrix_model_agrees_on_random_moves():
         for d in moves:
             ours = ours.roll(d)
         assert ours == matrix_roll_path(die, moves)
+
+
+def test_steps_describe_each_state_and_state_no_conclusion():
+    task = get_task(NAME)
+    sample = task.make(3, 0)
+    inst = sample.instance
+    states = inst.meta["solution"]["states"]
+    assert len(inst.steps) == len(states) - 1
+    for k, step in enumerate(inst.steps, start=1):
+        d = states[k]["die"]
+        assert f"Roll {k} of {len(inst.steps)}: the die rolls {states[k]['move']}" in step.text
+        assert f"top {d['top']}, south {d['south']}, east {d['east']} and bottom {d['bottom']}." in step.text
+        # The text names the bottom face, so the picture draws it; the input picture shows three faces only.
+        assert "bottom" in drawn_labels(sample.images[step.image])
+    assert "bottom" not in drawn_labels(sample.images[inst.image])
+    for step in inst.steps + inst.corrupted_steps:
+        assert "ends here" not in step.text and "number on top is" not in step.text
+    assert task.final_state_shows  # the last state's top face is the answer, drawn and named as a state
+
+
+def test_answer_space_is_the_six_faces():
+    inst = get_task(NAME, difficulty="easy").make(0, 0).instance
+    for difficulty in ("easy", "medium", "hard"):
+        space = get_task(NAME, difficulty=difficulty).answer_space(inst)
+        assert space.size == 6
+        assert all(space.contains(str(v)) for v in range(1, 7))
+        assert not space.contains("0") and not space.contains("7")
 
 
 def test_corruption_changes_the_trajectory():

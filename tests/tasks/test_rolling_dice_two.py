@@ -4,6 +4,8 @@ rejections and red/black/same balance."""
 from __future__ import annotations
 
 import collections
+import random
+import re
 
 import pytest
 
@@ -98,3 +100,28 @@ def test_answer_balance():
     for index in range(99):
         winners.append(task.solved_scene(index, 0)[1].answer.split(", ")[0])
     assert collections.Counter(winners) == {"red": 33, "black": 33, "same": 33}
+
+
+def test_steps_give_both_bottoms_but_no_sum_or_winner():
+    task = get_task(NAME)
+    for index in range(6):
+        inst = task.make(index, 0).instance
+        states = inst.meta["solution"]["states"][0]
+        for k, st in enumerate(inst.steps, start=1):
+            bottoms_k = [int(b) for b in re.findall(r"and bottom (\d)\.", st.text)]
+            assert bottoms_k == [states["red"][k]["die"]["bottom"], states["black"][k]["die"]["bottom"]]
+        winner, best = inst.answer.split(", ")
+        for st in inst.steps + inst.corrupted_steps:
+            assert not re.search(r"\bsums?\b|total|final|higher|equal", st.text, re.I), st.text
+            assert not re.search(rf"(?<!\d){best}(?!\d)", st.text)
+
+
+def test_answer_space_easy_hand_worked():
+    # Easy paths have 3 or 4 moves: sums 6..21 (16 values, see test_rolling_dice_sum), times the three words
+    # the question offers.
+    task = get_task(NAME, difficulty="easy")
+    space = task.answer_space(task.make(0, 0).instance)
+    assert space.size == 3 * 16
+    assert all(space.contains(a) for a in ("red, 6", "black, 21", "same, 12", "Red, 9"))
+    assert not any(space.contains(a) for a in ("red, 5", "black, 22", "blue, 10", "red", "12", "red, 9, 3"))
+    assert space.contains(space.sample(random.Random(0)))

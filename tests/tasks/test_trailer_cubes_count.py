@@ -8,6 +8,7 @@ import pytest
 
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
+from vcot.tasks.answer_leaks import answer_statements
 from vcot.tasks.base import Reject
 from vcot.tasks.common.cube_stacks import bucket_bounds, max_solid, views_consistent, views_of
 
@@ -118,11 +119,37 @@ def test_answer_balance():
     assert sorted(bins.values()) == [25, 25, 25, 25]
 
 
-def test_corruption_takes_max_instead_of_min():
+def test_steps_show_heights_and_leave_the_sum_to_the_reader():
     task = get_task("trailer_cubes_count", "medium")
-    inst = task.make(2, 0).instance
-    good = int(inst.steps[0].text.rsplit("=", 1)[1].split()[0])
-    bad = int(inst.corrupted_steps[0].text.rsplit("=", 1)[1].split()[0])
-    assert str(good) == inst.answer
-    assert bad > good  # one cell raised from min(front, side) to max(front, side)
-    assert "max(front, side)" in inst.meta["corruption"]
+    for i in range(6):
+        inst = task.make(i, 0).instance
+        good, bad = inst.steps[0].text, inst.corrupted_steps[0].text
+        solid = inst.meta["solution"]["details"]["max_solid"]
+        assert rows_in(good, "maximal heights") == solid
+        assert sum(map(sum, solid)) == int(inst.answer)
+        wrong = rows_in(bad, "maximal heights")
+        assert sum(map(sum, wrong)) > int(inst.answer)  # one cell raised from min(front, side) to the max
+        assert "max(front, side)" in inst.meta["corruption"]
+        for text in (good, bad):
+            assert "=" not in text and "total" not in text.lower() and "sum" not in text.lower()
+            assert answer_statements(text, inst) == []
+
+
+def test_answer_space_is_the_balanced_range():
+    task = get_task("trailer_cubes_count", "easy")
+    space = task.answer_space(task.make(0, 0).instance)
+    assert space.size == 12  # 5..16
+    assert space.contains("5") and space.contains("16") and not space.contains("4") and not space.contains("17")
+    assert get_task("trailer_cubes_count", "medium").answer_space(None).size == 28  # 8..35
+    assert get_task("trailer_cubes_count", "hard").answer_space(None).size == 46    # 15..60
+
+
+def rows_in(text: str, what: str) -> list[list[int]]:
+    """The grid a step text gives as `describe_rows(values, what)`, front row first (as scenes store it)."""
+    rows = []
+    for part in text.split(f"{what} (columns left to right) — ", 1)[1].split("; "):
+        label, _, values = part.partition(": ")
+        rows.append([int(v) for v in values.split(".")[0].split(", ")])
+        if label in ("front row", "the only row"):
+            break
+    return rows[::-1]

@@ -6,7 +6,9 @@ import itertools
 import pytest
 
 from generator_contract import check_generator_contract
+from vcot.draw import drawn_labels
 from vcot.tasks import get_task
+from vcot.tasks.answer_leaks import answer_statements
 from vcot.tasks.base import Reject
 from vcot.tasks.common.cube_stacks import bucket_bounds, max_solid, views_consistent, views_of
 
@@ -94,9 +96,42 @@ def test_answer_balance():
     assert sorted(bins.values()) == [25, 25, 25, 25]
 
 
-def test_corruption_takes_max_instead_of_min():
-    inst = get_task("trailer_cubes_missing", "medium").make(1, 0).instance
-    good = int(inst.steps[0].text.rsplit("=", 1)[1].strip(" ."))
-    bad = int(inst.corrupted_steps[0].text.rsplit("=", 1)[1].strip(" ."))
-    assert str(good) == inst.answer
-    assert bad < good  # one column too tall leaves fewer cubes to add
+def test_steps_show_the_block_and_leave_the_count_to_the_reader():
+    task = get_task("trailer_cubes_missing", "easy")
+    for i in range(6):
+        sample = task.make(i, 0)
+        inst = sample.instance
+        w, d, h = inst.meta["solution"]["details"]["block"]
+        good, bad = inst.steps[0].text, inst.corrupted_steps[0].text
+        solid = rows_in(good, "maximal heights")
+        assert solid == inst.meta["solution"]["details"]["max_solid"]
+        assert f"{w} wide x {d} deep x {h} tall" in good
+        assert w * d * h - sum(map(sum, solid)) == int(inst.answer)
+        # One column too tall leaves fewer cubes to add.
+        assert w * d * h - sum(map(sum, rows_in(bad, "maximal heights"))) < int(inst.answer)
+        for step in (inst.steps[0], inst.corrupted_steps[0]):
+            assert "=" not in step.text and "add" not in step.text and answer_statements(step.text, inst) == []
+            # Heights and view notes are pips: no drawn label is a bare number.
+            labels = drawn_labels(sample.images[step.image])
+            assert not any(label.strip().isdigit() for label in labels), labels
+            assert f"Block {w} x {d} x {h} with ghost cubes" in labels
+
+
+def test_answer_space_is_the_balanced_range():
+    task = get_task("trailer_cubes_missing", "easy")
+    space = task.answer_space(task.make(0, 0).instance)
+    assert space.size == 12  # 2..13
+    assert space.contains("2") and space.contains("13") and not space.contains("1") and not space.contains("14")
+    assert get_task("trailer_cubes_missing", "medium").answer_space(None).size == 28  # 5..32
+    assert get_task("trailer_cubes_missing", "hard").answer_space(None).size == 48    # 12..59
+
+
+def rows_in(text: str, what: str) -> list[list[int]]:
+    """The grid a step text gives as `describe_rows(values, what)`, front row first (as scenes store it)."""
+    rows = []
+    for part in text.split(f"{what} (columns left to right) — ", 1)[1].split("; "):
+        label, _, values = part.partition(": ")
+        rows.append([int(v) for v in values.split(".")[0].split(", ")])
+        if label in ("front row", "the only row"):
+            break
+    return rows[::-1]

@@ -5,12 +5,15 @@ from __future__ import annotations
 import collections
 import copy
 import random
+import re
 
 import pytest
 from shapely.affinity import rotate
 from shapely.geometry import Polygon
 
 from generator_contract import check_generator_contract
+from vcot.draw import drawn_labels
+from vcot.engine.chance import answer_space
 from vcot.tasks import Reject, get_task
 from vcot.tasks.aslp.unfolded_cube import GLYPHS, draw_distractors, net_consistent
 from vcot.tasks.common import cube_nets as cn
@@ -231,3 +234,37 @@ def test_distractors_are_impossible_distinct_and_first_tried_in_three_kinds() ->
     assert all(v % 3 and v % 10 == shift[kind] for v, kind in out)
     with pytest.raises(Reject):
         draw_distractors(rng, 0, list(shift), modified, lambda v: True, same, "none")
+
+
+def test_hand_step_text_describes_the_cells_without_the_letter():
+    task = get_task("unfolded_cube")
+    scene = {"form": "net", "views": [VIEW_FRONT], "colored": True, "glyph_kinds": sorted(GLYPHS),
+             "nets": [cross_net(), cross_net(rots={"D": 1}), cross_net(rots={"A": 2}), cross_net(mirror=True)],
+             "candidate_kinds": ["correct", "turn", "turn", "mirror"]}
+    sol = task.solve(scene)
+    assert sol.answer == "A"
+    (image, text), = task.render(scene, sol).steps
+    # Worked above: A (column 2, row 1, upright in the net) is the top face pointing back (-z), which the view
+    # shows as its back-right edge; C (column 2, row 2) is front-left and D (column 3, row 2) front-right,
+    # both upright, pointing at the top face.
+    assert ("the net cell in column 2, row 1 (red arrow, its top pointing up in the net) becomes the top face, "
+            "the top of its glyph pointing toward its back-right edge") in text
+    assert "column 2, row 2 (green letter T, its top pointing up in the net) becomes the front-left face" in text
+    assert "column 3, row 2 (orange letter F, its top pointing up in the net) becomes the front-right face" in text
+    # The right net is net A, and the step names no option letter.
+    assert not re.search(r"(?<![A-Za-z])[A-D](?![A-Za-z])", text)
+    assert "net:" in " ".join(drawn_labels(image))
+    # A corrupted step turns one tinted cell in the picture; its text says so (a quarter turn: up -> left).
+    (_, bad_text), = task._steps(scene, sol, turn=(0, "top", 1))
+    assert "column 2, row 1 (red arrow, its top pointing left in the net)" in bad_text
+    assert bad_text.replace("pointing left in", "pointing up in", 1) == text
+
+
+def test_answer_space_is_the_four_option_letters():
+    # Four nets or four views, A-D, at every preset: the base default space, size 4.
+    for difficulty in ("easy", "hard"):
+        inst = get_task("unfolded_cube", difficulty=difficulty).make(3, 1).instance
+        space = answer_space(inst)
+        assert space.size == 4
+        assert all(space.contains(x) for x in "ABCD") and not space.contains("E")
+        assert {space.sample(random.Random(k)) for k in range(100)} == set("ABCD")

@@ -5,8 +5,8 @@ DejaVu Sans font bundled in the package so output never depends on system fonts.
 measurement are in `benchmarks/draw_backends.py`.
 """
 
-from vcot.draw.canvas import Canvas
+from vcot.draw.canvas import Canvas, drawn_labels
 from vcot.draw.colors import PALETTE, rgb
 from vcot.draw.png import decode_png, encode_png, pixel_digest
 
-__all__ = ["Canvas", "PALETTE", "rgb", "encode_png", "decode_png", "pixel_digest"]
+__all__ = ["Canvas", "drawn_labels", "PALETTE", "rgb", "encode_png", "decode_png", "pixel_digest"]

@@ -23,6 +23,19 @@ ColorLike = str | Color
 
 _FONT_FILES = {False: "DejaVuSans.ttf", True: "DejaVuSans-Bold.ttf"}
 
+# Every text drawn through this layer is recorded in the picture's `info` under this key, so the generator
+# contract can check that no step picture writes the answer (`vcot.tasks.answer_leaks`). Pillow copies
+# `info` through copy/convert/crop/resize; `paste` and `hstack` merge it. The PNG encoder ignores it, so
+# pixels and hashes do not change.
+LABELS_KEY = "vcot_labels"
+
+
+def drawn_labels(image: Image.Image) -> tuple[str, ...] | None:
+    """The texts drawn on `image` through this layer, or None when it was not made by it."""
+    labels = image.info.get(LABELS_KEY)
+    return tuple(labels) if labels is not None else None
+
+
 # Anchors: first letter horizontal (l, m, r), second vertical (t, m, b), as in Pillow.
 _H = {"l": 0.0, "m": 0.5, "r": 1.0}
 _V = {"t": 0.0, "m": 0.5, "b": 1.0}
@@ -65,6 +78,7 @@ class Canvas:
         self.height = int(height)
         self._image = Image.new("RGB", (self.width, self.height), rgb(background))
         self._draw = aggdraw.Draw(self._image)
+        self.labels: list[str] = []
 
     @classmethod
     def from_image(cls, image: Image.Image) -> Canvas:
@@ -72,6 +86,7 @@ class Canvas:
         canvas.width, canvas.height = image.size
         canvas._image = image.convert("RGB").copy()
         canvas._draw = aggdraw.Draw(canvas._image)
+        canvas.labels = list(drawn_labels(image) or ())
         return canvas
 
     # -- shapes -------------------------------------------------------------------------------------
@@ -156,6 +171,7 @@ class Canvas:
         if background is not None:
             self.rect(box, fill=background, outline=None)
         self._draw.text((x, y), text, font)
+        self.labels.append(text)
         return box
 
     # -- raster -------------------------------------------------------------------------------------
@@ -165,11 +181,14 @@ class Canvas:
         self._draw.flush()
         self._image.paste(image.convert("RGB"), (int(xy[0]), int(xy[1])))
         self._draw = aggdraw.Draw(self._image)
+        self.labels.extend(drawn_labels(image) or ())
 
     def image(self) -> Image.Image:
         """The current picture (a copy; the canvas stays usable)."""
         self._draw.flush()
-        return self._image.copy()
+        out = self._image.copy()
+        out.info[LABELS_KEY] = tuple(self.labels)
+        return out
 
     def png(self) -> bytes:
         return encode_png(self.image())
@@ -202,4 +221,5 @@ def hstack(images: Sequence[Image.Image], gap: int = 10, background: ColorLike =
     for im in images:
         out.paste(im.convert("RGB"), (x, 0))
         x += im.width + gap
+    out.info[LABELS_KEY] = tuple(label for im in images for label in (drawn_labels(im) or ()))
     return out

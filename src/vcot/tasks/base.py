@@ -26,10 +26,11 @@ from typing import Any, ClassVar, TypeVar
 
 from PIL import Image
 
-from vcot.schema import AnswerType, Instance, Step
+from vcot.schema import AnswerType, Instance, Step, option_letters
 
 # Code written against vcot.tasks.base still imports derive_seed from here.
 from vcot.seeding import derive_seed
+from vcot.tasks.answer_space import AnswerSpace, clock_times, compass_directions, option_letters_space
 from vcot.tasks.catalog import MIRA_TASKS
 
 
@@ -125,6 +126,10 @@ class Task(ABC):
     max_attempts: ClassVar[int] = 2000
     # Tasks whose problems have several sub-question rows (MIRA's gear_rotation pairs n.1 / n.2).
     rows_per_problem: ClassVar[int] = 1
+    # When the final state inherently shows the answer (the die's top face, the asked gear's arrow), say which
+    # element does: step texts may then name the answer's value while describing that state, never in a
+    # concluding phrase (`vcot.tasks.answer_leaks`, docs/tasks/README.md "Steps are states").
+    final_state_shows: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A MIRA task takes its domain and answer type from the catalog, the one place that states them (the
@@ -173,6 +178,21 @@ class Task(ABC):
     @abstractmethod
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         """Input picture and visual CoT steps with texts."""
+
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        """Every answer the question admits under this configuration (the chance baseline draws from it).
+
+        Built from the configuration, the options and the question's form, never from the gold answer. The
+        default covers answer types whose space the question fixes (choice: the option letters; direction:
+        the 8 compass directions; time: a 12-hour clock face); tasks with other answer types define theirs.
+        """
+        if self.answer_type == AnswerType.CHOICE and instance.options:
+            return option_letters_space(option_letters(len(instance.options)))
+        if self.answer_type == AnswerType.DIRECTION:
+            return compass_directions()
+        if self.answer_type == AnswerType.TIME:
+            return clock_times()
+        raise NotImplementedError(f"task {self.name} defines no answer space for its {self.answer_type} answers")
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         """A plausible but wrong trajectory for ablations; None when the task has none."""

@@ -260,7 +260,10 @@ class DefuseABomb(Task):
         "medium": DefuseConfig(n_wires=4, width=14, height=7, n_panels=2, same_color=True),
         "hard": DefuseConfig(n_wires=6, width=16, height=9, n_panels=3, panel_max_w=3, same_color=True),
     }
-    version = "1"
+    version = "2"
+    # The step highlights one wire from its labelled end to the bomb: the picture shows which end leads there,
+    # while the text follows "the traced wire" by coordinates and never writes its letter.
+    final_state_shows = "the highlighted trace joining a labelled wire end to the detonator"
     description = "Wires cross and run straight under opaque panels; which labelled wire leads to the detonator."
 
     # -- sampling -----------------------------------------------------------------------------------
@@ -467,8 +470,7 @@ class DefuseABomb(Task):
         step.draw_panels(opaque=False)
         step.draw_trace(solution.details["trace"], _wire(scene, solution.answer)["color"])
         step.draw_ends()
-        return Rendering(image=image, steps=[(step.c.image(), _trace_text(scene, solution.answer,
-                                                                          solution.details["trace"]))])
+        return Rendering(image=image, steps=[(step.c.image(), _trace_text(scene, solution.details["trace"]))])
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         """Trace another wire into a panel the answer wire crosses, then jump onto the answer wire's exit."""
@@ -494,7 +496,7 @@ class DefuseABomb(Task):
         board.draw_panels(opaque=False)
         board.draw_trace(fake, _wire(scene, label)["color"])
         board.draw_ends()
-        return Corruption(steps=[(board.c.image(), _trace_text(scene, label, fake))],
+        return Corruption(steps=[(board.c.image(), _trace_text(scene, fake))],
                           description=f"the trace of wire {label} switches to wire {solution.answer} under panel "
                                       f"{wrong['panel'] + 1}")
 
@@ -510,10 +512,13 @@ def _fmt(p: QPoint | list[int]) -> str:
     return f"({g(p[0])}, {g(p[1])})"
 
 
-def _trace_text(scene: dict[str, Any], label: str, passages: list[dict[str, Any]]) -> str:
-    """Words for the drawn trace: start, each panel passage with heading, terminal."""
+def _trace_text(scene: dict[str, Any], passages: list[dict[str, Any]]) -> str:
+    """Words for the drawn trace: start, each panel passage with heading, terminal.
+
+    The wire is named by where its end lies, not by its letter: the letter of the wire traced to the bomb is
+    the answer, and the picture (which shows the labels) is where it can be looked up."""
     start = passages[0]["points"][0]
-    parts = [f"Wire {label} starts at its end {_fmt(start)}"]
+    parts = [f"The highlighted wire starts at the wire end at {_fmt(start)}"]
     for k, p in enumerate(passages):
         if "hidden" in p:
             before = passages[k - 1]["points"]

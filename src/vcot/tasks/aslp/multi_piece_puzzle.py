@@ -12,10 +12,13 @@ from __future__ import annotations
 import itertools
 import random
 from dataclasses import dataclass
+from math import comb
 from typing import Any
 
 from vcot.draw.canvas import Canvas
+from vcot.schema import Instance
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace, subsets
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 from vcot.tasks.common.polyomino import (
     PIECE_COLORS,
@@ -101,7 +104,8 @@ class MultiPiecePuzzle(Task):
         "hard": MultiPieceConfig(rule="rotate_flip", irregular=True, min_cells=15, max_cells=20, max_w=6, max_h=5,
                                  k=4, n_candidates=6, min_piece=3, max_piece=6),
     }
-    version = "1"
+    version = "2"
+    final_state_shows = "the chosen pieces, in their colours and with their labels, tiling the target"
     description = "Pick the labelled pieces that together tile the target shape exactly."
 
     # -- sampling -----------------------------------------------------------------------------------
@@ -175,6 +179,13 @@ class MultiPiecePuzzle(Task):
             f"(for example \"A, C, D\")."
         )
 
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        # The question fixes both the labels (A to the n_candidates-th letter) and the subset size k.
+        cfg = self.config
+        lab = labels(cfg.n_candidates)
+        return subsets(lab, cfg.k, cfg.k, f"the {comb(cfg.n_candidates, cfg.k)} sets of {cfg.k} of the labels "
+                                          f"{lab[0]} to {lab[-1]}")
+
     # -- rendering ----------------------------------------------------------------------------------
 
     def _board(self, scene: dict[str, Any],
@@ -190,21 +201,24 @@ class MultiPiecePuzzle(Task):
         chosen = {pl.piece for pl in tiling}
         lay, pieces, cv = self._board(scene, faded=tuple(i for i in range(len(scene["pieces"])) if i not in chosen))
         draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in tiling])
-        return Rendering(image=image, steps=[(cv.image(), self._step_text(scene, tiling, solution.answer))])
+        return Rendering(image=image, steps=[(cv.image(), self._step_text(scene, tiling))])
 
-    def _step_text(self, scene: dict[str, Any], tiling: list[Placement], answer: str) -> str:
+    def _step_text(self, scene: dict[str, Any], tiling: list[Placement]) -> str:
+        """What the step picture shows: each placed piece with its turn and cells, walked from the bottom-left
+        of the grid, and how much of the target they cover. It names the placed pieces as the picture labels
+        them (`final_state_shows`) and never sums them up into an answer."""
         parts = []
-        for pl in sorted(tiling, key=lambda p: p.piece):
+        for pl in sorted(tiling, key=lambda p: (min((y, x) for x, y in p.cells), p.piece)):
             p = scene["pieces"][pl.piece]
             parts.append(f"piece {p['label']} ({p['color']}, {len(pl.cells)} cells, {transform_words(pl.k)}) "
                          f"covers {fmt_cells(pl.cells)}")
         covered = {c for pl in tiling for c in pl.cells}
         target = {tuple(c) for c in scene["target"]}
         n_cov = sum(len(pl.cells) for pl in tiling)
-        return (f"Target has {len(target)} cells (x = column from the left, y = row from the bottom). "
-                + "; ".join(parts)
-                + f". Together they cover {len(covered & target)} of the {len(target)} target cells with "
-                f"{n_cov} piece cells. So the pieces are {answer}.")
+        return (f"The target has {len(target)} cells (x = column from the left, y = row from the bottom). Placed "
+                f"on it, from the bottom row up: " + "; ".join(parts)
+                + f". The placed pieces cover {len(covered & target)} of the {len(target)} target cells with "
+                f"{n_cov} piece cells; the other candidates stay in the panel, washed out.")
 
     # -- corruption ---------------------------------------------------------------------------------
 
@@ -228,10 +242,10 @@ class MultiPiecePuzzle(Task):
         decoy = new.piece
         bad = [new if pl is out_pl else pl for pl in tiling]
         wrong = sorted(pl.piece for pl in bad)
-        answer = ", ".join(scene["pieces"][i]["label"] for i in wrong)
+        subset = ", ".join(scene["pieces"][i]["label"] for i in wrong)
         lay, pieces, cv = self._board(scene, faded=tuple(i for i in range(len(scene["pieces"])) if i not in wrong))
         draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in bad], opacity=200)
-        return Corruption(steps=[(cv.image(), self._step_text(scene, bad, answer))],
+        return Corruption(steps=[(cv.image(), self._step_text(scene, bad))],
                           description=f"piece {scene['pieces'][out_pl.piece]['label']} swapped for decoy "
-                                      f"{scene['pieces'][decoy]['label']}; claimed answer {answer}")
+                                      f"{scene['pieces'][decoy]['label']}; placed pieces {subset}")
 

@@ -238,7 +238,7 @@ class PuzzleTask(Task):
         "medium": PuzzleConfig(rows=7, cols=7, hole=2, families=["motif", "stripes", "gradient"], max_period=3),
         "hard": PuzzleConfig(rows=8, cols=8, hole=3, families=["motif", "stripes", "gradient"], max_period=3),
     }
-    version = "1"
+    version = "2"
     description = "Which candidate piece fills the missing square region of a regular pattern."
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
@@ -300,25 +300,35 @@ class PuzzleTask(Task):
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         image = _input_image(scene)
-        idx = option_letters(4).index(solution.answer)
-        step = _filled_image(scene, scene["candidates"][idx], solution.answer)
-        r0, c0, k = scene["hole"]
-        text = (f"The gap covers rows {r0 + 1}-{r0 + k} and columns {c0 + 1}-{c0 + k} (counted from the top-left). "
-                f"{solution.details['rule']} Filling the gap with piece {solution.answer}, as shown, continues "
-                f"the pattern in every cell, so the answer is {solution.answer}.")
-        return Rendering(image=image, steps=[(step, text)])
+        piece = solution.states[0]
+        rule = solution.details["rule"]
+        return Rendering(image=image, steps=[(_filled_image(scene, piece, rule), _filled_text(scene, piece, rule))])
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         letters = option_letters(4)
         wrong = rng.choice([i for i in range(4) if letters[i] != solution.answer])
-        step = _filled_image(scene, scene["candidates"][wrong], letters[wrong])
-        r0, c0, k = scene["hole"]
-        text = (f"The gap covers rows {r0 + 1}-{r0 + k} and columns {c0 + 1}-{c0 + k} (counted from the top-left). "
-                f"{solution.details['rule']} Filling the gap with piece {letters[wrong]}, as shown, continues "
-                f"the pattern in every cell, so the answer is {letters[wrong]}.")
-        return Corruption(steps=[(step, text)],
+        piece = scene["candidates"][wrong]
+        rule = solution.details["rule"]
+        return Corruption(steps=[(_filled_image(scene, piece, rule), _filled_text(scene, piece, rule))],
                           description=f"hole filled with the {scene['candidate_kinds'][wrong]} distractor "
                                       f"{letters[wrong]}")
+
+
+def _cell_words(cell: list[Any], gradient: bool) -> str:
+    shape, colour, level = cell
+    return f"{colour} {shape} (shade {level})" if gradient else f"{colour} {shape}"
+
+
+def _filled_text(scene: dict[str, Any], piece: list[list[Any]], rule: str) -> str:
+    """What the filled step picture shows: the rule caption and the gap's cells; which candidate piece holds
+    those cells is the conclusion, left to the reader."""
+    r0, c0, k = scene["hole"]
+    gradient = scene["rule"]["family"] == "gradient"
+    rows = "; ".join(f"gap row {i + 1}: " + ", ".join(_cell_words(cell, gradient) for cell in row)
+                     for i, row in enumerate(piece))
+    shades = (f" (shade 0 is the full colour, {scene['shade_levels'] - 1} the palest)" if gradient else "")
+    return (f"{rule} The gap, rows {r0 + 1}-{r0 + k} and columns {c0 + 1}-{c0 + k} counted from the top-left, "
+            f"is drawn filled in and outlined in black. Its cells, left to right{shades}: {rows}.")
 
 
 def describe_rule(scene: dict[str, Any]) -> str:
@@ -414,11 +424,30 @@ def _input_image(scene: dict[str, Any]) -> Image.Image:
     return c.image()
 
 
-def _filled_image(scene: dict[str, Any], piece: list[list[Any]], letter: str) -> Image.Image:
+CAPTION_SIZE = 16
+
+
+def _wrap(c: Canvas, text: str, width: float, size: int) -> list[str]:
+    lines: list[str] = []
+    for word in text.split():
+        if lines and c.text_size(f"{lines[-1]} {word}", size)[0] <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
+def _filled_image(scene: dict[str, Any], piece: list[list[Any]], rule: str) -> Image.Image:
+    """The picture with the gap filled by `piece`, under the rule written as a caption (the text states the
+    rule too, and a step text says only what its picture shows)."""
     cell = _cell_size(scene)
     gw, gh = scene["cols"] * cell, scene["rows"] * cell
     W = 800
-    c = Canvas(W, int(gh + 70))
-    c.text((W / 2, 10), f"Gap filled with piece {letter}", size=20, bold=True, anchor="mt")
+    lines = _wrap(Canvas(1, 1), rule, W - 40, CAPTION_SIZE)
+    line_h = CAPTION_SIZE + 6
+    c = Canvas(W, int(gh + 70 + 10 + line_h * len(lines)))
+    c.text((W / 2, 10), "Gap filled", size=20, bold=True, anchor="mt")
     _draw_grid(c, scene, (W - gw) / 2, 46, piece)
+    for n, line in enumerate(lines):
+        c.text((W / 2, 46 + gh + 16 + n * line_h), line, size=CAPTION_SIZE, anchor="mt")
     return c.image()

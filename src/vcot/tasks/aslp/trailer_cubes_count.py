@@ -7,9 +7,11 @@ from typing import Any
 
 from PIL import Image
 
+from vcot.schema import Instance
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace
 from vcot.tasks.base import Solution, answer_range_presets
-from vcot.tasks.common.cube_stacks import Heights, total
+from vcot.tasks.common.cube_stacks import Heights, balanced_answers, total
 from vcot.tasks.common.three_views import VIEWS_LEVELS, ThreeViewsTask, draw_structure, solid_of
 
 
@@ -17,7 +19,7 @@ from vcot.tasks.common.three_views import VIEWS_LEVELS, ThreeViewsTask, draw_str
 class TrailerCubesCount(ThreeViewsTask):
     name = "trailer_cubes_count"
     presets = answer_range_presets(VIEWS_LEVELS, easy=(5, 16), medium=(8, 35), hard=(15, 60))
-    version = "1"
+    version = "2"
     description = "Largest number of unit cubes consistent with a structure's top, front and side views."
     ask = ("What is the maximum number of cubes the structure can contain while matching all three views? "
            "Answer with a single integer.")
@@ -25,6 +27,11 @@ class TrailerCubesCount(ThreeViewsTask):
 
     def answer_of(self, solid: Heights, front: list[int]) -> int:
         return total(solid)
+
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        cfg = self.config
+        return balanced_answers(cfg.answer_min, cfg.answer_max, 1, cfg.max_width * cfg.max_depth * cfg.max_height,
+                                "the cube counts")
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         solid = solid_of(scene)
@@ -35,7 +42,4 @@ class TrailerCubesCount(ThreeViewsTask):
         return draw_structure(solid, "Maximal structure")
 
     def working_text(self, scene: dict[str, Any], solid: Heights) -> str:
-        """The heights summed row by row."""
-        sums = [sum(r) for r in reversed(solid)]
-        return (f"Row sums from back to front: {', '.join(map(str, sums))}; "
-                f"total {' + '.join(map(str, sums))} = {sum(sums)} cubes.")
+        return "On the right, the maximal structure is drawn in 3-D."

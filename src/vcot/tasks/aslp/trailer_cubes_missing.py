@@ -8,9 +8,11 @@ from typing import Any
 
 from PIL import Image
 
+from vcot.schema import Instance
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace
 from vcot.tasks.base import Solution, answer_range_presets
-from vcot.tasks.common.cube_stacks import Heights, describe_rows, dims, total
+from vcot.tasks.common.cube_stacks import Heights, balanced_answers, dims, total
 from vcot.tasks.common.three_views import VIEWS_LEVELS, ThreeViewsTask, draw_structure, solid_of
 
 
@@ -24,17 +26,27 @@ def block_of(scene: dict[str, Any], solid: Heights) -> tuple[int, int, int]:
 class TrailerCubesMissing(ThreeViewsTask):
     name = "trailer_cubes_missing"
     presets = answer_range_presets(VIEWS_LEVELS, easy=(2, 13), medium=(5, 32), hard=(12, 59))
-    version = "1"
+    version = "2"
     description = "Cubes to add to the largest structure consistent with three views to fill its bounding block."
     ask = ("Assume the structure contains as many cubes as the three views allow. What is the minimum number of "
            "cubes that must be added (none removed) to turn it into a full rectangular block whose size is the "
            "structure's bounding box: as wide as the front view, as deep as the top view and as tall as the "
            "tallest column? Answer with a single integer.")
     rising = False
+    # Its answers are as small as the heights (easy: 2 to 13 cubes to add, columns up to 3 tall), so the
+    # grid shows heights as pips: a digit there can coincide with the count of cubes to add.
+    grid_pips = "cubes"
 
     def answer_of(self, solid: Heights, front: list[int]) -> int:
         w, d = dims(solid)
         return w * d * max(front) - total(solid)
+
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        # The block is as tall as the tallest column of the maximal structure, so at most W * D * H - H cubes
+        # are missing.
+        cfg = self.config
+        cap = (cfg.max_width * cfg.max_depth - 1) * cfg.max_height
+        return balanced_answers(cfg.answer_min, cfg.answer_max, 0, cap, "the numbers of cubes to add")
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         solid = solid_of(scene)
@@ -45,13 +57,12 @@ class TrailerCubesMissing(ThreeViewsTask):
 
     def structure_picture(self, scene: dict[str, Any], solid: Heights) -> Image.Image:
         w, d, h = block_of(scene, solid)
-        return draw_structure(solid, f"Block {w} x {d} x {h}, ghosts = cubes to add", box_height=h)
+        return draw_structure(solid, f"Block {w} x {d} x {h} with ghost cubes", box_height=h)
 
     def working_text(self, scene: dict[str, Any], solid: Heights) -> str:
-        """The block's volume less the structure's cubes, with the ghost cubes counted per column."""
+        """The block around the maximal structure; its ghost cubes are the cubes to add, so counting them is
+        left to the reader."""
         w, d, h = block_of(scene, solid)
-        per = [[h - v for v in row] for row in solid]
-        vol, n = w * d * h, total(solid)
-        return (f"The maximal structure has {n} cubes. The full block is {w} wide x {d} deep x {h} tall = {vol} "
-                f"cubes; the ghost cubes fill the rest, {describe_rows(per, 'cubes to add per column')}. "
-                f"Cubes to add: {vol} - {n} = {vol - n}.")
+        return (f"On the right, the maximal structure stands in its block, {w} wide x {d} deep x {h} tall (as "
+                f"tall as the tallest column); ghost cubes (translucent white, red dashed edges) fill the rest "
+                f"of the block.")

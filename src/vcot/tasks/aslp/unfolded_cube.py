@@ -170,7 +170,7 @@ class UnfoldedCube(Task):
         "medium": UnfoldedCubeConfig(n_views=2, colored=True, n_glyph_types=6, same_shape=False),
         "hard": UnfoldedCubeConfig(n_views=2, colored=False, n_glyph_types=4, same_shape=False),
     }
-    version = "1"
+    version = "2"
     description = "Views of a cube with oriented marks: which net folds into it, or which view a net gives."
 
     # -- sampling -----------------------------------------------------------------------------------
@@ -321,7 +321,7 @@ class UnfoldedCube(Task):
         for i, (view, corr) in enumerate(zip(views, solution.details["correspondence"], strict=True)):
             bad = (turn[1], turn[2]) if turn is not None and turn[0] == i else None
             steps.append((_correspondence_image(net, view, corr, bad),
-                          _correspondence_text(scene, k, i, view, corr)))
+                          _correspondence_text(scene, net, i, view, corr, bad)))
         return steps
 
 
@@ -469,21 +469,30 @@ def _face_words(f: cn.Face, colored: bool) -> str:
     return f"{f.color} {GLYPH_WORDS[f.glyph]}" if colored else GLYPH_WORDS[f.glyph]
 
 
-def _correspondence_text(scene: dict[str, Any], k: int, i: int, view: dict[str, cn.Face],
-                         corr: dict[str, Any]) -> str:
+# Where a glyph's top points on the page after `rot` counter-clockwise quarter turns (draw_glyph_in_cell).
+PAGE_DIRECTIONS = ("up", "left", "down", "right")
+
+
+def _correspondence_text(scene: dict[str, Any], net: list[dict], i: int, view: dict[str, cn.Face],
+                         corr: dict[str, Any], bad: tuple[str, int] | None) -> str:
+    """What the correspondence picture shows, cell by cell. The picture draws one net and one view without
+    their option letters, so the text names neither: finding that net (or view) among the candidates is the
+    conclusion, left to the reader."""
     colored = scene["colored"]
     if scene["form"] == "net":
         which = f"view {i + 1}" if len(scene["views"]) > 1 else "the shown cube"
-        head = f"Net {LETTERS[k]} folds into {which}:"
+        head = f"Left: {which} with its faces tinted. Right: a net that folds into it, its cells tinted to match:"
     else:
-        head = f"View {LETTERS[k]} shows the folded net:"
+        head = "Left: a view of the folded net with its faces tinted. Right: the net, its cells tinted to match:"
+    cells = {(x["col"], x["row"]): x for x in net}
     parts = []
     for name in ("top", "left", "right"):
         col, row = corr["cells"][name]
         f = view[name]
-        label = FACE_LABELS[name]
-        parts.append(f"the net cell in column {col + 1}, row {row + 1} ({_face_words(f, colored)}) becomes the "
-                     f"{label} face, the top of its glyph pointing toward {_dir_words(name, f.up)}")
+        rot = cells[(col, row)]["rot"] + (bad[1] if bad is not None and bad[0] == name else 0)
+        parts.append(f"the net cell in column {col + 1}, row {row + 1} ({_face_words(f, colored)}, its top pointing "
+                     f"{PAGE_DIRECTIONS[rot % 4]} in the net) becomes the {FACE_LABELS[name]} face, the top of its "
+                     f"glyph pointing toward {_dir_words(name, f.up)}")
     edges = "; ".join(f"the {EDGE_COLORS[(a, b)]} edges meet where the {FACE_LABELS[a]} and "
                       f"{FACE_LABELS[b]} faces join"
                       for (a, b) in EDGE_COLORS)

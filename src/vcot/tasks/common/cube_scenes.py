@@ -200,7 +200,8 @@ class CubePictureTask(Task):
 
     @abstractmethod
     def step(self, scene: dict[str, Any]) -> tuple[Image.Image, str]:
-        """The one step picture (see `drawing_beside`) and its text, working the answer out."""
+        """The one step picture (see `drawing_beside`) and its text, which says what the picture shows and
+        leaves the answer to the reader (`docs/tasks/README.md`, "Steps are states, not conclusions")."""
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         return sample_cube_scene(ctx, self.config, self.answer_of, rising=self.rising)

@@ -23,6 +23,7 @@ from PIL import Image
 from shapely.geometry import MultiPoint, Polygon
 
 from vcot.draw.canvas import Canvas
+from vcot.tasks.answer_space import AnswerSpace, integers
 from vcot.tasks.base import GenContext
 
 Heights = list[list[int]]
@@ -302,22 +303,64 @@ def render_iso(heights: Heights, cam: Camera, width: int = 768, height: int = 57
 
 # -- flat grid pictures -----------------------------------------------------------------------------
 
+# Pip styles of `render_height_grid`: fill and outline of the pips drawn for a count of cubes, of ghost cubes
+# (pale, edged in the ghost cubes' red) and of the front- and side-view notes (in their note colours).
+PIP_STYLES: dict[str, tuple[tuple[int, int, int], tuple[int, int, int]]] = {
+    "cubes": ((40, 70, 140), (40, 70, 140)),
+    "ghosts": ((255, 232, 232), GHOST_EDGE),
+    "front": ((30, 60, 220), (30, 60, 220)),
+    "side": ((215, 30, 30), (215, 30, 30)),
+}
+# Dice layouts on a 3 x 3 lattice (column, row) for 1..9 pips.
+_DICE = {
+    1: ((1, 1),), 2: ((0, 0), (2, 2)), 3: ((0, 0), (1, 1), (2, 2)), 4: ((0, 0), (2, 0), (0, 2), (2, 2)),
+    5: ((0, 0), (2, 0), (1, 1), (0, 2), (2, 2)), 6: ((0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2)),
+    7: ((0, 0), (0, 1), (0, 2), (1, 1), (2, 0), (2, 1), (2, 2)),
+    8: ((0, 0), (0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1), (2, 2)),
+    9: tuple((c, r) for r in range(3) for c in range(3)),
+}
+
+
+def draw_pips(canvas: Canvas, center: Point, n: int, size: float, style: str, framed: bool = False) -> None:
+    """n pips laid out like a die face (a square lattice beyond 9) in a size x size box around center: a
+    count shown, not written. `framed` draws the box as a die, so that neighbouring counts stay apart."""
+    fill, edge = PIP_STYLES[style]
+    x0, y0 = center[0] - size / 2, center[1] - size / 2
+    if framed:
+        canvas.rect((x0, y0, x0 + size, y0 + size), fill="white", outline=edge, width=1.5)
+    if n <= 0:
+        return
+    if n in _DICE:
+        side, spots = 3, _DICE[n]
+    else:
+        side = math.ceil(math.sqrt(n))
+        spots = tuple((k % side, k // side) for k in range(n))
+    step = size / side
+    radius = min(step * 0.34, 7.0)
+    for c, r in spots:
+        canvas.circle((x0 + (c + 0.5) * step, y0 + (r + 0.5) * step), radius, fill=fill, outline=edge, width=2.5)
+
+
 def render_height_grid(values: Heights, title: str, cell: int = 56,
                        col_notes: Sequence[int] | None = None, row_notes: Sequence[int] | None = None,
-                       legend: str | None = None) -> Image.Image:
+                       legend: str | None = None, pips: str | None = None) -> Image.Image:
     """Top-down grid (back row at the top, 'FRONT' under the bottom edge) with a number in each non-zero
     cell.
 
     col_notes / row_notes: extra numbers under each column (blue) / right of each row (red, listed front to
     back), e.g. the front- and side-view heights; `legend` explains them under the grid.
+    pips: draw every number as that many pips instead of digits, in this `PIP_STYLES` style for the cells
+    (the notes in the front / side styles) — for pictures whose numbers are as small as the answer, where a
+    digit could write the answer (a lone column holding every cube to add) instead of showing it.
     """
     w, d = dims(values)
     probe = Canvas(8, 8)
+    note = 44 if pips else 34
     grid_w = w * cell + (60 if row_notes is not None else 0)
     texts = [probe.text_size(title, 18, True)[0]] + ([probe.text_size(legend, 16)[0]] if legend else [])
     width = int(max(grid_w, *texts) + 40)
     left, top = (width - grid_w) / 2, 44
-    height = top + d * cell + 50 + (34 if col_notes is not None else 0) + (28 if legend else 0)
+    height = top + d * cell + 50 + (note if col_notes is not None else 0) + (28 if legend else 0)
     canvas = Canvas(width, height)
     canvas.text((width / 2, 8), title, size=18, anchor="mt", bold=True)
     for y in range(d):
@@ -326,18 +369,26 @@ def render_height_grid(values: Heights, title: str, cell: int = 56,
             v = values[y][x]
             fill = (236, 236, 236) if v == 0 else (205, 222, 246)
             canvas.rect((x0, y0, x0 + cell, y0 + cell), fill=fill, outline=(60, 60, 60), width=2)
-            if v:
+            if v and pips:
+                draw_pips(canvas, (x0 + cell / 2, y0 + cell / 2), v, cell * 0.78, pips)
+            elif v:
                 canvas.text((x0 + cell / 2, y0 + cell / 2), str(v), size=22, anchor="mm", bold=True)
     y_base = top + d * cell
     if col_notes is not None:
         for x, v in enumerate(col_notes):
-            canvas.text((left + x * cell + cell / 2, y_base + 17), str(v), size=18, anchor="mm", color="blue",
-                        bold=True)
-        y_base += 34
+            at = (left + x * cell + cell / 2, y_base + note / 2)
+            if pips:
+                draw_pips(canvas, at, v, note * 0.8, "front", framed=True)
+            else:
+                canvas.text(at, str(v), size=18, anchor="mm", color="blue", bold=True)
+        y_base += note
     if row_notes is not None:
         for y, v in enumerate(row_notes):
-            canvas.text((left + w * cell + 30, top + (d - 1 - y) * cell + cell / 2), str(v), size=18,
-                        anchor="mm", color="red", bold=True)
+            at = (left + w * cell + 30, top + (d - 1 - y) * cell + cell / 2)
+            if pips:
+                draw_pips(canvas, at, v, note * 0.8, "side", framed=True)
+            else:
+                canvas.text(at, str(v), size=18, anchor="mm", color="red", bold=True)
     canvas.text((left + w * cell / 2, y_base + 10), "FRONT", size=16, anchor="mt", bold=True)
     if legend:
         canvas.text((width / 2, y_base + 38), legend, size=16, anchor="mt")
@@ -407,3 +458,12 @@ def balanced_bin(ctx: GenContext, lo: int, hi: int, buckets: int) -> tuple[int, 
     k = ctx.balanced(buckets, salt="answer-bin")
     bin_lo, bin_hi = bucket_bounds(lo, hi, buckets, k)
     return bin_lo, bin_hi, (k + ctx.rng.random()) / buckets
+
+
+def balanced_answers(answer_min: int, answer_max: int, floor: int, cap: int, what: str) -> AnswerSpace:
+    """The integers a cube task can answer: its balanced range answer_min..answer_max (scenes outside it are
+    rejected), clipped to floor..cap, what the configured sizes allow at all (binding only for custom
+    configurations; every preset's range lies inside)."""
+    lo, hi = max(answer_min, floor), min(answer_max, cap)
+    clipped = (lo, hi) != (answer_min, answer_max)
+    return integers(lo, hi, f"{what} {lo} to {hi} (answer_min..answer_max{', clipped to the sizes' if clipped else ''})")

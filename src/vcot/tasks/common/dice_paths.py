@@ -11,11 +11,13 @@ from __future__ import annotations
 import random
 from abc import abstractmethod
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, ClassVar
 
 from PIL import Image
 
 from vcot.draw.canvas import Canvas
+from vcot.tasks.answer_space import AnswerSpace, finite, integers
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 from vcot.tasks.common.die import (
     DIRECTIONS,
@@ -115,6 +117,68 @@ def bottom_sum(states: list[dict[str, Any]]) -> int:
     return sum(s["die"]["bottom"] for s in states[1:])
 
 
+@lru_cache(maxsize=32)
+def reachable_bottom_sums(rows: int, cols: int, min_moves: int, max_moves: int) -> frozenset[int]:
+    """Every bottom-face sum that some path the generator can draw gives, from some start orientation: paths
+    of min_moves..max_moves moves that avoid themselves and fit a rows x cols board.
+
+    The bounds n..6n would be loose: consecutive bottoms are adjacent faces, and self-avoidance forbids the
+    tight loops that the extreme sums need (medium: 11..33 instead of 5..42). So the search is exhaustive over
+    path shapes (a shape fits some start cell iff its bounding box fits the board), carrying per current
+    orientation the bit set of sums reached; a half turn of the board maps shapes to shapes and orientations
+    to orientations (a quarter turn too on a square board), so only first moves up to that symmetry are tried.
+    About a second for the hard preset, once per configuration.
+    """
+    dies = sorted(ORIENTATIONS.values(), key=lambda d: (d.top, d.south))
+    index = {d: i for i, d in enumerate(dies)}
+    after = {m: [index[d.roll(m)] for d in dies] for m in DIRECTIONS}
+    bottom = [d.bottom for d in dies]
+    found = 0
+
+    def walk(cell: tuple[int, int], seen: set[tuple[int, int]], sums: list[int], moves: int,
+             box: tuple[int, int, int, int], first: tuple[str, ...]) -> None:
+        nonlocal found
+        if moves >= min_moves:
+            for bits in sums:
+                found |= bits
+        if moves == max_moves:
+            return
+        for m in first:
+            dr, dc = STEP[m]
+            nxt = (cell[0] + dr, cell[1] + dc)
+            if nxt in seen:
+                continue
+            nbox = (min(box[0], nxt[0]), max(box[1], nxt[0]), min(box[2], nxt[1]), max(box[3], nxt[1]))
+            if nbox[1] - nbox[0] >= rows or nbox[3] - nbox[2] >= cols:
+                continue
+            rolled = [0] * len(dies)
+            for i, bits in enumerate(sums):
+                j = after[m][i]
+                rolled[j] = bits << bottom[j]
+            seen.add(nxt)
+            walk(nxt, seen, rolled, moves + 1, nbox, DIRECTIONS)
+            seen.remove(nxt)
+
+    first = ("east",) if rows == cols else ("east", "south")
+    walk((0, 0), {(0, 0)}, [1] * len(dies), 0, (0, 0, 0, 0), first)
+    return frozenset(k for k in range(found.bit_length()) if found >> k & 1)
+
+
+def bottom_sum_space(cfg: RollingDiceConfig) -> AnswerSpace:
+    """The integer sums a bottom-face-sum question admits under `cfg` (see `reachable_bottom_sums`)."""
+    sums = sorted(reachable_bottom_sums(cfg.rows, cfg.cols, cfg.min_moves, cfg.max_moves))
+    what = (f"bottom-face sums of a die rolled {cfg.min_moves}-{cfg.max_moves} times along a self-avoiding path "
+            f"on a {cfg.rows}x{cfg.cols} board")
+    if sums == list(range(sums[0], sums[-1] + 1)):
+        return integers(sums[0], sums[-1], f"the integers {sums[0]} to {sums[-1]}: the {what}")
+
+    def canon(a: str) -> str:
+        a = a.strip()
+        return str(int(a)) if a.lstrip("-").isdigit() else a
+
+    return finite([str(v) for v in sums], f"the {len(sums)} {what}", canon)
+
+
 # -- drawing --------------------------------------------------------------------------------------------
 
 def board_geometry(rows: int, cols: int) -> tuple[float, float, float]:
@@ -186,10 +250,22 @@ def draw_die_on_board(cv: Canvas, rows: int, cols: int, cell_rc: list[int], top:
     draw_top_face(cv, (cx + offset, cy + offset), size, top)
 
 
-def draw_panel(cv: Canvas, die: Die, y_top: float, title: str, title_color: str = "black") -> None:
-    """The oblique three-face view of the die in the right-hand panel."""
+def draw_panel(cv: Canvas, die: Die, y_top: float, title: str, title_color: str = "black",
+               show_bottom: bool = False, compact: bool = False) -> None:
+    """The oblique three-face view of the die in the right-hand panel; with `show_bottom` also its bottom face
+    (the step pictures: the sum tasks count bottom faces, and a step text may only state what its picture
+    shows). `compact` fits two panels, one above the other, by setting the bottom face beside the cube."""
     cv.text((645, y_top), title, size=16, anchor="mt", bold=True, color=title_color)
-    draw_cube(cv, (582, y_top + 92), 96, die)
+    if not compact:
+        draw_cube(cv, (582, y_top + 92), 96, die)
+        if show_bottom:
+            cv.text((630, y_top + 236), "bottom", size=16, anchor="mt", color="darkgray")
+            draw_top_face(cv, (630, y_top + 292), 64, die.bottom)
+        return
+    draw_cube(cv, (540, y_top + 80), 80, die)
+    if show_bottom:
+        cv.text((735, y_top + 89), "bottom", size=16, anchor="mb", color="darkgray")
+        draw_top_face(cv, (735, y_top + 120), 50, die.bottom)
 
 
 # -- single-path tasks (rolling_dice_top, rolling_dice_sum) and the corrupted roll -----------------
@@ -207,31 +283,19 @@ def solve_single(scene: dict[str, Any]) -> list[dict[str, Any]]:
     return trajectory(start_die(scene), scene["path"])
 
 
-def roll_text(k: int, n: int, st: dict[str, Any], prev: dict[str, Any], running: int | None) -> str:
+def roll_text(k: int, n: int, st: dict[str, Any], prev: dict[str, Any]) -> str:
+    """What step k's picture shows: the roll, the cells, and the four faces drawn (top, south, east, bottom).
+    No running sum and no closing remark: the sum and the final reading are the conclusion, kept in meta."""
     d = st["die"]
-    text = (f"Roll {k} of {n}: the die rolls {st['move']} from (row {prev['cell'][0] + 1}, column "
-            f"{prev['cell'][1] + 1}) to (row {st['cell'][0] + 1}, column {st['cell'][1] + 1}). Now top "
-            f"{d['top']}, south {d['south']}, east {d['east']} (so bottom {d['bottom']}, north {d['north']}, "
-            f"west {d['west']}).")
-    if running is not None:
-        text += f" Bottom faces so far sum to {running}."
-    return text
+    return (f"Roll {k} of {n}: the die rolls {st['move']} from (row {prev['cell'][0] + 1}, column "
+            f"{prev['cell'][1] + 1}) to (row {st['cell'][0] + 1}, column {st['cell'][1] + 1}). It now shows top "
+            f"{d['top']}, south {d['south']}, east {d['east']} and bottom {d['bottom']}.")
 
 
-def single_steps(scene: dict[str, Any], states: list[dict[str, Any]],
-                 with_sum: bool) -> list[tuple[Image.Image, str]]:
-    steps = []
-    running = 0
+def single_steps(scene: dict[str, Any], states: list[dict[str, Any]]) -> list[tuple[Image.Image, str]]:
     n = len(states) - 1
-    for k in range(1, n + 1):
-        running += states[k]["die"]["bottom"]
-        img = single_picture(scene, states[k], done=k, label=f"After roll {k} ({states[k]['move']})")
-        text = roll_text(k, n, states[k], states[k - 1], running if with_sum else None)
-        if k == n:
-            text += (f" The path ends here: the number on top is {states[k]['die']['top']}." if not with_sum
-                     else f" The path ends here: the bottom faces sum to {running}.")
-        steps.append((img, text))
-    return steps
+    return [(single_picture(scene, states[k], done=k, label=f"After roll {k} ({states[k]['move']})"),
+             roll_text(k, n, states[k], states[k - 1])) for k in range(1, n + 1)]
 
 
 def single_picture(scene: dict[str, Any], state: dict[str, Any], done: int | None, label: str) -> Image.Image:
@@ -240,7 +304,8 @@ def single_picture(scene: dict[str, Any], state: dict[str, Any], done: int | Non
     draw_board(cv, rows, cols, scene["path"][0])
     draw_path(cv, rows, cols, scene["path"], "blue", done=done)
     draw_die_on_board(cv, rows, cols, state["cell"], state["die"]["top"], ring="orange")
-    draw_panel(cv, Die(**state["die"]), 70, label)
+    # The input picture (done is None) shows the three faces the question describes; steps add the bottom.
+    draw_panel(cv, Die(**state["die"]), 70, label, show_bottom=done is not None)
     cv.text((20, 14), "Die rolling on a grid board", size=20, bold=True)
     return cv.image()
 
@@ -263,7 +328,8 @@ def corrupt_roll(scene: dict[str, Any], path: list[list[int]], rng: random.Rando
 class SinglePathTask(Task):
     """A one-path rolling-dice task but for its question: the presets, the answer balancing, the pictures and
     the corrupted roll. A task adds what it asks (`ask`), its answer (`solve`), which answers it balances
-    (`balance_bins`, `balance_bin`) and whether its steps keep the running bottom-face sum (`with_sum`)."""
+    (`balance_bins`, `balance_bin`) and the answers its question admits (`answer_space`). Both tasks share
+    the steps: one state of the die per roll, never the answer."""
 
     config_cls = RollingDiceConfig
     presets = {
@@ -273,7 +339,6 @@ class SinglePathTask(Task):
     }
     ask: ClassVar[str]  # the question, after the description of the board and the rules of the die
     balance_bins: ClassVar[int]  # answers fall into this many classes, each equally common over a suite
-    with_sum: ClassVar[bool]  # the step texts carry the running sum of the bottom faces
 
     @abstractmethod
     def balance_bin(self, answer: int) -> int:
@@ -293,9 +358,9 @@ class SinglePathTask(Task):
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         img = single_picture(scene, solution.states[0], done=None, label="Start die")
-        return Rendering(image=img, steps=single_steps(scene, solution.states, with_sum=self.with_sum))
+        return Rendering(image=img, steps=single_steps(scene, solution.states))
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         states, k, wrong = corrupt_roll(scene, scene["path"], rng)
-        return Corruption(steps=single_steps(scene, states, with_sum=self.with_sum),
+        return Corruption(steps=single_steps(scene, states),
                           description=f"roll {k} applied towards {wrong} instead of the path direction")

@@ -438,6 +438,48 @@ def fmt_cells(cells: Iterable[Cell]) -> str:
     return ", ".join(f"({x}, {y})" for x, y in sorted(cells))
 
 
+def tiling_map(width: int, height: int, target: Iterable[Cell],
+               placed: Sequence[tuple[str, Placement]]) -> tuple[str, str]:
+    """The placed pieces as a text map of the 1-based width x height grid, top row first — what a picture of
+    them on the grid shows, cell by cell, without writing any cell's coordinates: (legend, rows).
+
+    Each cell holds the label of the piece on it (labels joined by '+' where pieces overlap) with '*' where
+    a circle lies; '_' is a target cell left uncovered, '.' an empty cell outside the target, and a piece
+    cell outside the target is put in brackets. The legend names only the symbols that occur."""
+    target = set(target)
+    on: dict[Cell, list[str]] = {}
+    marked: set[Cell] = set()
+    for label, pl in placed:
+        for c in pl.cells:
+            on.setdefault(c, []).append(label)
+        marked.update(pl.marks)
+    used: set[str] = set()
+    rows = []
+    for y in range(height, 0, -1):
+        cells = []
+        for x in range(1, width + 1):
+            c = (x, y)
+            if c in on:
+                sym = "+".join(on[c]) + ("*" if c in marked else "")
+                if len(on[c]) > 1:
+                    used.add("+")
+                if c in marked:
+                    used.add("*")
+                if c not in target:
+                    sym = f"[{sym}]"
+                    used.add("[]")
+            else:
+                sym = "_" if c in target else "."
+                used.add(sym)
+            cells.append(sym)
+        rows.append(f"y = {y}: " + " ".join(cells))
+    meaning = {"*": "* marks a circle", "+": "+ joins pieces overlapping on one cell",
+               "_": "_ is a target cell left uncovered", "[]": "brackets mark piece cells outside the target",
+               ".": ". is an empty cell outside the target"}
+    legend = ", ".join(meaning[s] for s in ("*", "+", "_", "[]", ".") if s in used)
+    return legend, "; ".join(rows)
+
+
 def transform_words(k: int) -> str:
     turn = {0: "", 1: "rotated 90 degrees counter-clockwise", 2: "rotated 180 degrees",
             3: "rotated 90 degrees clockwise"}[k % 4]

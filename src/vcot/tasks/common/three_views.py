@@ -180,7 +180,7 @@ def heights_text(scene: dict[str, Any], solid: Heights) -> str:
     side = scene["side_name"]
     return (f"Front view heights by column (left to right): {', '.join(map(str, scene['front']))}; {side} view "
             f"heights by row (front to back): {', '.join(map(str, scene['side']))}. Each top-view cell holds "
-            f"min(front height of its column, side height of its row) cubes: "
+            f"the lower of the front height of its column and the {side} height of its row: "
             f"{describe_rows(solid, 'maximal heights')}.")
 
 
@@ -189,9 +189,13 @@ def draw_structure(solid: Heights, title: str, box_height: int | None = None) ->
     return render_iso(solid, STEP_CAMERA, 520, 460, "blue", box_height=box_height, title=title)
 
 
-def solid_panel(scene: dict[str, Any], solid: Heights, title: str) -> Image.Image:
+def solid_panel(scene: dict[str, Any], solid: Heights, title: str, pips: str | None = None) -> Image.Image:
+    """The heights grid with the front-view heights under the columns and the side-view heights beside the
+    rows; the legend states how each cell follows from them, as the step text does."""
+    what = "pips" if pips else "numbers"
     return render_height_grid(solid, title, col_notes=scene["front"], row_notes=scene["side"],
-                              legend=f"blue: front view, red: {scene['side_name']} view")
+                              legend=f"blue {what}: front view, red {what}: {scene['side_name']} view; "
+                                     f"each cell: the lower of its blue and red", pips=pips)
 
 
 class ThreeViewsTask(Task):
@@ -201,6 +205,8 @@ class ThreeViewsTask(Task):
 
     config_cls = TrailerConfig
     ask: ClassVar[str]  # the question, after the shared description of the views
+    # How the step's grid shows its numbers: digits (None) or pips in this `cube_stacks.PIP_STYLES` style.
+    grid_pips: ClassVar[str | None] = None
     # Whether the answer grows with the silhouette heights (the count) or falls with them (the cubes missing).
     rising: ClassVar[bool]
 
@@ -214,12 +220,12 @@ class ThreeViewsTask(Task):
 
     @abstractmethod
     def working_text(self, scene: dict[str, Any], solid: Heights) -> str:
-        """The step text after the per-cell heights: how the answer follows from them."""
+        """The step text after the per-cell heights: what `structure_picture` shows."""
 
     def step(self, scene: dict[str, Any], solid: Heights) -> tuple[Image.Image, str]:
-        """The per-cell heights of a (maximal or corrupted) structure, as a grid and in 3-D, and the answer
-        worked out from them."""
-        grid = solid_panel(scene, solid, "Heights of the maximal structure")
+        """The per-cell heights of a (maximal or corrupted) structure, as a grid and in 3-D, with texts that
+        say what the pictures show; the answer is left to the reader."""
+        grid = solid_panel(scene, solid, "Heights of the maximal structure", pips=self.grid_pips)
         text = heights_text(scene, solid) + " " + self.working_text(scene, solid)
         return hstack([grid, self.structure_picture(scene, solid)], gap=10), text
 

@@ -23,8 +23,10 @@ from typing import Any
 from PIL import Image
 
 from vcot.draw.canvas import Canvas
+from vcot.schema import Instance
 from vcot.seeding import derive_seed
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace, finite
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 
 W, H = 960, 640
@@ -38,6 +40,8 @@ RADII = (34, 42, 52, 62)
 INNER_SHRINK = 28
 FLIP = {"mesh": 1, "crossed_belt": 1, "open_belt": 0, "shaft": 0}
 DIRS = ("clockwise", "counterclockwise")
+# The words the question offers, whatever the configuration (easy and medium never jam, but say nothing of it).
+ANSWER_WORDS = (*DIRS, "jammed")
 GEAR_FILL = (196, 206, 222)
 INNER_FILL = (236, 206, 150)
 CW_COLOR = (31, 90, 200)
@@ -458,9 +462,12 @@ class GearRotationTask(Task):
         "hard": GearRotationConfig(n_min=6, n_max=8, p_mesh=0.5, p_belt=0.15, p_shaft=0.35, extra_links=2,
                                    jammed_per_block=2, min_depth=2),
     }
-    version = "1"
+    version = "2"
     description = "Direction of a gear driven through meshes, open/crossed belts and shafts (paired questions)."
     rows_per_problem = 2
+    # Every step draws each newly reached wheel's rotation arrow and its text names that direction; the asked
+    # wheel's arrow is one of them. A jammed system's last step shows two arrows that its marked link forbids.
+    final_state_shows = "the rotation arrow drawn on the asked wheel once the propagation reaches it"
     max_attempts = 5  # the problem RNG ignores retries; sample_scene loops internally instead
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
@@ -528,11 +535,16 @@ class GearRotationTask(Task):
         return (f"The picture shows wheels labelled {labels[0]} to {labels[-1]}. " + " ".join(rules)
                 + f" Gear {driver} turns {scene['driver_dir']} (red arrow). In which direction does gear "
                 f"{target} turn? If the wheels cannot turn at all because the connections contradict each "
-                "other, the system is jammed. Answer with one word: clockwise, counterclockwise or jammed.")
+                f"other, the system is {ANSWER_WORDS[2]}. Answer with one word: {ANSWER_WORDS[0]}, "
+                f"{ANSWER_WORDS[1]} or {ANSWER_WORDS[2]}.")
+
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        return finite(list(ANSWER_WORDS), "the three words the question offers: clockwise, counterclockwise or "
+                      "jammed", lambda a: a.strip().lower())
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         image = _draw_system(scene, {}, set())
-        steps = _cot_steps(scene, propagate(scene), solution.answer)
+        steps = _cot_steps(scene, propagate(scene))
         return Rendering(image=image, steps=steps)
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
@@ -545,8 +557,7 @@ class GearRotationTask(Task):
         gear = rng.choice(path)
         wrong = propagate(scene, flip_gear=gear)
         wrong["conflict"] = None  # the corrupted reasoning overlooks any contradiction it creates
-        wrong_answer = direction_of(scene["driver_dir"], wrong["sign"][scene["target"]])
-        steps = _cot_steps(scene, wrong, wrong_answer)
+        steps = _cot_steps(scene, wrong)
         return Corruption(steps=steps, description=f"direction of gear {scene['gears'][gear]['label']} "
                                                    "flipped when first reached; later gears follow it")
 
@@ -561,7 +572,12 @@ REASON = {
 }
 
 
-def _cot_steps(scene: dict[str, Any], prop: dict[str, Any], answer: str) -> list[tuple[Image.Image, str]]:
+def _cot_steps(scene: dict[str, Any], prop: dict[str, Any]) -> list[tuple[Image.Image, str]]:
+    """One step per BFS layer: the arrows of the wheels reached so far, the new ones outlined; each text gives
+    a new wheel's link to the wheel that reached it and both arrows' directions, as the picture shows them.
+    The propagation is the state; which way the asked wheel turns, or that the system jams, is the conclusion,
+    left to the reader (and to meta). For a jammed system a last step marks the link whose two arrows disagree
+    with its kind (a mesh or crossed belt between equal arrows, an open belt or shaft between opposite ones)."""
     gears = scene["gears"]
     conflict = prop["conflict"]
     last_layer = conflict["layer"] if conflict else max(lv for lv in prop["layer"] if lv is not None)
@@ -578,20 +594,15 @@ def _cot_steps(scene: dict[str, Any], prop: dict[str, Any], answer: str) -> list
                 u, k = prop["via"][i]
                 kind = scene["links"][k]["type"]
                 sentences.append(f"Gear {gears[i]['label']} {REASON[kind]} gear {gears[u]['label']} "
-                                 f"({known[u]}), so it turns {known[i]}.")
+                                 f"({known[u]}) and turns {known[i]}.")
         steps.append((_draw_system(scene, known, set(new)), " ".join(sentences)))
-    target = gears[scene["target"]]["label"]
     if conflict:
         v, u, k = conflict["gear"], conflict["from"], conflict["link"]
         kind = scene["links"][k]["type"]
-        other = direction_of(scene["driver_dir"], prop["sign"][u] ^ FLIP[kind])
-        text = (f"Contradiction: gear {gears[v]['label']} turns {known[v]}, but it {REASON[kind]} gear "
-                f"{gears[u]['label']} ({known[u]}), which would make it turn {other}. The connections "
-                f"contradict each other, so the system is jammed and gear {target} cannot turn: {answer}.")
+        marked = "the belt drawn in red" if kind in ("open_belt", "crossed_belt") else "both outlined in red"
+        text = (f"Gear {gears[v]['label']} ({known[v]}) {REASON[kind]} gear {gears[u]['label']} "
+                f"({known[u]}), {marked}.")
         steps.append((_draw_system(scene, known, {v, u}, bad_link=k), text))
-    else:
-        text = steps[-1][1] + f" So gear {target} turns {answer}."
-        steps[-1] = (steps[-1][0], text)
     return steps
 
 

@@ -164,7 +164,7 @@ class PaperAirplane(Task):
         "medium": PaperAirplaneConfig(n_folds=3, diagonals=True),
         "hard": PaperAirplaneConfig(n_folds=4, diagonals=True),
     }
-    version = "1"
+    version = "2"
     description = "A square sheet folded along a sequence of lines; which outline results."
 
     # -- sampling -----------------------------------------------------------------------------------
@@ -320,13 +320,17 @@ class PaperAirplane(Task):
             for part in getattr(flap, "geoms", [flap]):
                 if part.geom_type == "Polygon" and part.area > 0:
                     view.polygon(polygon_coords(snap(part)), fill="orange", outline="brown", opacity=120)
+            # A faint unit grid over the paper, with its numbers, makes the outline's vertices readable, as the
+            # text lists them.
+            view.grid_lines(color="gray", opacity=70)
             view.fold_line(line, f["moving"], k + 1, paper)  # type: ignore[arg-type]
             coords = polygon_coords(result)
             c.text((240, 505), f"after fold {k + 1}", size=18, anchor="mb", bold=True)
+            # The outline's vertices, not its area: the picture shows the former, not the latter.
             text = (f"Fold {k + 1} along the line {line_words(line)} (coordinates in units, origin at the sheet's "  # type: ignore[arg-type]
                     f"bottom-left corner): the {side_words(line, f['moving'])} part of the paper is folded over "  # type: ignore[arg-type]
                     f"(orange, the reflected flap). The outline of the folded paper is now the polygon "
-                    f"{_fmt_poly(coords)} ({len(coords)} vertices, area {_fmt(result.area)}).")
+                    f"{_fmt_poly(coords)}.")
             steps.append((c.image(), text))
             paper = result
         return steps
@@ -375,14 +379,19 @@ class _View:
     def sheet_grid(self) -> None:
         s = self.size
         self.c.rect((*self.px(0, s), *self.px(s, 0)), fill="lightyellow", outline=None)
+        self.grid_lines()
+        self.c.rect((*self.px(0, s), *self.px(s, 0)), fill=None, outline="black", width=2)
+
+    def grid_lines(self, color: str = "lightgray", opacity: int = 255) -> None:
+        """Unit grid over the sheet's square, numbered every two units."""
+        s = self.size
         for i in range(s + 1):
-            self.c.line([self.px(i, 0), self.px(i, s)], "lightgray", 1)
-            self.c.line([self.px(0, i), self.px(s, i)], "lightgray", 1)
+            self.c.line([self.px(i, 0), self.px(i, s)], color, 1, opacity=opacity)
+            self.c.line([self.px(0, i), self.px(s, i)], color, 1, opacity=opacity)
             if i % 2 == 0:
                 # Outside the 0.4-unit overhang of the fold lines, so numbers and lines do not touch.
                 self.c.text((self.px(i, 0)[0], self.px(i, 0)[1] + 20), str(i), size=16, anchor="mt", color="gray")
                 self.c.text((self.px(0, i)[0] - 22, self.px(0, i)[1]), str(i), size=16, anchor="rm", color="gray")
-        self.c.rect((*self.px(0, s), *self.px(s, 0)), fill=None, outline="black", width=2)
 
     def polygon(self, coords: list[list[float]], fill: str | None, outline: str, dash: bool = False,
                 opacity: int = 255) -> None:

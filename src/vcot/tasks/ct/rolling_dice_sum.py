@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from vcot.schema import Instance
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace
 from vcot.tasks.base import Solution
-from vcot.tasks.common.dice_paths import SinglePathTask, bottom_sum, solve_single
+from vcot.tasks.common.dice_paths import SinglePathTask, bottom_sum, bottom_sum_space, solve_single
 
 # Sum answers: the residue mod SUM_BINS is balanced over a suite (the natural spread keeps any single value
 # below ~12%, balancing the residue also removes parity priors).
@@ -20,13 +22,12 @@ SUM_BINS = 4
 @register
 class RollingDiceSum(SinglePathTask):
     name = "rolling_dice_sum"
-    version = "1"
+    version = "2"
     description = "A die rolls along a drawn grid path; the sum of its bottom faces after each roll."
     ask = ("After each roll, note the number on the bottom face (the face touching the board); the bottom face at "
            "the start, before the first roll, is not counted. What is the sum of these bottom numbers over all "
            "rolls? Answer with a single integer.")
     balance_bins = SUM_BINS
-    with_sum = True
 
     def balance_bin(self, answer: int) -> int:
         return answer % SUM_BINS
@@ -36,3 +37,6 @@ class RollingDiceSum(SinglePathTask):
         return Solution(answer=str(bottom_sum(states)), states=states,
                         details={"moves": [s["move"] for s in states[1:]],
                                  "bottoms": [s["die"]["bottom"] for s in states[1:]]})
+
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        return bottom_sum_space(self.config)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from vcot.schema import Instance
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace, integers
 from vcot.tasks.base import Solution
 from vcot.tasks.common.dice_paths import SinglePathTask, solve_single
 
@@ -16,12 +18,13 @@ from vcot.tasks.common.dice_paths import SinglePathTask, solve_single
 @register
 class RollingDiceTop(SinglePathTask):
     name = "rolling_dice_top"
-    version = "1"
+    version = "2"
     description = "A die rolls along a drawn grid path; which number is on top at the end?"
     ask = ("What number is on the top face of the die when it reaches the end of the path? Answer with a single "
            "integer.")
     balance_bins = 6  # each top face equally often
-    with_sum = False
+    # The last step draws the die on its end cell, top face up; its text describes that state like any other.
+    final_state_shows = "the top face of the die after the last roll (on the end cell and in the panel)"
 
     def balance_bin(self, answer: int) -> int:
         return answer - 1
@@ -30,3 +33,7 @@ class RollingDiceTop(SinglePathTask):
         states = solve_single(scene)
         return Solution(answer=str(states[-1]["die"]["top"]), states=states,
                         details={"moves": [s["move"] for s in states[1:]]})
+
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        # Any face can end on top after one roll or more, whatever the board.
+        return integers(1, 6, "the integers 1 to 6: the faces of a die")

@@ -13,7 +13,9 @@ from typing import Any
 from PIL import Image
 
 from vcot.draw.canvas import Canvas
+from vcot.schema import Instance
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace, finite, product
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 from vcot.tasks.common.dice_paths import (
     RULES,
@@ -22,6 +24,7 @@ from vcot.tasks.common.dice_paths import (
     W,
     board_geometry,
     bottom_sum,
+    bottom_sum_space,
     cell_center,
     corrupt_roll,
     draw_board,
@@ -53,9 +56,9 @@ def validate_pair(red: list[list[int]], black: list[list[int]]) -> None:
 class RollingDiceTwo(Task):
     name = "rolling_dice_two"
     config_cls = RollingDiceConfig
-    version = "1"
-    description = ("The same die can roll along a red or a black path; which path gives the higher "
-                                  "sum of bottom faces, and that sum.")
+    version = "2"
+    description = ("The same die can roll along a red or a black path; which path gives the higher sum of "
+                   "bottom faces, and that sum.")
     presets = {
         "easy": RollingDiceConfig(rows=4, cols=4, min_moves=3, max_moves=4),
         "medium": RollingDiceConfig(rows=5, cols=5, min_moves=4, max_moves=6),
@@ -121,40 +124,50 @@ class RollingDiceTwo(Task):
                 h = cell * 0.25 + 4
                 cv.rect((cx + o - h, cy + o - h, cx + o + h, cy + o + h), fill=colour, outline=None)
                 draw_top_face(cv, (cx + o, cy + o), cell * 0.5, st["die"]["top"])
-            draw_panel(cv, Die(**now["red"]["die"]), 60, f"Red path, {label}", "red")
-            draw_panel(cv, Die(**now["black"]["die"]), 305, f"Black path, {label}", "black")
+            draw_panel(cv, Die(**now["red"]["die"]), 60, f"Red path, {label}", "red", show_bottom=True,
+                       compact=True)
+            draw_panel(cv, Die(**now["black"]["die"]), 305, f"Black path, {label}", "black", show_bottom=True,
+                       compact=True)
         cv.text((20, 14), "Two paths for the same die", size=20, bold=True)
         return cv.image()
 
     def _steps(self, scene: dict[str, Any], states: dict[str, list[dict[str, Any]]]
                ) -> list[tuple[Image.Image, str]]:
+        """One step per roll index: both dice after that roll, with the faces the two panels draw. The sums
+        and the winner are the conclusion (kept in meta), so no step states a running or final sum."""
         n = len(states["red"]) - 1
-        running = {"red": 0, "black": 0}
         steps = []
         for k in range(1, n + 1):
             parts = []
             for colour in ("red", "black"):
                 st, prev = states[colour][k], states[colour][k - 1]
-                running[colour] += st["die"]["bottom"]
                 d = st["die"]
-                parts.append(f"{colour.capitalize()} path: rolls {st['move']} from (row {prev['cell'][0] + 1}, "
-                             f"column {prev['cell'][1] + 1}) to (row {st['cell'][0] + 1}, column "
-                             f"{st['cell'][1] + 1}); top {d['top']}, south {d['south']}, east {d['east']}, "
-                             f"bottom {d['bottom']}; bottom sum so far {running[colour]}.")
-            text = f"Roll {k} of {n}. " + " ".join(parts)
-            if k == n:
-                r, b = running["red"], running["black"]
-                verdict = ("the red path gives the higher sum" if r > b else
-                           "the black path gives the higher sum" if b > r else "both sums are equal")
-                text += f" Final sums: red {r}, black {b}; {verdict}."
+                parts.append(f"{colour.capitalize()} path: the die rolls {st['move']} from (row "
+                             f"{prev['cell'][0] + 1}, column {prev['cell'][1] + 1}) to (row {st['cell'][0] + 1}, "
+                             f"column {st['cell'][1] + 1}) and shows top {d['top']}, south {d['south']}, east "
+                             f"{d['east']} and bottom {d['bottom']}.")
             img = self._picture(scene, {c: states[c][k] for c in states}, done=k, label=f"after roll {k}")
-            steps.append((img, text))
+            steps.append((img, f"Roll {k} of {n}. " + " ".join(parts)))
         return steps
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         states = solution.states[0]
         img = self._picture(scene, {c: states[c][0] for c in states}, done=None, label="Start die")
         return Rendering(image=img, steps=self._steps(scene, states))
+
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        """The three words the question offers times the sums a path of this configuration can give (the
+        higher of two sums is one of them)."""
+        colours = finite(list(TWO_OUTCOMES), "red, black or same", lambda a: a.strip().lower())
+        sums = bottom_sum_space(self.config)
+
+        def split(answer: str) -> list[str] | None:
+            parts = [p.strip() for p in answer.split(",")]
+            return parts if len(parts) == 2 else None
+
+        return product([colours, sums], lambda p: f"{p[0]}, {p[1]}", split,
+                       f"'colour, sum' with colour red, black or same ({colours.size}) and the sum one of "
+                       f"{sums.description} ({sums.size})")
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         states = dict(solution.states[0])

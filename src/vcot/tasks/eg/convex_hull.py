@@ -15,7 +15,9 @@ from fractions import Fraction
 from typing import Any
 
 from vcot.draw.canvas import Canvas
+from vcot.schema import Instance
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace, integers
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 
 Pt = tuple[int, int]
@@ -260,7 +262,7 @@ class ConvexHull(Task):
                                  max_outside=8, min_answer=1, max_answer=8, overlap_prob=0.7, near_frac=0.75,
                                  min_other=5, max_other=8),
     }
-    version = "1"
+    version = "2"
     description = ("Coloured lattice point sets; count the points of one colour strictly inside the convex hull "
                    "of another colour or inside the overlap of two hulls.")
 
@@ -376,6 +378,12 @@ class ConvexHull(Task):
         return (intro + f"How many {x} points lie strictly inside {what}? No {x} point lies on or near the "
                 "boundary of that region. Answer with a single integer.")
 
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        # The generator balances its counts over the configured range, so that range is every count the
+        # question can have under this configuration (and a guesser knowing the suite's design gets 1/size).
+        lo, hi = self.config.min_answer, self.config.max_answer
+        return integers(lo, hi, f"the counts {lo} to {hi} (min_answer..max_answer)")
+
     # -- rendering --------------------------------------------------------------------------------------
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
@@ -399,12 +407,13 @@ class ConvexHull(Task):
         return wrong + " ".join(parts)
 
     def _count_text(self, scene: dict[str, Any], inside: list[Any]) -> str:
+        # The rings are the state; their number is the answer, so the text lists the ringed points (what the
+        # picture shows) and leaves the counting to the reader.
         x = scene["count_colour"]
-        total = len(points_of(scene, x))
         where = "the overlap" if scene["form"] == "overlap" else f"the {scene['hull_colours'][0]} hull"
-        listed = f": {fmt_pts(inside)}" if inside else ""
-        return (f"The {x} points strictly inside {where} are ringed in black{listed}. That is {len(inside)} of "
-                f"the {total} {x} points; the other {total - len(inside)} lie outside. Answer: {len(inside)}.")
+        if not inside:
+            return f"No {x} point is ringed: none lies strictly inside {where}."
+        return f"The {x} points strictly inside {where} are ringed in black: {fmt_pts(inside)}."
 
     def _draw(self, scene: dict[str, Any], hulls: list[list[Any]] | None = None,
               highlight: list[Pt] | None = None) -> Canvas:

@@ -8,10 +8,12 @@ from typing import Any
 
 from PIL import Image
 
+from vcot.schema import Instance
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace
 from vcot.tasks.base import Corruption, Solution, answer_range_presets
 from vcot.tasks.common.cube_scenes import CUBE_LEVELS, CubePictureTask, drawing_beside
-from vcot.tasks.common.cube_stacks import Heights, describe_rows, render_height_grid, total
+from vcot.tasks.common.cube_stacks import Heights, balanced_answers, describe_rows, render_height_grid, total
 
 
 def rows_back_to_front(heights: Heights) -> list[list[int]]:
@@ -20,10 +22,9 @@ def rows_back_to_front(heights: Heights) -> list[list[int]]:
 
 
 def count_text(heights: Heights) -> str:
-    sums = [sum(r) for r in rows_back_to_front(heights)]
+    """What the step picture shows: every column's height. Adding them up is left to the reader."""
     return (f"Height of every column, written on its top (left) and in the top-down height map (right, front "
-            f"row at the bottom): {describe_rows(heights)}. Row sums from back to front: "
-            f"{', '.join(map(str, sums))}. Total: {' + '.join(map(str, sums))} = {sum(sums)} cubes.")
+            f"row at the bottom): {describe_rows(heights)}.")
 
 
 def step_picture(scene: dict[str, Any], shown: Heights) -> Image.Image:
@@ -37,13 +38,18 @@ def step_picture(scene: dict[str, Any], shown: Heights) -> Image.Image:
 class CubesCount(CubePictureTask):
     name = "cubes_count"
     presets = answer_range_presets(CUBE_LEVELS, easy=(4, 15), medium=(10, 40), hard=(25, 70))
-    version = "1"
+    version = "2"
     description = "Count the unit cubes of a stacked structure drawn in an isometric-style picture."
     ask = "How many cubes does the structure contain in total? Answer with a single integer."
     rising = True
 
     def answer_of(self, heights: Heights) -> int:
         return total(heights)
+
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        cfg = self.config
+        return balanced_answers(cfg.answer_min, cfg.answer_max, 1, cfg.max_width * cfg.max_depth * cfg.max_height,
+                                "the cube counts")
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         heights = scene["heights"]

@@ -8,10 +8,20 @@ from typing import Any
 
 from PIL import Image
 
+from vcot.schema import Instance
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace
 from vcot.tasks.base import Corruption, Solution, answer_range_presets
 from vcot.tasks.common.cube_scenes import CUBE_LEVELS, CubePictureTask, drawing_beside
-from vcot.tasks.common.cube_stacks import Heights, describe_rows, dims, max_height, render_height_grid, total
+from vcot.tasks.common.cube_stacks import (
+    Heights,
+    balanced_answers,
+    describe_rows,
+    dims,
+    max_height,
+    render_height_grid,
+    total,
+)
 
 
 def box_missing(heights: Heights, box_height: int | None = None) -> int:
@@ -26,19 +36,18 @@ def missing_per_cell(heights: Heights, box_height: int) -> Heights:
 
 
 def missing_text(heights: Heights, box_height: int) -> str:
+    """What the step picture shows: the box and its ghost cubes, column by column. Their number is the
+    answer, so counting them is left to the reader."""
     w, d = dims(heights)
-    vol = w * d * box_height
-    per = missing_per_cell(heights, box_height)
-    n = sum(map(sum, per))
-    return (f"Completing box: {w} wide x {d} deep x {box_height} tall = {vol} cubes (the floor grid times the "
-            f"tallest column). The structure has {total(heights)} cubes. Ghost cubes (translucent white, red dashed edges) fill "
-            f"the rest; {describe_rows(per, 'missing cubes per column')}. Cubes to add: {vol} - "
-            f"{total(heights)} = {n}.")
+    return (f"Completing box: {w} wide x {d} deep x {box_height} tall (the floor grid times the tallest "
+            f"column). Ghost cubes (translucent white, red dashed edges) fill the box above the structure's "
+            f"columns; {describe_rows(missing_per_cell(heights, box_height), 'ghost cubes per column')}.")
 
 
 def step_picture(scene: dict[str, Any], box_height: int) -> Image.Image:
     heights = scene["heights"]
-    grid = render_height_grid(missing_per_cell(heights, box_height), "Missing per column")
+    # Pips, not digits: when one column holds every ghost cube, its digit would write the answer.
+    grid = render_height_grid(missing_per_cell(heights, box_height), "Ghost cubes per column", pips="ghosts")
     return drawing_beside(scene, grid, f"Box {len(heights[0])} x {len(heights)} x {box_height} with ghost cubes",
                           box_height=box_height)
 
@@ -47,7 +56,7 @@ def step_picture(scene: dict[str, Any], box_height: int) -> Image.Image:
 class CubesMissing(CubePictureTask):
     name = "cubes_missing"
     presets = answer_range_presets(CUBE_LEVELS, easy=(2, 11), medium=(5, 28), hard=(12, 47))
-    version = "1"
+    version = "2"
     description = "Count the unit cubes needed to complete the smallest cuboid enclosing a stacked structure."
     ask = ("What is the smallest number of cubes that must be added (none removed) to turn the structure into a "
            "solid rectangular box? The box is the smallest cuboid enclosing the structure: its base is the whole "
@@ -56,6 +65,12 @@ class CubesMissing(CubePictureTask):
 
     def answer_of(self, heights: Heights) -> int:
         return box_missing(heights)
+
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        # The tallest column is part of the box, so at most W * D * H - H cubes can be missing.
+        cfg = self.config
+        cap = (cfg.max_width * cfg.max_depth - 1) * cfg.max_height
+        return balanced_answers(cfg.answer_min, cfg.answer_max, 0, cap, "the numbers of cubes to add")
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         heights = scene["heights"]

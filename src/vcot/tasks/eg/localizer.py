@@ -10,11 +10,15 @@ tiling means a unique set of circle coordinates.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
+from math import comb
 from typing import Any
 
 from vcot.draw.canvas import Canvas
+from vcot.schema import Instance
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 from vcot.tasks.common.polyomino import (
     PIECE_COLORS,
@@ -29,10 +33,12 @@ from vcot.tasks.common.polyomino import (
     fmt_cells,
     nearby_placements,
     placement_from_json,
+    rect_options,
     sample_cut_target,
     scene_board,
     shown_turned,
     target_frame,
+    tiling_map,
     tilings,
     transform_words,
 )
@@ -80,6 +86,58 @@ def circles_answer(tiling: list[Placement]) -> str:
     return fmt_cells(m for pl in tiling for m in pl.marks)
 
 
+_CELL = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+
+
+def circle_frames(cfg: LocalizerConfig) -> list[tuple[int, int]]:
+    """The largest grids (W, H) a target can span: the whole max_w x max_h box for irregular targets, the
+    maximal allowed rectangles otherwise (every allowed rectangle lies inside one of them)."""
+    if cfg.irregular:
+        return [(cfg.max_w, cfg.max_h)]
+    rects = rect_options(cfg)
+    return sorted(r for r in rects if not any(o != r and o[0] >= r[0] and o[1] >= r[1] for o in rects))
+
+
+def circle_counts(cfg: LocalizerConfig) -> range:
+    """How many circles a scene can carry: the balanced range, capped by what the pieces can hold."""
+    return range(cfg.min_circles, min(cfg.max_circles, cfg.max_pieces * cfg.max_circles_per_piece) + 1)
+
+
+def _fits(cells: set[tuple[int, int]], frames: list[tuple[int, int]]) -> bool:
+    return any(all(1 <= x <= w and 1 <= y <= h for x, y in cells) for w, h in frames)
+
+
+def circle_sets(cfg: LocalizerConfig) -> AnswerSpace:
+    """Every set of circle cells the question admits under the configuration: n distinct cells (n a possible
+    circle count) that lie together inside one grid a target can span, written as the answer is."""
+    frames = circle_frames(cfg)
+
+    def within(n: int, w: int, h: int) -> int:
+        # n-sets inside a w x h grid that reach its last column and its last row (inclusion-exclusion), so
+        # that each set is counted once, at the tightest grid holding it.
+        return comb(w * h, n) - comb((w - 1) * h, n) - comb(w * (h - 1), n) + comb((w - 1) * (h - 1), n)
+
+    spans = {(w, h) for fw, fh in frames for w in range(1, fw + 1) for h in range(1, fh + 1)}
+    by_n = {n: sum(within(n, w, h) for w, h in spans) for n in circle_counts(cfg)}
+    box = [(x, y) for x in range(1, max(w for w, _ in frames) + 1) for y in range(1, max(h for _, h in frames) + 1)]
+
+    def sample(rng: random.Random) -> str:
+        n = rng.choices(list(by_n), weights=list(by_n.values()))[0]
+        while True:  # uniform over the n-sets of the box, kept when they fit a grid: uniform over the space
+            cells = set(rng.sample(box, n))
+            if _fits(cells, frames):
+                return fmt_cells(cells)
+
+    def contains(answer: str) -> bool:
+        cells = [(int(x), int(y)) for x, y in _CELL.findall(answer)]
+        return (len(cells) in by_n and len(set(cells)) == len(cells) and _fits(set(cells), frames)
+                and _CELL.sub("", answer).strip(" ,") == "")
+
+    grids = " or ".join(f"{w} x {h}" for w, h in frames)
+    return AnswerSpace(sum(by_n.values()), sample, contains,
+                       f"sets of {min(by_n)} to {max(by_n)} distinct cells inside a {grids} grid")
+
+
 @register
 class Localizer(Task):
     name = "localizer"
@@ -93,7 +151,8 @@ class Localizer(Task):
                                 min_pieces=4, max_pieces=4, min_piece=3, max_piece=6,
                                 min_circles=2, max_circles=4, max_circles_per_piece=2),
     }
-    version = "1"
+    version = "2"
+    final_state_shows = "the circles drawn in their cells of the tiled grid"
     description = "Tile a target region with pieces carrying circles; give the circles' cell coordinates."
 
     # -- sampling -----------------------------------------------------------------------------------
@@ -155,6 +214,9 @@ class Localizer(Task):
             f"(x, y) coordinates of every circle, sorted by x and then by y, in the form \"(x1, y1), (x2, y2)\"."
         )
 
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        return circle_sets(self.config)
+
     # -- rendering ----------------------------------------------------------------------------------
 
     def _board(self, scene: dict[str, Any]) -> tuple[BoardLayout, list[DrawnPiece], Canvas]:
@@ -169,19 +231,21 @@ class Localizer(Task):
         image = cv.image()
         lay, pieces, cv = self._board(scene)
         draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in tiling])
-        return Rendering(image=image, steps=[(cv.image(), self._step_text(scene, tiling, solution.answer))])
+        return Rendering(image=image, steps=[(cv.image(), self._step_text(scene, tiling))])
 
-    def _step_text(self, scene: dict[str, Any], tiling: list[Placement], answer: str) -> str:
-        parts = []
-        for pl in tiling:
+    def _step_text(self, scene: dict[str, Any], tiling: list[Placement]) -> str:
+        """What the step picture shows: how each piece was turned and which piece (and circle) is on each cell
+        of the grid. The circles' coordinates are the answer, so the text maps them like the picture does and
+        leaves reading them off to the reader."""
+        turns = []
+        for pl in sorted(tiling, key=lambda p: p.piece):
             p = scene["pieces"][pl.piece]
-            s = f"piece {p['number']} ({p['color']}, {transform_words(pl.k)}) covers {fmt_cells(pl.cells)}"
-            if pl.marks:
-                s += f" with its circle{'s' if len(pl.marks) > 1 else ''} at {fmt_cells(pl.marks)}"
-            parts.append(s)
-        n_circ = answer.count("(")
-        return ("The tiling: " + "; ".join(parts) + f". So the {n_circ} circle{'s' if n_circ > 1 else ''} "
-                f"lie at {answer}.")
+            turns.append(f"piece {p['number']} ({p['color']}) {transform_words(pl.k)}")
+        legend, rows = tiling_map(scene["width"], scene["height"], [tuple(c) for c in scene["target"]],
+                                  [(str(scene["pieces"][pl.piece]["number"]), pl) for pl in tiling])
+        return (f"The pieces placed on the grid: {'; '.join(turns)}. The grid row by row from the top, columns "
+                f"x = 1 to {scene['width']} from left to right, each cell showing the number of the piece on it "
+                f"({legend}): {rows}.")
 
     # -- corruption ---------------------------------------------------------------------------------
 
@@ -194,11 +258,10 @@ class Localizer(Task):
         lay, pieces, cv = self._board(scene)
         # Translucent fills let an overlap show as a blended colour.
         draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in bad], opacity=200)
-        answer = circles_answer(bad)
         num = scene["pieces"][wrong.piece]["number"]
-        return Corruption(steps=[(cv.image(), self._step_text(scene, bad, answer))],
+        return Corruption(steps=[(cv.image(), self._step_text(scene, bad))],
                           description=f"piece {num} placed wrongly (k={wrong.k} at {list(wrong.offset)}), "
-                                      f"moving its circle(s); claimed answer {answer}")
+                                      f"moving its circle(s) to {circles_answer(bad)}")
 
 
 def wrong_placement(scene: dict[str, Any], tiling: list[Placement], rng: random.Random) -> Placement | None:

@@ -103,7 +103,7 @@ class MirrorPatternTask(Task):
         "medium": MirrorPatternConfig(size=5, n_colors=3, axes=list(REFLECTIONS), mode="axis", max_near_miss=1),
         "hard": MirrorPatternConfig(size=6, n_colors=3, mode="any", max_near_miss=2),
     }
-    version = "1"
+    version = "2"
     description = "Which candidate grid is a single mirror reflection of the pattern."
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
@@ -166,23 +166,26 @@ class MirrorPatternTask(Task):
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         image = _input_image(scene)
         axis = solution.details["axis"]
-        step = _step_image(scene, axis, solution.answer)
-        text = (f"Reflecting the pattern across {AXIS_WORDS[axis]} gives the grid on the right; "
-                f"it matches candidate {solution.answer} cell for cell.")
-        return Rendering(image=image, steps=[(step, text)])
+        reflected = TRANSFORMS[axis](np.array(scene["pattern"]))
+        return Rendering(image=image, steps=[(_step_image(scene, axis, reflected),
+                                              _step_text(scene, axis, reflected))])
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         pattern = np.array(scene["pattern"])
         right = solution.details["axis"]
         wrong_axis = rng.choice([t for t in REFLECTIONS if t != right])
         wrong = TRANSFORMS[wrong_axis](pattern)
-        letters = option_letters(4)
-        others = [i for i in range(4) if letters[i] != solution.answer]
-        claimed = min(others, key=lambda i: (_diff(np.array(scene["candidates"][i]), wrong), i))
-        step = _step_image(scene, wrong_axis, letters[claimed], grid=wrong)
-        text = (f"Reflecting the pattern across {AXIS_WORDS[wrong_axis]} gives the grid on the right; "
-                f"it matches candidate {letters[claimed]}.")
-        return Corruption(steps=[(step, text)], description=f"reflected across {wrong_axis} instead of {right}")
+        return Corruption(steps=[(_step_image(scene, wrong_axis, wrong), _step_text(scene, wrong_axis, wrong))],
+                          description=f"reflected across {wrong_axis} instead of {right}")
+
+
+def _step_text(scene: dict[str, Any], axis: str, reflected: Grid) -> str:
+    """What the step picture shows: the mirror line and the reflected grid, cell by cell. Which candidate
+    equals that grid is the conclusion, left to the reader."""
+    names = scene["colors"]
+    rows = "; ".join(f"row {r + 1}: " + ", ".join(names[v] for v in row) for r, row in enumerate(reflected.tolist()))
+    return (f"Left: the pattern with {AXIS_WORDS[axis]} drawn dashed. Right: the pattern reflected across it, "
+            f"row by row from the top, cells from left to right: {rows}.")
 
 
 # -- drawing -----------------------------------------------------------------------------------------
@@ -226,9 +229,7 @@ def _axis_line(c: Canvas, axis: str, x0: float, y0: float, side: float) -> None:
     c.line(list(ends), color="black", width=5, dash=(12, 7))
 
 
-def _step_image(scene: dict[str, Any], axis: str, letter: str, grid: Grid | None = None) -> Image.Image:
-    pattern = np.array(scene["pattern"])
-    reflected = TRANSFORMS[axis](pattern) if grid is None else grid
+def _step_image(scene: dict[str, Any], axis: str, reflected: Grid) -> Image.Image:
     n = scene["size"]
     cell = 216 / n
     side = cell * n
@@ -236,7 +237,7 @@ def _step_image(scene: dict[str, Any], axis: str, letter: str, grid: Grid | None
     c = Canvas(W, H)
     xl, xr, y0 = 80, W - 80 - side, 70
     c.text((xl + side / 2, 16), "Pattern and mirror line", size=18, bold=True, anchor="mt")
-    c.text((xr + side / 2, 16), f"Reflection = candidate {letter}", size=18, bold=True, anchor="mt")
+    c.text((xr + side / 2, 16), "Reflected pattern", size=18, bold=True, anchor="mt")
     _draw_grid(c, scene["pattern"], scene["colors"], xl, y0, cell)
     _axis_line(c, axis, xl, y0, side)
     _draw_grid(c, reflected.tolist(), scene["colors"], xr, y0, cell)

@@ -140,7 +140,7 @@ class OverlapTask(Task):
         "hard": OverlapConfig(kinds=["right_tri", "triangle", "l_shape", "t_shape", "trapezoid",
                                      "parallelogram"], max_size=5, ref_mode="vertex", min_margin=0.10),
     }
-    version = "1"
+    version = "2"
     description = "Which of four shape pairs overlaps most when each pair is aligned at its marked dots."
 
     # -- scene ---------------------------------------------------------------------------------------
@@ -216,10 +216,7 @@ class OverlapTask(Task):
         image = _grid_2x2(panels)
         areas = solution.states
         step_panels = [_aligned_panel(p, f"Pair {letters[i]}", areas[i]) for i, p in enumerate(scene["pairs"])]
-        text = ("Each pair with both black dots moved to the origin; the intersection is shaded purple. "
-                "Overlap areas: " + ", ".join(f"{letters[i]} = {_fmt(a)}" for i, a in enumerate(areas))
-                + f". The largest overlap is pair {solution.answer}.")
-        return Rendering(image=image, steps=[(_grid_2x2(step_panels), text)])
+        return Rendering(image=image, steps=[(_grid_2x2(step_panels), _aligned_text(areas))])
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         letters = option_letters(4)
@@ -233,16 +230,24 @@ class OverlapTask(Task):
             if pair_overlap(scene["pairs"][target], s) < areas[target]:
                 break
         areas[target] = pair_overlap(scene["pairs"][target], shift)
-        wrong = max(range(4), key=lambda i: areas[i])
         panels = []
         for i, p in enumerate(scene["pairs"]):
             panels.append(_aligned_panel(p, f"Pair {letters[i]}", areas[i], shift if i == target else (0, 0)))
-        text = ("Each pair with both black dots moved to the origin; the intersection is shaded purple. "
-                "Overlap areas: " + ", ".join(f"{letters[i]} = {_fmt(a)}" for i, a in enumerate(areas))
-                + f". The largest overlap is pair {letters[wrong]}.")
-        return Corruption(steps=[(_grid_2x2(panels), text)],
+        return Corruption(steps=[(_grid_2x2(panels), _aligned_text(areas))],
                           description=f"pair {letters[target]} superposed with the second shape offset by "
                                       f"{shift} from the correct alignment")
+
+
+# Panels in option order, named by where they sit: the step text must not write the pairs' letters (one of
+# them is the answer), and the panels keep the input picture's 2 x 2 layout.
+PANEL_PLACES = ("top-left", "top-right", "bottom-left", "bottom-right")
+
+
+def _aligned_text(areas: list[float]) -> str:
+    """What the aligned step picture shows: the four superposed pairs and the area written on each panel."""
+    listed = ", ".join(f"{place} {_fmt(a)}" for place, a in zip(PANEL_PLACES, areas, strict=True))
+    return ("Each pair drawn again with both black dots moved to the origin, in the same 2 x 2 layout as the "
+            f"question picture; the intersection is shaded purple and its area is written on each panel: {listed}.")
 
 
 # -- drawing helpers ---------------------------------------------------------------------------------

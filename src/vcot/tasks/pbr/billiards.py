@@ -173,7 +173,10 @@ class Billiards(Task):
         "hard": BilliardsConfig(min_width=12, max_width=14, min_height=8, max_height=10, min_bounces=3,
                                 max_bounces=6, max_component=3),
     }
-    version = "1"
+    version = "2"
+    # The last step's path ends in the pocket, ringed in yellow: the picture shows where the ball drops, as
+    # MIRA's do, while no text names that pocket's letter.
+    final_state_shows = "the yellow-ringed pocket where the drawn path ends"
     description = ("A six-pocket table with a ball and its initial direction; perfect bounces; which pocket "
                    "does the ball fall into.")
 
@@ -247,9 +250,8 @@ class Billiards(Task):
 
     def _steps(self, scene: dict[str, Any], points: list[QPt], walls: list[str],
                directions: list[tuple[int, int]]) -> list[tuple[Any, str]]:
-        """Step k draws the path up to bounce k; the last step reaches the pocket."""
+        """Step k draws the path up to bounce k; the last step reaches the pocket (states only: no letter)."""
         steps = []
-        letters = {p: lab for lab, p in pocket_labels(scene).items()}
         for k in range(1, len(points)):
             img = self._draw(scene, points[:k + 1], final=k == len(points) - 1)
             a, b = points[k - 1], points[k]
@@ -263,10 +265,11 @@ class Billiards(Task):
                         f"{wall_name(wall, scene)} at {fmt_pt(b)} (bounce {k}). The {comp} component of the direction "
                         f"flips and the other is kept, so it now moves ({nd[0]}, {nd[1]}).")
             else:
+                # The pocket by its position only: its letter would be the answer (the picture rings it).
                 pocket = _nearest_pocket(scene, b)
-                text = (f"Segment {k}: from {where} moving ({d[0]}, {d[1]}), the ball reaches pocket "
-                        f"{letters[pocket]} at ({pocket[0]}, {pocket[1]}) after {k - 1} "
-                        f"bounce{'s' if k - 1 != 1 else ''} and falls in. Answer: {letters[pocket]}.")
+                text = (f"Segment {k}: from {where} moving ({d[0]}, {d[1]}), the ball reaches the pocket at "
+                        f"({pocket[0]}, {pocket[1]}) after {k - 1} bounce{'s' if k - 1 != 1 else ''} and "
+                        "falls in.")
             steps.append((img.image(), text))
         return steps
 

@@ -14,8 +14,12 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from PIL import Image
+
 from vcot.draw.canvas import Canvas, hstack
+from vcot.schema import Instance
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace, finite
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 
 # Index k means the sector centred on k*45 degrees counter-clockwise from east (north is up).
@@ -33,6 +37,9 @@ CHARGE_R = 22
 FORCE_MAX = 150       # pixels of the largest single force in the force diagram
 FORCE_MIN = 22
 NET_MAX = 170         # the resultant is drawn on the same scale, capped at this length
+TABLE_FONT = 16       # the force table under the step pictures
+TABLE_ROW = 24
+UNITS = "units k·q²/spacing², (Fx, Fy) along the grid's x and y axes"
 
 
 @dataclass(frozen=True)
@@ -127,7 +134,10 @@ class ElectricCharge(Task):
         "hard": ElectricChargeConfig(grid=9, min_sources=4, max_sources=6, max_magnitude=4,
                                      target_magnitude=2),
     }
-    version = "1"
+    version = "2"
+    # The resultant arrow of the last step points the way the question asks about, as a drawn vector on the
+    # diagram's axes; no text or label writes the direction word (tests/tasks/test_electric_charge.py).
+    final_state_shows = "the thick black net-force arrow in the force diagram"
     description = ("Point charges with signs and magnitudes on a grid; the compass direction of the net "
                    "Coulomb force on a target charge.")
 
@@ -182,6 +192,11 @@ class ElectricCharge(Task):
                 "compass directions, as one lowercase word: north, northeast, east, southeast, south, "
                 "southwest, west or northwest.")
 
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        """The eight one-word compass directions the question offers, whatever the configuration."""
+        return finite(DIRECTIONS, "the 8 compass directions the question offers",
+                      lambda a: a.strip().lower().replace("-", "").replace(" ", ""))
+
     # -- rendering --------------------------------------------------------------------------------------
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
@@ -190,29 +205,32 @@ class ElectricCharge(Task):
 
     def _render_steps(self, scene: dict[str, Any], fs: list[tuple[float, float]],
                       flipped: int | None) -> Rendering:
-        """Input: the grid. Steps: the grid (sources numbered, lines of action dashed) beside a force diagram."""
+        """Input: the grid. Steps: the grid (sources numbered, lines of action dashed) beside a force diagram,
+        over a table of the forces. The table prints what the text states, so step pictures and step texts
+        carry the same numbers; the net force is a vector, and its compass direction (the conclusion) is
+        written nowhere."""
         net = (sum(f[0] for f in fs), sum(f[1] for f in fs))
         image = self._draw_grid(scene, CANVAS).image()
         left = self._draw_grid(scene, STEP_GRID, numbered=True).image()
-        step1 = hstack([left, self._draw_forces(fs, None).image()])
-        step2 = hstack([left, self._draw_forces(fs, net).image()])
         lines = []
         tq = scene["target"]["q"]
         tx, ty = scene["target"]["pos"]
         for i, (s, f) in enumerate(zip(scene["sources"], fs, strict=True)):
             dx, dy = tx - s["pos"][0], ty - s["pos"][1]
             repel = (tq * s["q"] > 0) != (i == flipped)
-            lines.append(f"{i + 1}: {charge_label(s['q'])} at ({s['pos'][0]}, {s['pos'][1]}), distance² "
+            lines.append(f"{i + 1}: {charge_label(s['q'])} at ({s['pos'][0]}, {s['pos'][1]}), r² = "
                          f"{dx * dx + dy * dy}, {'repulsive' if repel else 'attractive'}, "
                          f"|F| = {abs(tq * s['q'])}/{dx * dx + dy * dy} = {math.hypot(*f):.3f}, "
                          f"(Fx, Fy) = ({fmt(f[0])}, {fmt(f[1])})")
+        net_line = f"net: (Fx, Fy) = ({fmt(net[0])}, {fmt(net[1])})"
+        title = f"Forces on T ({charge_label(tq)} at ({tx}, {ty})), {UNITS}"
+        step1 = _over_table(hstack([left, self._draw_forces(fs, None).image()]), title, lines)
+        step2 = _over_table(hstack([left, self._draw_forces(fs, net).image()]), title, [*lines, net_line])
         text1 = (f"Forces on T ({charge_label(tq)} at ({tx}, {ty})) from each numbered charge, drawn in the "
-                 "force diagram on the right with length proportional to magnitude (very short ones lengthened); "
-                 "units k·q²/spacing², x east, y north: " + "; ".join(lines) + ".")
-        ang = angle_deg(net)
-        text2 = (f"Adding the components gives the net force (Fx, Fy) = ({fmt(net[0])}, {fmt(net[1])}), "
-                 f"drawn as the thick black arrow; its angle is {ang:.1f}° counter-clockwise from east, so it "
-                 f"points {DIRECTIONS[sector(ang)]}.")
+                 "force diagram beside the grid with length proportional to magnitude (very short ones lengthened) "
+                 f"and listed in the table below; {UNITS}: " + "; ".join(lines) + ".")
+        text2 = (f"The force diagram adds the net force, the sum of the numbered forces, as the thick black "
+                 f"arrow, and the table adds its components: (Fx, Fy) = ({fmt(net[0])}, {fmt(net[1])}).")
         return Rendering(image=image, steps=[(step1, text1), (step2, text2)])
 
     @staticmethod
@@ -298,6 +316,19 @@ class ElectricCharge(Task):
                     f"force of source {i + 1} ({charge_label(s['q'])} at {tuple(s['pos'])}) reversed; net points "
                     f"{DIRECTIONS[sector(angle_deg(net))]} instead of {solution.answer}"))
         return None
+
+
+def _over_table(picture: Image.Image, title: str, rows: list[str]) -> Image.Image:
+    """The step picture above a table: a title line and one line per row."""
+    height = picture.height + 16 + TABLE_ROW * (len(rows) + 1) + 10
+    c = Canvas(picture.width, height)
+    c.paste(picture, (0, 0))
+    y = picture.height + 12
+    c.text((16, y), title, size=TABLE_FONT, bold=True)
+    for row in rows:
+        y += TABLE_ROW
+        c.text((16, y), row, size=TABLE_FONT, bold=row.startswith("net"))
+    return c.image()
 
 
 def _arrow(c: Canvas, origin: tuple[float, float], f: tuple[float, float], unit: float, colour: str, label: str,

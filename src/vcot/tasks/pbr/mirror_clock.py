@@ -18,7 +18,9 @@ from typing import Any
 from PIL import Image, ImageOps
 
 from vcot.draw.canvas import Canvas
+from vcot.schema import Instance
 from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace, finite
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 
 SIZE = 720
@@ -88,6 +90,12 @@ def check_readable(hour_angle: Fraction | float, minute_angle: Fraction | float)
         raise Reject(f"hands within {MIN_HAND_GAP} deg of each other")
 
 
+def _canon_time(answer: str) -> str:
+    """"03:05" and " 3:05" are the time 3:05; anything else stays as written (and is not in the space)."""
+    h, sep, mm = answer.strip().partition(":")
+    return f"{int(h)}:{mm}" if sep and h.isdigit() and mm.isdigit() and len(mm) == 2 else answer.strip()
+
+
 def _num(x: Fraction) -> int | float:
     """JSON-exact number: hand angles are multiples of 1/2 degree."""
     return int(x) if x.denominator == 1 else float(x)
@@ -148,7 +156,10 @@ def mirrored_picture(real_hour_angle: float, real_minute_angle: float, numerals:
 class MirrorClock(Task):
     name = "mirror_clock"
     config_cls = MirrorClockConfig
-    version = "1"
+    version = "2"
+    # The last face drawn (the un-mirrored face, or the face moved on by the shift) shows the asked time with
+    # its hands; the steps never write that time, reading it off is the conclusion.
+    final_state_shows = "the hands of the last clock face drawn"
     description = "An analogue clock seen in a mirror; read the real time (optionally after a shift)."
     presets = {
         "easy": MirrorClockConfig(minute_step=5, numerals=True, shift_prob=0.0),
@@ -215,26 +226,33 @@ class MirrorClock(Task):
             ask = "What time does the real clock show?"
         return f"{base} {ask} Answer in 12-hour format H:MM without a leading zero (e.g. 3:05 or 12:40)."
 
-    def _steps(self, scene: dict[str, Any], states: list[dict[str, Any]], note: str = ""
-               ) -> list[tuple[Image.Image, str]]:
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        """The 12-hour times whose minute is a multiple of `minute_step` (the sampler draws the asked time's
+        minute that way, shift or not): 12 x (60 // minute_step) answers."""
+        step = self.config.minute_step
+        minutes = [step * k for k in range(60 // step)]
+        times = [fmt_time(h, m) for h in range(1, 13) for m in minutes]
+        what = "minute" if step == 1 else f"{step} minutes"
+        return finite(times, f"the {len(times)} times H:MM of a 12-hour face, every {what}", _canon_time)
+
+    def _steps(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> list[tuple[Image.Image, str]]:
+        """The un-mirrored face (and the face moved on by the shift): hand positions, never the time read off
+        them, which is the conclusion."""
         first = states[0]
-        hour_no = int(Fraction(first["hour_angle"]) // 30) or 12
-        nxt = hour_no % 12 + 1
-        img = draw_face(first["hour_angle"], first["minute_angle"], scene["numerals"],
-                        caption=f"Un-mirrored face: {first['time']}")
+        img = draw_face(first["hour_angle"], first["minute_angle"], scene["numerals"], caption="Un-mirrored face")
         text = (f"Flipping the mirror image left to right gives the real face: the minute hand points "
-                f"{first['minute_angle']} degrees clockwise from 12 (minute {int(Fraction(first['minute_angle']) // 6)})"
-                f" and the hour hand {first['hour_angle']} degrees clockwise from 12 (at or past {hour_no}, before "
-                f"{nxt}), so the real clock shows {first['time']}.{note}")
+                f"{first['minute_angle']} degrees clockwise from 12 and the hour hand {first['hour_angle']} "
+                "degrees clockwise from 12.")
         steps = [(img, text)]
         if scene["form"] == "shift":
             second = states[1]
             dh, dm = scene["shift"]["hours"], scene["shift"]["minutes"]
+            moved = " ".join(p for p in (f"{dh} h" if dh else "", f"{dm} min" if dm else "") if p)
             img2 = draw_face(second["hour_angle"], second["minute_angle"], scene["numerals"],
-                             caption=f"{first['time']} + {dh} h {dm} min = {second['time']}")
-            text2 = (f"Adding {shift_words(dh, dm)} to {first['time']} gives {second['time']}: the minute hand "
-                     f"now points {second['minute_angle']} degrees and the hour hand {second['hour_angle']} degrees "
-                     f"clockwise from 12.")
+                             caption=f"Real face {moved} later")
+            text2 = (f"The real face {shift_words(dh, dm)} later: the minute hand now points "
+                     f"{second['minute_angle']} degrees clockwise from 12 and the hour hand {second['hour_angle']} "
+                     "degrees clockwise from 12.")
             steps.append((img2, text2))
         return steps
 

@@ -1,0 +1,79 @@
+"""Two contracts every generator keeps (`docs/tasks/README.md`):
+
+- Steps are states, not conclusions: over 100 instances of every task (easy, medium and hard), no step text
+  and no label drawn in a step picture states the answer (`vcot.tasks.answer_leaks`). Labels that the
+  input picture already shows (pocket letters, gear names) are part of the scene, not statements.
+- The chance level comes from the task's answer space, which the question and configuration define: every
+  gold answer lies in it, and changing an instance's gold answer does not move its chance level.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from vcot.draw import drawn_labels
+from vcot.engine.chance import answer_space, chance_answer, chance_level
+from vcot.scoring import score_response
+from vcot.tasks import get_task, get_task_class
+from vcot.tasks.answer_leaks import answer_statements
+from vcot.tasks.catalog import MIRA_TASKS
+
+PER_DIFFICULTY = {"easy": 34, "medium": 33, "hard": 33}
+SEED = 11
+
+
+@cache
+def samples(name: str) -> tuple:
+    out = []
+    for diff, n in PER_DIFFICULTY.items():
+        task = get_task(name, difficulty=diff)
+        out += [task.make(k, SEED) for k in range(n)]
+    return tuple(out)
+
+
+def _statements(sample, final_state_shows: bool) -> list[str]:
+    inst = sample.instance
+    scene_labels = drawn_labels(sample.images[inst.image])
+    assert scene_labels is not None, f"{inst.uid}: the input picture was not drawn through vcot.draw"
+    found = []
+    for kind, steps in (("step", inst.steps), ("corrupted step", inst.corrupted_steps)):
+        for k, step in enumerate(steps, start=1):
+            for why in answer_statements(step.text, inst, final_state_shows):
+                found.append(f"{inst.uid} {kind} {k} text {why}: {step.text[:160]!r}")
+            labels = drawn_labels(sample.images[step.image])
+            assert labels is not None, f"{inst.uid}: {kind} {k}'s picture was not drawn through vcot.draw"
+            for label in dict.fromkeys(labels):
+                if label in scene_labels:
+                    continue
+                for why in answer_statements(label, inst, final_state_shows):
+                    found.append(f"{inst.uid} {kind} {k} drawn label {label!r} {why}")
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(MIRA_TASKS))
+def test_no_step_states_the_answer(name: str) -> None:
+    final = bool(get_task_class(name).final_state_shows)
+    found = [f for s in samples(name) for f in _statements(s, final)]
+    assert not found, f"{len(found)} statements of the answer, e.g.:\n" + "\n".join(found[:8])
+
+
+@pytest.mark.parametrize("name", sorted(MIRA_TASKS))
+def test_answer_space_holds_every_gold_and_never_depends_on_it(name: str) -> None:
+    for s in samples(name):
+        inst = s.instance
+        space = answer_space(inst)
+        assert space.contains(inst.answer), f"{inst.uid}: gold {inst.answer!r} outside {space.description}"
+        level = chance_level(inst)
+        assert level == pytest.approx(1 / space.size)
+        other = next(a for a in (space.sample(__import__("random").Random(k)) for k in range(100))
+                     if a != inst.answer)
+        assert chance_level(inst.model_copy(update={"answer": other})) == level
+    # The baseline's answers are gradeable answers of the task.
+    inst = samples(name)[0].instance
+    space = answer_space(inst)
+    for epoch in range(5):
+        guess = chance_answer(inst, "direct", epoch)
+        assert space.contains(guess)
+        assert score_response(f"<answer>{guess}</answer>", inst).extracted is not None
