@@ -1,4 +1,4 @@
-"""vcot.html: escaping (pinned to today's behaviour), the policy builder, the page shell, data: URIs, and that
+"""vcot.html: escaping (pinned), the policy builder, the page shell, data: URIs, and that
 no page keeps its own copy of them."""
 
 from __future__ import annotations
@@ -45,11 +45,21 @@ def test_escape_without_quotes_is_for_markdown() -> None:
     assert escape("<b> & \"q\" 'a'", quote=False) == "&lt;b&gt; &amp; \"q\" 'a'"
 
 
-def test_control_characters_pass_through_unchanged() -> None:
-    # Today's behaviour, pinned: nothing but & < > " ' is touched, so model text reaches the page as written.
-    assert escape(CONTROL) == CONTROL
-    assert escape(f"<{CONTROL}>") == f"&lt;{CONTROL}&gt;"
+# C0 controls other than tab/LF/CR, and DEL, are shown as control pictures; everything else is kept.
+CONTROL_SHOWN = "\u2400\u2401\u2407\u2408\t\n\u240b\u240c\r\u241b[31m\u2421\x85\u2028\u2029\ufeff\u202e"
+
+
+def _visible(s: str) -> str:
+    return "".join(chr(0x2400 + ord(c)) if ord(c) < 0x20 and c not in "\t\n\r" else
+                   "\u2421" if c == "\x7f" else c for c in s)
+
+
+def test_control_characters_are_shown_not_written() -> None:
+    # NUL, ESC and the other C0 controls reach the page as visible pictures, never as raw bytes.
+    assert escape(CONTROL) == CONTROL_SHOWN
+    assert escape(f"<{CONTROL}>") == f"&lt;{CONTROL_SHOWN}&gt;"
     assert escape("naïve — 数学 🎲") == "naïve — 数学 🎲"
+    assert escape("a\ud800b") == "a\ufffdb"  # a lone surrogate cannot be written as UTF-8
 
 
 def test_escape_matches_the_standard_library_on_random_text() -> None:
@@ -57,8 +67,8 @@ def test_escape_matches_the_standard_library_on_random_text() -> None:
     alphabet = "<>&\"'abc \n\t\x00\x1b\u2028é数🎲;#x27"
     for _ in range(500):
         s = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
-        assert escape(s) == stdlib_html.escape(s, quote=True)
-        assert escape(s, quote=False) == stdlib_html.escape(s, quote=False)
+        assert escape(s) == _visible(stdlib_html.escape(s, quote=True))
+        assert escape(s, quote=False) == _visible(stdlib_html.escape(s, quote=False))
 
 
 def test_escape_of_values_that_are_not_plain_strings() -> None:

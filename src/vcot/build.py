@@ -4,14 +4,18 @@ several processes with identical output (every instance depends only on task, pa
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import multiprocessing as mp
+import signal
+import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vcot.suite import EncodedSample, write_suite
-from vcot.tasks import get_task, get_task_class, task_names
+from vcot.tasks import GenerationError, get_task, get_task_class, task_names
 from vcot.tasks.catalog import mira_synth_counts
 
 MINI_PER_TASK = 3
@@ -38,26 +42,93 @@ def preset_plans(suite: str, seed: int = DEFAULT_SEED, difficulty: str = "medium
     raise ValueError(f"unknown suite {suite!r}; choose 'mini' or 'mira-synth'")
 
 
-_worker_tasks: dict[tuple[str, str, tuple], Any] = {}
+class BuildError(ValueError):
+    """Generation failed for a reason the user can act on (a parameter value, the attempt budget); the
+    message names the task, the parameters and the instance."""
+
+
+def _type_name(tp: Any) -> str:
+    return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(
+        tp, "a list (JSON, e.g. '[\"a\"]')" if typing.get_origin(tp) in (list, tuple) else str(tp))
+
+
+def check_params(task: str, params: dict[str, Any]) -> dict[str, Any]:
+    """`params` checked against the task's config fields by type, before any generation starts.
+
+    Only the type is checked here; whether a value is in range is the task config's own business (it
+    raises ValueError, which callers report), or shows up as a BuildError when generation fails.
+    """
+    cls = get_task_class(task)
+    hints = typing.get_type_hints(cls.config_cls)
+    names = {f.name for f in dataclasses.fields(cls.config_cls)}
+    out: dict[str, Any] = {}
+    for key, value in params.items():
+        if key not in names:
+            raise BuildError(f"unknown parameter {key!r} for task {task}; known: {', '.join(sorted(names))}")
+        tp = hints.get(key)
+        ok = True
+        if tp is bool:
+            ok = isinstance(value, bool)
+        elif tp is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif tp is float:
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+        elif tp is str:
+            ok = isinstance(value, str)
+        elif typing.get_origin(tp) in (list, tuple):
+            ok = isinstance(value, list)
+            value = tuple(value) if ok and typing.get_origin(tp) is tuple else value
+        if not ok:
+            raise BuildError(f"parameter {key} of task {task} must be {_type_name(tp)}, got {value!r}")
+        out[key] = value
+    return out
+
+
+_worker_tasks: dict[tuple[str, str, str], Any] = {}
 
 
 def _make_encoded(args: tuple[TaskPlan, int]) -> EncodedSample:
     plan, index = args
-    key = (plan.task, plan.difficulty, tuple(sorted(plan.params.items())))
-    task = _worker_tasks.get(key)
-    if task is None:
-        task = _worker_tasks[key] = get_task(plan.task, plan.difficulty, **plan.params)
-    return EncodedSample.from_sample(task.make(index, plan.seed))
+    # JSON, not a tuple of items: list-valued parameters are not hashable.
+    key = (plan.task, plan.difficulty, json.dumps(plan.params, sort_keys=True, default=str))
+    try:
+        task = _worker_tasks.get(key)
+        if task is None:
+            task = _worker_tasks[key] = get_task(plan.task, plan.difficulty, **plan.params)
+        return EncodedSample.from_sample(task.make(index, plan.seed))
+    except GenerationError as exc:
+        raise BuildError(f"{exc} (parameters {plan.params or 'of the ' + plan.difficulty + ' preset'})") from None
+    except Exception as exc:
+        # A generator failing on a parameter value it does not check (an empty range, a negative size) is
+        # reported as that, not as a traceback; with no overrides it is a generator bug, so it propagates.
+        if not plan.params:
+            raise
+        raise BuildError(f"task {plan.task} failed on instance {index} with parameters {plan.params}: "
+                         f"{type(exc).__name__}: {exc} — a parameter value is probably out of range") from None
+
+
+def try_plan(plan: TaskPlan) -> None:
+    """Generate the plan's first instance and drop it: a parameter value the generator cannot work with is
+    then reported before the output folder is touched."""
+    _make_encoded((plan, 0))
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C reaches every process of the foreground group: workers leave it to the parent, which stops the
+    # pool, instead of each printing a KeyboardInterrupt traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def iter_encoded(plans: list[TaskPlan], processes: int = 1) -> Iterator[EncodedSample]:
+    if processes < 1:
+        raise BuildError(f"processes must be at least 1, got {processes}")
     jobs = [(plan, i) for plan in plans for i in range(plan.n)]
-    if processes <= 1:
+    if processes == 1:
         for job in jobs:
             yield _make_encoded(job)
         return
     # Ordered imap keeps output identical to the single-process run.
-    with mp.get_context().Pool(processes) as pool:
+    with mp.get_context().Pool(processes, initializer=_ignore_sigint) as pool:
         yield from pool.imap(_make_encoded, jobs, chunksize=4)
 
 
@@ -70,6 +141,8 @@ def task_manifest_entry(plan: TaskPlan) -> dict[str, Any]:
 def build_suite(out_dir: str | Path, name: str, plans: list[TaskPlan], processes: int = 1,
                 progress: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Generate every plan into a suite folder; returns the manifest."""
+    if processes < 1:
+        raise BuildError(f"processes must be at least 1, got {processes}")
     tasks = {p.task: task_manifest_entry(p) for p in plans}
     if len(tasks) != len(plans):
         raise ValueError("each task may appear only once in a suite plan")

@@ -13,6 +13,7 @@ import base64
 import hashlib
 import html as _stdlib_html
 import io
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -23,15 +24,31 @@ SELF = "'self'"
 UNSAFE_INLINE = "'unsafe-inline'"
 
 
+# C0 control characters other than tab, line feed and carriage return (which HTML reads as a line break), and
+# DEL: shown as their Unicode control pictures (NUL → ␀, ESC → ␛), so that a reader sees that the model
+# wrote them and no terminal, editor or parser downstream of the file acts on them. Lone surrogates, which
+# no UTF-8 file can hold, become U+FFFD.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    c = ord(match.group())
+    if c == 0x7F:
+        return "\u2421"
+    return chr(0x2400 + c) if c < 0x20 else "\ufffd"
+
+
 def escape(value: object, *, quote: bool = True) -> str:
     """`value` as text that is inert inside an element or a quoted attribute.
 
-    Only `&`, `<`, `>` and, with `quote`, both quote characters are replaced; control characters and every
-    other code point pass through unchanged. `quote=False` is for Markdown, where quotes are not markup.
-    A str (also a str subclass such as a `(str, Enum)` member, whose str() may differ) is escaped as the text
-    it holds; anything else as its str().
+    `&`, `<`, `>` and, with `quote`, both quote characters are replaced; C0 control characters other than
+    tab, LF and CR, and DEL, become their visible control pictures (␀, ␛, …); lone surrogates become U+FFFD.
+    Every other code point passes through unchanged. `quote=False` is for Markdown, where quotes are not
+    markup. A str (also a str subclass such as a `(str, Enum)` member, whose str() may differ) is escaped
+    as the text it holds; anything else as its str().
     """
-    return _stdlib_html.escape(value if isinstance(value, str) else str(value), quote=quote)
+    text = _stdlib_html.escape(value if isinstance(value, str) else str(value), quote=quote)
+    return _CONTROL.sub(_visible, text) if _CONTROL.search(text) else text
 
 
 def script_hash(source: str) -> str:

@@ -96,6 +96,31 @@ class ModelResponse:
         parts: list[Part] = [TextPart(self.text)] if self.text else []
         return Message("assistant", parts, tool_calls=list(self.tool_calls))
 
+    def scrubbed(self) -> ModelResponse:
+        """This response with lone surrogates replaced (see `scrub_surrogates`), or itself when it has none."""
+        calls = [ToolCall(scrub_surrogates(c.id), scrub_surrogates(c.name), scrub_surrogates(c.arguments),
+                          None if c.provider_data is None else scrub_surrogates(c.provider_data))
+                 for c in self.tool_calls]
+        texts = (self.text, self.finish_reason, self.raw)
+        clean = tuple(scrub_surrogates(t) if isinstance(t, str) else t for t in texts)
+        if clean == texts and calls == self.tool_calls:
+            return self
+        return ModelResponse(clean[0] or "", calls, clean[1], self.input_tokens, self.output_tokens, clean[2])
+
+
+def scrub_surrogates(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD (surrogate pairs are joined).
+
+    A JSON body may carry an escaped lone surrogate (`"\\ud800"`); Python decodes it into a str that cannot
+    be encoded as UTF-8, so storing, hashing or printing it fails. Model output is scrubbed once, where
+    it enters, so that everything downstream sees the same text.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
 
 def request_digest(messages: Sequence[Message], tools: Sequence[ToolSpec] | None, model: str,
                    settings: dict[str, Any]) -> str:

@@ -14,9 +14,11 @@ Reading validates everything and names the file and line of any problem.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import re
 import struct
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -29,7 +31,7 @@ from pydantic import ValidationError
 
 from vcot import __version__
 from vcot.draw.png import encode_png, pixel_digest
-from vcot.jsonl import iter_jsonl
+from vcot.jsonl import MAX_LINE_BYTES, iter_jsonl, loads_checked
 from vcot.schema import Instance
 from vcot.tasks.base import Sample
 
@@ -40,6 +42,10 @@ FORMAT_VERSION = 1
 MAX_IMAGE_PIXELS = 40_000_000
 MAX_IMAGE_SIDE = 16_384
 MAX_IMAGE_BYTES = 64 * 1024 * 1024
+MAX_MANIFEST_BYTES = MAX_LINE_BYTES
+# Names that become folder or file names (task names: `<task>/` in the MIRA layout, `images/<task>/`): one
+# path component, so that no name can climb out of the folder it is written into.
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 
 class SuiteError(ValueError):
@@ -91,6 +97,14 @@ class Suite:
 
     def load_image(self, rel: str) -> Image.Image:
         return load_image_checked(self.image_path(rel))
+
+
+def check_name(name: object, where: str, what: str = "task") -> str:
+    """`name` if it is safe as one path component; else SuiteError naming `where` and the field."""
+    if not isinstance(name, str) or not _SAFE_NAME.fullmatch(name):
+        raise SuiteError(f"{where}: {what} name {name!r} is not allowed (1-128 letters, digits, '_', '-' or '.', "
+                         "starting with a letter or digit), since it becomes a folder or file name")
+    return name
 
 
 def resolve_inside(root: Path, rel: str, where: str) -> Path:
@@ -196,10 +210,16 @@ def write_suite(out_dir: str | Path, name: str, samples: Iterable[Sample | Encod
     The manifest is written last, so a folder without one is an unfinished write.
     """
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise SuiteError(f"{out}: exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
     manifest_path = out / MANIFEST
+    # Only a folder that already held a suite (finished or interrupted) is pruned of images the new suite
+    # does not reference; any other folder keeps whatever it had.
+    was_suite = any((out / n).exists() for n in (MANIFEST, INSTANCES, INSTANCES + ".tmp"))
     if manifest_path.exists():
         manifest_path.unlink()
+    written: set[str] = set()
     hasher = _Hasher()
     counts: Counter[str] = Counter()
     uids: set[str] = set()
@@ -211,16 +231,20 @@ def write_suite(out_dir: str | Path, name: str, samples: Iterable[Sample | Encod
             if inst.uid in uids:
                 raise SuiteError(f"duplicate uid {inst.uid!r} while writing suite {name!r}")
             uids.add(inst.uid)
+            check_name(inst.task, f"instance {inst.uid} (field 'task')")
             for rel in inst.image_paths():
                 if rel not in enc.pngs:
                     raise SuiteError(f"instance {inst.uid}: image {rel!r} referenced but not provided")
                 target = resolve_inside(out, rel, where=f"instance {inst.uid}")
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(enc.pngs[rel])
+                written.add(rel)
             hasher.add_instance(inst, enc.digests)
             fh.write(inst.to_json() + "\n")
             counts[inst.task] += 1
     os.replace(lines_path, out / INSTANCES)
+    if was_suite:
+        _prune_images(out, written)
     task_info = {t: dict((tasks or {}).get(t, {"source": "given"})) for t in sorted(counts)}
     manifest = {
         "format": FORMAT_VERSION,
@@ -237,18 +261,42 @@ def write_suite(out_dir: str | Path, name: str, samples: Iterable[Sample | Encod
     return manifest
 
 
+def _prune_images(out: Path, keep: set[str]) -> None:
+    """Delete PNG files under `out/images` that the suite just written does not reference (left by an
+    earlier suite in the same folder, or by an interrupted write), then the folders that became empty."""
+    images = out / "images"
+    if not images.is_dir() or images.is_symlink():
+        return
+    keep_paths = {os.path.normpath(out / rel) for rel in keep}
+    for folder, _dirs, files in os.walk(images, topdown=False):  # symlinked folders are not entered
+        for name in files:
+            path = os.path.join(folder, name)
+            if name.lower().endswith(".png") and os.path.normpath(path) not in keep_paths:
+                os.unlink(path)
+        if folder != str(images):
+            with contextlib.suppress(OSError):  # not empty: kept
+                os.rmdir(folder)
+
+
 def _read_manifest(root: Path) -> dict[str, Any]:
     path = root / MANIFEST
     if not root.is_dir():
         raise SuiteError(f"{root}: suite folder not found")
     if not path.is_file():
         raise SuiteError(f"{path}: manifest missing (not a suite folder, or an unfinished write)")
+    size = path.stat().st_size
+    if size > MAX_MANIFEST_BYTES:
+        raise SuiteError(f"{path}: {size} bytes, over the {MAX_MANIFEST_BYTES}-byte limit for a manifest")
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise SuiteError(f"{path}: not UTF-8 text ({exc})") from None
+    try:
+        manifest = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SuiteError(f"{path}: malformed JSON at line {exc.lineno}: {exc.msg}") from None
+    except (ValueError, RecursionError):
+        manifest = loads_checked(text, str(path), SuiteError)  # raises, naming the reason
     if not isinstance(manifest, dict):
         raise SuiteError(f"{path}: manifest must be a JSON object")
     for key in ("name", "tasks", "content_hash"):
@@ -256,6 +304,8 @@ def _read_manifest(root: Path) -> dict[str, Any]:
             raise SuiteError(f"{path}: manifest lacks field {key!r}")
     if not isinstance(manifest["tasks"], dict):
         raise SuiteError(f"{path}: field 'tasks' must be an object")
+    for task in manifest["tasks"]:
+        check_name(task, f"{path} (field 'tasks')")
     return manifest
 
 
@@ -300,6 +350,7 @@ def read_suite(path: str | Path, check_images: str = "header") -> Suite:
         if inst.uid in seen:
             raise SuiteError(f"{where}: duplicate uid {inst.uid!r} (first on line {seen[inst.uid]})")
         seen[inst.uid] = lineno
+        check_name(inst.task, f"{where} (field 'task')")
         if not _known_task(inst.task, manifest):
             raise SuiteError(f"{where}: unknown task {inst.task!r} (not registered and not declared in "
                              f"the manifest)")

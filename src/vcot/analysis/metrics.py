@@ -23,7 +23,9 @@ def wilson(k: float, n: int, z: float = 1.959963984540054) -> tuple[float, float
     denom = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At p = 0 or 1 the bound equals p exactly in theory, but rounding leaves it ~1e-17 on the wrong side of
+    # p; clamping keeps lo <= p <= hi, which error bars (and readers) rely on.
+    return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:

@@ -32,7 +32,7 @@ from vcot.schema import AnswerType
 from vcot.scoring.extract import clean_answer
 from vcot.scoring.grade import parse_choice, parse_coordinates, parse_direction, parse_number, parse_time
 from vcot.scoring.judge import Judge
-from vcot.scoring.score import score_fields
+from vcot.scoring.score import missing_to_none, score_fields
 from vcot.tasks.catalog import MIRA_TASKS
 
 SCENARIOS = {"direct_answer": "direct", "text_cot": "text_cot", "visual_cot": "visual_cot"}
@@ -200,19 +200,6 @@ def read_mira_results(paths: Iterable[str | Path] | str | Path) -> list[dict[str
     return load_mira_results(paths).rows
 
 
-def _native(value: Any) -> Any:
-    """A pandas cell as the plain value pyarrow's to_pylist would give."""
-    if value is None or isinstance(value, str | bool | int):
-        return value
-    if hasattr(value, "tolist"):  # numpy scalars, and list columns (which pandas holds as arrays)
-        value = value.tolist()
-    if isinstance(value, float) and value != value:
-        return None
-    if type(value).__name__ in ("NAType", "NaTType"):
-        return None
-    return value
-
-
 def as_records(table: Any) -> list[dict[str, Any]]:
     """Rows of a list of dicts, a pyarrow Table or a pandas DataFrame, missing cells as None.
 
@@ -224,7 +211,7 @@ def as_records(table: Any) -> list[dict[str, Any]]:
     if hasattr(table, "to_pylist"):
         return table.to_pylist()
     if hasattr(table, "to_dict"):
-        return [{k: _native(v) for k, v in r.items()} for r in table.to_dict("records")]
+        return [{k: missing_to_none(v) for k, v in r.items()} for r in table.to_dict("records")]
     raise TypeError(f"cannot read rows from a {type(table).__name__}; pass rows, a pyarrow Table or a DataFrame")
 
 

@@ -40,8 +40,10 @@ def domain_bars(samples: list[Sample]) -> bytes:
             cells = [cell([s for s in ms if s.condition == c and (d == "Overall" or s.domain == d)]) for d in domains]
             xs = [i + (j - (len(conds) - 1) / 2) * width for i in range(len(domains))]
             accs = [0 if math.isnan(x.acc) else 100 * x.acc for x in cells]
-            err = [[0 if math.isnan(x.acc) else 100 * (x.acc - x.lo) for x in cells],
-                   [0 if math.isnan(x.acc) else 100 * (x.hi - x.acc) for x in cells]]
+            # Clamped at 0: matplotlib refuses a negative error, and a bound a rounding error past the
+            # accuracy must not abort the report.
+            err = [[0 if math.isnan(x.acc) else max(0.0, 100 * (x.acc - x.lo)) for x in cells],
+                   [0 if math.isnan(x.acc) else max(0.0, 100 * (x.hi - x.acc)) for x in cells]]
             ax.bar(xs, accs, width, yerr=err, capsize=2, label=c)
         chance = [cell([s for s in ms if d == "Overall" or s.domain == d]).chance for d in domains]
         ax.scatter(range(len(domains)), [0 if math.isnan(c) else 100 * c for c in chance], marker="_", s=400,

@@ -47,8 +47,9 @@ def to_html(t: Table, anchor: str = "") -> str:
         out.append("<tr>")
         for v in row:
             if isinstance(v, Cell) and not math.isnan(v.acc):
+                failures = f'<span class="fail">{e(v.failures())}</span>' if v.failures() else ""
                 out.append(f'<td title="n={v.n} problems, {v.samples} samples, chance {100 * v.chance:.1f}%">'
-                           f"{e(v.pct())}<span class=\"ci\">[{100 * v.lo:.1f}, {100 * v.hi:.1f}]</span></td>")
+                           f"{e(v.pct())}<span class=\"ci\">[{100 * v.lo:.1f}, {100 * v.hi:.1f}]</span>{failures}</td>")
             else:
                 out.append(f"<td>{e(_text(v, False))}</td>")
         out.append("</tr>")

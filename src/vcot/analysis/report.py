@@ -126,7 +126,7 @@ body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1.5re
 h1{font-size:1.6rem} h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem} h3{font-size:1.05rem}
 table{border-collapse:collapse;font-size:.82rem} th,td{border:1px solid #ddd;padding:.2rem .4rem;text-align:right}
 th{background:#f3f3f3;position:sticky;top:0} td:first-child,th:first-child{text-align:left}
-.table td{white-space:nowrap} .scroll{overflow-x:auto} .ci{color:#888;font-size:.72rem;margin-left:.25rem} .note{color:#555;font-size:.8rem}
+.table td{white-space:nowrap} .scroll{overflow-x:auto} .ci{color:#888;font-size:.72rem;margin-left:.25rem} .note{color:#555;font-size:.8rem} .fail{color:#a40;font-size:.72rem;margin-left:.25rem}
 nav a{margin-right:.8rem} figure{margin:1rem 0} figcaption{font-size:.85rem;color:#444}
 details.inst{border:1px solid #ddd;border-radius:4px;margin:.3rem 0;padding:.3rem .6rem}
 details.inst>summary{cursor:pointer} .ok{color:#1a7f37;font-weight:600} .bad{color:#c62828;font-weight:600}

@@ -296,12 +296,19 @@ def majority_accuracy(samples: list[Sample]) -> float:
 def paired_tests(samples: list[Sample], comparisons: Sequence[tuple[str, str]] = PAIRED_COMPARISONS,
                  n_boot: int = 2000) -> Table | None:
     """For each model and condition pair present: accuracies, delta with a paired-bootstrap 95% interval
-    over problems, discordant counts and McNemar's p on (problem, epoch) pairs."""
+    over problems, and a paired test over problems.
+
+    The unit is the problem, never the (problem, epoch) pair: epochs of one problem are not independent, and
+    counting them separately gave b + c > n. Each problem's accuracy is its mean over the epochs paired in
+    both conditions; b counts problems whose mean is higher under the baseline, c those higher under the
+    treatment, and the test is the sign test on b and c (McNemar's test, exactly, with one epoch)."""
     t = Table("Paired condition comparisons", ["model", "baseline → treatment", "n", "baseline %", "treatment %",
-                                                "Δ pts [95% bootstrap]", "b (base only)", "c (treat only)",
+                                                "Δ pts [95% bootstrap]", "b (base better)", "c (treat better)",
                                                 "McNemar p"],
-              note="b: problems right under the baseline only; c: right under the treatment only. McNemar is exact "
-                   "(binomial) when b + c < 25, else chi-square with continuity correction.")
+              note="n: problems. b: problems with a higher accuracy (mean over epochs) under the baseline; c: under "
+                   "the treatment; ties are not counted, so b + c ≤ n. The test is McNemar's on (b, c), i.e. the "
+                   "sign test over problems (with one epoch exactly McNemar on right/wrong): exact binomial when "
+                   "b + c < 25, else chi-square with continuity correction.")
     for model, ms in sorted(group(samples, lambda s: s.model).items()):
         index = {(s.condition, s.run_id, s.unit, s.epoch): s.correct for s in ms}
         loose: dict[tuple, bool] = {}
@@ -313,7 +320,6 @@ def paired_tests(samples: list[Sample], comparisons: Sequence[tuple[str, str]] =
                 continue
             a_units: dict[tuple, list[float]] = {}
             b_units: dict[tuple, list[float]] = {}
-            disc_b = disc_c = 0
             for (cond, run, unit, epoch), ok in index.items():
                 if cond != base:
                     continue
@@ -323,13 +329,13 @@ def paired_tests(samples: list[Sample], comparisons: Sequence[tuple[str, str]] =
                     continue
                 a_units.setdefault(unit, []).append(float(ok))
                 b_units.setdefault(unit, []).append(float(other))
-                disc_b += ok and not other
-                disc_c += other and not ok
             if not a_units:
                 continue
             keys = sorted(a_units)
             a = [sum(a_units[k]) / len(a_units[k]) for k in keys]
             b = [sum(b_units[k]) / len(b_units[k]) for k in keys]
+            disc_b = sum(x > y for x, y in zip(a, b, strict=True))
+            disc_c = sum(y > x for x, y in zip(a, b, strict=True))
             delta, lo, hi = paired_bootstrap(a, b, n_boot=n_boot)
             test = mcnemar(disc_b, disc_c)
             t.rows.append([model, f"{base} → {treat}", len(keys), f"{100 * sum(a) / len(a):.1f}",

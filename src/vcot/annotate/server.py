@@ -6,8 +6,10 @@ the annotator opens could send requests to it.
 
 from __future__ import annotations
 
+import hmac
 import json
 import re
+import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -17,6 +19,7 @@ from vcot.annotate.app import AnnotationApp
 from vcot.annotate.page import MAX_ANNOTATOR, error_html
 from vcot.annotate.sampling import item_key
 from vcot.html import NONE, SELF, content_security_policy
+from vcot.net import is_loopback
 from vcot.suite import SuiteError
 
 MAX_BODY = 64 * 1024
@@ -24,12 +27,22 @@ _KEY_RE = re.compile(r"[0-9a-f]{16}")
 # No script-src: pages carry no script, so an escaping slip still cannot run code. Images come from this
 # server; frame-ancestors (header-only) keeps other sites from framing the form.
 CSP = content_security_policy(img_src=SELF, form_action=SELF, frame_ancestors=NONE)
+TOKEN_COOKIE = "vcot_annotate_token"
+
+
+def _host_of(header: str) -> str:
+    """The host part of a Host header value (`name`, `name:port`, `[v6]:port`)."""
+    header = header.strip()
+    if header.startswith("["):
+        return header[1:header.find("]")] if "]" in header else header
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     server_version = "vcot-annotate"
     sys_version = ""
+    _set_cookie = ""
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - signature of the base class
         if self.server.verbose:
@@ -45,6 +58,8 @@ class _Handler(BaseHTTPRequestHandler):
         # must refuse (a sandboxed foreign frame sends the same).
         self.send_header("Referrer-Policy", "same-origin")
         self.send_header("Cache-Control", "no-store")
+        if self._set_cookie:
+            self.send_header("Set-Cookie", self._set_cookie)
         for k, v in (extra or {}).items():
             self.send_header(k, v)
         self.end_headers()
@@ -61,11 +76,42 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         return parts.path, parse_qs(parts.query, max_num_fields=20)
 
+    def _cookie_token(self) -> str:
+        for item in (self.headers.get("Cookie") or "").split(";"):
+            name, _, value = item.strip().partition("=")
+            if name == TOKEN_COOKIE:
+                return value
+        return ""
+
+    def _allowed(self) -> bool:
+        """Refuse (and answer) a request that is not for this server or lacks the access token.
+
+        On a loopback address the Host header must name a loopback host too: a web page whose domain is
+        re-pointed at 127.0.0.1 (DNS rebinding) sends its own name. On any other address the page is
+        reachable from the network, so every request must carry the token, in the query (the printed URL)
+        or in the cookie set on the first visit.
+        """
+        token = self.server.token
+        if token is None:
+            if not is_loopback(_host_of(self.headers.get("Host") or "")):
+                self._error(403, "request for another host refused (this server answers to localhost only)")
+                return False
+            return True
+        offered = (parse_qs(urlsplit(self.path).query, max_num_fields=20).get("token") or [""])[0] \
+            or self._cookie_token()
+        if not hmac.compare_digest(offered.encode(), token.encode()):
+            self._error(403, "access token missing or wrong: open the URL printed by vcot annotate")
+            return False
+        self._set_cookie = f"{TOKEN_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict"
+        return True
+
     def do_HEAD(self) -> None:  # noqa: N802 - http.server naming
         self.do_GET()
 
     def do_GET(self) -> None:  # noqa: N802 - http.server naming
         app = self.server.app
+        if not self._allowed():
+            return
         try:
             path, query = self._route()
             annotator = (query.get("annotator") or [""])[0].strip()[:MAX_ANNOTATOR]
@@ -93,6 +139,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - http.server naming
         app = self.server.app
+        if not self._allowed():
+            return
         path = urlsplit(self.path).path
         key = path[3:] if path.startswith("/t/") else ""
         if not (_KEY_RE.fullmatch(key) and key in app.by_key):
@@ -129,18 +177,26 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], app: AnnotationApp, verbose: bool = False) -> None:
+    def __init__(self, address: tuple[str, int], app: AnnotationApp, verbose: bool = False,
+                 token: str | None = None) -> None:
         self.app = app
         self.verbose = verbose
+        self.token = token
         super().__init__(address, _Handler)
 
 
 class AnnotationServer:
-    """The annotation site on a background thread: `with AnnotationServer(app) as srv: srv.url`."""
+    """The annotation site on a background thread: `with AnnotationServer(app) as srv: srv.url`.
 
-    def __init__(self, app: AnnotationApp, host: str = "127.0.0.1", port: int = 0, verbose: bool = False) -> None:
+    Bound to a loopback address it answers requests for a loopback host only. Bound to any other address
+    it requires an access token (`token`, generated when not given), which `url` carries.
+    """
+
+    def __init__(self, app: AnnotationApp, host: str = "127.0.0.1", port: int = 0, verbose: bool = False,
+                 token: str | None = None) -> None:
         self.app = app
-        self.httpd = _Server((host, port), app, verbose)
+        self.token = None if is_loopback(host) and token is None else (token or secrets.token_urlsafe(24))
+        self.httpd = _Server((host, port), app, verbose, self.token)
         self.host = host
         self.port = int(self.httpd.server_address[1])
         self._thread: threading.Thread | None = None
@@ -148,7 +204,7 @@ class AnnotationServer:
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
+        return f"http://{host}:{self.port}/" + (f"?token={self.token}" if self.token else "")
 
     def start(self) -> AnnotationServer:
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="vcot-annotate", daemon=True)

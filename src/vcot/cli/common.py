@@ -18,6 +18,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+
 def _width(stream) -> int | None:
     """Rich assumes 80 columns when output is not a terminal, which folds every wide table in a log or a
     pipe; use a generous fixed width there instead (a terminal keeps its own width)."""
@@ -66,6 +67,8 @@ def parse_params(items: list[str]) -> dict:
             params[key] = json.loads(raw)
         except json.JSONDecodeError:
             params[key] = raw
+        except (ValueError, RecursionError):  # an integer past Python's digit limit, absurd nesting
+            fail(f"--param {key}: value {raw[:40]!r}{'…' if len(raw) > 40 else ''} is not usable")
     return params
 
 

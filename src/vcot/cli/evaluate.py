@@ -13,6 +13,11 @@ import typer
 from vcot.cli.common import console, err, fail, split_list
 from vcot.conditions import REGISTRY
 
+# Exit codes of `vcot eval` beyond 0 (every sample answered) and 2 (bad options or input), listed in the README.
+EXIT_SOME_FAILED = 3
+EXIT_ALL_FAILED = 4
+EXIT_INTERRUPTED = 130  # the shell's code for a process stopped by SIGINT
+
 
 def print_run_summary(run_dir: Path, suite: Any, title: str) -> None:
     """`vcot eval`'s closing table: the same accounting as `vcot report` (rule-based scoring, no judge)."""
@@ -108,6 +113,9 @@ def eval_command(
     except (ConfigError, SuiteError, ConditionError) as exc:
         bar.stop()
         fail(exc)
+    except KeyboardInterrupt:
+        bar.stop()
+        fail("interrupted: every finished sample is stored; rerun the same command to resume", code=EXIT_INTERRUPTED)
     finally:
         bar.stop()
     p = result.progress
@@ -115,6 +123,12 @@ def eval_command(
     print_run_summary(result.run_dir, read_suite(suite, check_images="none"),
                       f"{model} on {suite_name.get('name', suite.name)}")
     console.print(f"results: {result.results_path}")
+    if p.errors:
+        # Scripts must be able to tell a run with failures from a clean one; rerunning retries them.
+        every = p.done + p.resumed == 0
+        err.print(f"{'every' if every else 'some'} sample(s) failed ({p.errors} of {p.total}); see the error "
+                  "column of the results; rerun the same command to retry them", markup=False, soft_wrap=True)
+        raise typer.Exit(EXIT_ALL_FAILED if every else EXIT_SOME_FAILED)
 
 
 def serve_mock(
@@ -137,7 +151,11 @@ def serve_mock(
 ) -> None:
     """A local OpenAI-compatible server with a scripted policy, latency and fault injection."""
     from vcot.engine.mock_server import MockConfig, run_server
+    from vcot.net import is_loopback
 
+    if not is_loopback(host):
+        err.print(f"warning: listening on {host}: anyone who can reach this machine can use the mock server "
+                  "and change its configuration (POST /config)", markup=False, soft_wrap=True)
     by_cond = {}
     for item in p_condition or []:
         cond, _, val = item.partition("=")

@@ -3,7 +3,7 @@ human annotation page)."""
 
 from __future__ import annotations
 
-import os
+import shutil
 import signal
 from pathlib import Path
 from typing import Annotated
@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from vcot.cli.common import console, fail
+from vcot.cli.common import console, err, fail
 
 
 def _read_suite(path: Path):
@@ -32,6 +32,9 @@ def report(
                                                                           "grade")] = None,
     judge_base_url: Annotated[str | None, typer.Option("--judge-base-url", help="OpenAI-compatible judge "
                                                                                  "endpoint")] = None,
+    api_key_env: Annotated[str | None, typer.Option("--api-key-env", help="Environment variable holding the "
+                                                                           "judge's API key (with --judge-base-url: "
+                                                                           "none sent unless given)")] = None,
     rescore: Annotated[bool, typer.Option("--rescore", help="Re-grade even if the table is already scored")] = False,
     groups: Annotated[Path | None, typer.Option("--groups", help="JSON {model: group} for Table-1 averages")] = None,
     max_instances: Annotated[int, typer.Option("--max-instances", help="Instances in the HTML browser")] = 300,
@@ -42,12 +45,19 @@ def report(
     from vcot.analysis.render import to_rich
 
     out_dir = out or (run_dirs[0] if run_dirs[0].is_dir() else run_dirs[0].parent) / "report"
+    created = not out_dir.exists()
     judge = None
     if judge_model:
+        from vcot.engine.clients import endpoint_key
+        from vcot.engine.errors import ConfigError
         from vcot.scoring.judge import LLMJudge
 
+        try:
+            key = endpoint_key(judge_base_url, api_key_env)
+        except ConfigError as exc:
+            fail(exc)
         out_dir.mkdir(parents=True, exist_ok=True)  # the judge's cache and log live beside the report
-        judge = LLMJudge(judge_model, base_url=judge_base_url, cache_path=out_dir / "judge_cache.sqlite",
+        judge = LLMJudge(judge_model, base_url=judge_base_url, api_key=key, cache_path=out_dir / "judge_cache.sqlite",
                          log_path=out_dir / "judge_log.jsonl")
     the_suite = _read_suite(suite) if suite is not None else None
     try:
@@ -55,6 +65,9 @@ def report(
                            groups=load_groups(groups), max_instances=max_instances, mira=mira,
                            terminal_width=console.width)
     except (FileNotFoundError, ValueError, KeyError) as exc:
+        if created and out_dir.is_dir():
+            # Only the judge's cache and log can be in it: a failed report leaves no folder behind.
+            shutil.rmtree(out_dir, ignore_errors=True)
         fail(exc)
     for table in job.terminal_tables:
         console.print(to_rich(table))
@@ -106,7 +119,9 @@ def judge_process(
     suite: Annotated[Path, typer.Option("--suite", help="The suite the run evaluated")],
     judge_model: Annotated[str, typer.Option("--judge-model", help="Judge model name")],
     judge_base_url: Annotated[str | None, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint")] = None,
-    api_key_env: Annotated[str, typer.Option("--api-key-env", help="Variable holding the judge's API key")] = "OPENAI_API_KEY",
+    api_key_env: Annotated[str | None, typer.Option("--api-key-env", help="Environment variable holding the "
+                                                                           "API key (with --judge-base-url: none "
+                                                                           "sent unless given)")] = None,
 ) -> None:
     """Score each VAoT trajectory (key step; AR, RF, FU) with a judge model; report the judge's RF accuracy."""
     from vcot.engine.trajectories import read_trajectories, rebuild_trajectories
@@ -118,9 +133,16 @@ def judge_process(
     except FileNotFoundError:
         rebuild_trajectories(run_dir, s)
         trajs = read_trajectories(run_dir)
-    key = os.environ.get(api_key_env)
+    from vcot.engine.clients import endpoint_key
+    from vcot.engine.errors import ConfigError
+
+    try:
+        key = endpoint_key(judge_base_url, api_key_env)
+    except ConfigError as exc:
+        fail(exc)
     if key is None and judge_base_url is None:
-        fail(f"the judge needs an API key in ${api_key_env} (or --judge-base-url for a local server)")
+        fail("the judge needs an API key in $OPENAI_API_KEY (or --api-key-env VAR, or --judge-base-url for a "
+             "local server)")
     scores = judge_trajectories(trajs, run_dir, s, judge_model, base_url=judge_base_url, api_key=key)
     path = write_process_scores(run_dir, scores)
     failed = sum(1 for x in scores if x.error)
@@ -153,6 +175,7 @@ def annotate(
     """Score sampled VAoT trajectories (AR, RF, FU) in the browser; agreement with the judge at /agreement."""
     from vcot.annotate import ANNOTATIONS_DB, AnnotationApp, AnnotationServer, sample_trajectories
     from vcot.engine.trajectories import read_trajectories
+    from vcot.net import is_loopback
 
     if sample < 1:
         fail("--sample must be at least 1")
@@ -170,6 +193,9 @@ def annotate(
         fail(f"cannot listen on {host}:{port}: {exc}")
     console.print(f"{len(picked)} of {len(trajs)} trajectories sampled (seed {seed}); scores go to "
                   f"{Path(run_dir) / ANNOTATIONS_DB}")
+    if not is_loopback(host):
+        err.print(f"warning: listening on {host}, reachable from other machines; every request needs the "
+                  "access token in the URL below (share it only with annotators)", markup=False, soft_wrap=True)
     # A process started in the background by a non-interactive shell inherits SIGINT as ignored; install
     # the handler explicitly so that Ctrl-C (and SIGTERM) always stop the server cleanly.
     signal.signal(signal.SIGINT, _interrupt)

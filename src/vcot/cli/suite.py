@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -17,17 +18,34 @@ def version() -> None:
     console.print(__version__)
 
 
+def _parameters(cls: type) -> str:
+    """One line per config field: `name: type = easy/medium/hard` (one value when the presets agree)."""
+    import dataclasses
+    import typing
+
+    hints = typing.get_type_hints(cls.config_cls)
+    levels = [lv for lv in ("easy", "medium", "hard") if lv in cls.presets]
+    lines = []
+    for f in dataclasses.fields(cls.config_cls):
+        values = [json.dumps(getattr(cls.presets[lv], f.name), default=str) for lv in levels]
+        shown = values[0] if len(set(values)) == 1 else "/".join(values)
+        tp = hints.get(f.name, f.type)
+        lines.append(f"{f.name}: {getattr(tp, '__name__', None) if isinstance(tp, type) else tp} = {shown}")
+    return "\n".join(lines)
+
+
 def tasks() -> None:
-    """List registered tasks with their domains and answer types."""
+    """List registered tasks: domain, answer type, description and every parameter (--param key=value) with
+    its easy/medium/hard preset values."""
     from vcot.tasks import get_task_class, task_names
 
-    table = Table(title="vcot tasks")
-    for col in ("task", "domain", "answer type", "presets", "description"):
+    table = Table(title="vcot tasks (parameter values: easy/medium/hard)", show_lines=True)
+    for col in ("task", "domain", "answer type", "description", "parameters"):
         table.add_column(col)
     for name in task_names():
         cls = get_task_class(name)
-        table.add_row(name, cls.domain, str(cls.answer_type), "/".join(cls.presets), cls.description)
-    console.print(table)
+        table.add_row(name, cls.domain, str(cls.answer_type), cls.description, _parameters(cls), end_section=False)
+    console.print(table, markup=False, highlight=False)
 
 
 def generate(
@@ -42,18 +60,25 @@ def generate(
     name: Annotated[str | None, typer.Option("--name", help="Suite name (default: task or preset name)")] = None,
 ) -> None:
     """Generate a suite: one task (--task) or a preset (--suite mini|mira-synth)."""
-    from vcot.build import TaskPlan, build_suite, preset_plans
+    from vcot.build import TaskPlan, build_suite, check_params, preset_plans, try_plan
+    from vcot.suite import SuiteError
     from vcot.tasks import UnknownTaskError, get_task
 
     if (task is None) == (suite is None):
         fail("give exactly one of --task or --suite")
+    if processes < 1:
+        fail(f"--processes must be at least 1, got {processes}")
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out}: exists and is not a folder")
     try:
         if task is not None:
             if n <= 0:
                 fail("--n must be positive")
-            params = parse_params(param)
+            params = check_params(task, parse_params(param))
             get_task(task, difficulty, **params)  # validates name, difficulty and params early
             plans = [TaskPlan(task, n, seed, difficulty, params)]
+            if params:
+                try_plan(plans[0])
             suite_name = name or task
         else:
             plans = preset_plans(suite or "", seed, difficulty)
@@ -61,10 +86,16 @@ def generate(
     except (UnknownTaskError, ValueError, TypeError) as exc:
         fail(exc)
     total = sum(p.n for p in plans)
-    with progress_bar() as progress:
-        bar = progress.add_task(f"generating {suite_name}", total=total)
-        manifest = build_suite(out, suite_name, plans, processes=processes,
-                               progress=lambda k: progress.advance(bar, k))
+    try:
+        with progress_bar() as progress:
+            bar = progress.add_task(f"generating {suite_name}", total=total)
+            manifest = build_suite(out, suite_name, plans, processes=processes,
+                                   progress=lambda k: progress.advance(bar, k))
+    except (SuiteError, ValueError) as exc:  # BuildError is a ValueError
+        fail(exc)
+    except KeyboardInterrupt:
+        fail(f"interrupted: {out} is unfinished (it has no manifest); rerun the command to generate it",
+             code=130)
     console.print(f"wrote {manifest['total']} instances of {len(manifest['counts'])} task(s) to {out}")
     console.print(f"content hash {manifest['content_hash']}", soft_wrap=True)
 
@@ -124,6 +155,9 @@ def export(
 
     if fmt not in EXPORT_FORMATS:
         fail(f"unknown format {fmt!r}; choose {', '.join(EXPORT_FORMATS[:-1])} or {EXPORT_FORMATS[-1]}")
+    if out.exists() and out.is_dir() == (fmt == "parquet"):
+        fail(f"--out {out}: exists and is {'a folder' if out.is_dir() else 'not a folder'}; the {fmt} export "
+             f"writes {'a file' if fmt == 'parquet' else 'a folder'}")
     try:
         s = read_suite(suite_dir)
     except SuiteError as exc:
@@ -135,7 +169,10 @@ def export(
     elif fmt == "mira":
         from vcot.export.mira import export_mira
 
-        console.print(f"wrote MIRA layout to {export_mira(s, out)}")
+        try:
+            console.print(f"wrote MIRA layout to {export_mira(s, out)}")
+        except SuiteError as exc:  # a task name that cannot become a folder name
+            fail(exc)
     elif fmt == "vlmevalkit":
         from vcot.export.vlmevalkit import export_vlmevalkit
 

@@ -51,7 +51,8 @@ class MockConfig:
     hang_s: float = 30.0
     # Tool-call script: list of turns, each a list of {"name": str, "arguments": object}.
     script: list[list[dict[str, Any]]] = field(default_factory=list)
-    # Keep the sha256 of every image received (GET /images): lets tests check the exact bytes sent.
+    # Keep the sha256 of every image received and the text of every request (GET /images): lets tests check
+    # the exact bytes and words sent.
     record_images: bool = False
     # Fraction of answers cut off by the token limit (finish_reason "length"): the text stops mid-reasoning
     # on a line that names the gold answer without an answer tag, the trap a last-line fallback falls into.
@@ -210,10 +211,12 @@ class MockServer:
         n_chars = 0
         n_images = 0
         received: list[str] = []
+        texts: list[str] = []
         for m in messages:
             c = m.get("content") if isinstance(m, dict) else None
             if isinstance(c, str):
                 n_chars += len(c)
+                texts.append(c)
             elif isinstance(c, list):
                 for part in c:
                     if isinstance(part, dict) and part.get("type") == "image_url":
@@ -224,8 +227,10 @@ class MockServer:
                             received.append(hashlib.sha256(payload).hexdigest())
                     elif isinstance(part, dict):
                         n_chars += len(str(part.get("text", "")))
+                        texts.append(str(part.get("text", "")))
         if self.config.record_images and len(self.images) < 100_000:
-            self.images.append({"uid": uid, "condition": cond, "epoch": epoch, "turn": turn, "sha256": received})
+            self.images.append({"uid": uid, "condition": cond, "epoch": epoch, "turn": turn, "sha256": received,
+                                "text": "\n".join(texts)})
         msg: dict[str, Any] = {"role": "assistant"}
         script = self.config.script
         if body.get("tools") and turn < len(script):
@@ -432,7 +437,8 @@ class MockHandle:
         self._call("POST", "/reset", {})
 
     def images(self) -> list[dict[str, Any]]:
-        """Per request: uid, condition, epoch, turn and the sha256 of each image received (record_images)."""
+        """Per request: uid, condition, epoch, turn, the sha256 of each image received and the request's text
+        (record_images)."""
         return self._call("GET", "/images")
 
     def configure(self, **changes: Any) -> dict[str, Any]:

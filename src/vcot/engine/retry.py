@@ -22,6 +22,14 @@ class RetryPolicy:
     # A server asking for longer than this is capped, so one bad header cannot stall a run for hours.
     max_retry_after_s: float = 120.0
 
+    def __post_init__(self) -> None:
+        if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
+            raise ValueError(f"--max-attempts must be an integer of at least 1, got {self.max_attempts!r}")
+        for name in ("initial_s", "max_backoff_s", "max_retry_after_s"):
+            value = getattr(self, name)
+            if not value >= 0:  # also refuses NaN
+                raise ValueError(f"{name} must be at least 0, got {value!r}")
+
 
 def _waiter(policy: RetryPolicy) -> Callable[[RetryCallState], float]:
     backoff = wait_random_exponential(multiplier=policy.initial_s, max=policy.max_backoff_s)

@@ -11,6 +11,7 @@ import asyncio
 import fcntl
 import hashlib
 import json
+import math
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -129,11 +130,37 @@ def resolve_conditions(instances: Sequence[Instance], conditions: Sequence[str] 
     return chosen, skipped
 
 
+# Where a model is served and which variable holds its key do not change what it answers, so they are not
+# part of a run's identity: a server restarted on another port, or reached as localhost instead of
+# 127.0.0.1, resumes the run (docs/evaluation.md, "Resuming after the endpoint changed").
+ENDPOINT_FIELDS = ("base_url", "api_key_env")
+IDENTITY_FIELDS = ("suite_hash", "model", "prompt_version", "generation", "image_policy")
+
+
+def model_identity(described: dict[str, Any]) -> dict[str, Any]:
+    """A client's description without its endpoint fields."""
+    return {k: v for k, v in described.items() if k not in ENDPOINT_FIELDS}
+
+
+def _identity_differences(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The identity fields in which two settings records differ (the model compared without its endpoint,
+    so that runs recorded before endpoints left the identity still match)."""
+    diff = []
+    for key in IDENTITY_FIELDS:
+        a, b = old.get(key), new.get(key)
+        if key == "model" and isinstance(a, dict) and isinstance(b, dict):
+            a, b = model_identity(a), model_identity(b)
+        if a != b:
+            diff.append(key)
+    return diff
+
+
 def run_identity(suite: Any, client: ModelClient, spec: EvalSpec) -> tuple[str, dict[str, Any]]:
     """The run id (a hash of what makes results comparable) and the full settings record."""
+    described = client.describe()
     core = {
         "suite_hash": suite.content_hash,
-        "model": client.describe(),
+        "model": model_identity(described),
         "prompt_version": PROMPT_VERSION,
         "generation": spec.settings.sampling(),
         "image_policy": spec.image_policy.as_dict(),
@@ -147,6 +174,8 @@ def run_identity(suite: Any, client: ModelClient, spec: EvalSpec) -> tuple[str, 
         "vcot_version": __version__,
         "timeout_s": spec.settings.timeout_s,
         "max_turns": spec.max_turns,
+        # The endpoint of the invocation that created the run; later ones may use another.
+        "endpoint": {k: described[k] for k in ENDPOINT_FIELDS if k in described},
     }
     return run_id, settings
 
@@ -237,7 +266,10 @@ class Runner:
     async def _call(self, messages: list[Any], tools: Any, ctx: CallContext) -> ModelResponse:
         if self._limiter is not None:
             await self._limiter.acquire()
-        return await self.client.complete(messages, tools, self.spec.settings, ctx)
+        resp = await self.client.complete(messages, tools, self.spec.settings, ctx)
+        # Scrubbed before the episode, the request digest or the store sees it, so a resumed run rebuilds
+        # the same conversation from what was stored.
+        return resp.scrubbed()
 
     async def _run_sample(self, inst: Instance, key: SampleKey) -> None:
         base = {"run_id": self.run_id, "model": self.model_name, "condition": key.condition, "uid": key.uid,
@@ -376,6 +408,10 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
         raise ConfigError("--epochs must be at least 1")
     if spec.concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
+    rpm = spec.requests_per_minute
+    if rpm is not None and not (rpm > 0 and math.isfinite(rpm)):
+        # A negative rate made the limiter wait forever after the first request.
+        raise ConfigError(f"--rpm must be a positive number of requests per minute, got {rpm}")
     suite = read_suite(spec.suite)
     instances = select_instances(suite.instances, spec.tasks, spec.limit)
     conditions, skipped = resolve_conditions(instances, spec.conditions)
@@ -393,10 +429,16 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
                 existing = store.run_ids()
                 if existing and run_id not in existing:
                     old = store.run_settings(existing[0]) or {}
-                    diff = [k for k in ("suite_hash", "model", "prompt_version", "generation", "image_policy")
-                            if old.get(k) != settings.get(k)]
-                    raise ConfigError(f"{run_dir} holds a run with different {', '.join(diff) or 'settings'}; "
-                                      "choose another --run folder")
+                    diff = _identity_differences(old, settings)
+                    if diff:
+                        held = old.get("model")
+                        held = held.get("model", "?") if isinstance(held, dict) else held
+                        raise ConfigError(f"{run_dir} holds a run of model {held!r} with different "
+                                          f"{', '.join(diff)} than this one ({spec.model}); choose another "
+                                          "--run folder")
+                    # A run recorded when the endpoint was part of the id: same run, keep its id.
+                    run_id = existing[0]
+                    settings = {**settings, "run_id": run_id}
                 await client.preflight()
                 store.init_run(run_id, settings)
                 if on_start is not None:

@@ -18,9 +18,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from vcot.messages import scrub_surrogates
 
 SCHEMA_VERSION = "1"
 STORE_NAME = "run.sqlite"
@@ -46,6 +49,12 @@ CREATE TABLE IF NOT EXISTS samples (
     PRIMARY KEY (run_id, model, condition, uid, epoch)
 );
 """
+
+
+def _storable(values: Iterable[Any]) -> tuple[Any, ...]:
+    # SQLite stores UTF-8: a lone surrogate (model text quoted in an error message, say) would abort the
+    # run at the same sample on every rerun.
+    return tuple(scrub_surrogates(v) if isinstance(v, str) else v for v in values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +127,10 @@ class RunStore:
         try:
             if call is not None:
                 c.execute(f"INSERT OR REPLACE INTO calls ({', '.join(call)}) VALUES ({', '.join('?' * len(call))})",
-                          tuple(call.values()))
+                          _storable(call.values()))
             if sample is not None:
                 c.execute(f"INSERT OR REPLACE INTO samples ({', '.join(sample)}) "
-                          f"VALUES ({', '.join('?' * len(sample))})", tuple(sample.values()))
+                          f"VALUES ({', '.join('?' * len(sample))})", _storable(sample.values()))
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")

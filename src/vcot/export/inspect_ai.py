@@ -23,7 +23,7 @@ import shutil
 from pathlib import Path
 
 from vcot import __version__
-from vcot.suite import INSTANCES, MANIFEST, Suite
+from vcot.suite import INSTANCES, MANIFEST, Suite, resolve_inside
 
 DEFAULT_PACKAGE = "vcot_inspect"
 
@@ -43,7 +43,7 @@ def export_inspect(suite: Suite, out: str | Path, package: str = DEFAULT_PACKAGE
         shutil.copyfile(suite.root / name, data / name)
     for inst in suite.instances:
         for rel in inst.image_paths():
-            target = data / rel
+            target = resolve_inside(data, rel, where=f"instance {inst.uid}")
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(suite.image_path(rel), target)
     (pkg / "__init__.py").write_text(

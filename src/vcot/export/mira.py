@@ -23,7 +23,15 @@ from PIL import Image
 
 from vcot.jsonl import iter_jsonl
 from vcot.schema import AnswerType, Instance, Step, option_letters
-from vcot.suite import Suite, SuiteError, check_image_file, resolve_inside, write_suite
+from vcot.suite import (
+    INSTANCES,
+    Suite,
+    SuiteError,
+    check_image_file,
+    check_name,
+    resolve_inside,
+    write_suite,
+)
 from vcot.tasks.base import Sample
 from vcot.tasks.catalog import MIRA_TASKS
 
@@ -55,8 +63,12 @@ def export_mira(suite: Suite, out: str | Path) -> Path:
     by_task: dict[str, list[Instance]] = {}
     for inst in suite.instances:
         by_task.setdefault(inst.task, []).append(inst)
+    # The suite may not come from read_suite: task names are checked again where they become folder names,
+    # all of them before anything is written.
     for task, items in by_task.items():
-        task_dir = root / task
+        check_name(task, f"{suite.root / INSTANCES} (field 'task' of instance {items[0].uid})")
+    for task, items in by_task.items():
+        task_dir = resolve_inside(root, task, where=f"MIRA export of task {task!r}")
         (task_dir / "image").mkdir(parents=True, exist_ok=True)
         (task_dir / "cot").mkdir(parents=True, exist_ok=True)
         lines = []
@@ -174,6 +186,8 @@ def import_mira(src: str | Path, out: str | Path, name: str = "mira") -> dict[st
     task_dirs = sorted(d for d in root.iterdir() if d.is_dir() and (d / f"{d.name}.jsonl").is_file())
     if not task_dirs:
         raise SuiteError(f"{root}: no <task>/<task>.jsonl files found (is this the MIRA release layout?)")
+    for d in task_dirs:
+        check_name(d.name, f"{d} (folder name)")
 
     def samples() -> Iterator[Sample]:
         for d in task_dirs:

@@ -87,8 +87,9 @@ def parse_verdict(raw: str) -> bool | None:
 
 
 class LLMJudge:
-    """A Correct/Incorrect judge. `base_url=None` means api.openai.com; the key comes from the argument or
-    OPENAI_API_KEY and is never written to the cache or the log."""
+    """A Correct/Incorrect judge. `base_url=None` means api.openai.com; the key comes from the argument or,
+    without a base URL only, OPENAI_API_KEY (docs/evaluation.md: no key travels to an arbitrary URL unless
+    named), and is never written to the cache or the log."""
 
     def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
                  cache_path: str | Path | None = None, log_path: str | Path | None = None,
@@ -97,8 +98,9 @@ class LLMJudge:
 
         self.model = model
         self.max_tokens = max_tokens
-        self._client = OpenAI(base_url=base_url, api_key=api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY",
-                              timeout=timeout, max_retries=max_retries)
+        # A placeholder rather than None: the SDK would otherwise read OPENAI_API_KEY itself.
+        key = api_key or (None if base_url else os.environ.get("OPENAI_API_KEY")) or "EMPTY"
+        self._client = OpenAI(base_url=base_url, api_key=key, timeout=timeout, max_retries=max_retries)
         self._lock = threading.Lock()
         self._memory: dict[str, tuple[bool, str]] = {}
         self._db: sqlite3.Connection | None = None

@@ -115,7 +115,7 @@ def score_records(rows: list[dict[str, Any]], questions: dict[str, str] | None =
     return out
 
 
-def _missing_to_none(value: Any) -> Any:
+def missing_to_none(value: Any) -> Any:
     """A pandas cell as a plain value, missing as None. pandas marks a missing cell with NaN, pd.NA or NaT,
     in text columns too (its default string dtype from pandas 3, and every Arrow->pandas conversion), and all
     of them are truthy: an empty `error` column would mark every row as failed."""
@@ -149,7 +149,7 @@ def score_table(table: Any, suite: Any = None, judge: Judge | None = None) -> An
             base = base.append_column(name, pa.array([r[name] for r in rows], type=typ))
         return base
     if hasattr(table, "to_dict"):  # pandas.DataFrame, without importing pandas here
-        records = [{k: _missing_to_none(v) for k, v in r.items()} for r in table.to_dict("records")]
+        records = [{k: missing_to_none(v) for k, v in r.items()} for r in table.to_dict("records")]
         rows = score_records(records, questions, judge)
         scored = table.copy()
         for name in SCORE_COLUMNS:

@@ -13,7 +13,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -75,6 +75,15 @@ class DrawArrow(_Stroke):
 
 class _PointList(_Stroke):
     points: list[tuple[Num, Num]] = Field(max_length=MAX_POINTS)
+    min_points: ClassVar[int] = 2
+    shape: ClassVar[str] = "polyline"
+
+    @field_validator("points")
+    @classmethod
+    def _enough_points(cls, v: list) -> list:
+        if len(v) < cls.min_points:
+            raise ValueError(f"a {cls.shape} needs at least {cls.min_points} points")
+        return v
 
 
 class DrawPolyline(_PointList):
@@ -82,26 +91,14 @@ class DrawPolyline(_PointList):
 
     action: Literal["draw_polyline"] = "draw_polyline"
 
-    @field_validator("points")
-    @classmethod
-    def _two(cls, v: list) -> list:
-        if len(v) < 2:
-            raise ValueError("a polyline needs at least 2 points")
-        return v
-
 
 class DrawPolygon(_PointList):
     """A closed polygon through `points` (3–64 points), optionally filled translucently."""
 
     action: Literal["draw_polygon"] = "draw_polygon"
     fill: bool = False
-
-    @field_validator("points")
-    @classmethod
-    def _three(cls, v: list) -> list:
-        if len(v) < 3:
-            raise ValueError("a polygon needs at least 3 points")
-        return v
+    min_points: ClassVar[int] = 3
+    shape: ClassVar[str] = "polygon"
 
 
 class DrawCircle(_Stroke):

@@ -23,21 +23,8 @@ from PIL import Image
 from scipy import ndimage
 
 from vcot.draw import Canvas
-from vcot.vaot.actions import (
-    Action,
-    AnnotateText,
-    CropZoom,
-    DrawArrow,
-    DrawCircle,
-    DrawLine,
-    DrawPolygon,
-    DrawPolyline,
-    DrawRay,
-    HighlightBox,
-    MarkPoint,
-    MaskRegion,
-    clamp_action,
-)
+from vcot.vaot import actions as act
+from vcot.vaot.actions import clamp_action
 from vcot.vaot.render import apply_action, footprint
 
 CORRUPTIONS = ("modify_key", "modify_non_key")
@@ -73,20 +60,20 @@ def _object_centroids(state: Image.Image) -> list[tuple[float, float]]:
     return [(float(c[1]), float(c[0])) for c, s in zip(centres, sizes, strict=True) if s >= 12]
 
 
-def perturb_key(action: Action, state: Image.Image, rng: random.Random) -> tuple[Action, str]:
+def perturb_key(action: act.Action, state: Image.Image, rng: random.Random) -> tuple[act.Action, str]:
     """A plausible but wrong version of the action (same kind, evidence changed)."""
     w, h = state.size
     diag = math.hypot(w, h)
     data = action.model_dump()
-    if isinstance(action, DrawLine | DrawArrow):
+    if isinstance(action, act.DrawLine | act.DrawArrow):
         deg = _angle(rng)
         data["x2"], data["y2"] = _rotate(action.x2, action.y2, action.x1, action.y1, deg)
         desc = f"{action.action} rotated by {deg:+.0f}° about its start"
-    elif isinstance(action, DrawRay):
+    elif isinstance(action, act.DrawRay):
         deg = _angle(rng)
         data["x_through"], data["y_through"] = _rotate(action.x_through, action.y_through, action.x, action.y, deg)
         desc = f"ray direction rotated by {deg:+.0f}°"
-    elif isinstance(action, DrawPolyline):
+    elif isinstance(action, act.DrawPolyline):
         pts = [list(p) for p in action.points]
         k = rng.randrange(1, len(pts)) if len(pts) > 2 else 1
         deg = _angle(rng)
@@ -94,7 +81,7 @@ def perturb_key(action: Action, state: Image.Image, rng: random.Random) -> tuple
             pts[j] = list(_rotate(pts[j][0], pts[j][1], pts[k - 1][0], pts[k - 1][1], deg))
         data["points"] = pts
         desc = f"polyline bent by {deg:+.0f}° at vertex {k - 1}"
-    elif isinstance(action, DrawPolygon):
+    elif isinstance(action, act.DrawPolygon):
         pts = [list(p) for p in action.points]
         k = rng.randrange(len(pts))
         r = rng.uniform(0.06, 0.1) * diag
@@ -102,12 +89,12 @@ def perturb_key(action: Action, state: Image.Image, rng: random.Random) -> tuple
         pts[k] = [pts[k][0] + r * math.cos(a), pts[k][1] + r * math.sin(a)]
         data["points"] = pts
         desc = f"polygon vertex {k} moved by {r:.0f} px"
-    elif isinstance(action, DrawCircle):
+    elif isinstance(action, act.DrawCircle):
         a = rng.uniform(0, 2 * math.pi)
         r = max(action.radius * 0.6, 0.04 * diag)
         data["x"], data["y"] = action.x + r * math.cos(a), action.y + r * math.sin(a)
         desc = f"circle centre moved by {r:.0f} px"
-    elif isinstance(action, MarkPoint):
+    elif isinstance(action, act.MarkPoint):
         others = [c for c in _object_centroids(state) if math.dist(c, (action.x, action.y)) > 12]
         if others:
             data["x"], data["y"] = min(others, key=lambda c: math.dist(c, (action.x, action.y)))
@@ -117,7 +104,7 @@ def perturb_key(action: Action, state: Image.Image, rng: random.Random) -> tuple
             r = rng.uniform(0.06, 0.1) * diag
             data["x"], data["y"] = action.x + r * math.cos(a), action.y + r * math.sin(a)
             desc = f"mark moved by {r:.0f} px"
-    elif isinstance(action, HighlightBox | MaskRegion | CropZoom):
+    elif isinstance(action, act.HighlightBox | act.MaskRegion | act.CropZoom):
         bw, bh = abs(action.x2 - action.x1), abs(action.y2 - action.y1)
         # Shift towards the image centre so that clamping cannot cancel the shift at a border.
         cx, cy = (action.x1 + action.x2) / 2, (action.y1 + action.y2) / 2
@@ -128,7 +115,7 @@ def perturb_key(action: Action, state: Image.Image, rng: random.Random) -> tuple
         for key in ("y1", "y2"):
             data[key] += sy
         desc = f"{action.action} box shifted by ({sx:+.0f}, {sy:+.0f}) px"
-    elif isinstance(action, AnnotateText):
+    elif isinstance(action, act.AnnotateText):
         text = action.text
         if re.search(r"\d", text):
             text = re.sub(r"\d+", lambda m: str(int(m.group()) + rng.choice((-1, 1, 2))), text, count=1)
@@ -164,7 +151,7 @@ def _blank_patch_far_from(state: Image.Image, box: tuple[int, int, int, int] | N
     return best
 
 
-def corrupt_render(state: Image.Image, action: Action, kind: str, rng: random.Random) -> CorruptedRender:
+def corrupt_render(state: Image.Image, action: act.Action, kind: str, rng: random.Random) -> CorruptedRender:
     """Render `action` with the given corruption. The action itself is recorded unchanged by the caller."""
     if kind == "modify_key":
         wrong, desc = perturb_key(action, state, rng)
@@ -172,7 +159,7 @@ def corrupt_render(state: Image.Image, action: Action, kind: str, rng: random.Ra
         return CorruptedRender(new_state, view, f"modify_key: {desc}")
     if kind == "modify_non_key":
         new_state, view = apply_action(state, action)
-        if isinstance(action, CropZoom):
+        if isinstance(action, act.CropZoom):
             return CorruptedRender(new_state, view, "modify_non_key: crop view left unchanged")
         spot = _blank_patch_far_from(new_state, footprint(action, *state.size), rng)
         if spot is None:

@@ -24,6 +24,21 @@ def _key(envs: tuple[str, ...], what: str) -> tuple[str, str]:
     raise ConfigError(f"{what} needs an API key: set the environment variable {names}")
 
 
+def endpoint_key(base_url: str | None, api_key_env: str | None,
+                 default_envs: tuple[str, ...] = KEY_ENVS["openai"]) -> str | None:
+    """The API key for an OpenAI-compatible endpoint, by the rule `vcot eval` follows everywhere.
+
+    A named variable is read (ConfigError when unset); with a base URL and no name, no key (a provider key
+    never travels to an arbitrary URL implicitly); without either, the provider's usual variables (None
+    when unset).
+    """
+    if api_key_env:
+        return _key((api_key_env,), f"endpoint {base_url or 'api.openai.com'}")[0]
+    if base_url:
+        return None
+    return next((v for env in default_envs if (v := os.environ.get(env, "").strip())), None)
+
+
 def make_client(model: str, base_url: str | None = None, api_key_env: str | None = None,
                 tag_requests: bool = False, max_connections: int = 256) -> ModelClient:
     """A client for `model`.
@@ -68,4 +83,4 @@ def make_client(model: str, base_url: str | None = None, api_key_env: str | None
     return GoogleClient(name, key, env)
 
 
-__all__ = ["CallContext", "ModelClient", "make_client", "PROVIDERS", "KEY_ENVS"]
+__all__ = ["CallContext", "ModelClient", "make_client", "endpoint_key", "PROVIDERS", "KEY_ENVS"]
