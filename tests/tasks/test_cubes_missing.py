@@ -4,6 +4,7 @@ import collections
 
 import pytest
 
+from cube_step_text import rows_in
 from generator_contract import check_generator_contract
 from vcot.draw import drawn_labels
 from vcot.tasks import get_task
@@ -121,13 +122,3 @@ def test_answer_space_is_the_balanced_range():
     tiny = get_task("cubes_missing", "easy", max_width=2, max_depth=2, max_height=2, answer_min=0, answer_max=50)
     assert tiny.answer_space(None).size == 7
 
-
-def rows_in(text: str, what: str) -> list[list[int]]:
-    """The grid a step text gives as `describe_rows(values, what)`, front row first (as scenes store it)."""
-    rows = []
-    for part in text.split(f"{what} (columns left to right) — ", 1)[1].split("; "):
-        label, _, values = part.partition(": ")
-        rows.append([int(v) for v in values.split(".")[0].split(", ")])
-        if label in ("front row", "the only row"):
-            break
-    return rows[::-1]

@@ -6,6 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
+from cube_step_text import rows_in
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.answer_leaks import answer_statements
@@ -143,13 +144,3 @@ def test_answer_space_is_the_balanced_range():
     assert get_task("trailer_cubes_count", "medium").answer_space(None).size == 28  # 8..35
     assert get_task("trailer_cubes_count", "hard").answer_space(None).size == 46    # 15..60
 
-
-def rows_in(text: str, what: str) -> list[list[int]]:
-    """The grid a step text gives as `describe_rows(values, what)`, front row first (as scenes store it)."""
-    rows = []
-    for part in text.split(f"{what} (columns left to right) — ", 1)[1].split("; "):
-        label, _, values = part.partition(": ")
-        rows.append([int(v) for v in values.split(".")[0].split(", ")])
-        if label in ("front row", "the only row"):
-            break
-    return rows[::-1]

@@ -5,6 +5,7 @@ import itertools
 
 import pytest
 
+from cube_step_text import rows_in
 from generator_contract import check_generator_contract
 from vcot.draw import drawn_labels
 from vcot.tasks import get_task
@@ -125,13 +126,3 @@ def test_answer_space_is_the_balanced_range():
     assert get_task("trailer_cubes_missing", "medium").answer_space(None).size == 28  # 5..32
     assert get_task("trailer_cubes_missing", "hard").answer_space(None).size == 48    # 12..59
 
-
-def rows_in(text: str, what: str) -> list[list[int]]:
-    """The grid a step text gives as `describe_rows(values, what)`, front row first (as scenes store it)."""
-    rows = []
-    for part in text.split(f"{what} (columns left to right) — ", 1)[1].split("; "):
-        label, _, values = part.partition(": ")
-        rows.append([int(v) for v in values.split(".")[0].split(", ")])
-        if label in ("front row", "the only row"):
-            break
-    return rows[::-1]
