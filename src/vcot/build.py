@@ -87,15 +87,23 @@ def check_params(task: str, params: dict[str, Any]) -> dict[str, Any]:
 _worker_tasks: dict[tuple[str, str, str], Any] = {}
 
 
-def _make_encoded(args: tuple[TaskPlan, int]) -> EncodedSample:
-    plan, index = args
+MAX_VARIANTS = 50  # fresh draws tried for an index whose scene repeats an earlier one
+
+
+def _task(plan: TaskPlan) -> Any:
     # JSON, not a tuple of items: list-valued parameters are not hashable.
     key = (plan.task, plan.difficulty, json.dumps(plan.params, sort_keys=True, default=str))
+    task = _worker_tasks.get(key)
+    if task is None:
+        task = _worker_tasks[key] = get_task(plan.task, plan.difficulty, **plan.params)
+    return task
+
+
+def _make_encoded(args: tuple[TaskPlan, int] | tuple[TaskPlan, int, int]) -> EncodedSample:
+    plan, index = args[0], args[1]
+    variant = args[2] if len(args) > 2 else 0
     try:
-        task = _worker_tasks.get(key)
-        if task is None:
-            task = _worker_tasks[key] = get_task(plan.task, plan.difficulty, **plan.params)
-        return EncodedSample.from_sample(task.make(index, plan.seed))
+        return EncodedSample.from_sample(_task(plan).make(index, plan.seed, variant=variant))
     except GenerationError as exc:
         raise BuildError(f"{exc} (parameters {plan.params or 'of the ' + plan.difficulty + ' preset'})") from None
     except Exception as exc:
@@ -117,6 +125,33 @@ def _ignore_sigint() -> None:
     # Ctrl-C reaches every process of the foreground group: workers leave it to the parent, which stops the
     # pool, instead of each printing a KeyboardInterrupt traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def unique_scenes(plans: list[TaskPlan], encoded: Iterator[EncodedSample]) -> Iterator[EncodedSample]:
+    """Pass instances through in order, replacing any whose scene repeats an earlier one of the suite by a
+    fresh draw for the same index (variant 1, 2, …). Done in order in one process, so the suite is the same
+    whatever the number of workers."""
+    seen: dict[str, set[str]] = {}
+    plan_of = {p.task: p for p in plans}
+    for enc in encoded:
+        plan = plan_of[enc.instance.task]
+        task = _task(plan)
+        if task.rows_per_problem > 1:  # one scene over several rows: rows of a problem share it
+            yield enc
+            continue
+        key = task.scene_key(enc.instance.meta["scene"])
+        keys = seen.setdefault(enc.instance.task, set())
+        variant = 0
+        while key in keys:
+            variant += 1
+            if variant > MAX_VARIANTS:
+                raise BuildError(f"task {enc.instance.task}: instance {enc.instance.uid} repeats an earlier scene "
+                                 f"after {MAX_VARIANTS} fresh draws; the configuration admits too few distinct "
+                                 "scenes for this many instances")
+            enc = _make_encoded((plan, enc.instance.meta["generator"]["index"], variant))
+            key = task.scene_key(enc.instance.meta["scene"])
+        keys.add(key)
+        yield enc
 
 
 def iter_encoded(plans: list[TaskPlan], processes: int = 1) -> Iterator[EncodedSample]:
@@ -148,7 +183,7 @@ def build_suite(out_dir: str | Path, name: str, plans: list[TaskPlan], processes
         raise ValueError("each task may appear only once in a suite plan")
 
     def stream() -> Iterator[EncodedSample]:
-        for enc in iter_encoded(plans, processes):
+        for enc in unique_scenes(plans, iter_encoded(plans, processes)):
             if progress is not None:
                 progress(1)
             yield enc

@@ -94,6 +94,10 @@ def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None =
         if anchor == "paired" or (anchor == "table1" and terminal_width >= 40 + 7 * len(table.header)):
             terminal.append(table)
     terminal += extra
+    if suite is not None and not mira:
+        from vcot.analysis.audit import audit_suite
+
+        extra.append(audit_suite(suite))  # in the report file only; `vcot audit` prints it
     out_dir = out or (run_dirs[0] if run_dirs[0].is_dir() else run_dirs[0].parent) / "report"
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_scored(rows, out_dir / "scored.parquet")

@@ -104,13 +104,17 @@ def validate(
     suite_dir: Annotated[Path, typer.Argument(help="Suite folder")],
     resolve: Annotated[bool, typer.Option("--resolve/--no-resolve", help="Re-solve generated answers from meta")] = True,
     check_hash: Annotated[bool, typer.Option("--hash/--no-hash", help="Recompute the content hash from pixels")] = True,
+    oracle: Annotated[bool, typer.Option("--oracle", help="Also re-derive every answer with the task's "
+                                                          "independent oracle (no code shared with the solver)")]
+    = False,
 ) -> None:
-    """Validate a suite: schema, images (fully decoded), content hash, and gold answers re-solved from meta."""
+    """Validate a suite: schema, images (fully decoded), content hash, gold answers re-solved from meta (and
+    by an independent oracle with --oracle), no scene repeated."""
     from vcot.suite import SuiteError
     from vcot.validate import validate_suite
 
     try:
-        report = validate_suite(suite_dir, resolve=resolve, check_hash=check_hash)
+        report = validate_suite(suite_dir, resolve=resolve, check_hash=check_hash, oracle=oracle)
     except SuiteError as exc:
         fail(exc)
     if report.problems:
@@ -118,8 +122,54 @@ def validate(
             err.print(f"[red]✗[/] {p}", highlight=False)
         fail(f"{len(report.problems)} problem(s) in {suite_dir}", code=1)
     s = report.suite
+    by_oracle = f"; {report.oracle_checked} re-derived by independent oracles" if oracle else ""
     console.print(f"[green]ok[/] {len(s)} instances, {len(s.manifest.get('counts', {}))} task(s); "
-                  f"{report.resolved} answers re-solved from meta; hash {s.content_hash}", soft_wrap=True)
+                  f"{report.resolved} answers re-solved from meta{by_oracle}; no repeated scene; "
+                  f"hash {s.content_hash}", soft_wrap=True)
+    if report.no_oracle:
+        err.print(f"no oracle yet for: {', '.join(sorted(report.no_oracle))}", markup=False)
+
+
+def audit(
+    suite_dir: Annotated[Path, typer.Argument(help="Suite folder")],
+) -> None:
+    """Run non-solving baselines (question-only, candidates-only, single-cue heuristics) per task and
+    difficulty, and print each one's accuracy beside the chance level; exits 1 when one beats chance by
+    more than 20 points."""
+    from vcot.analysis.audit import audit_suite
+    from vcot.analysis.render import to_rich
+    from vcot.suite import SuiteError, read_suite
+
+    try:
+        s = read_suite(suite_dir, check_images="none")
+    except SuiteError as exc:
+        fail(exc)
+    table = audit_suite(s)
+    console.print(to_rich(table))
+    flagged = [r for r in table.rows if r[-1]]
+    if flagged:
+        fail(f"{len(flagged)} baseline(s) beat chance by more than 20 points: "
+             + "; ".join(f"{r[0]} {r[1]} {r[3]} {r[4]}%" for r in flagged[:8]), code=1)
+
+
+def overlap(
+    suite_a: Annotated[Path, typer.Argument(help="First suite folder")],
+    suite_b: Annotated[Path, typer.Argument(help="Second suite folder")],
+) -> None:
+    """Report scenes two suites share (e.g. a public and a private split); exits 1 when there are any."""
+    from vcot.suite import SuiteError, read_suite
+    from vcot.validate import shared_scenes
+
+    try:
+        a, b = read_suite(suite_a, check_images="none"), read_suite(suite_b, check_images="none")
+    except SuiteError as exc:
+        fail(exc)
+    shared = shared_scenes(a, b)
+    for task, ua, ub in shared[:50]:
+        console.print(f"{task}: {', '.join(ua)} ~ {', '.join(ub)}", markup=False)
+    if shared:
+        fail(f"{len(shared)} scene(s) appear in both {suite_a} and {suite_b}", code=1)
+    console.print(f"[green]ok[/] no scene of {suite_a} appears in {suite_b}")
 
 
 def gallery(
@@ -251,6 +301,8 @@ def register(app: typer.Typer) -> None:
     app.command()(tasks)
     app.command()(generate)
     app.command()(validate)
+    app.command()(overlap)
+    app.command()(audit)
     app.command()(gallery)
     app.command("export")(export)
     app.command("import-mira")(import_mira)

@@ -17,6 +17,7 @@ parallelises over processes with identical output.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import random
 from abc import ABC, abstractmethod
@@ -203,13 +204,23 @@ class Task(ABC):
     def params(self) -> dict[str, Any]:
         return dataclasses.asdict(self.config)
 
-    def instance_seed(self, seed: int, index: int) -> int:
+    def instance_seed(self, seed: int, index: int, variant: int = 0) -> int:
+        # Variant 0 keeps the seeds of earlier versions; a variant > 0 is a fresh draw for the same index,
+        # used when a suite would otherwise repeat a scene (vcot.build).
+        if variant:
+            return derive_seed(self.name, self.version, seed, index, "variant", variant)
         return derive_seed(self.name, self.version, seed, index)
 
-    def _accept(self, index: int, seed: int, check_corruption: bool) -> tuple[dict[str, Any], Solution,
-                                                                             Corruption | None, int]:
+    def scene_key(self, scene: dict[str, Any]) -> str:
+        """Identifies the problem a scene poses: two scenes with the same key are the same problem, and a
+        suite holds each key once. The default is the scene's canonical JSON (exact repeats); a task whose
+        scenes can differ without changing the problem may normalise them first."""
+        return hashlib.sha256(json.dumps(scene, sort_keys=True, default=str).encode()).hexdigest()
+
+    def _accept(self, index: int, seed: int, check_corruption: bool, variant: int = 0
+                ) -> tuple[dict[str, Any], Solution, Corruption | None, int]:
         """The rejection loop: draw scenes from the instance's RNG until one is acceptable."""
-        inst_seed = self.instance_seed(seed, index)
+        inst_seed = self.instance_seed(seed, index, variant)
         ctx = GenContext(rng=random.Random(inst_seed), task=self.name, seed=seed, index=index)
         last: Reject | None = None
         for attempt in range(1, self.max_attempts + 1):
@@ -236,14 +247,16 @@ class Task(ABC):
         scene, solution, _, _ = self._accept(index, seed, check_corruption=False)
         return scene, solution
 
-    def make(self, index: int, seed: int, with_corruption: bool = True) -> Sample:
-        """Instance `index` of the stream for `seed`; independent of every other index."""
-        inst_seed = self.instance_seed(seed, index)
+    def make(self, index: int, seed: int, with_corruption: bool = True, variant: int = 0) -> Sample:
+        """Instance `index` of the stream for `seed`; independent of every other index. `variant` > 0 draws
+        another scene for the same index (same uid and answer-balancing slot)."""
+        inst_seed = self.instance_seed(seed, index, variant)
         # Every instance of a task that can corrupt must have a corrupted trajectory, so that the
         # visual_cot_corrupted ablation serves the whole suite; it is computed even when not emitted so
         # that `with_corruption` never changes which scene is accepted.
         can_corrupt = type(self).corrupt is not Task.corrupt
-        scene, solution, corruption, attempt = self._accept(index, seed, check_corruption=can_corrupt)
+        scene, solution, corruption, attempt = self._accept(index, seed, check_corruption=can_corrupt,
+                                                            variant=variant)
         rendering = self.render(scene, solution)
         if self.rows_per_problem > 1:
             # MIRA's paired form: rows n.1, n.2, ... of one problem share a scene and a uid stem.
@@ -271,7 +284,7 @@ class Task(ABC):
             "solution": {"states": solution.states, "details": solution.details},
             "generator": {"task": self.name, "version": self.version, "difficulty": self.difficulty,
                           "params": self.params(), "suite_seed": seed, "index": index,
-                          "instance_seed": inst_seed, "attempts": attempt},
+                          "instance_seed": inst_seed, "attempts": attempt, **({"variant": variant} if variant else {})},
         }
         if corruption_note is not None:
             meta["corruption"] = corruption_note

@@ -1,0 +1,54 @@
+"""The paper_airplane oracle (point-set folding + rasterised candidates) agrees with the generator."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from vcot.oracles.paper_airplane import RES, answer, folded_points, ious
+from vcot.tasks import get_task
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_oracle_agrees_with_generator(difficulty: str) -> None:
+    task = get_task("paper_airplane", difficulty)
+    for i in range(40):
+        scene, solution = task.solved_scene(i, 5)
+        assert answer(scene, task.params()) == solution.answer, (difficulty, i)
+
+
+def test_hand_worked_folds() -> None:
+    # Fold the right half of a 4 x 4 sheet onto the left: a 2 x 4 rectangle.
+    pts = folded_points(4, [{"line": [1, 0, 2], "moving": 1}])
+    assert pts == {(i, j) for i in range(2 * RES) for j in range(4 * RES)}
+    # Then the upper half down: a 2 x 2 square in the lower-left quarter.
+    pts = folded_points(4, [{"line": [1, 0, 2], "moving": 1}, {"line": [0, 1, 2], "moving": 1}])
+    assert pts == {(i, j) for i in range(2 * RES) for j in range(2 * RES)}
+    # A diagonal fold of the flat sheet: the lower-right triangle onto the upper-left one (crease points stay).
+    pts = folded_points(4, [{"line": [1, -1, 0], "moving": 1}])
+    assert pts == {(i, j) for i in range(4 * RES) for j in range(4 * RES) if j >= i}
+    scene = {"size": 4, "folds": [{"line": [1, 0, 2], "moving": 1}, {"line": [0, 1, 2], "moving": 1}],
+             "candidates": [[[0, 0], [2, 0], [2, 2], [0, 2]], [[2, 0], [4, 0], [4, 2], [2, 2]],
+                            [[0, 2], [2, 2], [2, 4], [0, 4]], [[0, 0], [4, 0], [4, 4], [0, 4]]]}
+    assert ious(scene) == [1.0, 0.0, 0.0, 0.25]
+    assert answer(scene, {}) == "A"
+
+
+def test_wrong_scene_changes_answer() -> None:
+    task = get_task("paper_airplane", "medium")
+    changed = 0
+    for i in range(10):
+        scene, solution = task.solved_scene(i, 5)
+        k = "ABCD".index(solution.answer)
+        bad = copy.deepcopy(scene)
+        bad["folds"][-1]["moving"] *= -1  # the last fold made with the other side moving
+        scores = ious(bad)
+        assert scores[k] < 0.99, i  # the stored correct outline no longer matches
+        try:
+            got = answer(bad, task.params())
+        except ValueError:
+            continue  # no candidate matches the wrongly folded paper
+        assert got != solution.answer
+        changed += 1
+    assert changed >= 1
