@@ -81,3 +81,19 @@ def test_quickstart_runs_the_whole_pipeline_offline(tmp_path):
                  "vaot_norender", "vaot", "vaot_wrongrender"):
         assert cond in r.output
     assert "chance" in r.output
+
+
+def test_help_lists_every_registered_command_and_a_missing_extra_is_named():
+    import click
+    import pytest
+    import typer
+
+    from vcot.cli.common import require
+
+    out = CliRunner().invoke(app, ["--help"])
+    for cmd in ("generate", "validate", "audit", "overlap", "gallery", "export", "import-mira", "quickstart",
+                "eval", "serve-mock", "report", "score-text", "trajectories", "judge-process", "annotate"):
+        assert cmd in out.output, cmd
+    with pytest.raises((typer.Exit, click.exceptions.Exit)) as exc:
+        require("vcot_no_such_optional_package", "ray")
+    assert exc.value.exit_code == 2
