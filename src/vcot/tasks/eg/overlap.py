@@ -28,6 +28,12 @@ OVERLAP_COLOR = (150, 70, 170)
 GRID_W, GRID_H = 12, 6
 
 
+def _shoelace(vertices: list[list[float]]) -> float:
+    """The area of a simple polygon from its vertices."""
+    return abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(vertices, vertices[1:] + vertices[:1],
+                                                                    strict=True))) / 2
+
+
 @dataclass(frozen=True)
 class OverlapConfig:
     # Lists, not tuples: Task.params() must survive the JSON round trip of meta unchanged.
@@ -140,7 +146,7 @@ class OverlapTask(Task):
         "hard": OverlapConfig(kinds=["right_tri", "triangle", "l_shape", "t_shape", "trapezoid",
                                      "parallelogram"], max_size=5, ref_mode="vertex", min_margin=0.10),
     }
-    version = "2"
+    version = "3"
     description = "Which of four shape pairs overlaps most when each pair is aligned at its marked dots."
 
     # -- scene ---------------------------------------------------------------------------------------
@@ -183,6 +189,13 @@ class OverlapTask(Task):
         areas = [pair_overlap(p) for p in pairs]
         check_margin(areas, self.config.min_margin, self.config.min_overlapping)
         best = max(range(4), key=lambda i: areas[i])
+        # A pair's overlap can be no larger than its smaller shape, so "the pair whose smaller shape is largest"
+        # often names the answer without aligning anything (vcot audit). Balance that cue: it points at the
+        # answer in exactly one instance of every four, as often as a guess would.
+        smaller = [min(_shoelace(shape["vertices"]) for shape in pair) for pair in pairs]
+        cue = max(range(4), key=lambda i: smaller[i])
+        if (cue == best) != (ctx.balanced(4, "smaller-shape cue") == 0):
+            raise Reject("the largest smaller shape would give the answer away (or must)")
         slot = ctx.balanced(4)
         others = [p for i, p in enumerate(pairs) if i != best]
         rng.shuffle(others)

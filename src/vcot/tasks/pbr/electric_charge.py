@@ -134,7 +134,7 @@ class ElectricCharge(Task):
         "hard": ElectricChargeConfig(grid=9, min_sources=4, max_sources=6, max_magnitude=4,
                                      target_magnitude=2),
     }
-    version = "2"
+    version = "3"
     # The resultant arrow of the last step points the way the question asks about, as a drawn vector on the
     # diagram's axes; no text or label writes the direction word (tests/tasks/test_electric_charge.py).
     final_state_shows = "the thick black net-force arrow in the force diagram"
@@ -160,6 +160,13 @@ class ElectricCharge(Task):
         matches = [s for s in SYMMETRIES if sector(angle_deg(self._net(transform(scene, s)))) == want]
         scene = transform(scene, rng.choice(matches))
         check_scene(scene, cfg.boundary_margin_deg, cfg.min_net_ratio)
+        # The single strongest force points the net force's way in most random scenes, so reading that one
+        # arrow would beat chance by far (vcot audit). Balance it: it agrees with the answer in exactly one
+        # instance of every eight, as often as a guess would.
+        fs = forces(scene)
+        strongest = max(fs, key=lambda f: f[0] * f[0] + f[1] * f[1])
+        if (sector(angle_deg(strongest)) == want) != (ctx.balanced(8, "strongest-force cue") == 0):
+            raise Reject("the strongest single force's direction would give the answer away (or must)")
         scene["boundary_margin_deg"] = cfg.boundary_margin_deg
         scene["min_net_ratio"] = cfg.min_net_ratio
         return scene
