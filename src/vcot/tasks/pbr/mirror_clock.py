@@ -13,6 +13,7 @@ import math
 import random
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from PIL import Image, ImageOps
@@ -28,6 +29,15 @@ CENTER = (SIZE / 2, SIZE / 2)
 RADIUS = 300.0
 # Hands closer than this (degrees) partly hide each other; such times are rejected.
 MIN_HAND_GAP = 6.0
+
+
+@lru_cache(maxsize=16)
+def _clock_space(step: int) -> AnswerSpace:
+    # Built once per step: reports compute a chance level for every results row.
+    minutes = [step * k for k in range(60 // step)]
+    times = [fmt_time(h, m) for h in range(1, 13) for m in minutes]
+    what = "minute" if step == 1 else f"{step} minutes"
+    return finite(times, f"the {len(times)} times H:MM of a 12-hour face, every {what}", _canon_time)
 
 
 @dataclass(frozen=True)
@@ -229,11 +239,7 @@ class MirrorClock(Task):
     def answer_space(self, instance: Instance) -> AnswerSpace:
         """The 12-hour times whose minute is a multiple of `minute_step` (the sampler draws the asked time's
         minute that way, shift or not): 12 x (60 // minute_step) answers."""
-        step = self.config.minute_step
-        minutes = [step * k for k in range(60 // step)]
-        times = [fmt_time(h, m) for h in range(1, 13) for m in minutes]
-        what = "minute" if step == 1 else f"{step} minutes"
-        return finite(times, f"the {len(times)} times H:MM of a 12-hour face, every {what}", _canon_time)
+        return _clock_space(self.config.minute_step)
 
     def _steps(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> list[tuple[Image.Image, str]]:
         """The un-mirrored face (and the face moved on by the shift): hand positions, never the time read off
