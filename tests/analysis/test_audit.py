@@ -6,7 +6,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from vcot.analysis.audit import audit_instances, strongest_force_direction
+from vcot.analysis.audit import audit_instances
+from vcot.analysis.shortcuts.electric_charge import strongest_force_direction
 from vcot.build import TaskPlan, build_suite
 from vcot.cli import app
 from vcot.schema import AnswerType, Instance

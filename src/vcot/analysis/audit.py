@@ -8,85 +8,24 @@ baseline beats chance by more than `MARGIN` points measures the cue, not the rea
 - `majority answer` (question-only): the most frequent gold answer among the *other* instances of the same
   task, difficulty and question form (leave-one-out), i.e. what a model learns from the question alone.
 - `first option` (candidates-only, choice questions): always the first letter.
-- single-cue heuristics per task, each reading one surface feature of the scene (`HEURISTICS`). Where a
-  heuristic does not apply to an instance it falls back to the chance baseline's guess, so its accuracy is
-  comparable with chance.
+- single-cue heuristics per task, each reading one surface feature of the scene or the options
+  (`vcot.analysis.shortcuts.<task>`). Where a heuristic does not apply to an instance it falls back to the
+  chance baseline's guess, so its accuracy is comparable with chance.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from vcot.analysis.shortcuts import Heuristic, heuristics_for
 from vcot.analysis.tables import Table
 from vcot.engine.chance import chance_answer, chance_level
 from vcot.schema import AnswerType, Instance
 from vcot.scoring.score import score_fields
 
 MARGIN = 0.20  # points over chance (as a fraction) above which a baseline flags a shortcut
-
-Heuristic = Callable[[Instance], str | None]
-_COMPASS = ("east", "north-east", "north", "north-west", "west", "south-west", "south", "south-east")
-
-
-def _sector(dx: float, dy: float) -> str:
-    """The compass sector of a vector with y pointing north."""
-    return _COMPASS[round(math.degrees(math.atan2(dy, dx)) / 45.0) % 8]
-
-
-def strongest_force_direction(inst: Instance) -> str | None:
-    """electric_charge: the direction of the single strongest Coulomb force on the target, ignoring the rest."""
-    scene = inst.meta.get("scene", {})
-    target, sources = scene.get("target"), scene.get("sources")
-    if not target or not sources:
-        return None
-    tx, ty = target["pos"]
-    best = None
-    for s in sources:
-        dx, dy = tx - s["pos"][0], ty - s["pos"][1]
-        r2 = dx * dx + dy * dy
-        if not r2:
-            continue
-        mag = s["q"] * target["q"] / r2  # > 0: repulsion (away from the source)
-        if best is None or abs(mag) > abs(best[0]):
-            best = (mag, dx, dy)
-    if best is None:
-        return None
-    mag, dx, dy = best
-    sector = _sector(dx if mag > 0 else -dx, dy if mag > 0 else -dy)
-    return sector.replace("-", "") if "-" not in inst.answer else sector
-
-
-def same_shaft_as_driver(inst: Instance) -> str | None:
-    """gear_rotation: a wheel on the driver's own shaft turns as the driver does (the stated direction)."""
-    scene = inst.meta.get("scene", {})
-    target, driver = scene.get("target"), scene.get("driver")
-    for link in scene.get("links", []):
-        if link.get("type") == "shaft" and {link.get("a"), link.get("b")} == {target, driver}:
-            return scene.get("driver_dir")
-    return None
-
-
-def largest_smaller_shape(inst: Instance) -> str | None:
-    """overlap: the pair whose smaller shape has the largest area (the overlap can be no larger than it)."""
-    from shapely.geometry import Polygon
-
-    pairs = inst.meta.get("scene", {}).get("pairs")
-    letters = inst.meta.get("scene", {}).get("options")
-    if not pairs or not letters:
-        return None
-    smaller = [min(Polygon(p["vertices"]).area for p in pair) for pair in pairs]
-    return letters[max(range(len(smaller)), key=smaller.__getitem__)]
-
-
-HEURISTICS: dict[str, list[tuple[str, Heuristic]]] = {
-    "electric_charge": [("strongest single force", strongest_force_direction)],
-    "gear_rotation": [("same shaft as the driver", same_shaft_as_driver)],
-    "overlap": [("largest smaller shape", largest_smaller_shape)],
-}
-
 
 def _difficulty(inst: Instance) -> str:
     gen = inst.meta.get("generator") if isinstance(inst.meta, dict) else None
@@ -129,7 +68,7 @@ def audit_instances(instances: Sequence[Instance]) -> Table:
         baselines: list[tuple[str, Heuristic]] = [("majority answer", majority)]
         if insts[0].answer_type == AnswerType.CHOICE:
             baselines.append(("first option", lambda i: "A"))
-        baselines += HEURISTICS.get(task, [])
+        baselines += heuristics_for(task)
         for name, fn in baselines:
             right = 0
             for i in insts:

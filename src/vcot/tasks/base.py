@@ -102,6 +102,31 @@ class Sample:
 ConfigT = TypeVar("ConfigT")
 
 
+@dataclass(frozen=True)
+class Limit:
+    """The range a numeric task parameter may take, and why (memory, run time, a geometric bound).
+
+    Every int and float field of a task's config declares one in `Task.limits`; `Task.__init__` refuses a
+    value outside it with an error naming the task, the parameter, the range and the reason.
+    """
+
+    lo: float
+    hi: float
+    why: str
+
+
+@dataclass(frozen=True)
+class Choices:
+    """The values a string parameter (or each item of a list parameter) may take, and what they mean."""
+
+    values: tuple[str, ...]
+    why: str = ""
+
+
+class ParameterError(ValueError):
+    """A task parameter is outside its declared limits; the message names task, parameter, range and reason."""
+
+
 def answer_range_presets(levels: dict[str, ConfigT], **ranges: tuple[int, int]) -> dict[str, ConfigT]:
     """Difficulty presets of sibling tasks that draw the same kind of scene but ask different questions: each
     level keeps the shared config of `levels` and gets this task's own answer range (`level=(min, max)` sets
@@ -114,6 +139,10 @@ def answer_range_presets(levels: dict[str, ConfigT], **ranges: tuple[int, int]) 
         lo, hi = ranges[level]
         presets[level] = dataclasses.replace(cfg, answer_min=lo, answer_max=hi)
     return presets
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
 
 
 class Task(ABC):
@@ -131,6 +160,9 @@ class Task(ABC):
     # element does: step texts may then name the answer's value while describing that state, never in a
     # concluding phrase (`vcot.tasks.answer_leaks`, docs/tasks/README.md "Steps are states").
     final_state_shows: ClassVar[str] = ""
+    # Declared bounds of the config's parameters (docs/tasks/README.md, "Parameter limits"): every numeric
+    # field has a Limit, every string field (or list of strings) its Choices.
+    limits: ClassVar[dict[str, Limit | Choices]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A MIRA task takes its domain and answer type from the catalog, the one place that states them (the
@@ -157,6 +189,35 @@ class Task(ABC):
                              f"known: {[f.name for f in dataclasses.fields(self.config_cls)]}")
         self.config = dataclasses.replace(base, **overrides) if overrides else base
         self.difficulty = difficulty if config is None else "custom"
+        self.check_config(self.config)
+
+    def check_config(self, config: Any) -> None:
+        """Refuse a parameter outside its declared limits, a `min_x` above its `max_x`, and whatever
+        relation between parameters the task adds (override, call super first)."""
+        values = dataclasses.asdict(config)
+        for name, limit in self.limits.items():
+            if name not in values:
+                raise TypeError(f"task {self.name} declares a limit for {name!r}, which its config lacks")
+            value = values[name]
+            if isinstance(limit, Limit):
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise ParameterError(f"parameter {name} of task {self.name} must be a number, got {value!r}")
+                if not limit.lo <= value <= limit.hi:
+                    raise ParameterError(f"parameter {name} of task {self.name} must be between "
+                                         f"{_num(limit.lo)} and {_num(limit.hi)} ({limit.why}), got {value!r}")
+            else:
+                items = list(value) if isinstance(value, list | tuple) else [value]
+                bad = [v for v in items if v not in limit.values]
+                if bad or not items:
+                    raise ParameterError(f"parameter {name} of task {self.name} takes "
+                                         f"{' or '.join(map(repr, limit.values))}"
+                                         f"{' (' + limit.why + ')' if limit.why else ''}, got {value!r}")
+        for name, value in values.items():
+            for lo_name in (f"min_{name[4:]}" if name.startswith("max_") else None,
+                            f"{name[:-4]}_min" if name.endswith("_max") else None):
+                if lo_name and lo_name in values and isinstance(value, int | float) and values[lo_name] > value:
+                    raise ParameterError(f"parameters of task {self.name}: {lo_name} ({values[lo_name]!r}) "
+                                         f"must not exceed {name} ({value!r})")
 
     # -- to implement -------------------------------------------------------------------------------
 
