@@ -12,7 +12,9 @@ import typer
 
 from vcot.cli import evaluate, report, suite
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Visual chain-of-thought benchmarks and evaluation.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  context_settings={"max_content_width": 120, "terminal_width": 120},
+                  help="Visual chain-of-thought benchmarks and evaluation.")
 
 for _stage in (suite, evaluate, report):
     _stage.register(app)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 import typer
@@ -57,6 +58,16 @@ def split_list(values: list[str] | None) -> list[str] | None:
     return items or None
 
 
+def one_suite(positional: Path | None, option: Path | None, required: bool) -> Path | None:
+    """The suite folder given as the SUITE argument or (as older command lines do) with --suite."""
+    if positional is not None and option is not None and positional != option:
+        fail(f"two suites given: {positional} and --suite {option}; give one")
+    suite = positional if positional is not None else option
+    if suite is None and required:
+        fail("missing the SUITE folder argument")
+    return suite
+
+
 def parse_params(items: list[str]) -> dict:
     params = {}
     for item in items:
@@ -72,6 +83,6 @@ def parse_params(items: list[str]) -> dict:
     return params
 
 
-def progress_bar() -> Progress:
+def progress_bar(enabled: bool = True) -> Progress:
     return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), TimeRemainingColumn(), console=err, transient=False)
+                    TimeElapsedColumn(), TimeRemainingColumn(), console=err, transient=False, disable=not enabled)

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from vcot.cli.common import console, err, fail, split_list
+from vcot.cli.common import console, err, fail, one_suite, split_list
 from vcot.conditions import REGISTRY
 
 # Exit codes of `vcot eval` beyond 0 (every sample answered) and 2 (bad options or input), listed in the README.
@@ -31,7 +31,8 @@ def print_run_summary(run_dir: Path, suite: Any, title: str) -> None:
 
 
 def eval_command(
-    suite: Annotated[Path, typer.Option("--suite", help="Suite folder")],
+    suite: Annotated[Path | None, typer.Argument(help="Suite folder", metavar="SUITE", show_default=False)] = None,
+    suite_option: Annotated[Path | None, typer.Option("--suite", hidden=True, help="Same as SUITE")] = None,
     model: Annotated[str, typer.Option("--model", help="chance | openai/NAME | anthropic/NAME | google/NAME | "
                                                         "NAME with --base-url")] = "chance",
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. "
@@ -40,16 +41,20 @@ def eval_command(
                                                                            "API key (with --base-url: none "
                                                                            "sent unless given)")] = None,
     conditions: Annotated[list[str] | None, typer.Option(
-        "--conditions", "-c", help=f"Comma-separated, of: {', '.join(REGISTRY.names())}. Default: every default "
+        "--conditions", "-c", metavar="NAME,…", help=f"Comma-separated, of: {', '.join(REGISTRY.names())}. Default: every default "
                                    "condition the suite can serve")] = None,
-    epochs: Annotated[int, typer.Option("--epochs")] = 1,
-    concurrency: Annotated[int, typer.Option("--concurrency")] = 8,
+    epochs: Annotated[int, typer.Option("--epochs", help="Times each instance is asked (answers vary with "
+                                                         "sampling)")] = 1,
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Requests in flight at once")] = 8,
     rpm: Annotated[float | None, typer.Option("--rpm", help="Requests per minute cap")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="At most K instances per task")] = None,
-    tasks: Annotated[list[str] | None, typer.Option("--tasks", help="Comma-separated task names")] = None,
-    max_tokens: Annotated[int | None, typer.Option("--max-tokens")] = 8192,
-    temperature: Annotated[float | None, typer.Option("--temperature")] = None,
-    top_p: Annotated[float | None, typer.Option("--top-p")] = None,
+    tasks: Annotated[list[str] | None, typer.Option("--tasks", metavar="TASK,…",
+                                                    help="Comma-separated task names")] = None,
+    max_tokens: Annotated[int | None, typer.Option("--max-tokens", help="Output token cap per reply (replies cut "
+                                                                        "by it are counted as truncated)")] = 8192,
+    temperature: Annotated[float | None, typer.Option("--temperature", help="Sampling temperature (default: the "
+                                                                            "provider's)")] = None,
+    top_p: Annotated[float | None, typer.Option("--top-p", help="Nucleus sampling (default: the provider's)")] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Per-request seed (plus the epoch)")] = None,
     timeout: Annotated[float, typer.Option("--timeout", help="Per-request timeout, seconds")] = 600.0,
     max_attempts: Annotated[int, typer.Option("--max-attempts", help="Attempts per call incl. retries")] = 6,
@@ -59,7 +64,7 @@ def eval_command(
     runs_root: Annotated[Path, typer.Option("--runs-root", help="Parent of default run folders")] = Path("runs"),
     tag_requests: Annotated[bool, typer.Option("--tag-requests", help="Send X-Vcot-Call headers (mock "
                                                                        "server, proxies)")] = False,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
 ) -> None:
     """Evaluate a model on a suite under the chosen conditions; resumable, prints accuracy per condition."""
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -73,6 +78,7 @@ def eval_command(
     from vcot.images import ImagePolicy
     from vcot.suite import SuiteError, read_suite
 
+    suite = one_suite(suite, suite_option, required=True)
     try:
         spec = EvalSpec(
             suite=suite, model=model, base_url=base_url, api_key_env=api_key_env,
@@ -132,16 +138,20 @@ def eval_command(
 
 
 def serve_mock(
-    suite: Annotated[Path | None, typer.Option("--suite", help="Suite whose gold answers drive the policy")] = None,
-    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    suite: Annotated[Path | None, typer.Argument(help="Suite whose gold answers drive the policy", metavar="SUITE",
+                                                 show_default=False)] = None,
+    suite_option: Annotated[Path | None, typer.Option("--suite", hidden=True, help="Same as SUITE")] = None,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on (not loopback: a warning, anyone "
+                                                     "who reaches it can use the server)")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="0 picks a free port")] = 8000,
     port_file: Annotated[Path | None, typer.Option("--port-file", help="Write the bound port here")] = None,
-    p: Annotated[float, typer.Option("--p", help="Probability of a correct answer")] = 0.5,
-    p_condition: Annotated[list[str] | None, typer.Option("--p-condition", help="CONDITION=P, repeatable")] = None,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    p: Annotated[float, typer.Option("--correct-rate", "--p", help="Probability of a correct answer")] = 0.5,
+    p_condition: Annotated[list[str] | None, typer.Option("--correct-rate-for", "--p-condition", metavar="CONDITION=P",
+                                                          help="Per-condition correct rate, repeatable")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the policy's random choices")] = 0,
     latency: Annotated[float, typer.Option("--latency", help="Seconds per request")] = 0.0,
     fault_rate: Annotated[float, typer.Option("--fault-rate", help="Fraction of requests that fail")] = 0.0,
-    faults: Annotated[str, typer.Option("--faults", help="Comma list of 429,500,timeout,malformed,truncated,"
+    faults: Annotated[str, typer.Option("--faults", metavar="FAULT,…", help="Comma list of 429,500,timeout,malformed,truncated,"
                                                           "drop")] = "429,500,timeout,malformed,truncated,drop",
     retry_after: Annotated[float, typer.Option("--retry-after", help="Retry-After seconds on 429")] = 0.05,
     hang: Annotated[float, typer.Option("--hang", help="Seconds a 'timeout' fault hangs")] = 30.0,
@@ -153,6 +163,7 @@ def serve_mock(
     from vcot.engine.mock_server import MockConfig, run_server
     from vcot.net import is_loopback
 
+    suite = one_suite(suite, suite_option, required=False)
     if not is_loopback(host):
         err.print(f"warning: listening on {host}: anyone who can reach this machine can use the mock server "
                   "and change its configuration (POST /config)", markup=False, soft_wrap=True)

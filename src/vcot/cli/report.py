@@ -24,7 +24,7 @@ def _read_suite(path: Path):
 
 
 def report(
-    run_dirs: Annotated[list[Path], typer.Argument(help="Run folders (or .parquet files); with --mira, folders "
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="RUN...", help="Run folders (or .parquet files); with --mira, folders "
                                                         "of official MIRA result .jsonl files")],
     suite: Annotated[Path | None, typer.Option("--suite", help="Suite folder: images and steps for the browser")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Report folder (default: <first run>/report)")] = None,
@@ -79,7 +79,7 @@ def score_text(
     gold: Annotated[str, typer.Option("--gold", help="The gold answer")],
     answer_type: Annotated[str, typer.Option("--type", help="integer | number | choice | text | time | "
                                                             "coordinates | set | pair | direction")],
-    options: Annotated[list[str] | None, typer.Option("--option", help="An option text, in order; repeat per "
+    options: Annotated[list[str] | None, typer.Option("--option", metavar="TEXT", help="An option text, in order; repeat per "
                                                                        "option (choice questions)")] = None,
     truncated: Annotated[bool, typer.Option("--truncated", help="The response was cut off by the token "
                                                                 "limit")] = False,

@@ -51,12 +51,16 @@ def tasks() -> None:
 def generate(
     out: Annotated[Path, typer.Option("--out", "-o", help="Output suite folder")],
     task: Annotated[str | None, typer.Option("--task", "-t", help="Generate one task")] = None,
-    suite: Annotated[str | None, typer.Option("--suite", "-s", help="Preset suite: mini or mira-synth")] = None,
+    suite: Annotated[str | None, typer.Option("--preset", "--suite", "-s", help="Preset suite: mini or "
+                                                                          "mira-synth")] = None,
     n: Annotated[int, typer.Option("--n", help="Instances (with --task)")] = 10,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Suite seed: same seed and parameters, same instances")] = 0,
     difficulty: Annotated[str, typer.Option("--difficulty", "-d", help="easy | medium | hard")] = "medium",
-    param: Annotated[list[str], typer.Option("--param", "-p", help="Override a config parameter: key=value")] = [],  # noqa: B006
+    param: Annotated[list[str], typer.Option(
+        "--param", "-p", metavar="KEY=VALUE", help="Override a config parameter, repeatable (vcot tasks lists "
+                                                   "them)")] = [],  # noqa: B006
     processes: Annotated[int, typer.Option("--processes", "-j", help="Worker processes")] = 1,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
     name: Annotated[str | None, typer.Option("--name", help="Suite name (default: task or preset name)")] = None,
 ) -> None:
     """Generate a suite: one task (--task) or a preset (--suite mini|mira-synth)."""
@@ -87,10 +91,10 @@ def generate(
         fail(exc)
     total = sum(p.n for p in plans)
     try:
-        with progress_bar() as progress:
-            bar = progress.add_task(f"generating {suite_name}", total=total)
+        with progress_bar(progress) as shown:
+            bar = shown.add_task(f"generating {suite_name}", total=total)
             manifest = build_suite(out, suite_name, plans, processes=processes,
-                                   progress=lambda k: progress.advance(bar, k))
+                                   progress=lambda k: shown.advance(bar, k))
     except (SuiteError, ValueError) as exc:  # BuildError is a ValueError
         fail(exc)
     except KeyboardInterrupt:
@@ -246,7 +250,7 @@ def export(
 def import_mira(
     src: Annotated[Path, typer.Argument(help="Folder in the official MIRA release layout")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output suite folder")],
-    name: Annotated[str, typer.Option("--name")] = "mira",
+    name: Annotated[str, typer.Option("--name", help="Suite name")] = "mira",
 ) -> None:
     """Import the official MIRA release layout as a vcot suite."""
     from vcot.export.mira import import_mira as do_import
@@ -261,7 +265,8 @@ def import_mira(
 
 def quickstart(
     out: Annotated[Path, typer.Option("--out", "-o", help="Working folder")] = Path("vcot-quickstart"),
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the mini suite")] = 0,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
 ) -> None:
     """The main job on the embedded default, offline: generate the mini suite, validate it, write its
     gallery, evaluate the chance baseline under every condition the suite serves, and write the report."""
@@ -275,9 +280,9 @@ def quickstart(
 
     suite_dir = out / "mini"
     plans = preset_plans("mini", seed)
-    with progress_bar() as progress:
-        bar = progress.add_task("generating mini", total=sum(p.n for p in plans))
-        manifest = build_suite(suite_dir, "mini", plans, processes=1, progress=lambda k: progress.advance(bar, k))
+    with progress_bar(progress) as shown:
+        bar = shown.add_task("generating mini", total=sum(p.n for p in plans))
+        manifest = build_suite(suite_dir, "mini", plans, processes=1, progress=lambda k: shown.advance(bar, k))
     console.print(f"mini suite: {manifest['total']} instances of {len(manifest['counts'])} tasks in {suite_dir}")
     checked = validate_suite(suite_dir)
     if not checked.ok:
