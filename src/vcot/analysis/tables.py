@@ -304,10 +304,10 @@ def paired_tests(samples: list[Sample], comparisons: Sequence[tuple[str, str]] =
     treatment, and the test is the sign test on b and c (McNemar's test, exactly, with one epoch)."""
     t = Table("Paired condition comparisons", ["model", "baseline → treatment", "n", "baseline %", "treatment %",
                                                 "Δ pts [95% bootstrap]", "b (base better)", "c (treat better)",
-                                                "McNemar p"],
+                                                "sign test p"],
               note="n: problems. b: problems with a higher accuracy (mean over epochs) under the baseline; c: under "
-                   "the treatment; ties are not counted, so b + c ≤ n. The test is McNemar's on (b, c), i.e. the "
-                   "sign test over problems (with one epoch exactly McNemar on right/wrong): exact binomial when "
+                   "the treatment; ties are not counted, so b + c ≤ n. The test is the sign test on (b, c) over "
+                   "problems — with one epoch it is McNemar's test on right/wrong: exact binomial when "
                    "b + c < 25, else chi-square with continuity correction.")
     for model, ms in sorted(group(samples, lambda s: s.model).items()):
         index = {(s.condition, s.run_id, s.unit, s.epoch): s.correct for s in ms}
