@@ -368,6 +368,44 @@ def test_inspect_eval_with_mockllm(suite: Suite, inspect_tasks: types.ModuleType
     assert log.results.scores[0].metrics["accuracy"].value == pytest.approx(expected)
 
 
+@pytest.mark.parametrize("route", ["openai-api", "openai-chat"])
+def test_inspect_cli_against_an_openai_compatible_server(suite: Suite, tmp_path: Path, route: str) -> None:
+    """The real `inspect eval` command, over HTTP, against vcot's mock server: the two routes that
+    docs/exporters.md gives for OpenAI-compatible endpoints (Inspect's `openai/...` provider alone calls the
+    Responses API, which such servers lack)."""
+    pytest.importorskip("inspect_ai")
+    import os
+    import subprocess
+
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    from vcot.engine.mock_server import spawn_mock_server
+
+    out = export_inspect(suite, tmp_path / "insp", package="vcot_inspect_cli")
+    tasks_file = out / "vcot_inspect_cli" / "tasks.py"
+    server = spawn_mock_server(suite.root, "--correct-rate", "1")
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        if route == "openai-api":
+            env |= {"VCOTMOCK_BASE_URL": server.base_url, "VCOTMOCK_API_KEY": "none"}
+            model = ["--model", "openai-api/vcotmock/mock-model"]
+        else:
+            env |= {"OPENAI_API_KEY": "none"}
+            model = ["--model", "openai/mock-model", "--model-base-url", server.base_url, "-M", "responses_api=false"]
+        logs = tmp_path / "logs"
+        r = subprocess.run(["inspect", "eval", f"{tasks_file}@direct", *model, "--limit", "4", "--log-dir", str(logs),
+                            "--display", "none"], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr[-2000:]
+        stats = server.stats()
+    finally:
+        server.stop()
+    (info,) = list_eval_logs(str(logs))
+    log = read_eval_log(info)
+    assert log.status == "success", log.error
+    assert stats["status"].get("200") == 4  # four chat completions, no Responses API call
+    assert log.results is not None and log.results.scores[0].metrics["accuracy"].value == 1.0
+
+
 # --- CLI ----------------------------------------------------------------------------------------------
 
 def test_cli_exports_harness_formats(suite: Suite, tmp_path: Path) -> None:

@@ -151,8 +151,9 @@ def serve_mock(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the policy's random choices")] = 0,
     latency: Annotated[float, typer.Option("--latency", help="Seconds per request")] = 0.0,
     fault_rate: Annotated[float, typer.Option("--fault-rate", help="Fraction of requests that fail")] = 0.0,
-    faults: Annotated[str, typer.Option("--faults", metavar="FAULT,…", help="Comma list of 429,500,timeout,malformed,truncated,"
-                                                          "drop")] = "429,500,timeout,malformed,truncated,drop",
+    faults: Annotated[str, typer.Option("--faults", metavar="FAULT,…", help="Fault kinds drawn from: 429, 500, "
+                                        "timeout, malformed, truncated, drop, hostile (a 200 reply with attacking "
+                                        "text)")] = "429,500,timeout,malformed,truncated,drop",
     retry_after: Annotated[float, typer.Option("--retry-after", help="Retry-After seconds on 429")] = 0.05,
     hang: Annotated[float, typer.Option("--hang", help="Seconds a 'timeout' fault hangs")] = 30.0,
     script: Annotated[Path | None, typer.Option("--script", help="JSON list of tool-call turns")] = None,

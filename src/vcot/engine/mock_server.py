@@ -35,7 +35,12 @@ from urllib.parse import unquote
 
 from vcot.seeding import derive_seed
 
-FAULT_KINDS = ("429", "500", "timeout", "malformed", "truncated", "drop")
+FAULT_KINDS = ("429", "500", "timeout", "malformed", "truncated", "drop", "hostile")
+# "hostile" is a well-formed 200 reply whose text attacks the consumer (control bytes, a lone surrogate,
+# markup, a huge line); it is off unless asked for, so a fault rate does not change what a run scores.
+DEFAULT_FAULTS = FAULT_KINDS[:-1]
+HOSTILE_TEXT = ("\x00\x1b[31m<script>alert('x')</script>\ud800 {{7*7}} ${env:OPENAI_API_KEY} "
+                + "A" * 20_000 + "\n<answer>\x00\x1b]0;owned\x07</answer>")
 _MAX_BODY = 256 * 1024 * 1024
 
 
@@ -46,7 +51,7 @@ class MockConfig:
     seed: int = 0
     latency_s: float = 0.0
     fault_rate: float = 0.0
-    faults: list[str] = field(default_factory=lambda: list(FAULT_KINDS))
+    faults: list[str] = field(default_factory=lambda: list(DEFAULT_FAULTS))
     retry_after_s: float = 0.05
     hang_s: float = 30.0
     # Tool-call script: list of turns, each a list of {"name": str, "arguments": object}.
@@ -381,6 +386,9 @@ class MockServer:
                 return False
             if fault == "drop":
                 return False
+            if fault == "hostile" and resp["choices"][0]["message"].get("content") is not None:
+                resp["choices"][0]["message"]["content"] = HOSTILE_TEXT
+                self.status["200-hostile"] += 1
             data = json.dumps(resp).encode()
             if fault == "malformed":
                 self.status["200-malformed"] += 1
