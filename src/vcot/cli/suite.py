@@ -178,20 +178,27 @@ def overlap(
 
 def gallery(
     suite_dir: Annotated[Path, typer.Argument(help="Suite folder")],
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="HTML file (default: SUITE/gallery.html)")] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Index HTML file (default: SUITE/gallery.html); the "
+                                             "task pages go beside it (SUITE/gallery_pages/)")] = None,
     per_task: Annotated[int, typer.Option("--per-task", help="At most this many instances per task (0 = all)")] = 0,
+    per_page: Annotated[int, typer.Option("--per-page", min=1, help="Instances per task page")] = 50,
+    embed: Annotated[bool, typer.Option("--embed", help="One self-contained file with every image embedded "
+                                        "(refused above 32 MiB: for sharing small suites)")] = False,
 ) -> None:
-    """Write a self-contained HTML gallery of a suite."""
-    from vcot.gallery import write_gallery
+    """Write a suite's HTML gallery: an index of the tasks and one page per task, images linked from the suite
+    folder and loaded lazily; or, with --embed, one self-contained file."""
+    from vcot.gallery import GalleryError, write_gallery
     from vcot.suite import SuiteError, read_suite
 
     try:
         s = read_suite(suite_dir)
-    except SuiteError as exc:
+        uids = s.first_per_task(per_task) if per_task > 0 else None
+        files = write_gallery(s, out or (suite_dir / "gallery.html"), uids, embed=embed, per_page=per_page)
+    except (SuiteError, GalleryError, OSError) as exc:  # OSError: --out cannot be written (a folder, no access)
         fail(exc)
-    uids = s.first_per_task(per_task) if per_task > 0 else None
-    path = write_gallery(s, out or (suite_dir / "gallery.html"), uids)
-    console.print(f"gallery written to {path}")
+    pages = f" and {len(files.pages)} task pages in {files.pages_dir}" if not embed else ""
+    console.print(f"gallery written to {files.index}{pages} ({files.total_bytes / 1e6:.1f} MB of HTML)",
+                  markup=False, soft_wrap=True)
 
 
 EXPORT_FORMATS = ("parquet", "mira", "vlmevalkit", "lmms-eval", "inspect")
@@ -289,8 +296,8 @@ def quickstart(
         fail("the generated suite does not validate: " + "; ".join(checked.problems[:5]), code=1)
     console.print(f"[green]ok[/] {checked.resolved} answers re-solved from meta; hash {checked.suite.content_hash}",
                   soft_wrap=True)
-    path = write_gallery(checked.suite, out / "gallery.html")
-    console.print(f"gallery: {path}")
+    files = write_gallery(checked.suite, out / "gallery.html")
+    console.print(f"gallery: {files.index} (task pages in {files.pages_dir})", markup=False, soft_wrap=True)
     result = run_eval(EvalSpec(suite=suite_dir, model="chance", run_dir=out / "run-chance"))
     for cond, reason in result.skipped_conditions.items():
         console.print(f"  skipped {cond}: {reason}", markup=False, soft_wrap=True)
