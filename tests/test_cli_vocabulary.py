@@ -75,3 +75,13 @@ def test_serve_mock_names_its_rate_and_keeps_the_old_spelling() -> None:
 def test_generate_takes_a_preset_under_both_names() -> None:
     opts = {o for p in COMMANDS["generate"].params if _is_option(p) for o in p.opts}
     assert {"--preset", "--suite", "--task"} <= opts
+
+
+def test_tables_are_not_wrapped_at_80_columns_when_output_is_a_pipe() -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "vcot.cli", "tasks"], capture_output=True, text=True, timeout=120,
+                         env={"PATH": "/usr/bin:/bin", "TERM": "dumb"}).stdout
+    widths = [len(line) for line in out.splitlines()]
+    assert widths and 80 < max(widths) <= 160, max(widths, default=0)
