@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from vcot.oracles.puzzle import answer, violations
+from vcot.oracles.puzzle import MIN_SUPPORT, _symmetries, _vectors, answer, violations
 from vcot.tasks import get_task
 
 
@@ -19,19 +19,35 @@ def test_oracle_agrees_with_generator(difficulty: str) -> None:
         assert violations(scene)["ABCD".index(solution.answer)] == 0, (difficulty, i)
 
 
+def test_coincidental_symmetry_is_not_trusted() -> None:
+    # Hard, seed 0, index 47: a motif of two shapes whose visible shape channel also agrees along (3, 4), a
+    # coincidence the true fill breaks. Before the lattice check the right piece broke it 4 times.
+    scene, solution = get_task("puzzle", "hard").solved_scene(47, 0)
+    r0, c0, k = scene["hole"]
+    shapes = [[None if r0 <= i < r0 + k and c0 <= j < c0 + k else cell[0] for j, cell in enumerate(row)]
+              for i, row in enumerate(scene["grid"])]
+    support, agree = _vectors(shapes, 8, 8)[(3, 4)]
+    assert agree and support >= MIN_SUPPORT  # the coincidence this test is about is there
+    assert (3, 4) not in _symmetries(shapes, 8, 8)
+    counts = violations(scene)
+    assert counts["ABCD".index(solution.answer)] == 0 and sorted(counts)[1] > 0
+    assert answer(scene, {}) == solution.answer
+
+
 def test_hidden_content_is_never_read() -> None:
-    # Scrambling the hole cells of the stored grid, the rule and the candidate kinds changes nothing.
+    # The scene hides the hole (null cells) and holds no rule or labels; filling the hole cells with anything
+    # changes nothing.
     task = get_task("puzzle", "medium")
     for i in range(10):
         scene, solution = task.solved_scene(i, 5)
+        assert "rule" not in scene and "candidate_kinds" not in scene
         bad = copy.deepcopy(scene)
         r0, c0, k = bad["hole"]
         for r in range(r0, r0 + k):
             for c in range(c0, c0 + k):
+                assert bad["grid"][r][c] is None
                 bad["grid"][r][c] = ["?", "?", -1]
-        bad["rule"] = None
-        bad["candidate_kinds"] = ["right"] * 4
-        assert answer(bad, task.params()) == solution.answer
+        assert answer(bad, task.params()) == answer(scene, task.params()) == solution.answer
 
 
 def test_hand_worked_checkerboard() -> None:
@@ -61,7 +77,7 @@ def test_wrong_scene_changes_answer() -> None:
             continue
         swap = {colours[0]: colours[1], colours[1]: colours[0]}
         bad = copy.deepcopy(scene)
-        bad["grid"] = [[[c[0], swap.get(c[1], c[1]), c[2]] for c in row] for row in bad["grid"]]
+        bad["grid"] = [[None if c is None else [c[0], swap.get(c[1], c[1]), c[2]] for c in row] for row in bad["grid"]]
         assert violations(bad)[k] > 0, i
         swapped_right = [[[c[0], swap.get(c[1], c[1]), c[2]] for c in row] for row in scene["candidates"][k]]
         if swapped_right in scene["candidates"]:

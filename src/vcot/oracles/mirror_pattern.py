@@ -11,7 +11,8 @@ the candidate at the image of its centre under M. The answer is the only such ca
 
 Independence: the generator builds candidates and checks them with numpy array flips (fliplr, flipud,
 transpose, rot90); this module maps coordinates through reflection matrices instead and imports nothing from
-vcot.tasks. It must not read `candidate_kinds`, which names the right candidate's reflection.
+vcot.tasks. It reads only `pattern`, `mode`, `axis` and `candidates`: how each candidate was made (which names
+the right one's reflection) is kept in the solution, never in the scene.
 """
 
 from __future__ import annotations

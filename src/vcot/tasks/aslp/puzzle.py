@@ -1,17 +1,26 @@
 """puzzle (ASLP): a grid picture of coloured shapes that follows a regular rule has a missing square region;
 which of four candidate pieces fills it consistently.
 
-Every cell holds three channels: a shape, a colour and a shade (tint level). The picture follows one of three
-rule families — a repeated motif tile, diagonal stripes, or a row-periodic shape sequence with a left-to-right
-shading gradient. The right piece must be the only one the visible context supports: for every channel, every
-rectangular period (or "no period" along one axis) that agrees with all visible cells and predicts every hole
-cell must predict the same content. Distractors are the right piece rotated, mirrored, taken from a shifted
-window of the pattern, or recoloured/reshaded; each differs visibly from the right piece (in symbols and in
-pixels) and from the others.
+Every cell holds three channels: a shape, a colour and a shade (tint level). Each colour also has its own mark
+drawn at the centre of every shape of that colour (`COLOUR_MARKS`), so no cell is told from another by colour
+alone. The picture follows one of three rule families — a repeated motif tile, diagonal stripes, or a
+row-periodic shape sequence with a left-to-right shading gradient. The right piece must be the only one the
+visible context supports: for every channel, every rectangular period (or "no period" along one axis) that
+agrees with all visible cells and predicts every hole cell must predict the same content.
+
+Distractors are windows of the same pattern at other positions (each a valid piece of the picture, only out of
+phase) and, in some instances, one turned, mirrored or recoloured copy of a piece drawn at random among the
+right one and the windows; so neither the candidates alone nor "its symbols occur in the picture" single out
+the right piece (docs/tasks/puzzle.md, "Distractors"). Each differs visibly from the right piece (in symbols and
+in pixels) and from the others.
+
+The scene holds the picture as the reader sees it: the hole's cells are null, and the generating rule is not
+stored; the solver predicts the hole from the visible cells and fits a rule to them for the step's caption.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,13 +32,33 @@ from vcot.draw.canvas import Canvas
 from vcot.draw.colors import rgb
 from vcot.schema import option_letters
 from vcot.tasks import register
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import (
+    Choices,
+    Corruption,
+    GenContext,
+    Limit,
+    ParameterError,
+    Reject,
+    Rendering,
+    Solution,
+    Task,
+)
 from vcot.tasks.common.options import only_match, place_correct_option
 
 SHAPES = ("circle", "square", "diamond", "plus", "ring", "cross")  # all unchanged by quarter turns and flips
-COLORS = ("red", "blue", "green", "orange", "purple")
+# Palette names of the shape colours; every pair stays apart under simulated colour-vision deficiencies (red
+# with green and blue with purple would not). The colour-vision test reads them here.
+CELL_COLOURS = ("red", "blue", "yellow", "black")
+# The colours a gradient picture may use: its palest tints must still stand out from the light cell background.
+GRADIENT_COLOURS = ("red", "blue", "black")
+# The second cue: each colour's mark, drawn at the centre of every shape of that colour (and of its tints).
+# Every mark looks the same after any turn or flip, like the shapes.
+COLOUR_MARKS = {"red": "cross", "blue": "ring", "yellow": "plus", "black": "dot"}
+MARK_WORDS = {"cross": "a small diagonal cross (×)", "ring": "a small circle", "plus": "a small plus sign (+)",
+              "dot": "a dot"}
 SHADE_MAX = 0.72  # the palest gradient level mixes this much white into the colour
 CHANNELS = ("shape", "colour", "shade")
+FAMILIES = ("motif", "stripes", "gradient")
 
 
 @dataclass(frozen=True)
@@ -38,10 +67,11 @@ class PuzzleConfig:
     cols: int = 7
     hole: int = 2
     # A list, not a tuple: Task.params() must survive the JSON round trip of meta unchanged.
-    families: list[str] = field(default_factory=lambda: ["motif", "stripes", "gradient"])
+    families: list[str] = field(default_factory=lambda: list(FAMILIES))
     max_period: int = 3
     min_cells: int = 2  # distractors differ visibly from the right piece in at least this many cells
     min_pixel_frac: float = 0.04  # ... and in at least this fraction of piece pixels
+    altered_prob: float = 0.5  # chance that one distractor is a turned, mirrored or recoloured copy
 
 
 # -- rules -------------------------------------------------------------------------------------------
@@ -50,17 +80,17 @@ def sample_rule(rng: random.Random, family: str, rows: int, cols: int, max_perio
     if family == "motif":
         p, q = rng.randint(2, max_period), rng.randint(2, max_period)
         shapes = rng.sample(SHAPES, 3)
-        colors = rng.sample(COLORS, 3)
+        colors = rng.sample(CELL_COLOURS, 3)
         tile = [[[rng.choice(shapes), rng.choice(colors)] for _ in range(q)] for _ in range(p)]
         return {"family": family, "p": p, "q": q, "tile": tile}
     if family == "stripes":
         m = rng.randint(2, max_period)
         m2 = rng.choice([k for k in range(2, max_period + 1)])
         return {"family": family, "m": m, "m2": m2, "shapes": rng.sample(SHAPES, m),
-                "colors": rng.sample(COLORS, m2), "shape_dir": rng.choice([1, -1])}
+                "colors": rng.sample(CELL_COLOURS, m2), "shape_dir": rng.choice([1, -1])}
     if family == "gradient":
         a = rng.randint(2, max_period)
-        return {"family": family, "a": a, "shapes": rng.sample(SHAPES, a), "color": rng.choice(COLORS),
+        return {"family": family, "a": a, "shapes": rng.sample(SHAPES, a), "color": rng.choice(GRADIENT_COLOURS),
                 "reverse": rng.random() < 0.5}
     raise ValueError(f"unknown family {family!r}")
 
@@ -128,16 +158,83 @@ def channel_predictions(channel: list[list[Any]], hole: tuple[int, int, int]) ->
     return preds
 
 
-def check_determined(grid: list[list[list[Any]]], hole: tuple[int, int, int]) -> None:
-    """Reject unless, channel by channel, the visible context predicts one and only one fill (the true one)."""
+def predicted_fill(grid: list[list[Any]], hole: tuple[int, int, int]) -> list[list[list[Any]]]:
+    """The hole's content as the visible cells predict it (hole cells of `grid` are never read); Reject unless,
+    channel by channel, every lattice that agrees with the visible cells and predicts the hole predicts the same
+    fill."""
     r0, c0, k = hole
+    fills = []
     for ch, name in enumerate(CHANNELS):
-        channel = [[cell[ch] for cell in row] for row in grid]
-        truth = tuple(channel[i][j] for i in range(r0, r0 + k) for j in range(c0, c0 + k))
+        channel = [[None if cell is None else cell[ch] for cell in row] for row in grid]
         preds = channel_predictions(channel, hole)
-        if preds != {truth}:
+        if len(preds) != 1:
             raise Reject(f"the {name} channel of the hole is not uniquely determined by the context "
                          f"({len(preds)} predictions)")
+        fills.append(next(iter(preds)))
+    return [[[fills[ch][i * k + j] for ch in range(len(CHANNELS))] for j in range(k)] for i in range(k)]
+
+
+def check_determined(grid: list[list[list[Any]]], hole: tuple[int, int, int]) -> None:
+    """Reject unless the visible context predicts one and only one fill, the true one (`grid` is complete)."""
+    r0, c0, k = hole
+    truth = [row[c0:c0 + k] for row in grid[r0:r0 + k]]
+    if predicted_fill(grid, hole) != truth:
+        raise Reject("the context predicts another fill than the rule's")
+
+
+def hide_hole(grid: list[list[list[Any]]], hole: tuple[int, int, int]) -> list[list[Any]]:
+    """The picture as the reader sees it: the hole's cells are null."""
+    r0, c0, k = hole
+    return [[None if r0 <= i < r0 + k and c0 <= j < c0 + k else cell for j, cell in enumerate(row)]
+            for i, row in enumerate(grid)]
+
+
+# -- fitting a rule to the visible cells (the step's caption) ----------------------------------------
+
+def _classes(cells: list[tuple[int, int, list[Any]]], key: Any, ch: int, keys: list[Any]) -> list[Any] | None:
+    """Channel `ch` as a function of key(i, j) over the visible cells, listed in the order of `keys`; None when
+    two cells of one class disagree or a class has no visible cell."""
+    seen: dict[Any, Any] = {}
+    for i, j, cell in cells:
+        kk = key(i, j)
+        if seen.setdefault(kk, cell[ch]) != cell[ch]:
+            return None
+    return [seen[kk] for kk in keys] if all(kk in seen for kk in keys) else None
+
+
+def fit_rule(grid: list[list[Any]], rows: int, cols: int) -> dict[str, Any] | None:
+    """The simplest rule of the three families that agrees with every visible cell and fixes every class of
+    cells (fewest free symbols first); None when none does. It may differ from the rule that drew the picture
+    (a motif that happens to be striped), never in what it says about the picture."""
+    cells = [(i, j, cell) for i, row in enumerate(grid) for j, cell in enumerate(row) if cell is not None]
+    fits: list[tuple[int, dict[str, Any]]] = []
+    if all(cell[2] == 0 for _, _, cell in cells):
+        for m in range(2, min(rows, cols) // 2 + 1):
+            for m2 in range(2, min(rows, cols) // 2 + 1):
+                for d in (1, -1):
+                    shapes = _classes(cells, lambda i, j, m=m, d=d: (i + d * j) % m, 0, list(range(m)))
+                    colors = _classes(cells, lambda i, j, m2=m2, d=d: (i - d * j) % m2, 1, list(range(m2)))
+                    if shapes and colors:
+                        fits.append((m + m2, {"family": "stripes", "m": m, "m2": m2, "shapes": shapes,
+                                              "colors": colors, "shape_dir": d}))
+        for p in range(1, rows // 2 + 1):
+            for q in range(1, cols // 2 + 1):
+                keys = [(a, b) for a in range(p) for b in range(q)]
+                shapes = _classes(cells, lambda i, j, p=p, q=q: (i % p, j % q), 0, keys)
+                colors = _classes(cells, lambda i, j, p=p, q=q: (i % p, j % q), 1, keys)
+                if shapes and colors:
+                    tile = [[[shapes[a * q + b], colors[a * q + b]] for b in range(q)] for a in range(p)]
+                    fits.append((p * q, {"family": "motif", "p": p, "q": q, "tile": tile}))
+    else:
+        for reverse in (False, True):
+            colors = _classes(cells, lambda i, j: 0, 1, [0])
+            shades_ok = all(cell[2] == (cols - 1 - j if reverse else j) for _, j, cell in cells)
+            for a in range(1, rows // 2 + 1):
+                shapes = _classes(cells, lambda i, j, a=a: i % a, 0, list(range(a)))
+                if colors and shades_ok and shapes:
+                    fits.append((a, {"family": "gradient", "a": a, "shapes": shapes, "color": colors[0],
+                                     "reverse": reverse}))
+    return min(fits, key=lambda f: f[0])[1] if fits else None
 
 
 def piece_pixels(piece: list[list[list[Any]]], shade_levels: int, cell: int = 24) -> np.ndarray:
@@ -154,23 +251,31 @@ def visible_cell_diff(a: list[Any], b: list[Any]) -> bool:
     return a[0] != b[0] or a[1] != b[1] or abs(a[2] - b[2]) >= 2
 
 
+def distractor_flaw(truth: list[list[list[Any]]], t_pix: np.ndarray, d: list[list[list[Any]]],
+                    earlier: list[list[list[list[Any]]]], shade_levels: int, min_cells: int,
+                    min_pixel_frac: float) -> str | None:
+    """Why distractor `d` cannot be offered beside the right piece (pixels `t_pix`) and the `earlier` ones."""
+    if d == truth:
+        return "equals the hole content"
+    cells = sum(visible_cell_diff(a, b) for ra, rb in zip(truth, d, strict=True) for a, b in zip(ra, rb, strict=True))
+    if cells < min_cells:
+        return f"differs visibly in only {cells} cells"
+    frac = float(np.mean(np.abs(piece_pixels(d, shade_levels) - t_pix).max(axis=2) > 40))
+    if frac < min_pixel_frac:
+        return f"differs in only {frac:.1%} of pixels"
+    if d in earlier:
+        return "equals another distractor"
+    return None
+
+
 def check_distractors(truth: list[list[list[Any]]], distractors: list[list[list[list[Any]]]],
                       shade_levels: int, min_cells: int, min_pixel_frac: float) -> None:
     """Reject when a distractor equals the hole content, is too close to it, or duplicates another."""
     t_pix = piece_pixels(truth, shade_levels)
     for n, d in enumerate(distractors):
-        if d == truth:
-            raise Reject(f"distractor {n} equals the hole content")
-        cells = sum(visible_cell_diff(a, b) for ra, rb in zip(truth, d, strict=True)
-                    for a, b in zip(ra, rb, strict=True))
-        if cells < min_cells:
-            raise Reject(f"distractor {n} differs visibly in only {cells} cells")
-        frac = float(np.mean(np.abs(piece_pixels(d, shade_levels) - t_pix).max(axis=2) > 40))
-        if frac < min_pixel_frac:
-            raise Reject(f"distractor {n} differs in only {frac:.1%} of pixels")
-        for m in range(n):
-            if distractors[m] == d:
-                raise Reject(f"distractors {m} and {n} are equal")
+        flaw = distractor_flaw(truth, t_pix, d, distractors[:n], shade_levels, min_cells, min_pixel_frac)
+        if flaw:
+            raise Reject(f"distractor {n} {flaw}")
 
 
 # -- piece transforms --------------------------------------------------------------------------------
@@ -201,7 +306,7 @@ def _recolour(piece: list[list[Any]], rng: random.Random, shade_levels: int) -> 
         a, b = rng.sample(present, 2)
         swap = {a: b, b: a}
     else:
-        swap = {present[0]: rng.choice([x for x in COLORS if x != present[0]])}
+        swap = {present[0]: rng.choice([x for x in GRADIENT_COLOURS if x != present[0]])}
     return [[[c[0], swap.get(c[1], c[1]), c[2]] for c in row] for row in piece]
 
 
@@ -211,22 +316,62 @@ def _window(rule: dict[str, Any], r0: int, c0: int, k: int, cols: int) -> list[l
     return [[rule_cell(rule, i, j, cols) for j in range(c0, c0 + k)] for i in range(r0, r0 + k)]
 
 
-def make_distractor(kind: str, truth: list[list[Any]], rule: dict[str, Any], hole: tuple[int, int, int],
-                    cols: int, rng: random.Random, shade_levels: int) -> list[list[Any]] | None:
+def rule_periods(rule: dict[str, Any]) -> tuple[int, int | None]:
+    """Rows and columns after which the whole picture repeats (columns None: the gradient never repeats)."""
+    f = rule["family"]
+    if f == "motif":
+        return rule["p"], rule["q"]
+    if f == "stripes":
+        n = math.lcm(rule["m"], rule["m2"])
+        return n, n
+    return rule["a"], None
+
+
+def window_offsets(rule: dict[str, Any], hole: tuple[int, int, int], cols: int) -> list[tuple[int, int]]:
+    """Every other phase a k x k window of the pattern can take, as an offset from the hole: all phases of a
+    periodic picture, all columns of a gradient one."""
+    rows_period, cols_period = rule_periods(rule)
     r0, c0, k = hole
+    dcs = range(cols_period) if cols_period else range(-c0, cols - k - c0 + 1)
+    return [(dr, dc) for dr in range(rows_period) for dc in dcs if (dr, dc) != (0, 0)]
+
+
+def alter(kind: str, piece: list[list[Any]], rng: random.Random, shade_levels: int) -> list[list[Any]]:
+    """A turned, mirrored or recoloured copy of a piece."""
     if kind == "rotated":
-        return _rot(truth, rng.choice([1, 2, 3]))
+        return _rot(piece, rng.choice([1, 2, 3]))
     if kind == "mirrored":
-        return _mirror(truth, rng.random() < 0.5)
-    if kind == "shifted":
-        dr, dc = rng.choice([(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (1, -1)])
-        return _window(rule, r0 + dr, c0 + dc, k, cols)
+        return _mirror(piece, rng.random() < 0.5)
     if kind == "recoloured":
-        return _recolour(truth, rng, shade_levels)
+        return _recolour(piece, rng, shade_levels)
     raise ValueError(kind)
 
 
-DISTRACTOR_KINDS = ("rotated", "mirrored", "shifted", "recoloured")
+ALTERATIONS = ("rotated", "mirrored", "recoloured")
+
+
+def classify_candidates(candidates: list[list[list[Any]]], truth: list[list[Any]], rule: dict[str, Any],
+                        hole: tuple[int, int, int], cols: int) -> list[str]:
+    """How each candidate relates to the right piece: `right`, `shifted` (a window of the pattern at another
+    position), or a `rotated`/`mirrored`/`recoloured` copy of the right piece or of a shifted window."""
+    r0, c0, k = hole
+    windows = [w for dr, dc in window_offsets(rule, hole, cols) if (w := _window(rule, r0 + dr, c0 + dc, k, cols))]
+    kinds = ["right" if c == truth else "shifted" if c in windows else "" for c in candidates]
+    sources = [(truth, "the right piece")] + [(c, "a shifted window") for c, kd in zip(candidates, kinds,
+                                                                                       strict=True) if kd == "shifted"]
+    for n, c in enumerate(candidates):
+        if kinds[n]:
+            continue
+        kinds[n] = "recoloured copy of a piece"
+        for src, what in sources:
+            if any(c == _rot(src, t) for t in (1, 2, 3)):
+                kinds[n] = f"rotated copy of {what}"
+            elif c in (_mirror(src, True), _mirror(src, False)):
+                kinds[n] = f"mirrored copy of {what}"
+            else:
+                continue
+            break
+    return kinds
 
 
 @register
@@ -235,11 +380,44 @@ class PuzzleTask(Task):
     config_cls = PuzzleConfig
     presets = {
         "easy": PuzzleConfig(rows=6, cols=6, hole=2, families=["motif", "stripes"], max_period=3),
-        "medium": PuzzleConfig(rows=7, cols=7, hole=2, families=["motif", "stripes", "gradient"], max_period=3),
-        "hard": PuzzleConfig(rows=8, cols=8, hole=3, families=["motif", "stripes", "gradient"], max_period=3),
+        "medium": PuzzleConfig(rows=7, cols=7, hole=2, families=list(FAMILIES), max_period=3),
+        "hard": PuzzleConfig(rows=8, cols=8, hole=3, families=list(FAMILIES), max_period=3),
     }
-    version = "2"
+    limits = {
+        "rows": Limit(4, 12, "picture height in cells: the cells shrink to 440/max(rows, cols) px and the "
+                             "uniqueness check grows with rows x cols x periods"),
+        "cols": Limit(4, 12, "picture width in cells (also the number of shade levels), as rows"),
+        "hole": Limit(2, 4, "side of the missing block: a single cell cannot be turned or mirrored, a larger block "
+                            "hides whole periods of the pattern"),
+        "families": Choices(FAMILIES, "rule families the picture is drawn from"),
+        "max_period": Limit(2, len(CELL_COLOURS), "largest motif or stripe period: as many colours as the palette"),
+        "min_cells": Limit(1, 8, "cells in which a distractor must differ visibly from the right piece (at most half "
+                                 "of a piece's cells, see check_config)"),
+        "min_pixel_frac": Limit(0.0, 0.15, "fraction of a piece's pixels in which a distractor must differ: shapes "
+                                           "cover under half of a piece, so windows one phase off differ in 0.07-0.45"),
+        "altered_prob": Limit(0.0, 1.0, "a probability"),
+    }
+    version = "3"
     description = "Which candidate piece fills the missing square region of a regular pattern."
+
+    def check_config(self, config: PuzzleConfig) -> None:
+        super().check_config(config)
+        if 2 * config.max_period > min(config.rows, config.cols):
+            raise ParameterError(f"parameters of task {self.name}: max_period ({config.max_period}) must be at most "
+                                 f"half of rows and cols ({config.rows} x {config.cols}), or the picture does not "
+                                 "show a period twice and the solver's uniqueness check cannot confirm it")
+        if config.hole + config.max_period > min(config.rows, config.cols):
+            raise ParameterError(f"parameters of task {self.name}: hole + max_period ({config.hole} + "
+                                 f"{config.max_period}) must not exceed rows and cols ({config.rows} x {config.cols}), "
+                                 "or a whole period can hide in the gap and its content is not determined")
+        if "stripes" in config.families and config.max_period < 3:
+            raise ParameterError(f"parameters of task {self.name}: the stripes family needs max_period >= 3 (got "
+                                 f"{config.max_period}): two-period stripes form a checkerboard with only one other "
+                                 "window to offer as a distractor")
+        if config.min_cells > config.hole ** 2 // 2:
+            raise ParameterError(f"parameters of task {self.name}: min_cells ({config.min_cells}) must be at most "
+                                 f"half the cells of a piece ({config.hole ** 2 // 2}): windows of the pattern one "
+                                 "phase off share the rest, and too few would remain as distractors")
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg, rng = self.config, ctx.rng
@@ -250,48 +428,70 @@ class PuzzleTask(Task):
         hole = (rng.randint(0, cfg.rows - k), rng.randint(0, cfg.cols - k), k)
         check_determined(grid, hole)
         truth = [row[hole[1]:hole[1] + k] for row in grid[hole[0]:hole[0] + k]]
-        kinds = list(DISTRACTOR_KINDS)
-        rng.shuffle(kinds)
-        chosen: list[tuple[str, list[list[Any]]]] = []
-        for kind in kinds:
-            for _ in range(4):
-                d = make_distractor(kind, truth, rule, hole, cfg.cols, rng, cfg.cols)
-                if d is None:
-                    continue
-                try:
-                    check_distractors(truth, [c for _, c in chosen] + [d], cfg.cols, cfg.min_cells,
-                                      cfg.min_pixel_frac)
-                except Reject:
-                    continue
-                chosen.append((kind, d))
-                break
-            if len(chosen) == 3:
-                break
-        if len(chosen) < 3:
-            raise Reject("could not find three visibly different distractors")
-        chosen = place_correct_option(("right", truth), chosen, ctx.balanced(4), lambda kc: kc[1] == truth,
-                                      "equal the hole content")
-        return {"rows": cfg.rows, "cols": cfg.cols, "shade_levels": cfg.cols, "rule": rule, "grid": grid,
-                "hole": list(hole), "candidates": [c for _, c in chosen],
-                "candidate_kinds": [kd for kd, _ in chosen], "options": option_letters(4),
+        altered = rng.random() < cfg.altered_prob
+        distractors = self._windows(rule, hole, truth, 2 if altered else 3, rng)
+        if altered:
+            distractors.append(self._altered(truth, distractors, rng))
+        rng.shuffle(distractors)
+        candidates = place_correct_option(truth, distractors, ctx.balanced(4), lambda c: c == truth,
+                                          "equal the hole content")
+        # The scene is the problem as shown: the hole's content and the generating rule stay out of it.
+        return {"rows": cfg.rows, "cols": cfg.cols, "shade_levels": cfg.cols, "grid": hide_hole(grid, hole),
+                "hole": list(hole), "candidates": candidates, "options": option_letters(4),
                 "min_cells": cfg.min_cells, "min_pixel_frac": cfg.min_pixel_frac}
 
+    def _windows(self, rule: dict[str, Any], hole: tuple[int, int, int], truth: list[list[Any]], n: int,
+                 rng: random.Random) -> list[list[list[Any]]]:
+        """n windows of the pattern at other phases, drawn uniformly among those that differ visibly."""
+        cfg = self.config
+        offsets = window_offsets(rule, hole, cfg.cols)
+        rng.shuffle(offsets)
+        t_pix = piece_pixels(truth, cfg.cols)
+        chosen: list[list[list[Any]]] = []
+        for dr, dc in offsets:
+            w = _window(rule, hole[0] + dr, hole[1] + dc, hole[2], cfg.cols)
+            if w is not None and not distractor_flaw(truth, t_pix, w, chosen, cfg.cols, cfg.min_cells,
+                                                     cfg.min_pixel_frac):
+                chosen.append(w)
+                if len(chosen) == n:
+                    return chosen
+        raise Reject(f"fewer than {n} windows of the pattern differ visibly from the right piece")
+
+    def _altered(self, truth: list[list[Any]], windows: list[list[list[Any]]],
+                 rng: random.Random) -> list[list[Any]]:
+        """A turned, mirrored or recoloured copy of a piece drawn uniformly among the right one and the windows,
+        so that the piece the copy came from is the right one only as often as a guess would be."""
+        cfg = self.config
+        source = rng.choice([truth, *windows])
+        kind = rng.choice(ALTERATIONS)
+        d = alter(kind, source, rng, cfg.cols)
+        if distractor_flaw(truth, piece_pixels(truth, cfg.cols), d, windows, cfg.cols, cfg.min_cells,
+                           cfg.min_pixel_frac):
+            raise Reject(f"the {kind} copy is too close to another candidate")
+        return d
+
     def solve(self, scene: dict[str, Any]) -> Solution:
-        grid = scene["grid"]
-        if grid != rule_grid(scene["rule"], scene["rows"], scene["cols"]):
-            raise Reject("grid does not follow its rule")
+        grid, rows, cols = scene["grid"], scene["rows"], scene["cols"]
         r0, c0, k = scene["hole"]
-        check_determined(grid, (r0, c0, k))
-        truth = [row[c0:c0 + k] for row in grid[r0:r0 + k]]
+        if any(grid[i][j] is not None for i in range(r0, r0 + k) for j in range(c0, c0 + k)):
+            raise Reject("the scene shows the hole's content")
+        truth = predicted_fill(grid, (r0, c0, k))
+        rule = fit_rule(grid, rows, cols)
+        if rule is None or _window(rule, r0, c0, k, cols) != truth:
+            raise Reject("no rule of the three families fits the visible cells and the predicted fill")
         hit = only_match(scene["candidates"], lambda c: c == truth, "equal the hole content")
         others = [c for i, c in enumerate(scene["candidates"]) if i != hit]
         check_distractors(truth, others, scene["shade_levels"], scene["min_cells"], scene["min_pixel_frac"])
-        return Solution(answer=option_letters(4)[hit], states=[truth], details={"rule": describe_rule(scene)})
+        kinds = classify_candidates(scene["candidates"], truth, rule, (r0, c0, k), cols)
+        return Solution(answer=option_letters(4)[hit], states=[truth],
+                        details={"rule": describe_rule(rule), "family": rule["family"], "fitted_rule": rule,
+                                 "candidate_kinds": kinds})
 
     def question(self, scene: dict[str, Any]) -> str:
         k = scene["hole"][2]
         return (f"The picture is a grid of cells with coloured shapes that follows a regular pattern, but a "
-                f"{k}x{k} block of cells is missing (the grey square with a question mark). Which of the "
+                f"{k}x{k} block of cells is missing (the grey square with a question mark). "
+                f"{marks_sentence(scene)} Which of the "
                 "candidate pieces A, B, C and D fills the gap so that the pattern continues consistently? "
                 "Pieces are placed as drawn (no turning or flipping). Answer with the letter of the piece.")
 
@@ -301,17 +501,27 @@ class PuzzleTask(Task):
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         image = _input_image(scene)
         piece = solution.states[0]
-        rule = solution.details["rule"]
-        return Rendering(image=image, steps=[(_filled_image(scene, piece, rule), _filled_text(scene, piece, rule))])
+        rule, gradient = solution.details["rule"], solution.details["family"] == "gradient"
+        return Rendering(image=image, steps=[(_filled_image(scene, piece, rule),
+                                              _filled_text(scene, piece, rule, gradient))])
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         letters = option_letters(4)
         wrong = rng.choice([i for i in range(4) if letters[i] != solution.answer])
         piece = scene["candidates"][wrong]
-        rule = solution.details["rule"]
-        return Corruption(steps=[(_filled_image(scene, piece, rule), _filled_text(scene, piece, rule))],
-                          description=f"hole filled with the {scene['candidate_kinds'][wrong]} distractor "
-                                      f"{letters[wrong]}")
+        rule, gradient = solution.details["rule"], solution.details["family"] == "gradient"
+        return Corruption(steps=[(_filled_image(scene, piece, rule), _filled_text(scene, piece, rule, gradient))],
+                          description=f"hole filled with distractor {letters[wrong]} "
+                                      f"({solution.details['candidate_kinds'][wrong]})")
+
+
+def marks_sentence(scene: dict[str, Any]) -> str:
+    """The question's statement of each colour's mark (the cue that does not rely on telling colours apart)."""
+    used = {cell[1] for row in scene["grid"] for cell in row if cell is not None}
+    used |= {cell[1] for piece in scene["candidates"] for row in piece for cell in row}
+    parts = [f"{name} shapes show {MARK_WORDS[COLOUR_MARKS[name]]}" for name in CELL_COLOURS if name in used]
+    lead = "Each colour has its own mark at the centre of its shapes, paler shades included: "
+    return lead + (", ".join(parts[:-1]) + " and " if len(parts) > 1 else "") + parts[-1] + "."
 
 
 def _cell_words(cell: list[Any], gradient: bool) -> str:
@@ -319,11 +529,10 @@ def _cell_words(cell: list[Any], gradient: bool) -> str:
     return f"{colour} {shape} (shade {level})" if gradient else f"{colour} {shape}"
 
 
-def _filled_text(scene: dict[str, Any], piece: list[list[Any]], rule: str) -> str:
+def _filled_text(scene: dict[str, Any], piece: list[list[Any]], rule: str, gradient: bool) -> str:
     """What the filled step picture shows: the rule caption and the gap's cells; which candidate piece holds
     those cells is the conclusion, left to the reader."""
     r0, c0, k = scene["hole"]
-    gradient = scene["rule"]["family"] == "gradient"
     rows = "; ".join(f"gap row {i + 1}: " + ", ".join(_cell_words(cell, gradient) for cell in row)
                      for i, row in enumerate(piece))
     shades = (f" (shade 0 is the full colour, {scene['shade_levels'] - 1} the palest)" if gradient else "")
@@ -331,8 +540,7 @@ def _filled_text(scene: dict[str, Any], piece: list[list[Any]], rule: str) -> st
             f"is drawn filled in and outlined in black. Its cells, left to right{shades}: {rows}.")
 
 
-def describe_rule(scene: dict[str, Any]) -> str:
-    rule = scene["rule"]
+def describe_rule(rule: dict[str, Any]) -> str:
     f = rule["family"]
     if f == "motif":
         return (f"The picture repeats a block of {rule['p']} rows by {rule['q']} columns in both directions.")
@@ -375,6 +583,34 @@ def _draw_cell(c: Canvas, cell: list[Any], x: float, y: float, size: float, leve
             h = 0.7071
             arm = [((px - py) * h, (px + py) * h) for px, py in arm]
         c.polygon([(cx + px, cy + py) for px, py in arm], fill=col, outline=None)
+    # The colour's mark, small enough to sit inside the centre of a plus or cross; inside a ring it stands on
+    # the cell's background.
+    under = (246, 246, 246) if shape == "ring" else col
+    draw_mark(c, COLOUR_MARKS[color], (cx, cy), size * 0.1, _contrast(under))
+
+
+def _contrast(under: tuple[int, int, int]) -> str:
+    """Black marks on light colours, white marks on dark ones."""
+    r, g, b = under
+    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 150 else "white"
+
+
+def draw_mark(c: Canvas, mark: str, center: tuple[float, float], half: float, color: str) -> None:
+    """A colour's mark centred on its shape; `half` is half its width."""
+    x, y = center
+    width = max(2.0, half * 0.4)
+    if mark == "cross":
+        c.line([(x - half, y - half), (x + half, y + half)], color=color, width=width)
+        c.line([(x - half, y + half), (x + half, y - half)], color=color, width=width)
+    elif mark == "plus":
+        c.line([(x - half, y), (x + half, y)], color=color, width=width)
+        c.line([(x, y - half), (x, y + half)], color=color, width=width)
+    elif mark == "ring":
+        c.circle((x, y), half * 0.85, fill=None, outline=color, width=width)
+    elif mark == "dot":
+        c.circle((x, y), half * 0.6, fill=color, outline=None)
+    else:
+        raise ValueError(f"unknown mark {mark!r}")
 
 
 def _cell_size(scene: dict[str, Any]) -> float:
