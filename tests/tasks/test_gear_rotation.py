@@ -1,19 +1,32 @@
-"""gear_rotation: contract, paired rows, hand-worked systems, parity invariants, geometry rejections, balance."""
+"""gear_rotation: contract, paired rows, hand-worked systems, parity invariants, geometry rejections, balance,
+jammed answers at every preset, labels clear of belts, parameter limits."""
 
 from __future__ import annotations
 
 import collections
+import math
 import random
 import re
 
 import pytest
 
 from generator_contract import check_generator_contract
+from vcot.analysis.shortcuts.gear_rotation import distance_parity, label_parity
 from vcot.draw import drawn_labels
 from vcot.draw.png import pixel_digest
+from vcot.schema import AnswerType, Instance
 from vcot.tasks import get_task
-from vcot.tasks.base import GenContext, Reject
-from vcot.tasks.ct.gear_rotation import check_geometry
+from vcot.tasks.base import GenContext, ParameterError, Reject
+from vcot.tasks.ct.gear_rotation import (
+    TOOTH,
+    H,
+    W,
+    belt_path,
+    check_geometry,
+    check_labels,
+    distance_cue,
+    label_layout,
+)
 
 
 def _g(label, x, y, r, host=None):
@@ -119,7 +132,7 @@ def test_answer_space_is_the_three_offered_words():
         inst = task.make(0, 0).instance
         assert inst.question.endswith("Answer with one word: clockwise, counterclockwise or jammed.")
         space = task.answer_space(inst)
-        # Easy never jams, but the question offers "jammed" all the same.
+        # Every preset jams in a third of its rows; the question offers "jammed" whatever the configuration.
         assert space.size == 3
         assert all(space.contains(w) for w in ("clockwise", "Counterclockwise", "jammed"))
         assert not space.contains("anticlockwise") and not space.contains("north")
@@ -201,15 +214,137 @@ def test_invariants(difficulty):
             assert task.solve(scene).answer != "jammed"
 
 
-@pytest.mark.parametrize("difficulty,expected", [
-    ("medium", {"clockwise": 40, "counterclockwise": 40}),
-    ("hard", {"clockwise": 32, "counterclockwise": 32, "jammed": 16}),
-])
-def test_answer_balance(difficulty, expected):
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_answer_balance(difficulty):
+    """Three blocks of 12 problems: 4 jammed problems per block, the 16 other rows split evenly between the
+    two directions and between the distance cue agreeing and disagreeing; each wheel count equally often."""
     task = get_task("gear_rotation", difficulty=difficulty)
-    counts = collections.Counter()
-    for problem in range(40):
+    counts, cue, sizes = collections.Counter(), collections.Counter(), collections.Counter()
+    for problem in range(36):
         scene = _problem_scene(task, 4, problem)
+        sizes[len(scene["gears"])] += 1
         for target in scene["targets"]:
-            counts[task.solve(dict(scene, target=target)).answer] += 1
-    assert counts == expected
+            answer = task.solve(dict(scene, target=target)).answer
+            counts[answer] += 1
+            if answer != "jammed":
+                cue[distance_cue(scene, target) == answer] += 1
+    assert counts == {"clockwise": 24, "counterclockwise": 24, "jammed": 24}
+    assert cue == {True: 24, False: 24}
+    span = range(task.config.n_min, task.config.n_max + 1)
+    assert set(sizes) <= set(span) and max(sizes.values()) - min(sizes.values()) <= 1 + 36 % len(span)
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
+def test_jammed_at_every_preset(difficulty):
+    # The first block of 12 problems (24 rows) holds exactly 4 jammed problems, both rows answering "jammed".
+    task = get_task("gear_rotation", difficulty=difficulty)
+    answers = [task.solved_scene(index, 9)[1].answer for index in range(24)]
+    assert answers.count("jammed") == 8
+    assert all(answers[2 * p] == answers[2 * p + 1] for p in range(12) if "jammed" in answers[2 * p:2 * p + 2])
+
+
+def _instance(scene):
+    return Instance(uid="g", task="gear_rotation", domain="CT", question="?", image="a.png", answer="jammed",
+                    answer_type=AnswerType.TEXT, meta={"scene": scene})
+
+
+def test_distance_cue_is_the_audit_heuristic():
+    # The generator balances the cue the audit measures; both must read the drawing the same way.
+    task = get_task("gear_rotation", difficulty="medium")
+    for problem in range(12):
+        scene = _problem_scene(task, 2, problem)
+        for target in scene["targets"]:
+            s = dict(scene, target=target)
+            assert distance_parity(_instance(s)) == distance_cue(scene, target)
+
+
+def test_labels_are_shuffled_but_a_drives():
+    # Labels in building order would let letter parity stand for link parity.
+    task = get_task("gear_rotation", difficulty="easy")
+    right = 0
+    for problem in range(36):
+        scene = _problem_scene(task, 6, problem)
+        assert scene["driver"] == 0 and scene["gears"][0]["label"] == "A"
+        assert [g["label"] for g in scene["gears"]] == [chr(65 + i) for i in range(len(scene["gears"]))]
+        for target in scene["targets"]:
+            s = dict(scene, target=target)
+            right += label_parity(_instance(s)) == task.solve(s).answer
+    assert right < 0.55 * 72
+
+
+def _seg_dist(p, a, b):
+    ax, ay, px, py = b[0] - a[0], b[1] - a[1], p[0] - a[0], p[1] - a[1]
+    t = max(0.0, min(1.0, (px * ax + py * ay) / (ax * ax + ay * ay or 1.0)))
+    return math.hypot(px - t * ax, py - t * ay)
+
+
+def _assert_labels_clear(scene):
+    """Every label disc as drawn stays off every belt (drawn 4 px wide), off every wheel but its own (and the
+    host under a shaft wheel), off the other labels and inside the picture."""
+    gears, discs = scene["gears"], label_layout(scene)
+    belts = [seg for lk in scene["links"] if lk["type"] in ("open_belt", "crossed_belt")
+             for pl in belt_path(scene, lk) for seg in zip(pl, pl[1:], strict=False)]
+    for i, (x, y, rad) in enumerate(discs):
+        assert rad <= x <= W - rad and rad <= y <= H - rad
+        assert math.hypot(x - gears[i]["x"], y - gears[i]["y"]) + rad <= gears[i]["r"] + TOOTH + 1e-6
+        for a, b in belts:
+            assert _seg_dist((x, y), a, b) >= rad + 2, (gears[i]["label"], a, b)
+        for k, g in enumerate(gears):
+            if k not in (i, gears[i]["host"]):
+                assert math.hypot(x - g["x"], y - g["y"]) >= g["r"] + TOOTH + rad, (gears[i]["label"], g["label"])
+        for k, (x2, y2, rad2) in enumerate(discs):
+            if k != i:
+                assert math.hypot(x - x2, y - y2) >= rad + rad2
+
+
+def test_hand_worked_host_label_avoids_its_belt():
+    # B (r 52) meshes A and carries C (r 24) on its shaft; C's crossed belt to D runs across B's ring towards
+    # the right. B's label goes in that ring, clear of the belt; every other label sits on its hub.
+    gears = [_g("A", 200, 300, 42), _g("B", 294, 300, 52), _g("C", 294, 300, 24, host=1), _g("D", 650, 300, 40)]
+    scene = _scene(gears, [(0, 1, "mesh"), (1, 2, "shaft"), (2, 3, "crossed_belt")], "clockwise", 3)
+    check_geometry(scene)
+    check_labels(scene)
+    discs = label_layout(scene)
+    assert [d[:2] for k, d in enumerate(discs) if k != 1] == [(g["x"], g["y"]) for k, g in enumerate(gears) if k != 1]
+    assert discs[1][:2] != (294, 300)
+    _assert_labels_clear(scene)
+
+
+def test_label_rejections():
+    in_corner = _scene([_g("A", W - 80, H - 72, 40), _g("B", W - 160, H - 72, 40)], [(0, 1, "mesh")],
+                       "clockwise", 1)
+    check_geometry(in_corner)
+    with pytest.raises(Reject, match="legend"):
+        check_labels(in_corner)
+    # A host whose rim is hemmed in by meshing gears has no free spot in its ring for a label (a made-up crowd
+    # for the label check alone: the eight gears would overlap each other).
+    host = _g("A", 400, 300, 62)
+    ring = [_g(chr(66 + k), 400 + 96 * math.cos(k * math.pi / 4), 300 + 96 * math.sin(k * math.pi / 4), 34)
+            for k in range(8)]
+    crowded = _scene([host, *ring, _g("J", 400, 300, 34, host=0)],
+                     [(0, k + 1, "mesh") for k in range(8)] + [(0, 9, "shaft")], "clockwise", 1)
+    with pytest.raises(Reject, match="label A"):
+        check_labels(crowded)
+
+
+@pytest.mark.parametrize("difficulty", ["medium", "hard"])
+def test_labels_never_touch_belts(difficulty):
+    task = get_task("gear_rotation", difficulty=difficulty)
+    hosts = 0
+    for problem in range(30):
+        scene = _problem_scene(task, 8, problem)
+        _assert_labels_clear(scene)
+        hosts += any(g["host"] is not None for g in scene["gears"])
+    assert hosts  # ring labels (the ones that can meet a belt) were among those checked
+
+
+def test_parameter_limits():
+    for difficulty in ("easy", "medium", "hard"):
+        get_task("gear_rotation", difficulty=difficulty)  # every preset lies within the limits
+    with pytest.raises(ParameterError, match="n_max"):
+        get_task("gear_rotation", difficulty="hard", n_max=30)
+    with pytest.raises(ParameterError, match="extra_links"):
+        get_task("gear_rotation", difficulty="easy", extra_links=0)
+    with pytest.raises(ParameterError, match="p_mesh"):
+        get_task("gear_rotation", difficulty="easy", p_mesh=0.0)
+    get_task("gear_rotation", difficulty="easy", extra_links=0, jammed_per_block=0)

@@ -9,6 +9,12 @@ not from the per-instance RNG, so both rows share the identical scene and pictur
 The solver is a parity constraint graph: meshing gears and crossed belts flip the direction, open belts and
 shared shafts keep it. A BFS 2-colouring from gear A gives every connected gear's direction; a contradiction
 (an odd cycle of flips) means the gears cannot turn at all: "jammed".
+
+Shortcuts are planned out (docs/tasks/gear_rotation.md, "Answer" and "Shortcut audit"): a third of the rows jam at
+every preset, the wheel count is drawn independently of the answer, half the turning systems have a consistent
+loop, the letters after A are shuffled, and the direction read off the distance in the drawing agrees with the
+answer in exactly half the turning rows. Labels never touch a belt, another wheel or label, the legend or the
+border ("Labels").
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from vcot.schema import Instance
 from vcot.seeding import derive_seed
 from vcot.tasks import register
 from vcot.tasks.answer_space import AnswerSpace, finite
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import Corruption, GenContext, Limit, ParameterError, Reject, Rendering, Solution, Task
 
 W, H = 960, 640
 MARGIN = 24
@@ -40,12 +46,20 @@ RADII = (34, 42, 52, 62)
 INNER_SHRINK = 28
 FLIP = {"mesh": 1, "crossed_belt": 1, "open_belt": 0, "shaft": 0}
 DIRS = ("clockwise", "counterclockwise")
-# The words the question offers, whatever the configuration (easy and medium never jam, but say nothing of it).
+# The words the question offers, whatever the configuration (jammed_per_block = 0 never jams, but says nothing
+# of it).
 ANSWER_WORDS = (*DIRS, "jammed")
+LOOP_TRIES = 300  # attempts at a planned consistent loop before a turning system is drawn without one
 GEAR_FILL = (196, 206, 222)
 INNER_FILL = (236, 206, 150)
 CW_COLOR = (31, 90, 200)
 CCW_COLOR = (214, 110, 0)
+HUB_R = 15  # white hub disc at every wheel's centre: a wheel without a shaft wheel carries its label there
+RING_LABEL_R = 12  # a host's label disc, in the ring between its shaft wheel's teeth and its own tooth tips
+LABEL_GAP = 2  # min free pixels around a label disc
+BELT_HALF = 2  # half the drawn belt width
+LEGEND = "blue = clockwise, orange = counterclockwise"
+LEGEND_BOX = (W - 12 - 365, H - 10 - 23, W - 10, H - 8)  # where the step pictures' legend text falls
 
 
 @dataclass(frozen=True)
@@ -55,8 +69,8 @@ class GearRotationConfig:
     p_mesh: float = 0.6
     p_belt: float = 0.4
     p_shaft: float = 0.0
-    extra_links: int = 1  # links that close a cycle
-    jammed_per_block: int = 0  # jammed problems in each block of jammed_per_block + 8 consecutive problems
+    extra_links: int = 1  # at most this many links close a loop
+    jammed_per_block: int = 4  # jammed problems in each block of jammed_per_block + 8 consecutive problems
     min_depth: int = 2  # asked gears are at least this many links away from gear A when possible
 
 
@@ -251,6 +265,95 @@ def check_geometry(scene: dict[str, Any]) -> None:
                 raise Reject("two belts cross or touch")
 
 
+# -- labels ---------------------------------------------------------------------------------------------
+
+Disc = tuple[float, float, float]  # centre x, centre y, radius
+
+
+def _inner_of(scene: dict[str, Any], i: int) -> int | None:
+    return next((k for k, h in enumerate(scene["gears"]) if h.get("host") == i), None)
+
+
+def _box_dist(p: tuple[float, float], box: tuple[float, float, float, float]) -> float:
+    dx = max(box[0] - p[0], 0.0, p[0] - box[2])
+    dy = max(box[1] - p[1], 0.0, p[1] - box[3])
+    return math.hypot(dx, dy)
+
+
+def _belts_near(scene: dict[str, Any], i: int, segs: list[tuple[tuple[float, float], ...]]
+                ) -> list[tuple[tuple[float, float], ...]]:
+    """The belt segments that can reach a label disc lying inside wheel i (the others need not be checked)."""
+    g = scene["gears"][i]
+    reach = g["r"] + TOOTH + BELT_HALF + LABEL_GAP
+    return [seg for seg in segs if _seg_point_dist(_c(g), seg[0], seg[1]) <= reach]
+
+
+def _label_room(scene: dict[str, Any], i: int, disc: Disc, others: list[Disc],
+                belt_segs: list[tuple[tuple[float, float], ...]]) -> tuple[float, str]:
+    """Free pixels around wheel i's label disc and what is nearest: negative when the disc leaves its own
+    wheel or overlaps a belt, another wheel, another label, the legend or the picture's border. `belt_segs`
+    must hold every belt segment near wheel i (`_belts_near`)."""
+    x, y, rad = disc
+    g = scene["gears"][i]
+    rooms = [(g["r"] + TOOTH - _dist((x, y), _c(g)) - rad, "its own wheel's edge"),
+             (min(x, y, W - x, H - y) - rad - LABEL_GAP, "the border"),
+             (_box_dist((x, y), LEGEND_BOX) - rad - LABEL_GAP, "the legend")]
+    for k, h in enumerate(scene["gears"]):
+        # A shaft wheel is drawn over its host, so its label may lie on the host; every other wheel, the
+        # host's own shaft wheel included, must stay clear of the label.
+        if k != i and k != g.get("host"):
+            rooms.append((_dist((x, y), _c(h)) - h["r"] - TOOTH - rad - LABEL_GAP, f"gear {h['label']}"))
+    rooms += [(_seg_point_dist((x, y), p, q) - rad - BELT_HALF - LABEL_GAP, "a belt") for p, q in belt_segs]
+    rooms += [(_dist((x, y), o[:2]) - rad - o[2] - LABEL_GAP, "another label") for o in others]
+    return min(rooms)
+
+
+def _belt_segments(scene: dict[str, Any]) -> list[tuple[tuple[float, float], ...]]:
+    return [seg for link in scene["links"] if link["type"] in ("open_belt", "crossed_belt")
+            for seg in _polyline_segments(belt_path(scene, link))]
+
+
+def label_layout(scene: dict[str, Any]) -> list[Disc]:
+    """Each wheel's label disc. A wheel without a shaft wheel on it has its label on its hub. A host's hub is
+    covered by its shaft wheel, so its label goes in the ring between the shaft wheel's teeth and its own tooth
+    tips, at the first of 32 angles with the most free room (the shaft wheel's belt crosses that ring)."""
+    gears = scene["gears"]
+    discs: list[Disc] = [(g["x"], g["y"], HUB_R) for g in gears]
+    segs = _belt_segments(scene)
+    for i, g in enumerate(gears):
+        inner = _inner_of(scene, i)
+        if inner is None:
+            continue
+        rr = gears[inner]["r"] + TOOTH + RING_LABEL_R + LABEL_GAP + 0.5
+        others = [d for k, d in enumerate(discs) if k != i]
+        near = _belts_near(scene, i, segs)
+        best: tuple[float, Disc] | None = None
+        for k in range(32):
+            t = 2 * math.pi * k / 32
+            disc = (round(g["x"] + rr * math.cos(t), 2), round(g["y"] - rr * math.sin(t), 2), RING_LABEL_R)
+            room = _label_room(scene, i, disc, others, near)[0]
+            if best is None or room > best[0] + 1e-9:
+                best = (room, disc)
+        assert best is not None
+        discs[i] = best[1]
+    return discs
+
+
+def check_labels(scene: dict[str, Any]) -> None:
+    """Reject a picture where a label would overlap a belt, another wheel, another label, the legend or the
+    border, and one where a wheel reaches into the legend's corner of the step pictures."""
+    discs = label_layout(scene)
+    segs = _belt_segments(scene)
+    for i, disc in enumerate(discs):
+        others = [d for k, d in enumerate(discs) if k != i]
+        room, what = _label_room(scene, i, disc, others, _belts_near(scene, i, segs))
+        if room < 0:
+            raise Reject(f"label {scene['gears'][i]['label']} would touch {what}")
+    for g in scene["gears"]:
+        if _box_dist(_c(g), LEGEND_BOX) < g["r"] + TOOTH:
+            raise Reject(f"gear {g['label']} reaches into the legend")
+
+
 # -- scene sampling -----------------------------------------------------------------------------------
 
 class _Builder:
@@ -319,11 +422,16 @@ class _Builder:
         return self._attach(parent, gap=lambda: self.rng.uniform(BELT_GAP + 5, BELT_GAP + 200),
                             link_type=lambda: self.rng.choice(["open_belt", "crossed_belt"]))
 
+    def shaft_hosts(self) -> list[int]:
+        """Gears that can take a smaller wheel on their shaft: large enough, meshable, none on them yet."""
+        hosts = {g["host"] for g in self.gears}
+        return [i for i in self.meshable() if self.gears[i]["r"] >= 52 and i not in hosts]
+
     def add_shaft(self, host: int) -> bool:
         """A smaller wheel on the host's shaft; it then drives a new gear by belt (inner wheels never mesh)."""
-        h = self.gears[host]
-        if h["r"] < 52 or any(g["host"] == host for g in self.gears) or host not in self.meshable():
+        if host not in self.shaft_hosts():
             return False
+        h = self.gears[host]
         inner = self._new(h["x"], h["y"], h["r"] - INNER_SHRINK, host=host)
         self.gears.append(inner)
         self.links.append({"a": host, "b": len(self.gears) - 1, "type": "shaft"})
@@ -393,38 +501,57 @@ def _mesh_phase(parent: dict[str, Any], child: dict[str, Any]) -> float:
     return round((alpha + 180 + eps - pc / 2) % pc, 2)
 
 
-def build_system(rng: random.Random, cfg: GearRotationConfig, jammed: bool) -> dict[str, Any]:
-    b = _Builder(rng, cfg)
-    b.first()
-    target = rng.randint(cfg.n_min, cfg.n_max)
-    weights = [cfg.p_mesh, cfg.p_belt, cfg.p_shaft]
-    while len(b.gears) < target:
+def _grow(b: _Builder, rng: random.Random, cfg: GearRotationConfig, size: int) -> None:
+    """Add wheels until there are `size`, each time by a growth operation drawn by weight among those that
+    have somewhere to go (a shaft adds two wheels, so it is not drawn when one wheel is missing)."""
+    while len(b.gears) < size:
         for _ in range(8):
-            op = rng.choices(["mesh", "belt", "shaft"], weights)[0]
-            if op == "mesh" and b.meshable():
-                ok = b.add_mesh(rng.choice(b.meshable()))
-            elif op == "belt" and b.beltable():
-                ok = b.add_belt(rng.choice(b.beltable()))
-            elif op == "shaft" and b.meshable():
-                ok = b.add_shaft(rng.choice(b.meshable()))
-            else:
-                ok = False
-            if ok:
+            ops = {"mesh": (cfg.p_mesh, b.meshable()), "belt": (cfg.p_belt, b.beltable()),
+                   "shaft": (cfg.p_shaft, b.shaft_hosts() if len(b.gears) + 2 <= size else [])}
+            live = [(op, w, at) for op, (w, at) in ops.items() if w > 0 and at]
+            if not live:
+                raise Reject("no wheel can take another link")
+            op, _, at = rng.choices(live, [w for _, w, _ in live])[0]
+            if {"mesh": b.add_mesh, "belt": b.add_belt, "shaft": b.add_shaft}[op](rng.choice(at)):
                 break
         else:
             raise Reject("could not place another gear")
-    n_extra = rng.randint(1 if jammed else 0, cfg.extra_links)
+
+
+def build_system(rng: random.Random, cfg: GearRotationConfig, jammed: bool, loop: bool,
+                 size: int) -> dict[str, Any]:
+    """A connected system of exactly `size` wheels, jammed or not as planned, with closed loops (1 to
+    extra_links of them) or none. The count is fixed before the jam status can influence it (a closing mesh
+    adds a wheel, a closing belt none; growth fills up to `size` afterwards), so the question's first
+    sentence, which names the last label, says nothing about the answer."""
+    b = _Builder(rng, cfg)
+    b.first()
+    n_extra = rng.randint(1, cfg.extra_links) if loop or jammed else 0
+    _grow(b, rng, cfg, size - n_extra)
     for k in range(n_extra):
         want_flip = 1 if (jammed and k == 0) else 0
         first, second = (b.close_by_mesh, b.close_by_belt) if rng.random() < 0.5 else \
             (b.close_by_belt, b.close_by_mesh)
         if not first(want_flip) and not second(want_flip):
             raise Reject("could not close a cycle")
-    labels = [chr(ord("A") + i) for i in range(len(b.gears))]
-    for g, lab in zip(b.gears, labels, strict=True):
-        g["label"] = lab
-    _centre(b.scene())
-    return b.scene()
+    _grow(b, rng, cfg, size)
+    scene = _relabel(b.scene(), rng)
+    _centre(scene)
+    return scene
+
+
+def _relabel(scene: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """Shuffle the labels of every wheel but A: labels in building order would put a wheel's links in
+    alphabetical order, so counting letters would replace following the links."""
+    n = len(scene["gears"])
+    new_of = [0, *rng.sample(range(1, n), n - 1)]
+    gears: list[dict[str, Any]] = [{}] * n
+    for old, g in enumerate(scene["gears"]):
+        host = g["host"]
+        gears[new_of[old]] = dict(g, label=chr(ord("A") + new_of[old]),
+                                  host=None if host is None else new_of[host])
+    links = [dict(lk, a=new_of[lk["a"]], b=new_of[lk["b"]]) for lk in scene["links"]]
+    return {"gears": gears, "links": links}
 
 
 def _centre(scene: dict[str, Any]) -> None:
@@ -439,15 +566,30 @@ def _centre(scene: dict[str, Any]) -> None:
         g["x"], g["y"] = round(g["x"] + dx, 1), round(g["y"] + dy, 1)
 
 
-def plan_answers(pctx: GenContext, jammed_per_block: int) -> tuple[bool, list[str]]:
-    """Jam status and wanted directions of both sub-questions, exactly balanced over blocks of problems:
-    each block of jammed_per_block + 8 problems has that many jammed ones, and its 8 others cover every
-    (sub-question 1, sub-question 2) direction combination twice."""
+def plan_answers(pctx: GenContext, jammed_per_block: int) -> tuple[bool, list[str], list[bool]]:
+    """Jam status, wanted directions and wanted distance-cue agreement of both sub-questions, exactly balanced
+    over blocks of problems: each block of jammed_per_block + 8 problems has that many jammed ones, and its 8
+    others cover every (sub-question 1, sub-question 2) direction combination twice — once with the distance
+    cue agreeing on sub-question 1 only, once on sub-question 2 only."""
     v = pctx.balanced(jammed_per_block + 8, "plan")
     if v < jammed_per_block:
-        return True, ["jammed", "jammed"]
+        return True, ["jammed", "jammed"], [False, False]
     u = v - jammed_per_block
-    return False, [DIRS[u % 2], DIRS[(u // 2) % 2]]
+    return False, [DIRS[u % 2], DIRS[(u // 2) % 2]], [u < 4, u >= 4]
+
+
+def distance_cue(scene: dict[str, Any], target: int) -> str:
+    """The direction read off the drawing without following links: one reversal per mean wheel diameter
+    between A's centre and the asked wheel's (at least one unless they share a centre). In a chain of meshing
+    gears this is nearly always right, so the generator plans where it agrees with the answer (half the
+    non-jammed rows); the audit's "distance parity" heuristic computes the same (docs/tasks/gear_rotation.md)."""
+    gears = scene["gears"]
+    driver, asked = gears[scene["driver"]], gears[target]
+    outer = [g for g in gears if g["host"] is None]
+    step = 2 * sum(g["r"] for g in outer) / len(outer)
+    d = _dist(_c(driver), _c(asked))
+    flips = max(1, round(d / step)) if d > 0 else 0
+    return direction_of(scene["driver_dir"], flips % 2)
 
 
 @register
@@ -455,14 +597,27 @@ class GearRotationTask(Task):
     name = "gear_rotation"
     config_cls = GearRotationConfig
     presets = {
-        "easy": GearRotationConfig(n_min=3, n_max=4, p_mesh=1.0, p_belt=0.0, p_shaft=0.0, extra_links=0,
-                                   jammed_per_block=0, min_depth=1),
-        "medium": GearRotationConfig(n_min=4, n_max=6, p_mesh=0.55, p_belt=0.15, p_shaft=0.3, extra_links=1,
-                                     jammed_per_block=0, min_depth=2),
-        "hard": GearRotationConfig(n_min=6, n_max=8, p_mesh=0.5, p_belt=0.15, p_shaft=0.35, extra_links=2,
-                                   jammed_per_block=2, min_depth=2),
+        "easy": GearRotationConfig(n_min=4, n_max=5, p_mesh=1.0, p_belt=0.0, p_shaft=0.0, extra_links=1,
+                                   jammed_per_block=4, min_depth=1),
+        "medium": GearRotationConfig(n_min=4, n_max=7, p_mesh=0.55, p_belt=0.15, p_shaft=0.3, extra_links=1,
+                                     jammed_per_block=4, min_depth=2),
+        "hard": GearRotationConfig(n_min=6, n_max=10, p_mesh=0.5, p_belt=0.15, p_shaft=0.35, extra_links=2,
+                                   jammed_per_block=4, min_depth=2),
     }
-    version = "2"
+    version = "3"
+    limits = {
+        "n_min": Limit(4, 10, "wheels in the system: fewer than 4 cannot give every planned pair of answers, and "
+                              "with more than 10 the picture (960 x 640) fills up and sampling slows"),
+        "n_max": Limit(4, 10, "wheels in the system (see n_min)"),
+        "p_mesh": Limit(0.05, 1, "weight of growing by a meshing gear; only meshing gears take further wheels, "
+                                 "so it must be positive"),
+        "p_belt": Limit(0, 1, "weight of growing by a belt"),
+        "p_shaft": Limit(0, 1, "weight of growing by a shaft wheel and its belt"),
+        "extra_links": Limit(0, 3, "links closing a loop; each must fit between existing wheels"),
+        "jammed_per_block": Limit(0, 8, "jammed problems per block of this + 8 (4: a third of the answers)"),
+        "min_depth": Limit(1, 4, "links from A to an asked wheel; deeper is tried first, shallower accepted "
+                                 "when fewer than two wheels are that deep"),
+    }
     description = "Direction of a gear driven through meshes, open/crossed belts and shafts (paired questions)."
     rows_per_problem = 2
     # Every step draws each newly reached wheel's rotation arrow and its text names that direction; the asked
@@ -470,17 +625,29 @@ class GearRotationTask(Task):
     final_state_shows = "the rotation arrow drawn on the asked wheel once the propagation reaches it"
     max_attempts = 5  # the problem RNG ignores retries; sample_scene loops internally instead
 
+    def check_config(self, config: GearRotationConfig) -> None:
+        super().check_config(config)
+        if config.jammed_per_block > 0 and config.extra_links < 1:
+            raise ParameterError(f"parameters of task {self.name}: jammed_per_block > 0 needs extra_links >= 1 "
+                                 "(a jam needs a closed loop)")
+
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         problem, sub = divmod(ctx.index, 2)
         rng = random.Random(derive_seed(self.name, self.version, sorted(self.params().items()), ctx.seed,
                                         "problem", problem))
         pctx = GenContext(rng=rng, task=self.name, seed=ctx.seed, index=problem)
-        jammed, want = plan_answers(pctx, self.config.jammed_per_block)
+        jammed, want, agree = plan_answers(pctx, self.config.jammed_per_block)
         driver_dir = DIRS[pctx.balanced(2, "driver")]
+        size = self.config.n_min + pctx.balanced(self.config.n_max - self.config.n_min + 1, "wheels")
+        # Half the systems that turn get a closed (consistent) loop too, so a loop alone does not mean a jam.
+        loop = jammed or (self.config.extra_links > 0 and pctx.balanced(2, "loop") == 0)
         last: Reject | None = None
-        for _ in range(400):
+        for attempt in range(LOOP_TRIES + 400):
             try:
-                scene = self._attempt(rng, jammed, want, driver_dir)
+                # A consistent loop does not fit every small system (four meshing gears in a ring barely do):
+                # after LOOP_TRIES attempts the system that turns is drawn without one.
+                scene = self._attempt(rng, jammed, loop and (jammed or attempt < LOOP_TRIES), want, agree,
+                                      driver_dir, size)
                 break
             except Reject as exc:
                 last = exc
@@ -491,11 +658,13 @@ class GearRotationTask(Task):
         scene["target"] = scene["targets"][sub]
         return scene
 
-    def _attempt(self, rng: random.Random, jammed: bool, want: list[str], driver_dir: str) -> dict[str, Any]:
-        scene = build_system(rng, self.config, jammed)
+    def _attempt(self, rng: random.Random, jammed: bool, loop: bool, want: list[str], agree: list[bool],
+                 driver_dir: str, size: int) -> dict[str, Any]:
+        scene = build_system(rng, self.config, jammed, loop, size)
         scene["driver"] = 0
         scene["driver_dir"] = driver_dir
         check_geometry(scene)
+        check_labels(scene)
         prop = propagate(scene)
         if (prop["conflict"] is not None) != jammed:
             raise Reject("jam status differs from the one drawn for this problem")
@@ -504,10 +673,11 @@ class GearRotationTask(Task):
                 and prop["layer"][i] >= self.config.min_depth]
         pool = deep if len(deep) >= 2 else [i for i in range(1, n)]
         targets: list[int] = []
-        for w in want:
-            cands = [i for i in pool if i not in targets and (jammed or gear_answer(scene, prop, i) == w)]
+        for w, ok in zip(want, agree, strict=True):
+            cands = [i for i in pool if i not in targets
+                     and (jammed or (gear_answer(scene, prop, i) == w and (distance_cue(scene, i) == w) == ok))]
             if not cands:
-                raise Reject(f"no gear turns {w}")
+                raise Reject(f"no gear turns {w} with the planned distance cue")
             targets.append(rng.choice(cands))
         scene["targets"] = targets
         return scene
@@ -543,8 +713,9 @@ class GearRotationTask(Task):
                       "jammed", lambda a: a.strip().lower())
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        image = _draw_system(scene, {}, set())
-        steps = _cot_steps(scene, propagate(scene))
+        layout = label_layout(scene)
+        image = _draw_system(scene, {}, set(), layout=layout)
+        steps = _cot_steps(scene, propagate(scene), layout)
         return Rendering(image=image, steps=steps)
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
@@ -572,7 +743,8 @@ REASON = {
 }
 
 
-def _cot_steps(scene: dict[str, Any], prop: dict[str, Any]) -> list[tuple[Image.Image, str]]:
+def _cot_steps(scene: dict[str, Any], prop: dict[str, Any],
+               layout: list[Disc] | None = None) -> list[tuple[Image.Image, str]]:
     """One step per BFS layer: the arrows of the wheels reached so far, the new ones outlined; each text gives
     a new wheel's link to the wheel that reached it and both arrows' directions, as the picture shows them.
     The propagation is the state; which way the asked wheel turns, or that the system jams, is the conclusion,
@@ -580,6 +752,7 @@ def _cot_steps(scene: dict[str, Any], prop: dict[str, Any]) -> list[tuple[Image.
     with its kind (a mesh or crossed belt between equal arrows, an open belt or shaft between opposite ones)."""
     gears = scene["gears"]
     conflict = prop["conflict"]
+    layout = layout if layout is not None else label_layout(scene)
     last_layer = conflict["layer"] if conflict else max(lv for lv in prop["layer"] if lv is not None)
     steps: list[tuple[Image.Image, str]] = []
     known: dict[int, str] = {}
@@ -595,14 +768,14 @@ def _cot_steps(scene: dict[str, Any], prop: dict[str, Any]) -> list[tuple[Image.
                 kind = scene["links"][k]["type"]
                 sentences.append(f"Gear {gears[i]['label']} {REASON[kind]} gear {gears[u]['label']} "
                                  f"({known[u]}) and turns {known[i]}.")
-        steps.append((_draw_system(scene, known, set(new)), " ".join(sentences)))
+        steps.append((_draw_system(scene, known, set(new), layout=layout), " ".join(sentences)))
     if conflict:
         v, u, k = conflict["gear"], conflict["from"], conflict["link"]
         kind = scene["links"][k]["type"]
         marked = "the belt drawn in red" if kind in ("open_belt", "crossed_belt") else "both outlined in red"
         text = (f"Gear {gears[v]['label']} ({known[v]}) {REASON[kind]} gear {gears[u]['label']} "
                 f"({known[u]}), {marked}.")
-        steps.append((_draw_system(scene, known, {v, u}, bad_link=k), text))
+        steps.append((_draw_system(scene, known, {v, u}, bad_link=k, layout=layout), text))
     return steps
 
 
@@ -652,29 +825,8 @@ def _rot_arrow(c: Canvas, scene: dict[str, Any], i: int, direction: str, color: 
             (cx + radius * math.cos(tip), cy - radius * math.sin(tip)), color=color, width=4, head=16)
 
 
-def _label_spot(scene: dict[str, Any], i: int) -> tuple[float, float]:
-    g = scene["gears"][i]
-    inner = next((h for h in scene["gears"] if h.get("host") == i), None)
-    if inner is None:
-        return (g["x"], g["y"])
-    # Host of a shaft wheel: label in the ring between the inner wheel and the teeth, as far as possible
-    # from every belt and from the points where other gears mesh.
-    obstacles: list[tuple[tuple[float, float], tuple[float, float]]] = []
-    for link in scene["links"]:
-        if link["type"] in ("open_belt", "crossed_belt"):
-            obstacles += _polyline_segments(belt_path(scene, link))
-        elif link["type"] == "mesh" and i in (link["a"], link["b"]):
-            o = scene["gears"][link["b"] if link["a"] == i else link["a"]]
-            d = _dist(_c(g), _c(o))
-            p = (g["x"] + (o["x"] - g["x"]) * g["r"] / d, g["y"] + (o["y"] - g["y"]) * g["r"] / d)
-            obstacles.append((p, p))
-    rr = (g["r"] - TOOTH + inner["r"] + TOOTH) / 2
-    spots = [(g["x"] + rr * math.cos(k * math.pi / 8), g["y"] + rr * math.sin(k * math.pi / 8)) for k in range(16)]
-    return max(spots, key=lambda q: min((_seg_point_dist(q, a, b) for a, b in obstacles), default=0.0))
-
-
 def _draw_system(scene: dict[str, Any], known: dict[int, str], highlight: set[int],
-                 bad_link: int | None = None) -> Image.Image:
+                 bad_link: int | None = None, layout: list[Disc] | None = None) -> Image.Image:
     c = Canvas(W, H)
     gears = scene["gears"]
     order = [i for i, g in enumerate(gears) if g.get("host") is None] + \
@@ -696,14 +848,14 @@ def _draw_system(scene: dict[str, Any], known: dict[int, str], highlight: set[in
     for k in belts:
         if k not in outer_belts:
             _draw_belt(c, scene, k, k == bad_link)
+    layout = layout if layout is not None else label_layout(scene)
     for i in order:
-        g = gears[i]
-        x, y = _label_spot(scene, i)
-        if (x, y) == (g["x"], g["y"]):
-            c.text((x, y), g["label"], size=20, bold=True, anchor="mm")
+        x, y, radius = layout[i]
+        if radius == HUB_R:
+            c.text((x, y), gears[i]["label"], size=20, bold=True, anchor="mm")
         else:
-            c.circle((x, y), 14, fill="white", outline="black", width=1)
-            c.text((x, y), g["label"], size=18, bold=True, anchor="mm")
+            c.circle((x, y), radius, fill="white", outline="black", width=1)
+            c.text((x, y), gears[i]["label"], size=16, bold=True, anchor="mm")
     for i, g in enumerate(gears):
         if i == scene["driver"] and not known:
             _rot_arrow(c, scene, i, scene["driver_dir"], "red", g["r"] + TOOTH + 10)
@@ -712,8 +864,7 @@ def _draw_system(scene: dict[str, Any], known: dict[int, str], highlight: set[in
             radius = g["r"] + TOOTH + 10 if g.get("host") is None else g["r"] + TOOTH + 6
             _rot_arrow(c, scene, i, known[i], color, radius)
     if known:
-        c.text((W - 12, H - 10), "blue = clockwise, orange = counterclockwise", size=16, anchor="rb",
-               color="darkgray")
+        c.text((W - 12, H - 10), LEGEND, size=16, anchor="rb", color="darkgray")
     return c.image()
 
 
