@@ -1,4 +1,12 @@
-"""Named colours shared by all tasks, chosen to stay distinct for colour-blind-safe reading where possible."""
+"""Named colours shared by all tasks.
+
+The hues keep their names (questions and step texts name colours), and the saturated colours and light tints
+were tuned so that every pair of colours some task must tell apart (`vcot.tasks.colour_roles.INFORMATION`)
+stays at least 10 CIEDE2000 units apart under normal vision and under simulated protanopia, deuteranopia
+and tritanopia; `tests/test_colour_vision.py` checks it and docs/tasks/README.md ("Colour") gives the rule.
+Red, green and brown differ in lightness as well as hue, because the red-green dichromacies see them along
+one yellow-to-dark line; blue and purple likewise. Change a value only with that test passing.
+"""
 
 from __future__ import annotations
 
@@ -10,18 +18,18 @@ PALETTE: dict[str, Color] = {
     "gray": (128, 128, 128),
     "lightgray": (215, 215, 215),
     "darkgray": (70, 70, 70),
-    "red": (213, 40, 40),
-    "blue": (31, 90, 200),
-    "green": (30, 150, 60),
+    "red": (229, 15, 65),
+    "blue": (0, 96, 245),
+    "green": (0, 134, 80),
     "orange": (240, 140, 20),
-    "purple": (130, 60, 170),
-    "brown": (140, 90, 40),
+    "purple": (123, 55, 146),
+    "brown": (139, 81, 20),
     "pink": (230, 110, 170),
     "cyan": (20, 170, 190),
-    "yellow": (235, 200, 30),
-    "lightblue": (170, 200, 240),
+    "yellow": (245, 208, 43),
+    "lightblue": (168, 200, 250),
     "lightred": (245, 180, 180),
-    "lightgreen": (180, 230, 180),
+    "lightgreen": (202, 255, 181),
     "lightyellow": (250, 240, 190),
 }
 
