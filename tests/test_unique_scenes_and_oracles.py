@@ -14,7 +14,8 @@ from vcot.cli import app
 from vcot.suite import read_suite
 from vcot.validate import scene_keys, shared_scenes, validate_suite
 
-PLAN = TaskPlan("mirror_clock", 50, 0, "easy")  # 12-hour faces at 5-minute steps: repeats without care
+N = 80
+PLAN = TaskPlan("mirror_clock", N, 0, "easy")  # 834 possible easy scenes: 80 draws repeat a few
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +30,8 @@ def clocks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_no_scene_repeats_and_repeats_were_redrawn(clocks: tuple[Path, Path]) -> None:
     suite = read_suite(clocks[0], check_images="none")
     keys = scene_keys(suite)
-    assert len(keys) == 50 and all(len(uids) == 1 for uids in keys.values())
-    # Without the check three of these 50 scenes repeat; they were replaced by fresh draws for their index.
+    assert len(keys) == N and all(len(uids) == 1 for uids in keys.values())
+    # Without the check three of these 80 scenes repeat; they were replaced by fresh draws for their index.
     redrawn = [i for i in suite.instances if i.meta["generator"].get("variant")]
     assert redrawn and all(i.uid.endswith(f"{i.meta['generator']['index']:06d}") for i in redrawn)
     assert validate_suite(clocks[0], check_hash=False).ok
@@ -53,12 +54,12 @@ def test_validate_reports_a_repeated_scene(clocks: tuple[Path, Path], tmp_path: 
 
 def test_overlap_between_suites(clocks: tuple[Path, Path], tmp_path: Path) -> None:
     a = read_suite(clocks[0], check_images="none")
-    assert len(shared_scenes(a, read_suite(clocks[1], check_images="none"))) == 50
+    assert len(shared_scenes(a, read_suite(clocks[1], check_images="none"))) == N
     other = build_suite(tmp_path / "other", "o", [TaskPlan("mirror_clock", 20, 1, "hard")])
     assert other["total"] == 20
     assert shared_scenes(a, read_suite(tmp_path / "other", check_images="none")) == []
     same = CliRunner().invoke(app, ["overlap", str(clocks[0]), str(clocks[1])])
-    assert same.exit_code == 1 and "50 scene(s) appear in both" in same.output
+    assert same.exit_code == 1 and f"{N} scene(s) appear in both" in same.output
     apart = CliRunner().invoke(app, ["overlap", str(clocks[0]), str(tmp_path / "other")])
     assert apart.exit_code == 0, apart.output
 

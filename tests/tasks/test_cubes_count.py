@@ -11,6 +11,7 @@ from cube_step_text import rows_in
 from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.answer_leaks import answer_statements
+from vcot.tasks.base import ParameterError
 from vcot.tasks.common.cube_stacks import (
     Camera,
     bucket_bounds,
@@ -176,6 +177,39 @@ def test_answer_space_is_the_balanced_range():
     assert get_task("cubes_count", "medium").answer_space(None).size == 31   # 10..40
     assert get_task("cubes_count", "hard").answer_space(None).size == 46     # 25..70
     # A custom range beyond what the sizes allow is clipped: 2 x 2 x 2 holds at most 8 cubes.
-    tiny = get_task("cubes_count", "easy", max_width=2, max_depth=2, max_height=2, answer_min=1, answer_max=50)
+    tiny = get_task("cubes_count", "easy", max_width=2, max_depth=2, max_height=2, answer_min=1, answer_max=10,
+                    buckets=2)
     assert tiny.answer_space(None).size == 8
+    # ... but a range with a bin no structure of those sizes reaches is refused: 13..25 of 1..50 in 4 bins.
+    with pytest.raises(ParameterError, match="answer bin 2 of 4"):
+        get_task("cubes_count", "easy", max_width=2, max_depth=2, max_height=2, answer_min=1, answer_max=50)
 
+
+
+def test_scene_key_is_the_structure():
+    # The same heights in another palette or from another camera pose the same count: one key.
+    task = get_task("cubes_count")
+    a = _scene([[2, 1], [1, 0]])
+    b = dict(a, palette="orange", camera={"azimuth": 50, "elevation": 35})
+    assert task.scene_key(a) == task.scene_key(b)
+    assert task.scene_key(a) != task.scene_key(_scene([[1, 2], [0, 1]]))
+
+
+@pytest.mark.parametrize("name", ["cubes_count", "cubes_missing"])
+def test_limits(name):
+    for difficulty in ("easy", "medium", "hard"):
+        get_task(name, difficulty)  # every preset lies inside the limits
+    get_task(name, "hard", max_height=6)
+    for bad in ({"max_width": 6}, {"max_depth": 6}, {"max_height": 7}, {"max_height": 0}, {"min_visible": 0.2}, {"azimuth_spread": 31},
+                {"buckets": 13}, {"min_depth": 5, "max_depth": 4}, {"answer_min": 10, "answer_max": 12}):
+        with pytest.raises(ParameterError):
+            get_task(name, "medium", **bad)
+
+
+def test_corruption_description_agrees_in_number():
+    task = get_task("cubes_count", "easy")
+    notes = [task.make(i, 0).instance.meta["corruption"] for i in range(30)]
+    for note in notes:
+        n = int(note.split(" read as ")[1].split(" ")[0])
+        assert f"read as {n} {'cube' if n == 1 else 'cubes'} tall" in note, note
+    assert any("read as 1 cube tall" in note for note in notes)

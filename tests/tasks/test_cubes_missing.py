@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import collections
 
+import numpy as np
 import pytest
 
-from cube_step_text import rows_in
 from generator_contract import check_generator_contract
 from vcot.draw import drawn_labels
 from vcot.tasks import get_task
 from vcot.tasks.answer_leaks import answer_statements
+from vcot.tasks.base import ParameterError
 from vcot.tasks.common.cube_stacks import (
     Camera,
     bucket_bounds,
@@ -17,7 +18,7 @@ from vcot.tasks.common.cube_stacks import (
     visibility,
     visibility_problems,
 )
-from vcot.tasks.eg.cubes_missing import box_missing
+from vcot.tasks.eg.cubes_missing import GHOST_NEW, GHOST_OLD, box_missing, layer_text, render_layer
 
 ISO = Camera(45, 35.26439)
 
@@ -89,25 +90,78 @@ def test_answer_balance():
     assert sorted(bins.values()) == [25, 25, 25, 25]
 
 
-def test_steps_show_the_ghosts_and_leave_the_count_to_the_reader():
+def _layer_rows(text: str) -> list[list[str]]:
+    """The layer grid a step text gives ("back row: cube, ghost; ...; front row: ..."), front row first."""
+    rows = []
+    for part in text.split("(columns left to right) — ", 1)[1].rstrip(".").split("; "):
+        rows.append(part.partition(": ")[2].split(", "))
+    return rows[::-1]
+
+
+def test_steps_fill_the_box_layer_by_layer_and_leave_the_count_to_the_reader():
     task = get_task("cubes_missing", "easy")
-    for i in range(6):
+    for i in range(8):
         sample = task.make(i, 0)
         inst = sample.instance
+        heights = inst.meta["scene"]["heights"]
         w, d, h = inst.meta["solution"]["details"]["box"]
-        good, bad = inst.steps[0].text, inst.corrupted_steps[0].text
-        assert f"{w} wide x {d} deep x {h} tall" in good
-        assert rows_in(good, "ghost cubes per column") == inst.meta["solution"]["states"][0]
-        assert sum(map(sum, rows_in(good, "ghost cubes per column"))) == int(inst.answer)
-        # The corrupted box is one level too tall: one more ghost in every column.
-        assert f"{w} wide x {d} deep x {h + 1} tall" in bad
-        assert sum(map(sum, rows_in(bad, "ghost cubes per column"))) == int(inst.answer) + w * d
-        for step in (inst.steps[0], inst.corrupted_steps[0]):
+        lowest = min(map(min, heights))
+        # One step per layer above the lowest column, bottom to top; each text names its layer and marks every
+        # square of it as a ghost (the column is lower) or a cube of the structure.
+        assert len(inst.steps) == h - lowest
+        ghosts = 0
+        for layer, step in zip(range(lowest + 1, h + 1), inst.steps, strict=True):
+            assert f"{w} wide x {d} deep x {h} tall" in step.text and f"Layer {layer} of {h} " in step.text
+            rows = _layer_rows(step.text)
+            assert rows == [["ghost" if c < layer else "cube" for c in row] for row in heights]
+            ghosts += sum(row.count("ghost") for row in rows)
+        assert ghosts == int(inst.answer)  # the layers' ghosts are exactly the cubes to add
+        # The corrupted box is one level too tall: one more layer, all ghosts.
+        bad = inst.corrupted_steps
+        assert len(bad) == len(inst.steps) + 1
+        assert f"{w} wide x {d} deep x {h + 1} tall" in bad[-1].text
+        assert _layer_rows(bad[-1].text) == [["ghost"] * w for _ in range(d)]
+        for step in [*inst.steps, *bad]:
             assert "=" not in step.text and "add" not in step.text and answer_statements(step.text, inst) == []
-            # The per-column grid shows its counts as pips: the pictures write no number but the box size.
+            # The pictures write the box size, the layer and the legend; no count.
             labels = drawn_labels(sample.images[step.image])
-            assert labels[1:] == ("Ghost cubes per column", "FRONT"), labels
-            assert labels[0].startswith(f"Box {w} x {d} x ")
+            assert labels[0].startswith(f"Box {w} x {d} x ") and labels[0].endswith(" filled in"), labels
+            assert labels[2:] == ("FRONT", "ghost cube", "cube of the structure"), labels
+            assert not any(answer_statements(label, inst) for label in labels)
+
+
+def test_layer_text_grammar():
+    # Layer 1 full: "Layer 1 is ... holds"; layers 1-2 full: "Layers 1 and 2 are ... hold"; paler ghosts only
+    # once a lower layer holds some; layer 1's ghosts stand on the empty floor squares.
+    one = layer_text([[1, 2], [1, 3]], 3, 2)
+    assert "Layer 1 is filled by the structure alone and holds no ghost cubes." in one
+    assert "drawn paler" not in one and "whose column is lower than 2" in one
+    assert "drawn paler" in layer_text([[1, 2], [1, 3]], 3, 3)
+    two = layer_text([[2, 2], [2, 3]], 3, 3)
+    assert "Layers 1 and 2 are filled by the structure alone and hold no ghost cubes." in two
+    three = layer_text([[3, 3], [3, 4]], 4, 4)
+    assert "Layers 1 to 3 are filled by the structure alone and hold no ghost cubes." in three
+    first = layer_text([[0, 2], [1, 3]], 3, 1)
+    assert "filled by the structure alone" not in first and "ghost cube on every empty floor square." in first
+
+
+def _pixels_of(img, colour) -> int:
+    return int(np.all(np.asarray(img) == np.array(colour, dtype=np.uint8), axis=-1).sum())
+
+
+def test_new_layer_drawn_in_ghost_colours():
+    # [[1, 2], [2, 2]] lacks one cube, at the front-left on layer 2: that layer's picture shows one new ghost
+    # (its top face in the new-ghost colour, about a unit square at ~100 px a unit); the lower layers' paler
+    # ghost colour does not appear, and a full box has no ghost at all.
+    cam = Camera(45, 30)
+    img = render_layer([[1, 2], [2, 2]], cam, "blue", 2, 2)
+    assert _pixels_of(img, GHOST_NEW[0]) > 2000
+    assert _pixels_of(img, GHOST_OLD[0]) == 0
+    # Layer 2 of an L whose front-left column is empty: layer 1's ghost is drawn paler under the new one.
+    img = render_layer([[0, 2], [2, 2]], cam, "blue", 2, 2)
+    assert _pixels_of(img, GHOST_NEW[0]) > 2000 and _pixels_of(img, GHOST_OLD[1]) > 500
+    full = render_layer([[2, 2], [2, 2]], cam, "blue", 2, 2)
+    assert _pixels_of(full, GHOST_NEW[0]) == 0 and _pixels_of(full, GHOST_OLD[0]) == 0
 
 
 def test_answer_space_is_the_balanced_range():
@@ -119,6 +173,8 @@ def test_answer_space_is_the_balanced_range():
     assert get_task("cubes_missing", "medium").answer_space(None).size == 24   # 5..28
     assert get_task("cubes_missing", "hard").answer_space(None).size == 36     # 12..47
     # Clipped to the sizes: a 2 x 2 box 2 tall keeps its tallest column, so at most 8 - 2 = 6 can be missing.
-    tiny = get_task("cubes_missing", "easy", max_width=2, max_depth=2, max_height=2, answer_min=0, answer_max=50)
+    tiny = get_task("cubes_missing", "easy", max_width=2, max_depth=2, max_height=2, answer_min=0, answer_max=9,
+                    buckets=2)
     assert tiny.answer_space(None).size == 7
-
+    with pytest.raises(ParameterError, match="answer bin 2 of 4"):
+        get_task("cubes_missing", "easy", max_width=2, max_depth=2, max_height=2, answer_min=0, answer_max=50)

@@ -13,10 +13,15 @@ import pytest
 from PIL import ImageOps
 
 from generator_contract import check_generator_contract
+from vcot.analysis.shortcuts.mirror_clock import (
+    apparent_time,
+    apparent_time_plus_shift,
+    real_time_ignoring_shift,
+)
 from vcot.draw import drawn_labels
 from vcot.engine.chance import answer_space, chance_level
 from vcot.tasks import get_task
-from vcot.tasks.base import Reject
+from vcot.tasks.base import ParameterError, Reject
 from vcot.tasks.pbr.mirror_clock import (
     CENTER,
     RADIUS,
@@ -27,6 +32,7 @@ from vcot.tasks.pbr.mirror_clock import (
     hand_angles,
     mirror_angle,
     mirrored_picture,
+    possible_scenes,
     shift_words,
     time_from_angles,
 )
@@ -222,3 +228,62 @@ def test_answer_hours_balanced():
     for index in range(120):
         hours.append(task.solved_scene(index, 0)[1].answer.split(":")[0])
     assert collections.Counter(hours) == {str(h): 10 for h in range(1, 13)}
+
+
+# -- scene space, hands, limits, shortcuts ----------------------------------------------------------------
+
+def test_easy_preset_admits_enough_distinct_scenes():
+    # 12 x 12 asked times on the 5-minute grid, 5 of whose real faces have overlapping hands (12:00, 1:05, 2:10,
+    # 9:50, 10:55), read as they are (139) or 1 to 5 whole hours later (5 x 139): 834 problems, room for a
+    # 200-instance suite without repeats.
+    task = get_task(NAME, difficulty="easy")
+    scenes = list(possible_scenes(task.config))
+    keys = {task.scene_key(s) for s in scenes}
+    assert len(keys) == len(scenes) == 834
+    assert sum(s["form"] == "read" for s in scenes) == 139
+    assert {s["shift"]["minutes"] for s in scenes if s["shift"]} == {0}
+    # The sampler draws only scenes of that space, both forms.
+    drawn = [task.solved_scene(i, 0)[0] for i in range(60)]
+    assert {task.scene_key(s) for s in drawn} <= keys
+    assert {s["form"] for s in drawn} == {"read", "shift"}
+
+
+def test_whole_hour_shift_moves_only_the_hour_hand():
+    # Real 3:30 (hour hand 105 deg, minute 180; the mirror shows 255 and 180), 2 hours later: 5:30.
+    sol = get_task(NAME, difficulty="easy").solve(_scene(255, 180, form="shift", shift={"hours": 2, "minutes": 0}))
+    assert sol.answer == "5:30" and sol.states[1]["minute_angle"] == sol.states[0]["minute_angle"]
+    assert shift_words(2, 0) == "2 hours" and shift_words(1, 0) == "1 hour"
+
+
+def test_minute_hand_reaches_the_tick_ring_and_the_hour_hand_does_not():
+    # At minute 7 (42 deg) no major tick is drawn, so a dark pixel 20 px inside the rim, where minor ticks do not
+    # reach (they start 14 px inside), is the minute hand's tip; the hour hand ends at half the radius.
+    minute, other = 42.0, 222.0
+    face = draw_face(hour_angle=300.0, minute_angle=minute, numerals=False)
+    assert _dark(face, minute, RADIUS - 20) and _dark(face, minute, RADIUS - 40)
+    assert not _dark(draw_face(300.0, other, False), minute, RADIUS - 20)
+    hour_face = draw_face(hour_angle=minute, minute_angle=other, numerals=False)
+    assert _dark(hour_face, minute, 0.45 * RADIUS) and not _dark(hour_face, minute, 0.6 * RADIUS)
+
+
+def test_limits_and_parameter_relations():
+    for difficulty in ("easy", "medium", "hard"):
+        get_task(NAME, difficulty=difficulty)  # every preset lies inside its limits
+    for bad in ({"minute_step": 7}, {"minute_step": 60}, {"shift_minute_step": 7}, {"shift_prob": 1.5},
+                {"max_shift_hours": 12}, {"minute_step": 5, "shift_minute_step": 1},
+                {"shift_prob": 0.5, "max_shift_hours": 0, "shift_minute_step": 60}):
+        with pytest.raises(ParameterError):
+            get_task(NAME, difficulty="medium", **bad)
+    get_task(NAME, difficulty="medium", minute_step=15, shift_minute_step=30, max_shift_hours=0)
+
+
+def test_shortcut_heuristics_read_the_mirror_naively():
+    # Real 3:25 shown as 8:35 (hour 257.5 deg, minute 210), asked 2 h 10 min later (5:35).
+    inst = get_task(NAME).make(0, 0, with_corruption=False).instance.model_copy(
+        update={"meta": {"scene": _scene(257.5, 210, "shift", {"hours": 2, "minutes": 10})}})
+    assert apparent_time(inst) == "8:35"
+    assert apparent_time_plus_shift(inst) == "10:45"
+    assert real_time_ignoring_shift(inst) == "3:25"
+    read = inst.model_copy(update={"meta": {"scene": _scene(257.5, 210)}})
+    assert apparent_time(read) == "8:35"
+    assert apparent_time_plus_shift(read) is None and real_time_ignoring_shift(read) is None

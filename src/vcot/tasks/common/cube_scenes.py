@@ -6,6 +6,8 @@ description of the picture, the input picture and the layout of the step picture
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from abc import abstractmethod
 from collections.abc import Callable
@@ -15,12 +17,13 @@ from typing import Any, ClassVar
 from PIL import Image
 
 from vcot.draw.canvas import hstack
-from vcot.tasks.base import GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import GenContext, Limit, ParameterError, Reject, Rendering, Solution, Task
 from vcot.tasks.common.cube_stacks import (
     SHADES,
     Camera,
     Heights,
     balanced_bin,
+    bucket_bounds,
     connected,
     dims,
     render_iso,
@@ -63,10 +66,22 @@ CUBE_LEVELS = {
 
 PALETTES = tuple(SHADES)
 
-# What the question says about the picture, before it asks.
-PICTURE_RULES = ("The picture shows a structure of identical unit cubes standing on a grey floor grid. Every "
-                 "column of cubes is filled from the floor up (no gaps under any cube), and at least part of "
-                 "the top of every column is visible in the picture; floor squares without cubes are empty.")
+# Largest footprint side and column height a configuration may ask for. The visibility checks clip polygons for
+# every cell against its occlusion cone (cost grows with the fourth power of the side) and wide footprints are
+# often rejected for hidden tops: at side 6 one instance took 1.1-1.6 s on average and up to 9 s, at side 5 with
+# columns up to 6 tall 0.12 s on average and 0.3 s at most (docs/tasks/cubes_count.md, "Parameter limits").
+MAX_SIDE = 5
+MAX_COLUMN = 6
+_SIDE_WHY = "footprint side: the visibility checks grow with its fourth power, and wider footprints hide tops"
+_MAX_BOX = MAX_SIDE * MAX_SIDE * MAX_COLUMN
+_BOX_WORDS = f"{MAX_SIDE} x {MAX_SIDE} x {MAX_COLUMN}"
+
+# What the question says about the picture, before it asks. It must hold for every picture: the floor is drawn
+# only under the structure's footprint, so when every square holds a column no floor is visible at all.
+PICTURE_RULES = ("The picture shows a structure of identical unit cubes standing on a flat floor, seen from the "
+                 "front-right and above. Every column of cubes is filled from the floor up (no gaps under any "
+                 "cube), and at least part of the top of every column is visible in the picture; a floor square "
+                 "drawn grey, with no cube on it, is empty.")
 
 
 def sample_trend_heights(rng: random.Random, w: int, d: int, hmax: int, level: float) -> Heights:
@@ -186,22 +201,58 @@ def drawing_beside(scene: dict[str, Any], grid: Image.Image, title: str,
 
 class CubePictureTask(Task):
     """A cube-picture task but for its question: the sampling, the question's description of the picture and
-    the input picture. A task adds the question (`ask`, `rising`), its answer (`answer_of`, `solve`), its one
-    step and its corrupted step."""
+    the input picture. A task adds the question (`ask`, `rising`), its answer (`answer_of`, `answer_reach`,
+    `solve`), its steps and its corrupted steps."""
 
     config_cls = CubesConfig
     ask: ClassVar[str]  # the question, after PICTURE_RULES
     # Whether the answer grows with the structure's fill level (the count) or falls with it (the cubes missing).
     rising: ClassVar[bool]
+    limits = {
+        "min_width": Limit(1, MAX_SIDE, _SIDE_WHY), "max_width": Limit(1, MAX_SIDE, _SIDE_WHY),
+        "min_depth": Limit(1, MAX_SIDE, _SIDE_WHY), "max_depth": Limit(1, MAX_SIDE, _SIDE_WHY),
+        "max_height": Limit(1, MAX_COLUMN, "tallest column: the picture shrinks every cube to fit it, and tall "
+                                           "columns hide more of the floor behind them"),
+        "answer_min": Limit(0, _MAX_BOX, f"an answer counts cubes of a box of at most {_BOX_WORDS}"),
+        "answer_max": Limit(0, _MAX_BOX, f"an answer counts cubes of a box of at most {_BOX_WORDS}"),
+        "buckets": Limit(1, 12, "equal answer bins balanced over a suite; each must hold a value"),
+        "azimuth_spread": Limit(0, 30, "the camera stays front-right (azimuth 15 to 75 deg); beyond, one side of "
+                                       "every cube shrinks to a sliver"),
+        "min_visible": Limit(0.3, 1.0, "share of every column top and empty floor square in view; the oracle "
+                                       "reads a top from a quarter of it, so less would admit hidden tops"),
+    }
+
+    def check_config(self, config: CubesConfig) -> None:
+        """Every answer bin must hold an answer some structure of the configured sizes has, or every scene of
+        that bin would be rejected."""
+        super().check_config(config)
+        lo, hi = self.answer_reach(config)
+        for k in range(config.buckets):
+            b_lo, b_hi = bucket_bounds(config.answer_min, config.answer_max, config.buckets, k)
+            if b_lo > b_hi or b_hi < lo or b_lo > hi:
+                raise ParameterError(f"parameters of task {self.name}: answer bin {k + 1} of {config.buckets} "
+                                     f"({b_lo}..{b_hi}) of answer_min..answer_max = {config.answer_min}.."
+                                     f"{config.answer_max} is empty or outside {lo}..{hi}, the answers the "
+                                     "configured sizes allow")
+
+    @staticmethod
+    @abstractmethod
+    def answer_reach(config: CubesConfig) -> tuple[int, int]:
+        """The smallest and largest answer a structure of the configured sizes can have."""
+
+    def scene_key(self, scene: dict[str, Any]) -> str:
+        """The structure is the problem: the same heights in another palette or from a slightly turned camera
+        ask the same count, so a suite holds each structure once."""
+        return hashlib.sha256(json.dumps(scene["heights"]).encode()).hexdigest()
 
     @abstractmethod
     def answer_of(self, heights: Heights) -> int:
         """The answer for a structure."""
 
     @abstractmethod
-    def step(self, scene: dict[str, Any]) -> tuple[Image.Image, str]:
-        """The one step picture (see `drawing_beside`) and its text, which says what the picture shows and
-        leaves the answer to the reader (`docs/tasks/README.md`, "Steps are states, not conclusions")."""
+    def steps(self, scene: dict[str, Any]) -> list[tuple[Image.Image, str]]:
+        """The step pictures and their texts, which say what the pictures show and leave the answer to the
+        reader (`docs/tasks/README.md`, "Steps are states, not conclusions")."""
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         return sample_cube_scene(ctx, self.config, self.answer_of, rising=self.rising)
@@ -211,4 +262,4 @@ class CubePictureTask(Task):
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         image = render_iso(scene["heights"], camera_of(scene), palette=scene["palette"])
-        return Rendering(image=image, steps=[self.step(scene)])
+        return Rendering(image=image, steps=self.steps(scene))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -22,7 +23,7 @@ from vcot.draw.canvas import Canvas
 from vcot.schema import Instance
 from vcot.tasks import register
 from vcot.tasks.answer_space import AnswerSpace, finite
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import Corruption, GenContext, Limit, ParameterError, Reject, Rendering, Solution, Task
 
 SIZE = 720
 CENTER = (SIZE / 2, SIZE / 2)
@@ -42,10 +43,12 @@ def _clock_space(step: int) -> AnswerSpace:
 
 @dataclass(frozen=True)
 class MirrorClockConfig:
-    minute_step: int = 1  # minutes of the real time are multiples of this
+    minute_step: int = 1  # minutes of the asked (and of the real) time are multiples of this
     numerals: bool = True  # numerals 1-12 on the face (else hour ticks only, with a marker at 12)
     shift_prob: float = 0.4  # probability of the "time after a shift" question form
     max_shift_hours: int = 5
+    # The shift's minutes are multiples of this; 60 makes every shift a whole number of hours (the easy form).
+    shift_minute_step: int = 5
 
 
 # -- time arithmetic ------------------------------------------------------------------------------------
@@ -118,16 +121,23 @@ def _polar(angle_deg: float, r: float) -> tuple[float, float]:
     return CENTER[0] + r * math.sin(a), CENTER[1] - r * math.cos(a)
 
 
-def _hand(cv: Canvas, angle: float, length: float, back: float, w0: float, w1: float, color: str) -> None:
+def _hand(cv: Canvas, angle: float, profile: list[tuple[float, float]], color: str) -> None:
+    """A hand along `angle` whose outline follows `profile`: (distance from the centre, width) pairs from the
+    back end to the tip (a negative distance lies behind the centre)."""
     a = math.radians(angle)
     ux, uy = math.sin(a), -math.cos(a)
     px, py = -uy, ux
     cx, cy = CENTER
-    bx, by = cx - back * ux, cy - back * uy
-    tx, ty = cx + length * ux, cy + length * uy
-    cv.polygon([(bx + px * w0 / 2, by + py * w0 / 2), (tx + px * w1 / 2, ty + py * w1 / 2),
-                (tx - px * w1 / 2, ty - py * w1 / 2), (bx - px * w0 / 2, by - py * w0 / 2)],
-               fill=color, outline=None)
+    left = [(cx + r * ux + px * w / 2, cy + r * uy + py * w / 2) for r, w in profile]
+    right = [(cx + r * ux - px * w / 2, cy + r * uy - py * w / 2) for r, w in profile]
+    cv.polygon(left + right[::-1], fill=color, outline=None)
+
+
+# The hour hand is short and wide with a blunt end, well inside the numerals; the minute hand is long and thin
+# and tapers to a narrow tip that ends inside the ring of minute ticks (which runs from RADIUS - 14 to
+# RADIUS - 2), so the minute it points at can be read off the ticks exactly.
+HOUR_HAND = [(-34, 22), (0.50 * RADIUS - 14, 14), (0.50 * RADIUS, 8)]
+MINUTE_HAND = [(-40, 10), (RADIUS - 70, 7), (RADIUS - 6, 1.5)]
 
 
 def draw_face(hour_angle: float, minute_angle: float, numerals: bool, caption: str | None = None,
@@ -146,8 +156,8 @@ def draw_face(hour_angle: float, minute_angle: float, numerals: bool, caption: s
         # A marker that survives the reflection (it is symmetric) so 12 stays identifiable.
         cv.polygon([_polar(-4, RADIUS - 40), _polar(4, RADIUS - 40), _polar(0, RADIUS - 70)], fill="black",
                    outline=None)
-    _hand(cv, hour_angle, RADIUS * 0.50, 34, 22, 12, hour_color)
-    _hand(cv, minute_angle, RADIUS * 0.86, 40, 10, 5, minute_color)
+    _hand(cv, hour_angle, HOUR_HAND, hour_color)
+    _hand(cv, minute_angle, MINUTE_HAND, minute_color)
     cv.circle(CENTER, 14, fill="black", outline=None)
     cv.circle(CENTER, 5, fill="gray", outline=None)
     if caption:
@@ -160,22 +170,81 @@ def mirrored_picture(real_hour_angle: float, real_minute_angle: float, numerals:
     return ImageOps.mirror(draw_face(real_hour_angle, real_minute_angle, numerals))
 
 
+# -- scenes ---------------------------------------------------------------------------------------------
+
+def scene_for(asked: tuple[int, int], shift: dict[str, int] | None, numerals: bool) -> dict[str, Any]:
+    """The scene whose question's answer is the time `asked` (the real time, or the real time moved on by
+    `shift`); Reject when the real face's hands would hide each other."""
+    real = asked if shift is None else add_time(*asked, -shift["hours"], -shift["minutes"])
+    h_ang, m_ang = hand_angles(*real)
+    check_readable(h_ang, m_ang)
+    return {
+        "shown_hour_angle": _num(mirror_angle(h_ang)),
+        "shown_minute_angle": _num(mirror_angle(m_ang)),
+        "numerals": numerals,
+        "form": "read" if shift is None else "shift",
+        "shift": shift,
+    }
+
+
+def possible_scenes(cfg: MirrorClockConfig) -> Iterator[dict[str, Any]]:
+    """Every scene the sampler can draw under `cfg` (each once): the asked times on the minute grid, each
+    without a shift (if shift_prob < 1) and with every non-zero shift (if shift_prob > 0), readable faces
+    only. Their number bounds how many instances a suite can hold without repeating a problem."""
+    shifts: list[dict[str, int] | None] = [None] if cfg.shift_prob < 1 else []
+    if cfg.shift_prob > 0:
+        shifts += [{"hours": dh, "minutes": dm} for dh in range(cfg.max_shift_hours + 1)
+                   for dm in range(0, 60, cfg.shift_minute_step) if dh or dm]
+    for hour in range(1, 13):
+        for minute in range(0, 60, cfg.minute_step):
+            for shift in shifts:
+                try:
+                    yield scene_for((hour, minute), shift, cfg.numerals)
+                except Reject:
+                    continue
+
+
 # -- task -----------------------------------------------------------------------------------------------
 
 @register
 class MirrorClock(Task):
     name = "mirror_clock"
     config_cls = MirrorClockConfig
-    version = "2"
+    version = "3"
     # The last face drawn (the un-mirrored face, or the face moved on by the shift) shows the asked time with
     # its hands; the steps never write that time, reading it off is the conclusion.
     final_state_shows = "the hands of the last clock face drawn"
     description = "An analogue clock seen in a mirror; read the real time (optionally after a shift)."
+    # Easy asks for the real time or for it a whole number of hours later: 139 readable faces alone would not
+    # fill a 200-instance suite without repeats, and a whole-hour shift moves only the hour hand (see
+    # docs/tasks/mirror_clock.md, "Difficulty").
     presets = {
-        "easy": MirrorClockConfig(minute_step=5, numerals=True, shift_prob=0.0),
+        "easy": MirrorClockConfig(minute_step=5, numerals=True, shift_prob=0.5, max_shift_hours=5,
+                                  shift_minute_step=60),
         "medium": MirrorClockConfig(minute_step=1, numerals=True, shift_prob=0.4),
         "hard": MirrorClockConfig(minute_step=1, numerals=False, shift_prob=0.6),
     }
+    limits = {
+        "minute_step": Limit(1, 30, "minutes of the asked time are its multiples, a divisor of 60; at 60 the only "
+                                    "time at 12 o'clock, 12:00, has overlapping hands"),
+        "shift_prob": Limit(0, 1, "a probability"),
+        "max_shift_hours": Limit(0, 11, "a longer shift goes round the 12-hour face"),
+        "shift_minute_step": Limit(1, 60, "a divisor of 60 and a multiple of minute_step; 60: whole hours"),
+    }
+
+    def check_config(self, config: MirrorClockConfig) -> None:
+        super().check_config(config)
+        for name in ("minute_step", "shift_minute_step"):
+            if 60 % getattr(config, name):
+                raise ParameterError(f"parameter {name} of task {self.name} must divide 60 (an hour's minutes), "
+                                     f"got {getattr(config, name)}")
+        if config.shift_minute_step % config.minute_step:
+            # The real time is the asked time minus the shift: it stays on the minute grid only this way.
+            raise ParameterError(f"parameters of task {self.name}: shift_minute_step ({config.shift_minute_step}) "
+                                 f"must be a multiple of minute_step ({config.minute_step})")
+        if config.shift_prob > 0 and config.max_shift_hours == 0 and config.shift_minute_step == 60:
+            raise ParameterError(f"parameters of task {self.name}: with shift_prob > 0, max_shift_hours = 0 and "
+                                 "shift_minute_step = 60 every shift would be zero")
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg = self.config
@@ -185,23 +254,11 @@ class MirrorClock(Task):
         shift = None
         if ctx.rng.random() < cfg.shift_prob:
             dh = ctx.rng.randint(0, cfg.max_shift_hours)
-            dm = 5 * ctx.rng.randrange(12)
+            dm = cfg.shift_minute_step * ctx.rng.randrange(60 // cfg.shift_minute_step)
             if dh == 0 and dm == 0:
                 raise Reject("zero shift")
             shift = {"hours": dh, "minutes": dm}
-            real = add_time(ans_hour, ans_minute, -dh, -dm)
-        else:
-            real = (ans_hour, ans_minute)
-        h_ang, m_ang = hand_angles(*real)
-        check_readable(h_ang, m_ang)
-        return {
-            "shown_hour_angle": _num(mirror_angle(h_ang)),
-            "shown_minute_angle": _num(mirror_angle(m_ang)),
-            "numerals": cfg.numerals,
-            "form": "read" if shift is None else "shift",
-            "shift": shift,
-        }
-
+        return scene_for((ans_hour, ans_minute), shift, cfg.numerals)
     def solve(self, scene: dict[str, Any]) -> Solution:
         shown_h = Fraction(scene["shown_hour_angle"])
         shown_m = Fraction(scene["shown_minute_angle"])
@@ -227,8 +284,8 @@ class MirrorClock(Task):
         face = ("The face has the numerals 1 to 12 (mirrored too)" if scene["numerals"] else
                 "The face has no numerals: 60 minute ticks, longer ticks at the hours, and a triangle marks 12")
         base = ("The picture shows an analogue clock as seen in a mirror: the image is reversed left to right. "
-                f"{face}; 12 is at the top. The short, wide hand is the hour hand and the long, thin hand is the "
-                "minute hand; the time is a whole number of minutes.")
+                f"{face}; 12 is at the top. The short, wide hand is the hour hand and the long, thin hand that reaches "
+                "the ring of minute ticks is the minute hand; the time is a whole number of minutes.")
         if scene["form"] == "shift":
             dh, dm = scene["shift"]["hours"], scene["shift"]["minutes"]
             ask = f"What time will the real clock show {shift_words(dh, dm)} later?"
