@@ -33,7 +33,7 @@ from vcot.conditions import build_prompt
 from vcot.draw import pixel_digest
 from vcot.export.inspect_ai import export_inspect
 from vcot.export.lmms_eval import export_lmms_eval
-from vcot.export.vlmevalkit import DATASET_FILE, export_vlmevalkit
+from vcot.export.vlmevalkit import API_FILE, DATASET_FILE, export_vlmevalkit
 from vcot.images import SuiteImages
 from vcot.schema import AnswerType, Instance
 from vcot.suite import Suite, compute_content_hash, read_suite
@@ -145,15 +145,30 @@ def _vlmeval_stub(monkeypatch: pytest.MonkeyPatch, data_root: Path) -> None:
     def dump(df: pd.DataFrame, path: str) -> None:
         df.to_csv(path, sep="\t", index=False)
 
+    class GPT4V:
+        """The attributes of VLMEvalKit's OpenAI wrapper that VcotOpenAI reads; images would go out as JPEG."""
+
+        def __init__(self, model: str = "gpt-4o", img_size: int = -1, total_img_size: int = -1,
+                     img_detail: str = "low", **kwargs: Any) -> None:
+            self.model, self.img_size, self.total_img_size, self.img_detail = model, img_size, total_img_size, img_detail
+
+        def prepare_itlist(self, inputs: list[dict[str, str]]) -> list[dict[str, str]]:
+            assert all(x["type"] == "text" for x in inputs)
+            return [dict(type="text", text="\n".join(x["value"] for x in inputs))]
+
     vlmeval = types.ModuleType("vlmeval")
     dataset_pkg = types.ModuleType("vlmeval.dataset")
     image_base = types.ModuleType("vlmeval.dataset.image_base")
     smp = types.ModuleType("vlmeval.smp")
+    api_pkg = types.ModuleType("vlmeval.api")
+    gpt = types.ModuleType("vlmeval.api.gpt")
     image_base.ImageBaseDataset = ImageBaseDataset  # type: ignore[attr-defined]
     smp.LMUDataRoot = lambda: str(data_root)  # type: ignore[attr-defined]
     smp.load, smp.dump = load, dump  # type: ignore[attr-defined]
+    gpt.GPT4V = GPT4V  # type: ignore[attr-defined]
     for name, mod in (("vlmeval", vlmeval), ("vlmeval.dataset", dataset_pkg),
-                      ("vlmeval.dataset.image_base", image_base), ("vlmeval.smp", smp)):
+                      ("vlmeval.dataset.image_base", image_base), ("vlmeval.smp", smp), ("vlmeval.api", api_pkg),
+                      ("vlmeval.api.gpt", gpt)):
         monkeypatch.setitem(sys.modules, name, mod)
 
 
@@ -221,6 +236,43 @@ def test_vlmevalkit_dataset_class_without_vcot(suite: Suite, tmp_path: Path,
     assert mod.vcot_grade("no tags", inst.answer, "integer") == (False, None)
 
 
+def _data_url_bytes(url: str) -> bytes:
+    prefix = "data:image/png;base64,"
+    assert url.startswith(prefix), url[:40]
+    return base64.b64decode(url[len(prefix):])
+
+
+def test_vlmevalkit_api_model_sends_the_png_files(suite: Suite, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dataset class's messages, through VcotOpenAI, reach the API as the suite's PNG bytes, unchanged."""
+    out = export_vlmevalkit(suite, tmp_path / "vlm")
+    _vlmeval_stub(monkeypatch, tmp_path / "LMUData")
+    monkeypatch.setenv("VCOT_TSV_DIR", str(out))
+    datasets = _load_module(out / DATASET_FILE, "vcot_vlmeval_dataset_api")
+    api = _load_module(out / API_FILE, "vcot_vlmeval_api_under_test")
+    ds = datasets.VcotDataset("vcot_s_visual_cot")
+    model = api.VcotOpenAI(model="mock-model")
+    assert model.img_detail == "high"
+    for k in range(len(ds.data)):
+        inst = suite.get(ds.data.iloc[k]["vcot_uid"])
+        content = model.prepare_itlist(ds.build_prompt(k))
+        rels = [inst.image] + [s.image for s in inst.steps]
+        assert [c["type"] for c in content] == ["image_url"] * len(rels) + ["text"]
+        assert [_data_url_bytes(c["image_url"]["url"]) for c in content[:-1]] == \
+            [suite.image_path(r).read_bytes() for r in rels]
+        assert {c["image_url"]["detail"] for c in content[:-1]} == {"high"}
+        assert content[-1]["text"] == _prompt_text(suite, inst, "visual_cot")
+
+    # Asked for smaller images, it shrinks them but still sends PNG.
+    small = api.VcotOpenAI(model="mock-model", img_size=64, img_detail="low")
+    first = small.prepare_itlist(ds.build_prompt(0))[0]["image_url"]
+    with Image.open(io.BytesIO(_data_url_bytes(first["url"]))) as im:
+        assert im.format == "PNG" and max(im.size) == 64
+    assert first["detail"] == "low"
+    # Text-only messages are left to VLMEvalKit's own wrapper.
+    assert small.prepare_itlist([dict(type="text", value="hi")]) == [dict(type="text", text="hi")]
+
+
 # --- lmms-eval ----------------------------------------------------------------------------------------
 
 class _LmmsLoader(yaml.SafeLoader):
@@ -251,7 +303,11 @@ def test_lmms_eval_yaml(suite: Suite, tmp_path: Path) -> None:
         for key in ("doc_to_text", "doc_to_visual", "process_results"):
             kind, ref = merged[key]
             assert kind == "function" and callable(getattr(utils, ref.split(".", 1)[1]))
-    assert _lmms_yaml(out / "vcot_s.yaml")["task"] == ["vcot_s_direct", "vcot_s_text_cot", "vcot_s_visual_cot"]
+    group = _lmms_yaml(out / "vcot_s.yaml")
+    assert group["group"] == "vcot_s"
+    assert group["task"] == ["vcot_s_direct", "vcot_s_text_cot", "vcot_s_visual_cot"]
+    # Without aggregate_metric_list lmms-eval shows the group row with no score.
+    assert group["aggregate_metric_list"] == [{"metric": "accuracy", "aggregation": "mean", "weight_by_size": False}]
 
 
 def test_lmms_eval_utils_prompt_and_score(suite: Suite, tmp_path: Path) -> None:

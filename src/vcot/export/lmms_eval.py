@@ -7,7 +7,7 @@ Written files (``<prefix>`` is ``vcot_<suite name>`` made identifier-safe)::
     <out>/<prefix>_direct.yaml        one task per condition: direct, text_cot, visual_cot
     <out>/<prefix>_text_cot.yaml
     <out>/<prefix>_visual_cot.yaml    keeps only instances with steps (process_docs)
-    <out>/<prefix>.yaml               group of the three tasks
+    <out>/<prefix>.yaml               group of the three tasks; its score is the mean of their accuracies
     <out>/utils.py                    doc_to_visual / doc_to_text / process_results
     <out>/data/<prefix>.parquet       the suite (vcot.export.parquet layout)
 
@@ -56,10 +56,19 @@ def export_lmms_eval(suite: Suite, out: str | Path, max_new_tokens: int = 4096) 
             lines += ["doc_to_visual: !function utils.doc_to_visual_with_steps",
                       "process_docs: !function utils.process_docs_visual_cot"]
         (root / f"{name}.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    group = [f"group: {prefix}", "task:"] + [f"  - {t}" for t in tasks]
-    (root / f"{prefix}.yaml").write_text("\n".join(group) + "\n", encoding="utf-8")
+    (root / f"{prefix}.yaml").write_text(_group_yaml(prefix, tasks), encoding="utf-8")
     (root / "utils.py").write_text(_UTILS, encoding="utf-8")
     return root
+
+
+def _group_yaml(prefix: str, tasks: list[str]) -> str:
+    # Without aggregate_metric_list lmms-eval shows the group row with no score. The mean is taken over
+    # conditions, not pooled over items, so the visual_cot task (only the instances with steps) weighs as
+    # much as each of the other two.
+    lines = [f"group: {prefix}", "task:"] + [f"  - {t}" for t in tasks]
+    lines += ["aggregate_metric_list:", "  - metric: accuracy", "    aggregation: mean",
+              "    weight_by_size: false", "metadata:", "  version: 1.0"]
+    return "\n".join(lines) + "\n"
 
 
 _TEMPLATE = """\
