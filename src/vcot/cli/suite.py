@@ -36,15 +36,29 @@ def _parameters(cls: type) -> str:
 
 def tasks() -> None:
     """List registered tasks: domain, answer type, description and every parameter (--param key=value) with
-    its easy/medium/hard preset values."""
-    from vcot.tasks import get_task_class, task_names
+    its easy/medium/hard preset values and the range or values it may take (a value outside is refused with
+    the reason; docs/tasks/README.md, "Parameter limits")."""
+    import dataclasses
 
-    table = Table(title="vcot tasks (parameter values: easy/medium/hard)", show_lines=True)
+    from vcot.tasks import get_task_class, task_names
+    from vcot.tasks.base import Limit
+
+    table = Table(title="vcot tasks (parameter values: easy/medium/hard, then the allowed range or values)",
+                  show_lines=True)
     for col in ("task", "domain", "answer type", "description", "parameters"):
         table.add_column(col)
     for name in task_names():
         cls = get_task_class(name)
-        table.add_row(name, cls.domain, str(cls.answer_type), cls.description, _parameters(cls), end_section=False)
+        # _parameters gives one line per config field, in field order.
+        lines = _parameters(cls).split("\n")
+        fields = [f.name for f in dataclasses.fields(cls.config_cls)]
+        for i, field in enumerate(fields):
+            limit = cls.limits.get(field)
+            if isinstance(limit, Limit):
+                lines[i] += f"  in {limit.lo:g}..{limit.hi:g}"
+            elif limit is not None:
+                lines[i] += f"  one of {', '.join(limit.values)}"
+        table.add_row(name, cls.domain, str(cls.answer_type), cls.description, "\n".join(lines), end_section=False)
     console.print(table, markup=False, highlight=False)
 
 
@@ -237,7 +251,7 @@ def export(
     elif fmt == "vlmevalkit":
         from vcot.export.vlmevalkit import export_vlmevalkit
 
-        console.print(f"wrote VLMEvalKit TSVs and dataset class to {export_vlmevalkit(s, out)}")
+        console.print(f"wrote VLMEvalKit TSVs, dataset class and PNG-keeping API model class to {export_vlmevalkit(s, out)}")
     elif fmt == "lmms-eval":
         from vcot.export.lmms_eval import export_lmms_eval
 

@@ -21,7 +21,7 @@ from typing import Any
 from vcot.draw.canvas import Canvas
 from vcot.schema import option_letters
 from vcot.tasks import register
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import Corruption, GenContext, Limit, ParameterError, Reject, Rendering, Solution, Task
 
 Q = 4  # quad units per grid unit
 WIRE_COLORS = ["red", "blue", "green", "orange", "purple", "brown"]
@@ -265,6 +265,41 @@ class DefuseABomb(Task):
     # while the text follows "the traced wire" by coordinates and never writes its letter.
     final_state_shows = "the highlighted trace joining a labelled wire end to the detonator"
     description = "Wires cross and run straight under opaque panels; which labelled wire leads to the detonator."
+    limits = {
+        "n_wires": Limit(3, 6, "wires, also the options: each can get its own one of 6 wire colours; with 2 the "
+                               "question is a coin toss"),
+        "width": Limit(5, 30, "columns: the board is drawn 618 px wide, 20 px a column at 30"),
+        "height": Limit(5, 12, "rows 0..height, drawn at the column spacing (up to 52 px): the picture is some 720 px "
+                               "tall at 12; below 5 the wires find no room to cross under a panel"),
+        "n_panels": Limit(1, 6, "opaque panels, each hiding a crossing (the answer wire crosses under one)"),
+        "panel_max_w": Limit(2, 8, "panel width in grid units: at least 2 to hide a crossing; every wire runs "
+                                   "straight across it"),
+        "panel_max_h": Limit(2, 12, "panel height in grid units: at least 2 to hide a crossing, at most the "
+                                    "board's"),
+        "keep_direction": Limit(0, 1, "a probability"),
+        "cross_rate": Limit(0, 1, "a probability"),
+    }
+
+    def check_config(self, config: DefuseConfig) -> None:
+        super().check_config(config)
+        if config.height < config.n_wires + 1:
+            raise ParameterError(f"parameters of task {self.name}: height ({config.height}) must be at least n_wires + "
+                                 f"1 = {config.n_wires + 1} (the wires need a free row to swap places)")
+        # Measured: with panels at most 3 units wide and tall, or at most 3 tall on boards of fewer spare rows, no
+        # scene is found in 2000 attempts.
+        if config.panel_max_h < 4 and config.panel_max_w < 4:
+            raise ParameterError(f"parameters of task {self.name}: panel_max_w ({config.panel_max_w}) or panel_max_h "
+                                 f"({config.panel_max_h}) must be at least 4 (smaller panels find no crossing to hide "
+                                 "that the wires leave cleanly)")
+        if config.panel_max_h < 4 and config.height < config.n_wires + 3:
+            raise ParameterError(f"parameters of task {self.name}: with panel_max_h below 4, height ({config.height}) "
+                                 f"must be at least n_wires + 3 = {config.n_wires + 3} (a low panel hides a crossing "
+                                 "only with spare rows around it)")
+        need = config.n_panels * (config.panel_max_w + 2) + 1
+        if config.width < need:
+            raise ParameterError(f"parameters of task {self.name}: width ({config.width}) must be at least n_panels x "
+                                 f"(panel_max_w + 2) + 1 = {need} (the panels' column bands fit side by side between "
+                                 "the ends and the terminals)")
 
     # -- sampling -----------------------------------------------------------------------------------
 

@@ -10,9 +10,20 @@ from PIL import Image
 from vcot.schema import Instance
 from vcot.tasks import register
 from vcot.tasks.answer_space import AnswerSpace
-from vcot.tasks.base import Solution, answer_range_presets
+from vcot.tasks.base import Limit, Solution, answer_range_presets
 from vcot.tasks.common.cube_stacks import Heights, balanced_answers, total
-from vcot.tasks.common.three_views import VIEWS_LEVELS, ThreeViewsTask, draw_structure, solid_of
+from vcot.tasks.common.three_views import (
+    MAX_SIDE,
+    VIEWS_LEVELS,
+    VIEWS_LIMITS,
+    ThreeViewsTask,
+    TrailerConfig,
+    check_views_config,
+    draw_structure,
+    solid_of,
+)
+
+_ANSWER_WHY = f"cubes in a block of at most {MAX_SIDE} x {MAX_SIDE} x {MAX_SIDE}"
 
 
 @register
@@ -24,6 +35,14 @@ class TrailerCubesCount(ThreeViewsTask):
     ask = ("What is the maximum number of cubes the structure can contain while matching all three views? "
            "Answer with a single integer.")
     rising = True
+    limits = {**VIEWS_LIMITS,
+              "answer_min": Limit(1, MAX_SIDE ** 3, _ANSWER_WHY), "answer_max": Limit(1, MAX_SIDE ** 3, _ANSWER_WHY)}
+
+    def check_config(self, config: TrailerConfig) -> None:
+        super().check_config(config)
+        # Every row and column of the top view holds a cube, so the smallest block holds max(W, D) of them.
+        check_views_config(self.name, config, max(config.min_width, config.min_depth),
+                           config.max_width * config.max_depth * config.max_height)
 
     def answer_of(self, solid: Heights, front: list[int]) -> int:
         return total(solid)

@@ -11,15 +11,30 @@ from PIL import Image
 from vcot.schema import Instance
 from vcot.tasks import register
 from vcot.tasks.answer_space import AnswerSpace
-from vcot.tasks.base import Solution, answer_range_presets
+from vcot.tasks.base import Limit, Solution, answer_range_presets
 from vcot.tasks.common.cube_stacks import Heights, balanced_answers, dims, total
-from vcot.tasks.common.three_views import VIEWS_LEVELS, ThreeViewsTask, draw_structure, solid_of
+from vcot.tasks.common.three_views import (
+    MAX_SIDE,
+    VIEWS_LEVELS,
+    VIEWS_LIMITS,
+    ThreeViewsTask,
+    TrailerConfig,
+    check_views_config,
+    draw_structure,
+    solid_of,
+)
 
 
 def block_of(scene: dict[str, Any], solid: Heights) -> tuple[int, int, int]:
     """Width, depth and height of the bounding block (as tall as the tallest front-view column)."""
     w, d = dims(solid)
     return w, d, max(scene["front"])
+
+
+# A block of at most MAX_SIDE ** 3 cubes whose tallest column is full.
+_MOST_MISSING = (MAX_SIDE * MAX_SIDE - 1) * MAX_SIDE
+_ANSWER_WHY = (f"cubes missing from a block of at most {MAX_SIDE} x {MAX_SIDE} x {MAX_SIDE} whose tallest column is "
+               "full")
 
 
 @register
@@ -36,6 +51,13 @@ class TrailerCubesMissing(ThreeViewsTask):
     # Its answers are as small as the heights (easy: 2 to 13 cubes to add, columns up to 3 tall), so the
     # grid shows heights as pips: a digit there can coincide with the count of cubes to add.
     grid_pips = "cubes"
+    limits = {**VIEWS_LIMITS, "answer_min": Limit(0, _MOST_MISSING, _ANSWER_WHY),
+              "answer_max": Limit(0, _MOST_MISSING, _ANSWER_WHY)}
+
+    def check_config(self, config: TrailerConfig) -> None:
+        super().check_config(config)
+        # The block is as tall as the tallest column, so at least that column's cubes are there.
+        check_views_config(self.name, config, 0, (config.max_width * config.max_depth - 1) * config.max_height)
 
     def answer_of(self, solid: Heights, front: list[int]) -> int:
         w, d = dims(solid)

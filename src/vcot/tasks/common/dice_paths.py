@@ -18,7 +18,7 @@ from PIL import Image
 
 from vcot.draw.canvas import Canvas
 from vcot.tasks.answer_space import AnswerSpace, finite, integers
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import Corruption, GenContext, Limit, ParameterError, Reject, Rendering, Solution, Task
 from vcot.tasks.common.die import (
     DIRECTIONS,
     ORIENTATIONS,
@@ -48,6 +48,32 @@ class RollingDiceConfig:
     cols: int = 5
     min_moves: int = 5
     max_moves: int = 7
+
+
+_SIDE_WHY = ("board side in cells: above 10 the cells of the 480-px board, and the die's pips in them, get smaller "
+             "than 48 px; with one row or column every path is a straight line")
+_MOVES_WHY = ("rolls along the path, one step picture each; the sum questions' answer space searches every path shape "
+              "(0.4 CPU seconds at 12 moves, nearly 3 times more per extra move)")
+# Shared by the three rolling-dice tasks (docs/tasks/README.md, "Parameter limits"); rolling_dice_two raises
+# the lower bound of max_moves.
+DICE_LIMITS: dict[str, Limit] = {
+    "rows": Limit(2, 10, _SIDE_WHY),
+    "cols": Limit(2, 10, _SIDE_WHY),
+    "min_moves": Limit(1, 12, _MOVES_WHY),
+    "max_moves": Limit(1, 12, _MOVES_WHY),
+}
+
+
+def check_board(task: str, cfg: RollingDiceConfig, min_cells: int = 0, why: str = "") -> None:
+    """Refuse a board too small for the paths: a self-avoiding path of max_moves moves visits max_moves + 1
+    cells; a question may need a board of at least `min_cells` cells (`why` says why)."""
+    cells = cfg.rows * cfg.cols
+    if cfg.max_moves > cells - 1:
+        raise ParameterError(f"parameters of task {task}: max_moves ({cfg.max_moves}) must be at most rows x cols - 1 "
+                             f"= {cells - 1} (a path of max_moves moves visits max_moves + 1 different cells)")
+    if cells < min_cells:
+        raise ParameterError(f"parameters of task {task}: the board (rows x cols = {cells} cells) must have at least "
+                             f"{min_cells} cells ({why})")
 
 
 # -- scene pieces ---------------------------------------------------------------------------------------
@@ -339,6 +365,11 @@ class SinglePathTask(Task):
     }
     ask: ClassVar[str]  # the question, after the description of the board and the rules of the die
     balance_bins: ClassVar[int]  # answers fall into this many classes, each equally common over a suite
+    limits = DICE_LIMITS
+
+    def check_config(self, config: RollingDiceConfig) -> None:
+        super().check_config(config)
+        check_board(self.name, config)
 
     @abstractmethod
     def balance_bin(self, answer: int) -> int:

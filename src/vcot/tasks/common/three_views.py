@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from PIL import Image
 
 from vcot.draw.canvas import hstack
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import Corruption, GenContext, Limit, ParameterError, Reject, Rendering, Solution, Task
 from vcot.tasks.common.cube_stacks import (
     Camera,
     Heights,
@@ -74,6 +74,47 @@ VIEWS_LEVELS = {
     "hard": TrailerConfig(min_width=4, max_width=5, min_depth=4, max_depth=5, max_height=5, fill_prob=0.65,
                           left_side_prob=0.5),
 }
+
+
+# The largest block side and column height a configuration may ask for (docs/tasks/README.md, "Parameter
+# limits"): one instance at 8 x 8 x 8 takes about 0.2 CPU seconds, and every cube is still drawn large enough
+# to count.
+MAX_SIDE = 8
+_SIDE_WHY = (f"block side in cells: the top view and the step's height grid grow a cell per unit, and at {MAX_SIDE} "
+             "the 3-D step drawing still shows every cube; one cell makes a single wall")
+# The parameters both three-view tasks share; each adds the limits of its own answer range.
+VIEWS_LIMITS: dict[str, Limit] = {
+    "min_width": Limit(2, MAX_SIDE, _SIDE_WHY),
+    "max_width": Limit(2, MAX_SIDE, _SIDE_WHY),
+    "min_depth": Limit(2, MAX_SIDE, _SIDE_WHY),
+    "max_depth": Limit(2, MAX_SIDE, _SIDE_WHY),
+    "max_height": Limit(2, MAX_SIDE, "tallest column: the front and side views grow a cell per cube; with 1 the two "
+                                     "silhouettes always agree"),
+    "fill_prob": Limit(0.2, 1, "share of top-view cells holding a column (each scene draws it within 0.2 of this)"),
+    "buckets": Limit(1, 12, "equal answer bins balanced over a suite; each must hold a value"),
+    "left_side_prob": Limit(0, 1, "a probability"),
+    "min_unequal_cells": Limit(1, MAX_SIDE * MAX_SIDE // 2, "top cells under unequal front and side heights, where "
+                                                           "the min rule matters: at least 1, the cell the corrupted "
+                                                           "trajectory gets wrong, at most half the block's cells"),
+}
+
+
+def check_views_config(task: str, cfg: TrailerConfig, floor: int, cap: int) -> None:
+    """Refuse an answer range the configured sizes cannot reach (floor..cap: the answers they allow at all), bins
+    without a value, and more unequal cells than the smallest block can be expected to hold."""
+    if cfg.answer_min < floor or cfg.answer_max > cap:
+        raise ParameterError(f"parameters of task {task}: answer_min..answer_max ({cfg.answer_min}..{cfg.answer_max}) "
+                             f"must lie within {floor}..{cap}, the answers the configured block sizes allow")
+    if cfg.buckets > cfg.answer_max - cfg.answer_min + 1:
+        raise ParameterError(f"parameters of task {task}: buckets ({cfg.buckets}) must not exceed the "
+                             f"{cfg.answer_max - cfg.answer_min + 1} values of answer_min..answer_max (each bin "
+                             "holds a value)")
+    # Every block drawn must be able to hold them; measured: beyond half its cells hardly any scene qualifies.
+    most = cfg.min_width * cfg.min_depth // 2
+    if cfg.min_unequal_cells > most:
+        raise ParameterError(f"parameters of task {task}: min_unequal_cells ({cfg.min_unequal_cells}) must be at most "
+                             f"half the cells of the smallest block, min_width x min_depth / 2 = {most} (scenes with "
+                             "more cells under unequal heights are rare)")
 
 
 def solid_of(scene: dict[str, Any]) -> Heights:

@@ -16,8 +16,9 @@ from vcot.draw.canvas import Canvas
 from vcot.schema import Instance
 from vcot.tasks import register
 from vcot.tasks.answer_space import AnswerSpace, finite, product
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import Corruption, GenContext, Limit, Reject, Rendering, Solution, Task
 from vcot.tasks.common.dice_paths import (
+    DICE_LIMITS,
     RULES,
     H,
     RollingDiceConfig,
@@ -26,6 +27,7 @@ from vcot.tasks.common.dice_paths import (
     bottom_sum,
     bottom_sum_space,
     cell_center,
+    check_board,
     corrupt_roll,
     draw_board,
     draw_die_on_board,
@@ -64,6 +66,15 @@ class RollingDiceTwo(Task):
         "medium": RollingDiceConfig(rows=5, cols=5, min_moves=4, max_moves=6),
         "hard": RollingDiceConfig(rows=6, cols=6, min_moves=6, max_moves=9),
     }
+    limits = {**DICE_LIMITS,
+              "max_moves": Limit(2, DICE_LIMITS["max_moves"].hi, DICE_LIMITS["max_moves"].why + "; a tie ('same') "
+                                 "needs two rolls, since one roll each way puts two different faces at the bottom")}
+
+    def check_config(self, config: RollingDiceConfig) -> None:
+        super().check_config(config)
+        # On a 2 x 2 board the only two paths from a cell are its two ways round, too few for all three outcomes.
+        check_board(self.name, config, min_cells=6, why="two different paths from one start cell that can tie or "
+                    "let either colour win")
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg = self.config

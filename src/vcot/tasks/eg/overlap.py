@@ -18,7 +18,7 @@ from shapely.geometry.polygon import orient
 from vcot.draw.canvas import Canvas
 from vcot.schema import option_letters
 from vcot.tasks import register
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import Choices, Corruption, GenContext, Limit, Reject, Rendering, Solution, Task
 from vcot.tasks.common.options import place_correct_option
 
 Pt = tuple[int, int]
@@ -148,6 +148,16 @@ class OverlapTask(Task):
     }
     version = "3"
     description = "Which of four shape pairs overlaps most when each pair is aligned at its marked dots."
+    limits = {
+        "kinds": Choices(tuple(SHAPE_MAKERS), "the shape families a pair's shapes are drawn from"),
+        "max_size": Limit(2, 5, f"largest side of a shape in grid units: two shapes side by side must fit the "
+                                f"{GRID_W} x {GRID_H} axes of a pair; right triangles need 2"),
+        "ref_mode": Choices(("corner", "vertex"), "where the black dot sits: the lowest-leftmost vertex, or any "
+                                                  "vertex"),
+        "min_margin": Limit(0.05, 1, "the largest overlap beats the runner-up by this share: at 0 a tie could pass; "
+                                     "above 1 nearly every scene is rejected"),
+        "min_overlapping": Limit(1, 4, "how many of the four pairs overlap at all"),
+    }
 
     # -- scene ---------------------------------------------------------------------------------------
 

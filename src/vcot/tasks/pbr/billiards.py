@@ -20,7 +20,7 @@ from typing import Any
 
 from vcot.draw.canvas import Canvas
 from vcot.tasks import register
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import Corruption, GenContext, Limit, ParameterError, Reject, Rendering, Solution, Task
 
 QPt = tuple[Fraction, Fraction]
 LETTERS = "ABCDEF"
@@ -30,6 +30,11 @@ MARGIN = 78          # pixels around the playing area (cushion, pocket labels, t
 CAPTURE = Fraction(2, 5)
 NEAR_MISS = Fraction(3, 4)
 GRAZE = Fraction(1, 5)
+_WIDTH_WHY = ("table width in grid units, drawn even: one grid line and tick label per unit, and 24 keeps the labels "
+              "apart; tables narrower than 8 crowd the six pockets")
+_HEIGHT_WHY = "table height in grid units, below the width; below 4 few paths pass the pockets cleanly"
+_BOUNCES_WHY = ("bounces before the pocket, one step picture each; the corrupted trajectory bends a bounce, so at "
+                "least one")
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,31 @@ class Billiards(Task):
     final_state_shows = "the yellow-ringed pocket where the drawn path ends"
     description = ("A six-pocket table with a ball and its initial direction; perfect bounces; which pocket "
                    "does the ball fall into.")
+    limits = {
+        "min_width": Limit(6, 24, _WIDTH_WHY),
+        "max_width": Limit(8, 24, _WIDTH_WHY),
+        "min_height": Limit(4, 23, _HEIGHT_WHY),
+        "max_height": Limit(4, 23, _HEIGHT_WHY),
+        "min_bounces": Limit(1, 12, _BOUNCES_WHY),
+        "max_bounces": Limit(1, 12, _BOUNCES_WHY),
+        "max_component": Limit(1, 4, "largest |dx|, |dy| of the direction: the arrow from the ball to the grid point "
+                                     "(x + dx, y + dy) must stay on the table"),
+    }
+
+    def check_config(self, config: BilliardsConfig) -> None:
+        super().check_config(config)
+        narrowest = 2 * ((config.min_width + 1) // 2)
+        if narrowest > config.max_width:
+            raise ParameterError(f"parameters of task {self.name}: min_width..max_width ({config.min_width}.."
+                                 f"{config.max_width}) holds no even width (the side pockets sit at the middle)")
+        if config.min_height >= narrowest:
+            raise ParameterError(f"parameters of task {self.name}: min_height ({config.min_height}) must be below the "
+                                 f"narrowest even width ({narrowest}): the table is wider than tall")
+        if config.min_bounces > config.max_width // 2:
+            # Measured: paths of more bounces on a narrower table almost all pass near another pocket.
+            raise ParameterError(f"parameters of task {self.name}: min_bounces ({config.min_bounces}) must be at most "
+                                 f"max_width / 2 = {config.max_width // 2} (longer paths on a narrower table pass "
+                                 "near another pocket)")
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         """Trace a path backwards out of a balanced pocket, then verify it forwards.

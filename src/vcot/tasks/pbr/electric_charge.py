@@ -20,7 +20,7 @@ from vcot.draw.canvas import Canvas, hstack
 from vcot.schema import Instance
 from vcot.tasks import register
 from vcot.tasks.answer_space import AnswerSpace, finite
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import Corruption, GenContext, Limit, Reject, Rendering, Solution, Task
 
 # Index k means the sector centred on k*45 degrees counter-clockwise from east (north is up).
 DIRECTIONS = ["east", "northeast", "north", "northwest", "west", "southwest", "south", "southeast"]
@@ -40,6 +40,9 @@ NET_MAX = 170         # the resultant is drawn on the same scale, capped at this
 TABLE_FONT = 16       # the force table under the step pictures
 TABLE_ROW = 24
 UNITS = "units k·q²/spacing², (Fx, Fy) along the grid's x and y axes"
+_SOURCES_WHY = ("charges besides the target, one row each in the step pictures' force table; with a single one, "
+                "its force would be the answer, which the strongest-force balancing allows in one instance of eight")
+_MAGNITUDE_WHY = "magnitude in units of q, written in the charge's disc as one digit"
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,20 @@ class ElectricCharge(Task):
     final_state_shows = "the thick black net-force arrow in the force diagram"
     description = ("Point charges with signs and magnitudes on a grid; the compass direction of the net "
                    "Coulomb force on a target charge.")
+    limits = {
+        "grid": Limit(3, 11, "grid points per axis: charges are 44 px discs, and above 11 neighbouring ones overlap in "
+                             "the 620-px grid of the step pictures"),
+        "min_sources": Limit(2, 8, _SOURCES_WHY),
+        "max_sources": Limit(2, 8, _SOURCES_WHY),  # with the target, 9 charges: they fit the smallest grid
+        "max_magnitude": Limit(1, 9, _MAGNITUDE_WHY),
+        "target_magnitude": Limit(1, 9, _MAGNITUDE_WHY),
+        "boundary_margin_deg": Limit(5, 18, "degrees between the net force and the nearest boundary of its 45-degree "
+                                            "sector: below 5 the direction is hard to judge by eye, above 18 most "
+                                            "directions are refused (all at 22.5)"),
+        "min_net_ratio": Limit(0.05, 1, "|net force| over the largest single force: below 0.05 the forces nearly "
+                                        "cancel and the direction is fragile; above 1 only scenes whose forces "
+                                        "mostly agree are kept"),
+    }
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg, rng = self.config, ctx.rng
