@@ -7,14 +7,14 @@ accuracy comes from one accounting (`analysis.units.to_samples` → `analysis.ta
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vcot.analysis.report import Analysis, ReportPaths, analyse, write_report
 from vcot.analysis.tables import Table, run_summary
-from vcot.analysis.units import to_samples
+from vcot.analysis.units import Sample, to_samples
 from vcot.scoring.judge import Judge
 from vcot.scoring.score import score_records
 
@@ -54,6 +54,19 @@ def summary_table(rows: list[dict[str, Any]], suite: Any = None) -> Table:
 
 
 @dataclass
+class ReportSection:
+    """What a tool above the analysis layer adds to the report (e.g. `vcot.human`'s study section)."""
+
+    tables: list[Table]  # into report.md and report.html, after the other results
+    html: str = ""  # trusted markup (its outside text already escaped), placed after the figures
+    terminal: list[Table] = field(default_factory=list)  # also printed by `vcot report`
+
+
+# Called with the runs' scored rows, their samples and the report folder; raises ValueError when it cannot.
+SectionBuilder = Callable[[list[dict[str, Any]], list[Sample], Path], ReportSection]
+
+
+@dataclass
 class ReportJob:
     paths: ReportPaths
     analysis: Analysis
@@ -62,7 +75,8 @@ class ReportJob:
 
 def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None = None, judge: Judge | None = None,
                  rescore: bool = False, groups: dict[str, str] | None = None, max_instances: int = 300,
-                 mira: bool = False, terminal_width: int = 200) -> ReportJob:
+                 mira: bool = False, terminal_width: int = 200,
+                 sections: Sequence[SectionBuilder] = ()) -> ReportJob:
     """Score and analyse the runs (or, with `mira`, folders of official MIRA result files) and write the
     report into `out` (default: <first run>/report). Raises FileNotFoundError, ValueError or KeyError on
     unreadable input; nothing is written then."""
@@ -99,6 +113,12 @@ def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None =
 
         extra.append(audit_suite(suite))  # in the report file only; `vcot audit` prints it
     out_dir = out or (run_dirs[0] if run_dirs[0].is_dir() else run_dirs[0].parent) / "report"
+    for build in sections:
+        section = build(rows, analysis.samples, out_dir)
+        extra += section.tables
+        terminal += section.terminal
+        if section.html:
+            extra_html.insert(0, section.html)
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_scored(rows, out_dir / "scored.parquet")
     paths = write_report(rows, out_dir, suite=suite, groups=groups, max_instances=max_instances,

@@ -2,7 +2,7 @@
 
 Commands are registered explicitly, grouped by stage: `suite` (generate, validate, gallery, export,
 import-mira, quickstart), `evaluate` (eval, serve-mock), `report` (report, score-text, trajectories,
-judge-process, annotate). Heavy and optional imports happen inside the commands, so `vcot --help` always lists every
+judge-process, annotate), `human` (human, human-export). Heavy and optional imports happen inside the commands, so `vcot --help` always lists every
 command; a command whose optional package is missing says which extra to install (`common.require`).
 """
 
@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import typer
 
-from vcot.cli import evaluate, report, suite
+from vcot.cli import evaluate, human, report, suite
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   context_settings={"max_content_width": 120, "terminal_width": 120},
                   help="Visual chain-of-thought benchmarks and evaluation.")
 
-for _stage in (suite, evaluate, report):
+for _stage in (suite, evaluate, report, human):
     _stage.register(app)
 
 

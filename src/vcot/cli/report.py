@@ -6,12 +6,16 @@ from __future__ import annotations
 import shutil
 import signal
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from vcot.cli.common import console, err, fail
+
+if TYPE_CHECKING:
+    from vcot.analysis.build_report import SectionBuilder
+    from vcot.suite import Suite
 
 
 def _read_suite(path: Path):
@@ -39,12 +43,17 @@ def report(
     groups: Annotated[Path | None, typer.Option("--groups", help="JSON {model: group} for Table-1 averages")] = None,
     max_instances: Annotated[int, typer.Option("--max-instances", help="Instances in the HTML browser")] = 300,
     mira: Annotated[bool, typer.Option("--mira", help="Inputs are official MIRA result files")] = False,
+    human: Annotated[Path | None, typer.Option("--human", metavar="STUDY", help="A human-baseline study folder "
+                                               "(vcot human) to report beside the models")] = None,
 ) -> None:
     """Score runs and write report.md + report.html (self-contained) with tables, plots and an instance browser."""
     from vcot.analysis.build_report import build_report, load_groups
     from vcot.analysis.render import to_rich
 
     out_dir = out or (run_dirs[0] if run_dirs[0].is_dir() else run_dirs[0].parent) / "report"
+    the_suite = _read_suite(suite) if suite is not None else None
+    # Checked before anything is written: a study built on another suite is refused with nothing left behind.
+    sections = [_human_section(human, the_suite)] if human is not None else []
     created = not out_dir.exists()
     judge = None
     if judge_model:
@@ -59,11 +68,10 @@ def report(
         out_dir.mkdir(parents=True, exist_ok=True)  # the judge's cache and log live beside the report
         judge = LLMJudge(judge_model, base_url=judge_base_url, api_key=key, cache_path=out_dir / "judge_cache.sqlite",
                          log_path=out_dir / "judge_log.jsonl")
-    the_suite = _read_suite(suite) if suite is not None else None
     try:
         job = build_report(run_dirs, suite=the_suite, out=out_dir, judge=judge, rescore=rescore,
                            groups=load_groups(groups), max_instances=max_instances, mira=mira,
-                           terminal_width=console.width)
+                           terminal_width=console.width, sections=sections)
     except (FileNotFoundError, ValueError, KeyError) as exc:
         if created and out_dir.is_dir():
             # Only the judge's cache and log can be in it: a failed report leaves no folder behind.
@@ -72,6 +80,17 @@ def report(
     for table in job.terminal_tables:
         console.print(to_rich(table))
     console.print(f"wrote {job.paths.markdown} and {job.paths.html}", markup=False)
+
+
+def _human_section(study: Path, suite: Suite | None) -> SectionBuilder:
+    """The study's report section; the study must have been built on --suite when one is given."""
+    from vcot.human import StudyError, open_study
+    from vcot.human.analysis import human_section
+
+    try:
+        return human_section(open_study(study, suite))
+    except StudyError as exc:
+        fail(exc)
 
 
 def score_text(
