@@ -5,14 +5,22 @@ from __future__ import annotations
 import collections
 import random
 import re
+import types
 
 import pytest
 
 from generator_contract import check_generator_contract
+from vcot.analysis.shortcuts.localizer import HEURISTICS
 from vcot.tasks import get_task
-from vcot.tasks.base import Reject
+from vcot.tasks.base import ParameterError, Reject
 from vcot.tasks.common.polyomino import RULE_TRANSFORMS, congruent, normalize, tilings, transform
-from vcot.tasks.eg.localizer import circles_answer, unique_tiling, wrong_placement
+from vcot.tasks.eg.localizer import (
+    circles_answer,
+    its_circles,
+    shallow_answers,
+    unique_tiling,
+    wrong_placement,
+)
 
 NAME = "localizer"
 
@@ -39,6 +47,56 @@ def test_hand_translate_square() -> None:
     # top row, is exactly J4 at offset (1, 2). P5's circle (2, 0) -> (3, 1); J4's circle (0, 1) -> (1, 3).
     s = scene("translate", 3, 3, SQUARE, [(P5, [(2, 0)]), (J4, [(0, 1)])])
     assert get_task(NAME).solve(s).answer == "(1, 3), (3, 1)"
+
+
+def test_shallow_answers_by_hand() -> None:
+    # The square above read without tiling: every circle at its drawn cell from the grid's corner gives P5's
+    # (2, 0) -> (3, 1) and J4's (0, 1) -> (1, 2); each piece alone at its lowest-leftmost fit lands at offset
+    # (1, 1) too (J4 fits there on its own), so both cues say "(1, 2), (3, 1)", and the answer differs.
+    s = scene("translate", 3, 3, SQUARE, [(P5, [(2, 0)]), (J4, [(0, 1)])])
+    assert shallow_answers(s) == {"(1, 2), (3, 1)"}
+    assert get_task(NAME).solve(s).answer not in shallow_answers(s)
+    # With the circle on P5 only, P5 lies where it is drawn and the cue is right: the generator rejects such
+    # scenes.
+    s2 = scene("translate", 3, 3, SQUARE, [(P5, [(2, 0)]), (J4, [])])
+    assert get_task(NAME).solve(s2).answer == "(3, 1)" and "(3, 1)" in shallow_answers(s2)
+    inst = types.SimpleNamespace(meta={"scene": s2})
+    assert {name: fn(inst) for name, fn in HEURISTICS} == {
+        "circles as drawn, from the grid's corner": "(3, 1)",
+        "each circled piece unturned at its first fit": "(3, 1)",
+        "most-circled piece unturned at its first fit": "(3, 1)",
+    }
+
+
+def test_parameter_limits() -> None:
+    for difficulty in ("easy", "medium", "hard"):
+        get_task(NAME, difficulty=difficulty)
+    with pytest.raises(ParameterError, match="rule"):
+        get_task(NAME, rule="shear")
+    with pytest.raises(ParameterError, match="max_cells"):
+        get_task(NAME, max_cells=100000)
+    # Four pairwise different pieces of 3+ cells need 3 + 3 + 4 + 4 = 14 cells, 18 with flips (slack 4).
+    with pytest.raises(ParameterError, match="max_cells >= 18"):
+        get_task(NAME, difficulty="hard", max_cells=17)
+    with pytest.raises(ParameterError, match="max_circles"):
+        get_task(NAME, difficulty="easy", max_circles=4)       # 3 pieces, one circle each
+    with pytest.raises(ParameterError, match="room to spare"):
+        get_task(NAME, max_w=4, max_h=4, min_cells=16, max_cells=16)
+    with pytest.raises(ParameterError, match="turned twin"):
+        get_task(NAME, irregular=False)                         # medium turns pieces
+
+
+def test_texts_agree_in_number() -> None:
+    task = get_task(NAME, difficulty="easy")
+    seen = set()
+    for i in range(12):
+        inst = task.make(i, 4).instance
+        texts = [inst.question, inst.meta["corruption"]] + [st.text for st in inst.steps + inst.corrupted_steps]
+        for text in texts:
+            assert not re.search(r"\b1 (cells|circles|pieces)\b|\b([02-9]|\d\d+) (cell|circle|piece)\b", text), text
+        seen.update(re.findall(r"moving (its circle|its \d+ circles);", inst.meta["corruption"]))
+    assert "its circle" in seen     # easy: one circle per piece
+    assert its_circles(1) == "its circle" and its_circles(2) == "its 2 circles"
 
 
 def test_hand_rotate_l5() -> None:
@@ -135,6 +193,7 @@ def test_solver_invariants(difficulty: str, n: int) -> None:
         coords = [tuple(int(v) for v in part.split(", ")) for part in sol.answer[1:-1].split("), (")]
         assert coords == sorted(coords) and len(set(coords)) == len(coords)
         assert cfg.min_circles <= len(coords) <= cfg.max_circles
+        assert sol.answer not in shallow_answers(s)
 
 
 def test_answer_balance() -> None:
@@ -143,7 +202,9 @@ def test_answer_balance() -> None:
     counts = collections.Counter(len(task.solve(s).answer.split("), (")) for s in scenes)
     assert counts == {1: 33, 2: 33, 3: 33}
     answers = collections.Counter(task.solve(s).answer for s in scenes)
-    assert answers.most_common(1)[0][1] <= 5
+    # A third of the answers are single cells, spread over the 20 or so cells a compact target usually covers
+    # (6 of 99 on one central cell happens, with or without the shallow-answer rejection); none may dominate.
+    assert answers.most_common(1)[0][1] <= 8
     cells = collections.Counter(part for s in scenes for part in task.solve(s).answer.split("), ("))
     assert cells.most_common(1)[0][1] <= 0.2 * sum(cells.values())
 

@@ -6,14 +6,16 @@ import collections
 import itertools
 import random
 import re
+import types
 
 import pytest
 
 from generator_contract import check_generator_contract
+from vcot.analysis.shortcuts.multi_piece_puzzle import HEURISTICS, only_area_match
 from vcot.tasks import get_task
 from vcot.tasks.answer_leaks import answer_statements
-from vcot.tasks.aslp.multi_piece_puzzle import tiling_subsets, unique_subset
-from vcot.tasks.base import Reject
+from vcot.tasks.aslp.multi_piece_puzzle import area_sets, fits_box, tiling_subsets, unique_subset
+from vcot.tasks.base import ParameterError, Reject
 from vcot.tasks.common.polyomino import RULE_TRANSFORMS, congruent, transform
 
 NAME = "multi_piece_puzzle"
@@ -90,7 +92,6 @@ def _scenes(difficulty: str, n: int) -> tuple[object, list[dict]]:
 def test_solver_invariants(difficulty: str, n: int) -> None:
     task, scenes = _scenes(difficulty, n)
     cfg = task.config
-    area_decoys = 0
     for s in scenes:
         sol = task.solve(s)
         target = {tuple(c) for c in s["target"]}
@@ -112,9 +113,49 @@ def test_solver_invariants(difficulty: str, n: int) -> None:
         sizes = [len(c) for c in shapes]
         matching = [c for c in itertools.combinations(range(len(shapes)), s["k"])
                     if sum(sizes[i] for i in c) == len(target)]
-        area_decoys += len(matching) > 1
-    # Near-miss decoys keep cell counting from giving the answer away in most scenes.
-    assert area_decoys >= 0.6 * len(scenes)
+        # Counting cells never decides: every decoy has a true piece's size (so swapping it in keeps the area)
+        # and fits the target's box, and at least min_area_sets k-sets have the target's area.
+        assert area_sets(s) == matching and len(matching) >= max(cfg.min_area_sets, cfg.n_candidates - cfg.k + 1)
+        true_sizes = {sizes[i] for i in used}
+        box = (s["width"], s["height"])
+        assert all(sizes[i] in true_sizes and fits_box(shapes[i], box, s["rule"]) for i in range(len(shapes)))
+        assert only_area_match(types.SimpleNamespace(meta={"scene": s}, uid="x")) is None
+
+
+def test_area_shortcut_heuristics() -> None:
+    # Hand scene (target area 9): A (5) + B (4) and A (5) + C (4) have the target's area; D (3) fits nothing.
+    s = scene("translate", 2, 3, 3, SQUARE, [P5, J4, L4, I3])
+    inst = types.SimpleNamespace(meta={"scene": s}, uid="u")
+    guesses = {name: fn(inst) for name, fn in HEURISTICS}
+    assert area_sets(s) == [(0, 1), (0, 2)]
+    assert guesses["only set with the target's area"] is None      # two sets: area alone does not decide
+    assert guesses["guess among sets with the target's area"] in {"A, B", "A, C"}
+    assert guesses["largest pieces"] == "A, B"                       # 5, then the earlier of the 4s
+    # With C gone (an I-tromino instead) only A + B has the area, and the heuristic answers it.
+    s2 = scene("translate", 2, 3, 3, SQUARE, [P5, J4, I3, [(0, 0), (1, 0), (1, 1)]])
+    assert only_area_match(types.SimpleNamespace(meta={"scene": s2}, uid="u")) == "A, B"
+    # A piece longer than the target's box is left out by the fitting variant: a 1 x 4 bar in a 3 x 3 target.
+    s3 = scene("rotate", 2, 3, 3, SQUARE, [P5, J4, [(0, 0), (1, 0), (2, 0), (3, 0)]])
+    fitting = dict(HEURISTICS)["guess among fitting sets with the target's area"]
+    assert fitting(types.SimpleNamespace(meta={"scene": s3}, uid="u")) == "A, B"
+
+
+def test_parameter_limits() -> None:
+    for difficulty in ("easy", "medium", "hard"):
+        get_task(NAME, difficulty=difficulty)
+    with pytest.raises(ParameterError, match="rule"):
+        get_task(NAME, rule="mirror")
+    with pytest.raises(ParameterError, match="n_candidates"):
+        get_task(NAME, n_candidates=7)             # k = 3: at most 6 candidates
+    with pytest.raises(ParameterError, match="min_cells"):
+        get_task(NAME, difficulty="hard", min_cells=14)
+    with pytest.raises(ParameterError, match="min_area_sets"):
+        get_task(NAME, min_area_sets=5)            # 5 candidates, k = 3: 3 sets guaranteed, 4 at most
+    with pytest.raises(ParameterError, match="max_cells"):
+        get_task(NAME, max_cells=100000)
+    # Trominoes and tetrominoes come in 2 + 5 shapes: too few for 6 pairwise different candidates.
+    with pytest.raises(ParameterError, match="7 shapes"):
+        get_task(NAME, difficulty="hard", min_piece=3, max_piece=4)
 
 
 def test_answer_balance() -> None:

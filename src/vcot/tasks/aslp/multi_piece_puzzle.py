@@ -1,9 +1,11 @@
 """multi_piece_puzzle (ASLP): which k of the N labelled candidate pieces together form the target shape?
 
 The scene is built backwards: a target is cut into k pairwise non-congruent pieces; N - k decoys are added,
-mostly "near misses" (a true piece with one cell moved, so equal area and a similar look) so that counting
-cells does not give the answer away. Every k-subset whose area matches is then tried by exact cover under
-the stated rule; anything but exactly one tiling subset is rejected. The answer's label positions are drawn
+each the size of a true piece and fitting the target's bounding box, mostly "near misses" (a true piece with
+one cell moved, so equal area and a similar look), so that counting cells does not give the answer away;
+scenes where fewer than `min_area_sets` k-subsets have the target's area are rejected. Every k-subset whose
+area matches is then tried by exact cover under the stated rule; anything but exactly one tiling subset is
+rejected. The answer's label positions are drawn
 with ctx.balanced over all k-subsets, so every label set is equally likely across a suite.
 """
 
@@ -19,8 +21,19 @@ from vcot.draw.canvas import Canvas
 from vcot.schema import Instance
 from vcot.tasks import register
 from vcot.tasks.answer_space import AnswerSpace, subsets
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import (
+    Choices,
+    Corruption,
+    GenContext,
+    Limit,
+    ParameterError,
+    Reject,
+    Rendering,
+    Solution,
+    Task,
+)
 from vcot.tasks.common.polyomino import (
+    FREE_POLYOMINOES,
     PIECE_COLORS,
     PIECE_RGB,
     RULE_TEXT,
@@ -32,7 +45,9 @@ from vcot.tasks.common.polyomino import (
     Placement,
     congruent,
     draw_placed,
+    fitting_areas,
     fmt_cells,
+    min_distinct_area,
     mutate_piece,
     nearby_placements,
     placement_from_json,
@@ -40,7 +55,6 @@ from vcot.tasks.common.polyomino import (
     sample_cut_target,
     scene_board,
     shown_turned,
-    target_areas,
     target_frame,
     tilings,
     transform_words,
@@ -60,6 +74,7 @@ class MultiPieceConfig:
     min_piece: int = 3            # piece area range
     max_piece: int = 6
     near_miss: float = 0.8        # chance that a decoy is a true piece with one cell moved (same area)
+    min_area_sets: int = 2        # fewest k-sets whose cell counts add up to the target's (2: area never decides)
 
 
 def labels(n: int) -> list[str]:
@@ -84,6 +99,20 @@ def tiling_subsets(scene: dict[str, Any], limit: int = 2) -> list[tuple[tuple[in
     return found
 
 
+def fits_box(cells: list[Cell], box: tuple[int, int], rule: str) -> bool:
+    """Whether the piece's bounding box fits inside `box` (width, height), turned a quarter if the rule allows."""
+    w = max(x for x, _ in cells) + 1
+    h = max(y for _, y in cells) + 1
+    return (w <= box[0] and h <= box[1]) or (rule != "translate" and h <= box[0] and w <= box[1])
+
+
+def area_sets(scene: dict[str, Any]) -> list[tuple[int, ...]]:
+    """The k-subsets of candidates whose cell counts add up to the target's area."""
+    sizes = [len(p["cells"]) for p in scene["pieces"]]
+    return [c for c in itertools.combinations(range(len(sizes)), scene["k"])
+            if sum(sizes[i] for i in c) == len(scene["target"])]
+
+
 def unique_subset(scene: dict[str, Any]) -> tuple[tuple[int, ...], list[Placement]]:
     found = tiling_subsets(scene, limit=2)
     if not found:
@@ -102,25 +131,74 @@ class MultiPiecePuzzle(Task):
                                  k=2, n_candidates=4, min_piece=3, max_piece=6),
         "medium": MultiPieceConfig(),
         "hard": MultiPieceConfig(rule="rotate_flip", irregular=True, min_cells=15, max_cells=20, max_w=6, max_h=5,
-                                 k=4, n_candidates=6, min_piece=3, max_piece=6),
+                                 k=4, n_candidates=6, min_piece=3, max_piece=6, min_area_sets=4),
     }
-    version = "2"
+    limits = {
+        "rule": Choices(RULES, "which transforms a piece may undergo"),
+        "min_cells": Limit(4, 24, "target area: the exact-cover search over every k-set grows quickly with it"),
+        "max_cells": Limit(4, 24, "target area: the exact-cover search over every k-set grows quickly with it"),
+        "max_w": Limit(2, 8, "target box: wider boxes only make thin, arm-like targets"),
+        "max_h": Limit(2, 8, "target box: wider boxes only make thin, arm-like targets"),
+        "k": Limit(2, 4, "pieces in the answer: with more, pairwise different pieces and a single tiling set "
+                         "get rare"),
+        "n_candidates": Limit(3, 7, "candidates shown: with more decoys a second set tiles the target ever more "
+                                    "often"),
+        "min_piece": Limit(2, 8, "piece area"),
+        "max_piece": Limit(2, 8, "piece area"),
+        "near_miss": Limit(0, 1, "a probability"),
+        "min_area_sets": Limit(2, 6, "k-sets with the target's area; fewer than 2 would let counting cells decide"),
+    }
+    version = "3"
     final_state_shows = "the chosen pieces, in their colours and with their labels, tiling the target"
     description = "Pick the labelled pieces that together tile the target shape exactly."
 
     # -- sampling -----------------------------------------------------------------------------------
 
+    def check_config(self, config: Any) -> None:
+        super().check_config(config)
+        if not config.k < config.n_candidates <= 2 * config.k:
+            raise ParameterError(f"parameters of task {self.name}: n_candidates ({config.n_candidates}) must lie "
+                                 f"between k + 1 and 2 * k = {2 * config.k}: at least one decoy, and no more "
+                                 f"decoys than answer pieces (each decoy is a shape of a true piece's size unlike "
+                                 f"every other piece, and more decoys make a second tiling set likely)")
+        if config.min_cells < 4 * config.k - 1:
+            raise ParameterError(f"parameters of task {self.name}: min_cells ({config.min_cells}) must be at least "
+                                 f"4 * k - 1 = {4 * config.k - 1}: smaller pieces come in too few distinct shapes "
+                                 f"for k pairwise different pieces and their decoys")
+        if not fitting_areas(config, config.k):
+            raise ParameterError(f"parameters of task {self.name}: no target area in min_cells..max_cells "
+                                 f"({config.min_cells}..{config.max_cells}) that fits max_w x max_h (an irregular "
+                                 f"one with room to spare) and can be cut into k = {config.k} pieces of "
+                                 f"min_piece..max_piece cells")
+        least = min_distinct_area(config.k, config.min_piece, config.max_piece)
+        if least is None or max(fitting_areas(config, config.k)) < least + 2:
+            raise ParameterError(f"parameters of task {self.name}: k = {config.k} pairwise different pieces of "
+                                 f"min_piece..max_piece cells need a target area of at least "
+                                 f"{'?' if least is None else least + 2} (2 cells above the smallest possible, "
+                                 f"so that the cut has some freedom), and none fits")
+        shapes = sum(FREE_POLYOMINOES.get(size, 0) for size in range(config.min_piece, config.max_piece + 1))
+        if shapes < 2 * config.n_candidates:
+            raise ParameterError(f"parameters of task {self.name}: pieces of min_piece..max_piece cells come in "
+                                 f"{shapes} shapes; {config.n_candidates} pairwise different candidates need at "
+                                 f"least {2 * config.n_candidates} to choose from")
+        # Every decoy has the size of a true piece, so swapping it in keeps the area: each scene has at least
+        # n_candidates - k + 1 such sets. Asking for one more costs a few attempts; for more, or for every
+        # k-set (all pieces of one size), most scenes fail.
+        guaranteed = config.n_candidates - config.k + 1
+        most = guaranteed + 1 if comb(config.n_candidates, config.k) > guaranteed + 1 else guaranteed
+        if config.min_area_sets > most:
+            raise ParameterError(f"parameters of task {self.name}: min_area_sets ({config.min_area_sets}) may "
+                                 f"be at most {most}: n_candidates - k + 1 = {guaranteed} sets every scene has, "
+                                 f"plus one if that leaves some k-set out, or most scenes would be rejected")
+
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg = self.config
         rng = ctx.rng
-        if cfg.rule not in RULES or not 1 <= cfg.k < cfg.n_candidates <= len(PIECE_COLORS):
-            raise ValueError("bad multi_piece_puzzle config")
-        if not target_areas(cfg, cfg.k):
-            raise ValueError("no target area fits k pieces of the allowed sizes")
         combos = list(itertools.combinations(range(cfg.n_candidates), cfg.k))
         answer_slots = combos[ctx.balanced(len(combos), "subset")]
         region, parts = sample_cut_target(rng, cfg, cfg.k)
-        decoys = self._decoys(rng, parts, cfg.n_candidates - cfg.k)
+        box = (max(x for x, _ in region) + 1, max(y for _, y in region) + 1)
+        decoys = self._decoys(rng, parts, cfg.n_candidates - cfg.k, box)
         rng.shuffle(parts)
         shapes: list[list[Cell]] = [[] for _ in range(cfg.n_candidates)]
         for slot, part in zip(answer_slots, parts, strict=True):
@@ -134,24 +212,32 @@ class MultiPiecePuzzle(Task):
             pieces.append({"label": labels(cfg.n_candidates)[i], "color": PIECE_COLORS[i][0],
                            "cells": [list(c) for c in cells]})
         scene = {"rule": cfg.rule, "k": cfg.k, **target_frame(region), "pieces": pieces}
+        # Counting cells must never settle the question: at least two k-sets (min_area_sets) have the target's
+        # area, so a model has to fit shapes (`vcot audit`, analysis/shortcuts/multi_piece_puzzle).
+        if len(area_sets(scene)) < cfg.min_area_sets:
+            raise Reject("too few sets with the target's area: counting cells would give the answer away")
         combo, _ = unique_subset(scene)
         if combo != answer_slots:
             raise Reject("the tiling subset is not the intended one")
         return scene
 
-    def _decoys(self, rng: random.Random, parts: list[list[Cell]], n: int) -> list[list[Cell]]:
-        """Decoys congruent to nothing else shown (a congruent pair would make two subsets trivially equal)."""
+    def _decoys(self, rng: random.Random, parts: list[list[Cell]], n: int, box: tuple[int, int]) -> list[list[Cell]]:
+        """Decoys congruent to nothing else shown (a congruent pair would make two subsets trivially equal), each
+        the size of some true piece and fitting the target's bounding box as the true pieces do: a decoy of an
+        unused size, or one too long for the target, would be ruled out by counting or measuring alone."""
         cfg = self.config
         shown = [list(p) for p in parts]
         out: list[list[Cell]] = []
         for _ in range(n):
             for _ in range(30):
+                model = rng.choice(parts)
                 if rng.random() < cfg.near_miss:
-                    cand = mutate_piece(rng, rng.choice(parts))
+                    cand = mutate_piece(rng, model)
                 else:
-                    size = rng.randint(cfg.min_piece, cfg.max_piece)
-                    cand = random_region(rng, size, min(size, 4), min(size, 4))
-                if cand is not None and not any(congruent(cand, s) for s in shown):
+                    side = min(len(model), 4)
+                    cand = random_region(rng, len(model), side, side)
+                if (cand is not None and fits_box(cand, box, cfg.rule)
+                        and not any(congruent(cand, s) for s in shown)):
                     break
             else:
                 raise Reject("could not draw a distinct decoy")

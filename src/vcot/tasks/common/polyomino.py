@@ -325,6 +325,12 @@ def target_areas(cfg: TargetConfig, n_pieces: int) -> list[int]:
     return [a for a in areas if n_pieces * cfg.min_piece <= a <= n_pieces * cfg.max_piece]
 
 
+def fitting_areas(cfg: TargetConfig, n_pieces: int) -> list[int]:
+    """The `target_areas` a target can actually take: an irregular target must leave a cell of its box free
+    (one filling the box is a rectangle)."""
+    return [a for a in target_areas(cfg, n_pieces) if not cfg.irregular or a < cfg.max_w * cfg.max_h]
+
+
 def sample_target(rng: random.Random, cfg: TargetConfig, area: int) -> list[Cell]:
     """A target of `area` cells: a rectangle, or an irregular connected region that is not one."""
     if not cfg.irregular:
@@ -429,6 +435,23 @@ def mutate_piece(rng: random.Random, cells: Sequence[Cell], tries: int = 30) -> 
         new = list(normalize(rest + [rng.choice(spots)]))
         if not congruent(new, cells):
             return new
+    return None
+
+
+# Free polyominoes (distinct under rotation and reflection) with 1..8 cells.
+FREE_POLYOMINOES = {1: 1, 2: 1, 3: 2, 4: 5, 5: 12, 6: 35, 7: 108, 8: 369}
+
+
+def min_distinct_area(n: int, lo: int, hi: int) -> int | None:
+    """The smallest total area of n pairwise non-congruent polyominoes of lo..hi cells each (None if there
+    are not n such shapes): a cut of a target into n pieces is impossible below it."""
+    area = 0
+    for size in range(lo, hi + 1):
+        take = min(n, FREE_POLYOMINOES.get(size, n))
+        area += take * size
+        n -= take
+        if n == 0:
+            return area
     return None
 
 

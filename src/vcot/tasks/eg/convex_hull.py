@@ -9,6 +9,7 @@ rejected, so no answer depends on a point that looks like it is on an edge.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from fractions import Fraction
@@ -18,7 +19,16 @@ from vcot.draw.canvas import Canvas
 from vcot.schema import Instance
 from vcot.tasks import register
 from vcot.tasks.answer_space import AnswerSpace, integers
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import (
+    Corruption,
+    GenContext,
+    Limit,
+    ParameterError,
+    Reject,
+    Rendering,
+    Solution,
+    Task,
+)
 
 Pt = tuple[int, int]
 QPt = tuple[Fraction, Fraction]
@@ -29,24 +39,36 @@ CANVAS = 768
 PLOT_LO = 60          # pixel of lattice coordinate 0 (left, and bottom measured from the bottom edge)
 PLOT_SPAN = 660       # pixels available for the lattice
 MARKER_R = 8.0
+MARKER_OUTLINE = 1.2
+# The farthest any marker's drawing reaches from its centre: the triangle's lower corners at
+# sqrt(1 + 0.75^2) * MARKER_R (the square's corners reach 1.2 r, the diamond's 1.15 r), plus half its outline.
+MARKER_REACH = 1.25 * MARKER_R + MARKER_OUTLINE / 2
+EDGE_WIDTH = 3.0      # hull outlines in the step pictures
+MIN_GAP_PX = 3.0      # white space left between a counted marker and the region's drawn boundary
+# The smallest margin that keeps every counted marker visibly clear of the boundary (16 px).
+MIN_MARGIN_PX = math.ceil(MARKER_REACH + EDGE_WIDTH / 2 + MIN_GAP_PX)
 
 
 @dataclass(frozen=True)
 class ConvexHullConfig:
     grid: int = 14                          # lattice coordinates run 0..grid on both axes
-    n_colours: int = 3                      # 2 or 3 point sets
+    n_colours: int = 3                      # point sets: the counted one, one or two hull colours, the rest idle
     # Ranges are separate min/max ints (not tuples) so that params() survives the JSON round trip.
     min_hull_points: int = 6                # points per hull colour
     max_hull_points: int = 9
-    min_outside: int = 3                    # counted-colour points outside the region
-    max_outside: int = 6
     min_answer: int = 0                     # answers are balanced over min_answer..max_answer
     max_answer: int = 6
-    overlap_prob: float = 0.5               # chance of the overlap question form (needs 3 colours)
-    near_frac: float = 0.5                  # share of outside points placed as close distractors
-    min_other: int = 3                      # points of the uninvolved colour (single-hull form, 3 colours)
+    # The counted points strictly inside the hull colours' bounding box number max_answer + 0..box_extra, and
+    # min_far..max_far more lie outside that box, whatever the count: neither the number of counted points nor
+    # the number inside the box says anything about the answer (`vcot audit`, analysis/shortcuts/convex_hull).
+    box_extra: int = 3
+    min_far: int = 2
+    max_far: int = 4
+    overlap_prob: float = 0.5               # share of overlap questions (needs 3 colours), rounded to 1 %
+    near_frac: float = 0.5                  # share of the in-box distractors placed close to the region
+    min_other: int = 3                      # points of each uninvolved colour (single-hull form, 3+ colours)
     max_other: int = 6
-    margin_px: int = 8                      # counted points keep this distance from the region's boundary
+    margin_px: int = 16                     # counted points keep this distance from the region's boundary
 
 
 # -- exact geometry ---------------------------------------------------------------------------------------
@@ -189,6 +211,12 @@ def scene_scale(grid: int) -> int:
     return PLOT_SPAN // grid
 
 
+def legible_limit(scale: int) -> Fraction:
+    """Squared lattice distance below which a hull-colour point reads as lying on its hull's edge: the smallest
+    counting margin, so that its marker, too, stays visibly clear of the drawn edge or sits on a vertex."""
+    return Fraction(MIN_MARGIN_PX, scale) ** 2
+
+
 def check_hull_legible(pts: list[Pt], hull: list[Pt], limit: Fraction) -> None:
     """Reject hulls whose vertices are hard to tell: a point (almost) on an edge, or an (almost) straight vertex."""
     n = len(hull)
@@ -202,6 +230,37 @@ def check_hull_legible(pts: list[Pt], hull: list[Pt], limit: Fraction) -> None:
     for i in range(n):
         if seg_dist2(hull[i], hull[i - 1], hull[(i + 1) % n]) < limit:
             raise Reject("a hull vertex is nearly collinear with its neighbours")
+
+
+def tidy_hull_set(rng: random.Random, pts: list[Pt], free: list[Pt], limit: Fraction) -> list[Pt]:
+    """The same number of points with a legible hull: vertices that barely bend the outline are dropped, points
+    blurring into an edge are dropped, and the shortfall is refilled with free points well inside the hull.
+
+    Random sets of many points almost always have some point close to an edge, so rejecting them outright
+    would make large hulls ever rarer; repairing keeps the hull-point range usable up to its limit.
+    """
+    n = len(pts)
+    pts = list(pts)
+    for _ in range(n):
+        hull = convex_hull(pts)
+        if len(hull) < 3:
+            raise Reject("degenerate hull")
+        m = len(hull)
+        bent = [v for i, v in enumerate(hull) if seg_dist2(v, hull[i - 1], hull[(i + 1) % m]) < limit]
+        if bent:
+            pts.remove(bent[0])
+            continue
+        blurred = {p for p in pts if p not in hull and within_margin(p, hull, limit)}
+        if not blurred:
+            break
+        pts = [p for p in pts if p not in blurred]
+    hull = convex_hull(pts)
+    if len(hull) < 3:
+        raise Reject("degenerate hull")
+    room = [p for p in free if p not in pts and strictly_inside(p, hull) and not within_margin(p, hull, limit)]
+    if len(room) < n - len(pts):
+        raise Reject("no room to refill the hull's interior")
+    return pts + rng.sample(room, n - len(pts))
 
 
 def check_scene(scene: dict[str, Any]) -> None:
@@ -222,7 +281,7 @@ def check_scene(scene: dict[str, Any]) -> None:
         hull = convex_hull(pts)
         if len(hull) < 3 or area2(hull) <= 0:
             raise Reject(f"degenerate hull of {colour}")
-        check_hull_legible(pts, hull, limit)
+        check_hull_legible(pts, hull, legible_limit(scale))
         hulls.append(hull)
     region = region_of(hulls)
     if len(region) < 3 or area2(region) < 2 * scene["min_region_area"]:
@@ -230,6 +289,42 @@ def check_scene(scene: dict[str, Any]) -> None:
     for p in points_of(scene, scene["count_colour"]):
         if within_margin(p, region, limit):
             raise Reject("a counted point lies within the margin of the region boundary")
+
+
+def bounding_box(point_sets: list[list[Pt]]) -> tuple[int, int, int, int]:
+    """(x0, y0, x1, y1): the overlap of the point sets' bounding boxes, which holds the counted region."""
+    boxes = [(min(x for x, _ in ps), min(y for _, y in ps), max(x for x, _ in ps), max(y for _, y in ps))
+             for ps in point_sets]
+    return (max(b[0] for b in boxes), max(b[1] for b in boxes), min(b[2] for b in boxes), min(b[3] for b in boxes))
+
+
+def classify_lattice(grid: int, hulls: list[list[Pt]], region: list[Any], box: tuple[int, int, int, int],
+                     taken: set[Pt], limit: Fraction) -> tuple[list[Pt], list[Pt], list[Pt], list[Pt]]:
+    """Free lattice points clear of the region's margin band, as (inside the region, near it but outside, in the
+    bounding box but not near, outside the box). Near: inside one hull of an overlap pair or within 2 units."""
+    inside: list[Pt] = []
+    near: list[Pt] = []
+    boxed: list[Pt] = []
+    far: list[Pt] = []
+    fregion = [(float(x), float(y)) for x, y in region]
+    n_reg = len(fregion)
+    x0, y0, x1, y1 = box
+    for x in range(grid + 1):
+        for y in range(grid + 1):
+            p = (x, y)
+            if p in taken or within_margin(p, fregion, limit):
+                continue
+            # Points outside the margin band are far from every edge, so float signs are reliable here;
+            # check_scene and solve redo everything exactly.
+            if all(cross(fregion[i], fregion[(i + 1) % n_reg], p) > 0 for i in range(n_reg)):
+                inside.append(p)
+            elif not (x0 < x < x1 and y0 < y < y1):
+                far.append(p)
+            elif any(strictly_inside(p, h) for h in hulls) or within_margin(p, fregion, Fraction(4)):
+                near.append(p)
+            else:
+                boxed.append(p)
+    return inside, near, boxed, far
 
 
 # -- formatting -------------------------------------------------------------------------------------------
@@ -254,17 +349,54 @@ class ConvexHull(Task):
     name = "convex_hull"
     config_cls = ConvexHullConfig
     presets = {
-        "easy": ConvexHullConfig(grid=10, n_colours=2, min_hull_points=5, max_hull_points=7, min_outside=2,
-                                 max_outside=4, min_answer=0, max_answer=4, overlap_prob=0.0, near_frac=0.3,
+        "easy": ConvexHullConfig(grid=10, n_colours=2, min_hull_points=5, max_hull_points=7, min_answer=0,
+                                 max_answer=4, box_extra=2, min_far=1, max_far=3, overlap_prob=0.0, near_frac=0.3,
                                  min_other=0, max_other=0),
         "medium": ConvexHullConfig(),
-        "hard": ConvexHullConfig(grid=18, n_colours=3, min_hull_points=8, max_hull_points=12, min_outside=5,
-                                 max_outside=8, min_answer=1, max_answer=8, overlap_prob=0.7, near_frac=0.75,
+        "hard": ConvexHullConfig(grid=18, n_colours=3, min_hull_points=8, max_hull_points=12, min_answer=1,
+                                 max_answer=8, box_extra=3, min_far=3, max_far=5, overlap_prob=0.7, near_frac=0.75,
                                  min_other=5, max_other=8),
     }
-    version = "2"
+    limits = {
+        "grid": Limit(8, 33, "lattice size: markers need 20 px per unit (660 px // grid), and the lattice scan "
+                             "grows with its square"),
+        "n_colours": Limit(2, len(MARKERS), "one counted colour, one or two hull colours, the rest idle; one "
+                                            "marker shape per colour"),
+        "min_hull_points": Limit(5, 16, "fewer points span hulls too small to hold the counted points; more fill "
+                                        "the hull's bounding box and leave no room for distractors"),
+        "max_hull_points": Limit(5, 16, "fewer points span hulls too small to hold the counted points; more fill "
+                                        "the hull's bounding box and leave no room for distractors"),
+        "min_answer": Limit(0, 12, "counted points strictly inside the region, which must hold max_answer"),
+        "max_answer": Limit(0, 12, "counted points strictly inside the region, which must hold max_answer"),
+        "box_extra": Limit(0, 8, "distractors inside the hull colours' bounding box beyond max_answer"),
+        "min_far": Limit(0, 12, "counted points outside the bounding box"),
+        "max_far": Limit(0, 12, "counted points outside the bounding box"),
+        "overlap_prob": Limit(0, 1, "a share"),
+        "near_frac": Limit(0, 1, "a share"),
+        "min_other": Limit(0, 12, "points of each uninvolved colour"),
+        "max_other": Limit(0, 12, "points of each uninvolved colour"),
+        "margin_px": Limit(MIN_MARGIN_PX, 30, f"a counted marker reaches {MARKER_REACH:.1f} px from its point, the "
+                                              f"drawn edge {EDGE_WIDTH / 2:g} px from its line, and "
+                                              f"{MIN_GAP_PX:g} px of white must stay between them; wider margins "
+                                              "leave too few lattice points"),
+    }
+    version = "3"
     description = ("Coloured lattice point sets; count the points of one colour strictly inside the convex hull "
                    "of another colour or inside the overlap of two hulls.")
+
+    def check_config(self, config: Any) -> None:
+        super().check_config(config)
+        if config.overlap_prob > 0 and config.n_colours < 3:
+            raise ParameterError(f"parameters of task {self.name}: overlap_prob {config.overlap_prob} needs "
+                                 f"n_colours >= 3 (the overlap form intersects the hulls of two colours)")
+        demand = 2 * config.max_answer - config.min_answer + config.box_extra
+        if demand > 4 * config.grid - 30:
+            raise ParameterError(
+                f"parameters of task {self.name}: a {config.grid} x {config.grid} lattice cannot reliably hold "
+                f"max_answer counted points inside the region plus max_answer - min_answer + box_extra distractors "
+                f"in its bounding box: 2 * max_answer - min_answer + box_extra = {demand} must not exceed "
+                f"4 * grid - 30 = {4 * config.grid - 30} (measured: below that, even the most crowded settings "
+                f"accept one scene in 70 attempts)")
 
     # -- sampling ---------------------------------------------------------------------------------------
 
@@ -272,8 +404,11 @@ class ConvexHull(Task):
         cfg, rng = self.config, ctx.rng
         lo, hi = cfg.min_answer, cfg.max_answer
         target = lo + ctx.balanced(hi - lo + 1, "count")
+        # The form is fixed per index, not redrawn per attempt: hull scenes are accepted more often than overlap
+        # scenes, so a form redrawn on every rejection would fall short of overlap_prob. Over every block of 100
+        # consecutive indices the overlap share is exactly overlap_prob rounded to a whole percent.
+        overlap = cfg.n_colours >= 3 and ctx.balanced(100, "form") < round(100 * cfg.overlap_prob)
         colours = rng.sample(sorted(MARKERS), cfg.n_colours)
-        overlap = cfg.n_colours >= 3 and rng.random() < cfg.overlap_prob
         count_colour = colours[0]
         hull_colours = colours[1:3] if overlap else colours[1:2]
         grid = cfg.grid
@@ -289,38 +424,18 @@ class ConvexHull(Task):
         scale = scene_scale(grid)
         limit = Fraction(cfg.margin_px, scale) ** 2
         for colour, hull in zip(hull_colours, hulls, strict=True):
-            check_hull_legible(sets[colour], hull, limit)
+            check_hull_legible(sets[colour], hull, legible_limit(scale))
         region = region_of(hulls)
         if len(region) < 3:
             raise Reject("hulls do not overlap")
-        inside, near, far = [], [], []
-        fregion = [(float(x), float(y)) for x, y in region]
-        n_reg = len(fregion)
-        for x in range(grid + 1):
-            for y in range(grid + 1):
-                p = (x, y)
-                if p in taken or within_margin(p, fregion, limit):
-                    continue
-                # Points outside the margin band are far from every edge, so float signs are reliable here;
-                # check_scene and solve redo everything exactly.
-                if all(cross(fregion[i], fregion[(i + 1) % n_reg], p) > 0 for i in range(n_reg)):
-                    inside.append(p)
-                elif any(strictly_inside(p, h) for h in hulls) or within_margin(p, fregion, Fraction(4)):
-                    near.append(p)
-                else:
-                    far.append(p)
-        n_out = rng.randint(cfg.min_outside, cfg.max_outside)
-        n_near = min(len(near), round(n_out * cfg.near_frac))
-        if len(inside) < target or len(far) < n_out - n_near:
-            raise Reject("not enough room for the counted points")
-        counted = rng.sample(inside, target) + rng.sample(near, n_near) + rng.sample(far, n_out - n_near)
-        rng.shuffle(counted)
-        sets[count_colour] = counted
-        taken.update(counted)
+        sets[count_colour] = self._counted(rng, target, hulls, region, bounding_box([sets[c] for c in hull_colours]),
+                                           taken, limit)
+        taken.update(sets[count_colour])
         for colour in colours:
             if colour not in sets:
                 free = [(x, y) for x in range(grid + 1) for y in range(grid + 1) if (x, y) not in taken]
                 sets[colour] = rng.sample(free, rng.randint(cfg.min_other, cfg.max_other))
+                taken.update(sets[colour])
         scene = {
             "grid": grid,
             "scale_px": scale,
@@ -335,6 +450,31 @@ class ConvexHull(Task):
         check_scene(scene)
         return scene
 
+    def _counted(self, rng: random.Random, target: int, hulls: list[list[Pt]], region: list[Any],
+                 box: tuple[int, int, int, int], taken: set[Pt], limit: Fraction) -> list[Pt]:
+        """The counted colour's points: `target` inside the region, in-box distractors up to a total in the box
+        drawn independently of `target`, and a few points outside the box.
+
+        Room is checked against the largest demand of any count, never this scene's own, so that which hulls
+        are kept does not depend on the count (a region's size must not hint at it)."""
+        cfg = self.config
+        inside, near, boxed, far = classify_lattice(self.config.grid, hulls, region, box, taken, limit)
+        most_distractors = cfg.max_answer - cfg.min_answer + cfg.box_extra
+        if len(inside) < cfg.max_answer:
+            raise Reject("not enough room for the counted points inside the region")
+        if len(near) + len(boxed) < most_distractors:
+            raise Reject("not enough room for the distractors in the bounding box")
+        if len(far) < cfg.max_far:
+            raise Reject("not enough room for the counted points outside the bounding box")
+        n_box = cfg.max_answer + rng.randint(0, cfg.box_extra) - target
+        n_near = min(len(near), round(n_box * cfg.near_frac))
+        n_near = max(n_near, n_box - len(boxed))
+        n_far = rng.randint(cfg.min_far, cfg.max_far)
+        counted = (rng.sample(inside, target) + rng.sample(near, n_near) + rng.sample(boxed, n_box - n_near)
+                   + rng.sample(far, n_far))
+        rng.shuffle(counted)
+        return counted
+
     @staticmethod
     def _hull_set(rng: random.Random, grid: int, n_range: tuple[int, int], taken: set[Pt],
                   overlap: bool) -> list[Pt]:
@@ -347,7 +487,7 @@ class ConvexHull(Task):
         n = rng.randint(*n_range)
         if len(free) < n:
             raise Reject("box too crowded")
-        return rng.sample(free, n)
+        return tidy_hull_set(rng, rng.sample(free, n), free, legible_limit(scene_scale(grid)))
 
     # -- solving ----------------------------------------------------------------------------------------
 
@@ -442,7 +582,7 @@ class ConvexHull(Task):
                 region = region_of(hulls)
                 c.polygon([px(v) for v in region], fill="yellow", outline=None, fill_opacity=140)
             for colour, hull in zip(scene["hull_colours"], hulls, strict=True):
-                c.polygon([px(v) for v in hull], fill=None, outline=colour, width=3)
+                c.polygon([px(v) for v in hull], fill=None, outline=colour, width=EDGE_WIDTH)
         for s in scene["sets"]:
             for p in s["points"]:
                 _marker(c, px(p), s["colour"], s["marker"])

@@ -19,7 +19,17 @@ from vcot.draw.canvas import Canvas
 from vcot.schema import Instance
 from vcot.tasks import register
 from vcot.tasks.answer_space import AnswerSpace
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import (
+    Choices,
+    Corruption,
+    GenContext,
+    Limit,
+    ParameterError,
+    Reject,
+    Rendering,
+    Solution,
+    Task,
+)
 from vcot.tasks.common.polyomino import (
     PIECE_COLORS,
     PIECE_RGB,
@@ -30,7 +40,9 @@ from vcot.tasks.common.polyomino import (
     DrawnPiece,
     Placement,
     draw_placed,
+    fitting_areas,
     fmt_cells,
+    min_distinct_area,
     nearby_placements,
     placement_from_json,
     rect_options,
@@ -61,6 +73,11 @@ class LocalizerConfig:
     max_circles_per_piece: int = 2
 
 
+def its_circles(n: int) -> str:
+    """The circles a piece carries, in agreement with their number ("its circle", "its 2 circles")."""
+    return "its circle" if n == 1 else f"its {n} circles"
+
+
 def piece_list(scene: dict[str, Any]) -> list[tuple[list[Cell], list[Cell]]]:
     return [([tuple(c) for c in p["cells"]], [tuple(c) for c in p["circles"]]) for p in scene["pieces"]]
 
@@ -84,6 +101,33 @@ def unique_tiling(scene: dict[str, Any]) -> list[Placement]:
 
 def circles_answer(tiling: list[Placement]) -> str:
     return fmt_cells(m for pl in tiling for m in pl.marks)
+
+
+def _first_fit(cells: list[Cell], target: set[Cell]) -> Cell | None:
+    """The 1-based offset of the lowest, then leftmost, spot where the drawn shape lies inside the target."""
+    for dy in range(1, max(y for _, y in target) + 1):
+        for dx in range(1, max(x for x, _ in target) + 1):
+            if all((x + dx, y + dy) in target for x, y in cells):
+                return (dx, dy)
+    return None
+
+
+def shallow_answers(scene: dict[str, Any]) -> set[str]:
+    """Answers read off the pieces without tiling: every circle at its drawn cell counted from the grid's corner,
+    and every circled piece, unturned, at the lowest-leftmost spot where it fits the target on its own. Under
+    `translate` the piece on the corner cell lies exactly as drawn, so these would often be right by accident
+    (`vcot audit`, analysis/shortcuts/localizer)."""
+    target = {(x, y) for x, y in scene["target"]}
+    drawn = [([(x, y) for x, y in p["cells"]], [(x, y) for x, y in p["circles"]]) for p in scene["pieces"]]
+    out = {fmt_cells({(x + 1, y + 1) for _, circles in drawn for x, y in circles})}
+    fitted: set[Cell] = set()
+    for cells, circles in drawn:
+        at = _first_fit(cells, target) if circles else (0, 0)
+        if at is None:
+            return out
+        fitted.update((x + at[0], y + at[1]) for x, y in circles)
+    out.add(fmt_cells(fitted))
+    return out
 
 
 _CELL = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
@@ -151,17 +195,56 @@ class Localizer(Task):
                                 min_pieces=4, max_pieces=4, min_piece=3, max_piece=6,
                                 min_circles=2, max_circles=4, max_circles_per_piece=2),
     }
-    version = "2"
+    limits = {
+        "rule": Choices(RULES, "which transforms a piece may undergo"),
+        "min_cells": Limit(4, 24, "target area: the exact-cover search grows quickly with it"),
+        "max_cells": Limit(4, 24, "target area: the exact-cover search grows quickly with it"),
+        "max_w": Limit(2, 8, "target box: wider boxes only make thin, arm-like targets"),
+        "max_h": Limit(2, 8, "target box: wider boxes only make thin, arm-like targets"),
+        "min_pieces": Limit(2, 4, "pieces: with five or more, cuts that tile the target one way only get rare"),
+        "max_pieces": Limit(2, 4, "pieces: with five or more, cuts that tile the target one way only get rare"),
+        "min_piece": Limit(2, 8, "piece area"),
+        "max_piece": Limit(2, 8, "piece area"),
+        "min_circles": Limit(1, 8, "circles in the answer"),
+        "max_circles": Limit(1, 8, "circles in the answer"),
+        "max_circles_per_piece": Limit(1, 4, "circles on one piece"),
+    }
+    version = "3"
     final_state_shows = "the circles drawn in their cells of the tiled grid"
     description = "Tile a target region with pieces carrying circles; give the circles' cell coordinates."
 
     # -- sampling -----------------------------------------------------------------------------------
 
+    def check_config(self, config: Any) -> None:
+        super().check_config(config)
+        name = self.name
+        if not config.irregular and config.rule != "translate":
+            raise ParameterError(f"parameters of task {name}: a rectangular target (irregular = False) needs rule "
+                                 f"'translate': a rectangle looks the same turned half round, so under "
+                                 f"{config.rule!r} every tiling has a turned twin and no scene is unique")
+        for n in range(config.min_pieces, config.max_pieces + 1):
+            if not fitting_areas(config, n):
+                raise ParameterError(f"parameters of task {name}: no target area in min_cells..max_cells "
+                                     f"({config.min_cells}..{config.max_cells}) that fits max_w x max_h (an "
+                                     f"irregular one with room to spare) and can be cut into {n} pieces of "
+                                     f"min_piece..max_piece cells")
+        # Cuts into pairwise different pieces are impossible below the smallest such area, and, with turns (more
+        # so flips) allowed, cuts that tile only one way are rare just above it: measured, up to a few seconds
+        # per scene within 2 (rotate) or 4 (rotate_flip) cells of it.
+        least = min_distinct_area(config.max_pieces, config.min_piece, config.max_piece)
+        slack = {"translate": 0, "rotate": 2, "rotate_flip": 4}[config.rule]
+        if least is None or config.max_cells < least + slack:
+            raise ParameterError(f"parameters of task {name}: {config.max_pieces} pairwise different pieces of "
+                                 f"min_piece..max_piece cells need max_cells >= "
+                                 f"{'?' if least is None else least + slack} under rule {config.rule!r}")
+        room = config.min_pieces * min(config.max_circles_per_piece, config.min_piece)
+        if config.max_circles > room:
+            raise ParameterError(f"parameters of task {name}: max_circles ({config.max_circles}) must fit on "
+                                 f"min_pieces pieces at max_circles_per_piece (and min_piece) each: at most {room}")
+
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg = self.config
         rng = ctx.rng
-        if cfg.rule not in RULES:
-            raise ValueError(f"rule must be one of {RULES}")
         n_circles = cfg.min_circles + ctx.balanced(cfg.max_circles - cfg.min_circles + 1, "circles")
         n_pieces = rng.randint(cfg.min_pieces, cfg.max_pieces)
         region, parts = sample_cut_target(rng, cfg, n_pieces,
@@ -175,7 +258,9 @@ class Localizer(Task):
             pieces.append({"number": i + 1, "color": name, "cells": [list(c) for c in cells],
                            "circles": [list(c) for c in drawn_marks]})
         scene = {"rule": cfg.rule, **target_frame(region), "pieces": pieces}
-        unique_tiling(scene)
+        answer = circles_answer(unique_tiling(scene))
+        if answer in shallow_answers(scene):
+            raise Reject("the circles can be read off the pieces as drawn, without tiling")
         return scene
 
     def _circles(self, rng: random.Random, parts: list[list[Cell]], n: int) -> set[Cell]:
@@ -261,7 +346,8 @@ class Localizer(Task):
         num = scene["pieces"][wrong.piece]["number"]
         return Corruption(steps=[(cv.image(), self._step_text(scene, bad))],
                           description=f"piece {num} placed wrongly (k={wrong.k} at {list(wrong.offset)}), "
-                                      f"moving its circle(s) to {circles_answer(bad)}")
+                                      f"moving {its_circles(len(wrong.marks))}; the circles lie at "
+                                      f"{circles_answer(bad)}")
 
 
 def wrong_placement(scene: dict[str, Any], tiling: list[Placement], rng: random.Random) -> Placement | None:
