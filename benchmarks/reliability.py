@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 from vcot.build import build_suite, preset_plans
 from vcot.engine.mock_server import FAULT_KINDS, spawn_mock_server
 from vcot.engine.store import STORE_NAME
+from vcot.tasks.catalog import MIRA_TASKS
 
 
 def committed(run_dir: Path) -> set[tuple]:
@@ -74,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="vcot-reliability-"))
     suite = work / "suite"
     if not (suite / "manifest.json").exists():
-        build_suite(suite, "mini", preset_plans("mini", 0, "medium"))
+        # The built-in tasks only: a task registered in this process (a plugin, a test's toy task) is unknown
+        # to the server and eval processes.
+        build_suite(suite, "mini", [p for p in preset_plans("mini", 0, "medium") if p.task in MIRA_TASKS])
     conds = [c for c in args.conditions.split(",") if c]
     n_instances = sum(1 for line in (suite / "instances.jsonl").open() if line.strip())
     expected = n_instances * len(conds) * args.epochs
