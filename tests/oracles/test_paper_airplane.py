@@ -45,10 +45,26 @@ def test_wrong_scene_changes_answer() -> None:
         bad["folds"][-1]["moving"] *= -1  # the last fold made with the other side moving
         scores = ious(bad)
         assert scores[k] < 0.99, i  # the stored correct outline no longer matches
-        try:
-            got = answer(bad, task.params())
-        except ValueError:
-            continue  # no candidate matches the wrongly folded paper
-        assert got != solution.answer
-        changed += 1
-    assert changed >= 1
+        with pytest.raises(ValueError):  # distractors come from earlier folds: none matches this paper
+            answer(bad, task.params())
+        # The folds with a slip the generator names (an earlier fold made the other way, left out, or swapped with
+        # the next): the oracle now picks the option made from that slip.
+        kinds = solution.details["candidate_kinds"]
+        for kind in kinds:
+            if kind == "correct":
+                continue
+            family, where = kind.split()
+            j = int(where.split("-")[0]) - 1
+            slipped = copy.deepcopy(scene)
+            if family == "direction":
+                slipped["folds"][j]["moving"] *= -1
+            elif family == "skip":
+                del slipped["folds"][j]
+            elif family == "order":
+                slipped["folds"][j], slipped["folds"][j + 1] = slipped["folds"][j + 1], slipped["folds"][j]
+            else:
+                continue  # a shifted line (the shift is not recorded)
+            got = answer(slipped, task.params())
+            assert got != solution.answer and kinds["ABCD".index(got)] == kind
+            changed += 1
+    assert changed >= 5

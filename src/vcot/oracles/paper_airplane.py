@@ -12,7 +12,8 @@ checked) while distractors stay below the generator's 0.9 polygon-IoU margin.
 
 Independence: the generator folds exact polygons with shapely (half-plane intersections, affine reflection,
 precision snapping, polygon IoU); this module uses no shapely and no vcot.tasks code, only `size`, `folds`
-and `candidates`. It must not read `candidate_kinds`, which marks the correct candidate "correct".
+and `candidates`. The scene carries no label of the options (the generator's account of which slip made each
+option, `candidate_kinds`, lives in `meta["solution"]`, which this module is never given).
 """
 
 from __future__ import annotations

@@ -14,9 +14,10 @@ the view's directions with equal glyph, colour and up vector. The answer is the 
 (net in the "net" form, view in the "view" form) that is consistent; anything else raises ValueError.
 
 Independence: the generator folds by stepping combinatorial frames (`tasks/common/cube_nets.py`) and
-enumerates rotations as signed permutation matrices; this module imports nothing from vcot.tasks. It must
-not read `candidate_kinds`, which labels every option "correct" or with the mistake it was made with (that
-field gives the answer away); it reads only `form`, `views`/`nets` or `net`/`candidate_views`.
+enumerates rotations as signed permutation matrices; this module imports nothing from vcot.tasks. It reads
+only `form`, `views`/`nets` or `net`/`candidate_views`; the scene carries no label of the options (the
+generator's account of which mistake made each option, `candidate_kinds`, lives in `meta["solution"]`, which
+this module is never given).
 """
 
 from __future__ import annotations

@@ -10,14 +10,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from PIL import Image
 
 from vcot.draw.canvas import Canvas
 from vcot.schema import option_letters
 from vcot.tasks import register
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import Choices, Corruption, GenContext, Limit, Reject, Rendering, Solution, Task
 from vcot.tasks.common import cube_nets as cn
 from vcot.tasks.common.options import only_match, place_correct_option
 
@@ -45,6 +45,15 @@ TINTS = {"top": "lightred", "left": "lightblue", "right": "lightgreen"}
 EDGE_COLORS = {("top", "left"): "orange", ("top", "right"): "purple", ("left", "right"): "cyan"}
 SHADES = {"top": (252, 252, 252), "left": (226, 226, 226), "right": (204, 204, 204)}
 COS30 = 0.8660254
+# Picture sizes. A glyph spans 0.78 of half a net cell times its own extent (about 1.7 of 2 units): two thirds
+# of the cell's side; on a view face (0.72, seen isometrically) about half the face's edge, which is 2 x the
+# view size. With these sizes every glyph spans at least 50 px, enough to read its orientation without zooming
+# (docs/tasks/unfolded_cube.md, "Pictures").
+NET_CELL = {"net form": 80, "view form": 84, "step": 76}  # px per net cell
+VIEW_SIZE = {"net form": 72, "view form": 58, "step": 72}  # half a view face's edge, px
+GLYPH_IN_CELL = 0.78
+GLYPH_ON_FACE = 0.72
+IDENTITY: cn.Matrix = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
 FACE_LABELS = {"top": "top", "left": "front-left", "right": "front-right"}
 
 
@@ -137,20 +146,21 @@ def modified_view(rng: random.Random, cube: cn.Cube, kind: str) -> dict[str, cn.
     return view
 
 
-def draw_distractors(rng: random.Random, correct: T, kinds: list[str], modified: Callable[[str], T],
-                     possible: Callable[[T], bool], equivalent: Callable[[T, T], bool],
-                     failure: str) -> list[tuple[T, str]]:
-    """Three wrong candidates with the kind of change that made each: `modified(kind)` changes the correct
-    candidate, and a change is kept unless it is still `possible` or `equivalent` to a candidate already
-    chosen. The three first tries use three different kinds (a random order of `kinds`), so the distractors
-    differ in how they are wrong; a retry takes any kind. Reject with `failure` after 60 tries for one."""
-    order = rng.sample(kinds, 3)
-    chosen = [correct]
+def draw_distractors(rng: random.Random, hub: T, kinds: list[str], modified: Callable[[T, str], T],
+                     possible: Callable[[T], bool], equivalent: Callable[[T, T], bool], failure: str,
+                     count: int = 3, chosen: list[T] | None = None) -> list[tuple[T, str]]:
+    """`count` wrong candidates, each one change away from `hub`, with the kind of change that made it:
+    `modified(hub, kind)` changes the hub, and a change is kept unless it is still `possible` or `equivalent`
+    to a candidate already chosen (`chosen`, by default the hub). The first tries use different kinds (a
+    random order of `kinds`), so the distractors differ in how they are wrong; a retry takes any kind. Reject
+    with `failure` after 60 tries for one."""
+    order = rng.sample(kinds, count)
+    chosen = list(chosen) if chosen is not None else [hub]
     distractors: list[tuple[T, str]] = []
     for first_kind in order:
         for attempt in range(60):
             kind = first_kind if attempt == 0 else rng.choice(kinds)
-            cand = modified(kind)
+            cand = modified(hub, kind)
             if possible(cand) or any(equivalent(cand, c) for c in chosen):
                 continue
             chosen.append(cand)
@@ -159,6 +169,52 @@ def draw_distractors(rng: random.Random, correct: T, kinds: list[str], modified:
         else:
             raise Reject(failure)
     return distractors
+
+
+def likeness(cands: list[cn.Cube]) -> list[int]:
+    """Each candidate's summed agreement with the others: faces (mark and orientation) shared under the best
+    rotation (`cube_nets.best_alignment`); a view counts as its three faces."""
+    return [sum(cn.best_alignment(a, b)[0] for j, b in enumerate(cands) if j != i) for i, a in enumerate(cands)]
+
+
+def cue_rank_holds(values: list[int], target: int, answer: int = 0) -> bool:
+    """Whether the answer's place among `values` is `target`: 0 the unique largest, 1 the unique smallest,
+    2 or 3 neither the largest nor the smallest (ties included). A cue that picks the largest (or smallest)
+    value then names the answer in exactly the instances with target 0 (or 1), whatever its tie-breaking."""
+    top, bottom, v = max(values), min(values), values[answer]
+    if target == 0:
+        return v == top and values.count(top) == 1
+    if target == 1:
+        return v == bottom and values.count(bottom) == 1
+    return bottom < v < top
+
+
+def check_likeness_rank(cands: list[cn.Cube], rank: int) -> None:
+    """Reject unless the answer (`cands[0]`) takes likeness rank `rank` among the candidates."""
+    if not cue_rank_holds(likeness(cands), rank):
+        raise Reject("the answer's likeness to the other options is not at the drawn rank")
+
+
+def option_kind(reference: cn.Cube, option: cn.Cube) -> str:
+    """The mistake that turns `reference` (the cube the answer shows) into a wrong option (a folded net, or a
+    view's three faces), read off the best alignment: "mirror" (the mirror image shows it),
+    "turn" (one face's mark turned), "swap" (two faces' marks exchanged), "opposite" (a view shows the mark
+    of a face opposite another shown face), else "<n> faces differ". `option` may hold three faces only."""
+    if cn.best_alignment(option, cn.mirror_cube(reference))[0] == len(option):
+        return "mirror"
+    _, m = cn.best_alignment(reference, option)
+    turned = cn.rotate_cube(reference, m)
+    diff = [n for n, f in option.items() if turned[n] != f]
+    if len(diff) == 1 and turned[diff[0]].mark == option[diff[0]].mark:
+        return "turn"
+    if len(diff) == 2 and (turned[diff[0]].mark, turned[diff[1]].mark) == (option[diff[1]].mark,
+                                                                          option[diff[0]].mark):
+        return "swap"
+    if len(diff) == 1:
+        opposite = {turned[cn.neg(n)].mark for n in option if n != diff[0]}
+        if option[diff[0]].mark in opposite:
+            return "opposite"
+    return "1 face differs" if len(diff) == 1 else f"{len(diff)} faces differ"
 
 
 @register
@@ -170,25 +226,34 @@ class UnfoldedCube(Task):
         "medium": UnfoldedCubeConfig(n_views=2, colored=True, n_glyph_types=6, same_shape=False),
         "hard": UnfoldedCubeConfig(n_views=2, colored=False, n_glyph_types=4, same_shape=False),
     }
-    version = "2"
+    version = "3"
     description = "Views of a cube with oriented marks: which net folds into it, or which view a net gives."
+    limits: ClassVar[dict[str, Limit | Choices]] = {
+        "form": Choices(("net", "view", "mixed"), "net: views given, choose the net; view: net given, choose the "
+                                                  "view; mixed: either, at random"),
+        "n_views": Limit(1, 2, "views shown in the net form: the picture has room for two side by side"),
+        "n_glyph_types": Limit(2, 6, "glyph kinds used: six exist; with fewer, faces repeat a mark"),
+    }
 
     # -- sampling -----------------------------------------------------------------------------------
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg: UnfoldedCubeConfig = self.config
         rng = ctx.rng
-        form = rng.choice(["net", "view"]) if cfg.form == "mixed" else cfg.form
-        if form not in ("net", "view"):
-            raise ValueError(f"unknown unfolded_cube form {cfg.form!r}")
+        # Drawn per index, not per attempt: the forms are rejected at different rates, and a form redrawn
+        # with every attempt would end up far from half of a mixed suite.
+        form = ("net", "view")[ctx.balanced(2, "form")] if cfg.form == "mixed" else cfg.form
         slot = ctx.balanced(4)
+        # The answer's rank by likeness to the other options, drawn balanced: "the option most (or least) like
+        # the others" then names the answer exactly as often as a guess (vcot audit, analysis/shortcuts/).
+        rank = ctx.balanced(4, "likeness rank")
         cube = random_cube(rng, cfg)
         if form == "net":
-            return self._sample_net_form(rng, cfg, cube, slot)
-        return self._sample_view_form(rng, cube, slot)
+            return self._sample_net_form(rng, cfg, cube, slot, rank)
+        return self._sample_view_form(rng, cube, slot, rank)
 
     def _sample_net_form(self, rng: random.Random, cfg: UnfoldedCubeConfig, cube: cn.Cube,
-                         slot: int) -> dict[str, Any]:
+                         slot: int, rank: int) -> dict[str, Any]:
         poses = [rng.choice(cn.ROTATIONS)]
         views = [cn.view_of(cn.rotate_cube(cube, poses[0]))]
         while len(views) < cfg.n_views:
@@ -203,34 +268,44 @@ class UnfoldedCube(Task):
         def shows_every_view(c: cn.Cube) -> bool:
             return all(cn.view_matches(c, v) is not None for v in views)
 
-        distractors = draw_distractors(rng, cube, ["swap", "turn", "mirror"],
-                                       lambda kind: modified_cube(rng, cube, kind), shows_every_view,
-                                       cn.cubes_equivalent, "no inconsistent distractor net found")
-        placed = place_correct_option((cube, "correct"), distractors, slot, lambda ck: shows_every_view(ck[0]),
+        def change(base: cn.Cube, kind: str) -> cn.Cube:
+            return modified_cube(rng, base, kind)
+
+        kinds, failure = ["swap", "turn", "mirror"], "no inconsistent distractor net found"
+        if rank == 0:
+            distractors = [c for c, _ in draw_distractors(rng, cube, kinds, change, shows_every_view,
+                                                          cn.cubes_equivalent, failure)]
+        else:
+            # Distractors made from the answer surround it, so that it is the option most like the others.
+            # Here a distractor is the centre instead: the answer and two more options are one change from it.
+            (hub, _), = draw_distractors(rng, cube, kinds, change, shows_every_view, cn.cubes_equivalent,
+                                         failure, count=1)
+            distractors = [hub] + [c for c, _ in draw_distractors(rng, hub, kinds, change, shows_every_view,
+                                                                  cn.cubes_equivalent, failure, count=2,
+                                                                  chosen=[cube, hub])]
+            rng.shuffle(distractors)  # the centre's place must not tell where the answer is
+        check_likeness_rank([cube] + distractors, rank)
+        placed = place_correct_option(cube, distractors, slot, shows_every_view,
                                       "fold into a cube showing every view")
         # Each net is cut in option order: the draws of random_net follow the letters.
-        nets = [random_net(rng, c, shape) for c, _ in placed]
-        labels = [k for _, k in placed]
+        nets = [random_net(rng, c, shape) for c in placed]
         return {"form": "net", "views": [cn.view_to_json(v) for v in views], "nets": nets,
-                "candidate_kinds": labels, "glyph_kinds": sorted({f.glyph for f in cube.values()}),
-                "colored": cfg.colored}
+                "glyph_kinds": sorted({f.glyph for f in cube.values()}), "colored": cfg.colored}
 
-    def _sample_view_form(self, rng: random.Random, cube: cn.Cube, slot: int) -> dict[str, Any]:
+    def _sample_view_form(self, rng: random.Random, cube: cn.Cube, slot: int, rank: int) -> dict[str, Any]:
         net = random_net(rng, cube)
         correct = cn.view_of(cn.rotate_cube(cube, rng.choice(cn.ROTATIONS)))
 
         def shown_by_cube(v: dict[str, cn.Face]) -> bool:
             return cn.view_matches(cube, v) is not None
 
-        distractors = draw_distractors(rng, correct, ["turn", "swap", "opposite", "mirror"],
-                                       lambda kind: modified_view(rng, cube, kind), shown_by_cube,
-                                       cn.views_equivalent, "no impossible distractor view found")
-        placed = place_correct_option((correct, "correct"), distractors, slot, lambda vk: shown_by_cube(vk[0]),
-                                      "show the folded cube")
-        views = [cn.view_to_json(v) for v, _ in placed]
-        labels = [k for _, k in placed]
+        distractors = [v for v, _ in draw_distractors(rng, correct, ["turn", "swap", "opposite", "mirror"],
+                                                      lambda _, kind: modified_view(rng, cube, kind), shown_by_cube,
+                                                      cn.views_equivalent, "no impossible distractor view found")]
+        check_likeness_rank([cn.view_faces(v) for v in [correct] + distractors], rank)
+        placed = place_correct_option(correct, distractors, slot, shown_by_cube, "show the folded cube")
         colored = len({f.color for f in cube.values()}) > 1
-        return {"form": "view", "net": net, "candidate_views": views, "candidate_kinds": labels,
+        return {"form": "view", "net": net, "candidate_views": [cn.view_to_json(v) for v in placed],
                 "glyph_kinds": sorted({f.glyph for f in cube.values()}), "colored": colored}
 
     # -- solving ------------------------------------------------------------------------------------
@@ -242,13 +317,17 @@ class UnfoldedCube(Task):
             k = only_match(flags, bool, "are consistent")
             cube = cn.net_to_cube(scene["nets"][k])
             matches = [_correspondence(scene["nets"][k], cube, v) for v in views]
+            options = [cn.net_to_cube(net) for net in scene["nets"]]
         else:
             cube = cn.net_to_cube(scene["net"])
             views = [cn.view_from_json(v) for v in scene["candidate_views"]]
             flags = [cn.view_matches(cube, v) is not None for v in views]
             k = only_match(flags, bool, "are consistent")
             matches = [_correspondence(scene["net"], cube, views[k])]
-        return Solution(answer=LETTERS[k], states=[], details={"consistent": flags, "correspondence": matches})
+            options = [cn.view_faces(v) for v in views]
+        kinds = ["correct" if j == k else option_kind(cube, c) for j, c in enumerate(options)]
+        return Solution(answer=LETTERS[k], states=[],
+                        details={"consistent": flags, "correspondence": matches, "candidate_kinds": kinds})
 
     def question(self, scene: dict[str, Any]) -> str:
         repeat = " Some faces may carry the same mark." if len(scene["glyph_kinds"]) < 6 else ""
@@ -271,58 +350,113 @@ class UnfoldedCube(Task):
     # -- rendering ----------------------------------------------------------------------------------
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        image = self._render_input(scene)
-        return Rendering(image=image, steps=self._steps(scene, solution, turn=None))
+        return Rendering(image=self._render_input(scene), steps=self._steps(scene, _answer_pairs(scene, solution)))
 
-    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
-        k = rng.randrange(len(solution.details["correspondence"]))
-        face = rng.choice(["top", "left", "right"])
-        quarter = rng.randint(1, 3)
-        steps = self._steps(scene, solution, turn=(k, face, quarter))
-        cell = solution.details["correspondence"][k]["cells"][face]
-        return Corruption(steps=steps, description=f"in step {k + 1} the {face} face's net cell "
-                          f"(column {cell[0] + 1}, row {cell[1] + 1}) is drawn turned by {quarter * 90} degrees")
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        """A wrong option taken for the answer, drawn honestly: in the net form a wrong net, folded and turned
+        to look as much as it can like each view (the picture shows that pose, not the view); in the view
+        form a wrong view, beside the net misread so that it folds into that view (the picture shows the
+        misread net). Each text says what its picture shows."""
+        k = LETTERS.index(solution.answer)
+        right = _texts(scene, _answer_pairs(scene, solution))
+        wrong = [j for j in range(len(LETTERS)) if j != k]
+        rng.shuffle(wrong)
+        for j in wrong:
+            if scene["form"] == "net":
+                net = scene["nets"][j]
+                cube = cn.net_to_cube(net)
+                pairs = [(net, _closest_view(cube, cn.view_from_json(v))) for v in scene["views"]]
+                note = (f"net {LETTERS[j]} ({solution.details['candidate_kinds'][j]}) is taken for the answer: "
+                        "folded, it is turned to look as much as it can like each view")
+            else:
+                view = cn.view_from_json(scene["candidate_views"][j])
+                net, changed = _misread_net(scene["net"], view)
+                pairs = [(net, view)]
+                note = (f"the net is misread ({changed} of its cells drawn otherwise) so that it folds into view "
+                        f"{LETTERS[j]} ({solution.details['candidate_kinds'][j]})")
+            if _texts(scene, pairs) != right:
+                return Corruption(steps=self._steps(scene, pairs), description=note)
+        return None
 
     def _render_input(self, scene: dict[str, Any]) -> Image.Image:
         if scene["form"] == "net":
             views = [cn.view_from_json(v) for v in scene["views"]]
-            height = 300 + 2 * 200 + 10
-            c = Canvas(768, height)
-            centers = [384] if len(views) == 1 else [200, 568]
+            c = Canvas(960, 950)
+            centers = [480] if len(views) == 1 else [240, 720]
             for i, (cx, v) in enumerate(zip(centers, views, strict=True)):
                 if len(views) > 1:
-                    c.text((cx, 12), f"View {i + 1}", size=18, anchor="mt", bold=True)
-                draw_view(c, (cx, 160), 68, v)
-            c.line([(20, 300), (748, 300)], "gray", 1)
+                    c.text((cx, 6), f"View {i + 1}", size=18, anchor="mt", bold=True)
+                draw_view(c, (cx, 175), VIEW_SIZE["net form"], v)
+            c.line([(20, 340), (940, 340)], "gray", 1)
             for pos, net in enumerate(scene["nets"]):
-                ox, oy = 384 * (pos % 2), 305 + 200 * (pos // 2)
+                ox, oy = 480 * (pos % 2), 345 + 300 * (pos // 2)
                 c.text((ox + 16, oy + 8), LETTERS[pos], size=22, bold=True)
-                draw_net_centered(c, (ox + 200, oy + 102), 44, net)
+                draw_net_centered(c, (ox + 240, oy + 155), NET_CELL["net form"], net)
             return c.image()
-        c = Canvas(768, 520)
-        draw_net_centered(c, (384, 125), 62, scene["net"])
-        c.line([(20, 260), (748, 260)], "gray", 1)
+        c = Canvas(960, 600)
+        draw_net_centered(c, (480, 145), NET_CELL["view form"], scene["net"])
+        c.line([(20, 290), (940, 290)], "gray", 1)
         for pos, v in enumerate(scene["candidate_views"]):
-            cx = 96 + 192 * pos
-            c.text((cx - 80, 272), LETTERS[pos], size=22, bold=True)
-            draw_view(c, (cx, 400), 50, cn.view_from_json(v))
+            cx = 120 + 240 * pos
+            c.text((cx - 112, 300), LETTERS[pos], size=22, bold=True)
+            draw_view(c, (cx, 455), VIEW_SIZE["view form"], cn.view_from_json(v))
         return c.image()
 
-    def _steps(self, scene: dict[str, Any], solution: Solution,
-               turn: tuple[int, str, int] | None) -> list[tuple[Image.Image, str]]:
-        k = LETTERS.index(solution.answer)
-        if scene["form"] == "net":
-            net = scene["nets"][k]
-            views = [cn.view_from_json(v) for v in scene["views"]]
-        else:
-            net = scene["net"]
-            views = [cn.view_from_json(scene["candidate_views"][k])]
+    def _steps(self, scene: dict[str, Any], pairs: list[Pair]) -> list[tuple[Image.Image, str]]:
+        """One picture per (net, view): the view with its faces tinted, the net with the cells that become those
+        faces tinted to match; the view must be one the net folds into."""
         steps = []
-        for i, (view, corr) in enumerate(zip(views, solution.details["correspondence"], strict=True)):
-            bad = (turn[1], turn[2]) if turn is not None and turn[0] == i else None
-            steps.append((_correspondence_image(net, view, corr, bad),
-                          _correspondence_text(scene, net, i, view, corr, bad)))
+        for i, (net, view) in enumerate(pairs):
+            corr = _correspondence(net, cn.net_to_cube(net), view)
+            steps.append((_correspondence_image(net, view, corr), _correspondence_text(scene, net, i, view, corr)))
         return steps
+
+
+Pair = tuple[list[dict], dict[str, cn.Face]]  # a net and a view it folds into: what one step picture shows
+
+
+def _answer_pairs(scene: dict[str, Any], solution: Solution) -> list[Pair]:
+    """The right trajectory's (net, view) per step: the answer net with each view, or the net with the answer
+    view."""
+    k = LETTERS.index(solution.answer)
+    if scene["form"] == "net":
+        return [(scene["nets"][k], cn.view_from_json(v)) for v in scene["views"]]
+    return [(scene["net"], cn.view_from_json(scene["candidate_views"][k]))]
+
+
+def _texts(scene: dict[str, Any], pairs: list[Pair]) -> list[str]:
+    return [_correspondence_text(scene, net, i, view, _correspondence(net, cn.net_to_cube(net), view))
+            for i, (net, view) in enumerate(pairs)]
+
+
+def _closest_view(cube: cn.Cube, view: dict[str, cn.Face]) -> dict[str, cn.Face]:
+    """The view of `cube` in the pose that shares the most faces with `view` (the first such pose)."""
+    _, m = cn.best_alignment(cube, cn.view_faces(view))
+    return cn.view_of(cn.rotate_cube(cube, m))
+
+
+def _misread_net(net: list[dict], view: dict[str, cn.Face]) -> tuple[list[dict], int]:
+    """The net with the fewest cells redrawn so that it folds into `view`, and how many cells changed. The
+    cube is turned to share the most faces with the view; each visible face that differs takes the view's
+    mark, and when marks are unique the hidden face that carried that mark takes the displaced one, so no
+    mark appears twice."""
+    cube = cn.net_to_cube(net)
+    _, m = cn.best_alignment(cube, cn.view_faces(view))
+    turned = cn.rotate_cube(cube, m)
+    unique = len({f.mark for f in cube.values()}) == len(cube)
+    visible = set(cn.VIEW_NORMALS.values())
+    for name, n in cn.VIEW_NORMALS.items():
+        want = view[name]
+        if turned[n] == want:
+            continue
+        if unique:
+            holder = next((w for w in turned if w not in visible and turned[w].mark == want.mark), None)
+            if holder is not None:
+                turned[holder] = cn.Face(turned[n].glyph, turned[n].color, turned[holder].up)
+        turned[n] = want
+    misread = cn.unfold(cn.rotate_cube(turned, cn.transpose(m)), tuple((c["col"], c["row"]) for c in net), IDENTITY)
+    changed = sum(1 for a, b in zip(net, misread, strict=True) if a != b)
+    return misread, changed
 
 
 def _visible_normals(m: cn.Matrix) -> list[cn.Vec]:
@@ -378,12 +512,7 @@ def draw_view(c: Canvas, center: tuple[float, float], s: float, view: dict[str, 
         fill = tints[name] if tints else SHADES[name]
         c.polygon([_iso(center, s, p) for p in _face_corners(n)], fill=fill, outline="black", width=2)
         f = view[name]
-        right = cn.cross(f.up, n)
-        pts = []
-        for gs, gt in GLYPHS[f.glyph]:
-            p = tuple(n[i] + 0.72 * (gs * right[i] + gt * f.up[i]) for i in range(3))
-            pts.append(_iso(center, s, p))  # type: ignore[arg-type]
-        c.polygon(pts, fill=f.color, outline=None)
+        c.polygon(glyph_on_face(center, s, n, f), fill=f.color, outline=None)
     if edges:
         segs = {("top", "left"): ((-1, 1, 1), (1, 1, 1)), ("top", "right"): ((1, 1, -1), (1, 1, 1)),
                 ("left", "right"): ((1, -1, 1), (1, 1, 1))}
@@ -395,20 +524,34 @@ def _net_box(net: list[dict]) -> tuple[int, int]:
     return (max(x["col"] for x in net) + 1, max(x["row"] for x in net) + 1)
 
 
-def draw_glyph_in_cell(c: Canvas, center: tuple[float, float], half: float, glyph: str, color: str,
-                       rot: int) -> None:
+def glyph_on_face(center: tuple[float, float], s: float, normal: cn.Vec, face: cn.Face) -> list[tuple[float, float]]:
+    """The glyph's outline in pixels on the visible face with outward `normal` of a view drawn at `center`."""
+    right = cn.cross(face.up, normal)
+    pts = []
+    for gs, gt in GLYPHS[face.glyph]:
+        p = tuple(normal[i] + GLYPH_ON_FACE * (gs * right[i] + gt * face.up[i]) for i in range(3))
+        pts.append(_iso(center, s, p))  # type: ignore[arg-type]
+    return pts
+
+
+def glyph_in_cell(center: tuple[float, float], half: float, glyph: str, rot: int) -> list[tuple[float, float]]:
+    """The glyph's outline in pixels in a net cell of half-side `half`, after `rot` counter-clockwise turns."""
     pts = []
     for gs, gt in GLYPHS[glyph]:
         for _ in range(rot % 4):
             gs, gt = -gt, gs
-        pts.append((center[0] + 0.78 * half * gs, center[1] - 0.78 * half * gt))
-    c.polygon(pts, fill=color, outline=None)
+        pts.append((center[0] + GLYPH_IN_CELL * half * gs, center[1] - GLYPH_IN_CELL * half * gt))
+    return pts
+
+
+def draw_glyph_in_cell(c: Canvas, center: tuple[float, float], half: float, glyph: str, color: str,
+                       rot: int) -> None:
+    c.polygon(glyph_in_cell(center, half, glyph, rot), fill=color, outline=None)
 
 
 def draw_net_centered(c: Canvas, center: tuple[float, float], cell: float, net: list[dict],
                       tints: dict[tuple[int, int], str] | None = None,
-                      edges: list[tuple[tuple[int, int], tuple[int, int], str]] | None = None,
-                      extra_rot: dict[tuple[int, int], int] | None = None) -> tuple[float, float]:
+                      edges: list[tuple[tuple[int, int], tuple[int, int], str]] | None = None) -> tuple[float, float]:
     """Draw a net centred at `center`; returns the top-left corner of its bounding box."""
     w, h = _net_box(net)
     x0, y0 = center[0] - w * cell / 2, center[1] - h * cell / 2
@@ -417,8 +560,7 @@ def draw_net_centered(c: Canvas, center: tuple[float, float], cell: float, net: 
         bx, by = x0 + x["col"] * cell, y0 + x["row"] * cell
         fill = (tints or {}).get(key, "white")
         c.rect((bx, by, bx + cell, by + cell), fill=fill, outline="black", width=2)
-        rot = x["rot"] + (extra_rot or {}).get(key, 0)
-        draw_glyph_in_cell(c, (bx + cell / 2, by + cell / 2), cell / 2, x["glyph"], x["color"], rot)
+        draw_glyph_in_cell(c, (bx + cell / 2, by + cell / 2), cell / 2, x["glyph"], x["color"], x["rot"])
     for (col, row), d, color in edges or []:
         bx, by = x0 + col * cell, y0 + row * cell
         segs = {cn.RIGHT: [(bx + cell, by), (bx + cell, by + cell)], cn.LEFT: [(bx, by), (bx, by + cell)],
@@ -433,11 +575,10 @@ def draw_net_centered(c: Canvas, center: tuple[float, float], cell: float, net: 
     return x0, y0
 
 
-def _correspondence_image(net: list[dict], view: dict[str, cn.Face], corr: dict[str, Any],
-                          bad: tuple[str, int] | None) -> Image.Image:
-    c = Canvas(768, 400)
-    draw_view(c, (180, 205), 70, view, tints=TINTS, edges=True)
-    for name, pos in (("top", (180, 40)), ("front-left", (70, 330)), ("front-right", (290, 330))):
+def _correspondence_image(net: list[dict], view: dict[str, cn.Face], corr: dict[str, Any]) -> Image.Image:
+    c = Canvas(960, 460)
+    draw_view(c, (200, 235), VIEW_SIZE["step"], view, tints=TINTS, edges=True)
+    for name, pos in (("top", (200, 66)), ("front-left", (90, 410)), ("front-right", (310, 410))):
         c.text(pos, name, size=18, anchor="mm", color="black", bold=True)
     tints = {tuple(cell): TINTS[name] for name, cell in corr["cells"].items()}
     edges = []
@@ -445,12 +586,11 @@ def _correspondence_image(net: list[dict], view: dict[str, cn.Face], corr: dict[
         a, b = key.split("-")
         for cell, d in pair:
             edges.append((tuple(cell), tuple(d), EDGE_COLORS[(a, b)]))
-    extra = {tuple(corr["cells"][bad[0]]): bad[1]} if bad else None
-    cell = 62
-    x0, y0 = draw_net_centered(c, (565, 205), cell, net, tints, edges, extra)  # type: ignore[arg-type]
+    cell = NET_CELL["step"]
+    x0, y0 = draw_net_centered(c, (680, 220), cell, net, tints, edges)  # type: ignore[arg-type]
     for name, (col, row) in corr["cells"].items():
-        c.text((x0 + col * cell + 3, y0 + row * cell + 2), name[0].upper(), size=16, bold=True)
-    c.text((565, 380), "net: T = top, L = front-left, R = front-right", size=16, anchor="mm")
+        c.text((x0 + col * cell + 4, y0 + row * cell + 3), name[0].upper(), size=16, bold=True)
+    c.text((680, 430), "net: T = top, L = front-left, R = front-right", size=16, anchor="mm")
     return c.image()
 
 
@@ -474,22 +614,25 @@ PAGE_DIRECTIONS = ("up", "left", "down", "right")
 
 
 def _correspondence_text(scene: dict[str, Any], net: list[dict], i: int, view: dict[str, cn.Face],
-                         corr: dict[str, Any], bad: tuple[str, int] | None) -> str:
+                         corr: dict[str, Any]) -> str:
     """What the correspondence picture shows, cell by cell. The picture draws one net and one view without
     their option letters, so the text names neither: finding that net (or view) among the candidates is the
-    conclusion, left to the reader."""
+    conclusion, left to the reader. The head claims no more than the picture shows (the cube on the left is
+    what the net on the right folds into), so a corrupted trajectory's text is as true of its picture."""
     colored = scene["colored"]
     if scene["form"] == "net":
         which = f"view {i + 1}" if len(scene["views"]) > 1 else "the shown cube"
-        head = f"Left: {which} with its faces tinted. Right: a net that folds into it, its cells tinted to match:"
+        head = (f"Left: a cube turned to compare with {which}, its faces tinted. Right: a net that folds into that "
+                "cube, its cells tinted to match:")
     else:
-        head = "Left: a view of the folded net with its faces tinted. Right: the net, its cells tinted to match:"
+        head = ("Left: a view of a cube, its faces tinted. Right: a net that folds into that cube, its cells tinted "
+                "to match:")
     cells = {(x["col"], x["row"]): x for x in net}
     parts = []
     for name in ("top", "left", "right"):
         col, row = corr["cells"][name]
         f = view[name]
-        rot = cells[(col, row)]["rot"] + (bad[1] if bad is not None and bad[0] == name else 0)
+        rot = cells[(col, row)]["rot"]
         parts.append(f"the net cell in column {col + 1}, row {row + 1} ({_face_words(f, colored)}, its top pointing "
                      f"{PAGE_DIRECTIONS[rot % 4]} in the net) becomes the {FACE_LABELS[name]} face, the top of its "
                      f"glyph pointing toward {_dir_words(name, f.up)}")

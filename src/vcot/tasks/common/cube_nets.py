@@ -242,6 +242,28 @@ def view_matches(cube: Cube, view: dict[str, Face]) -> Matrix | None:
     return None
 
 
+def best_alignment(a: Cube, b: Cube) -> tuple[int, Matrix]:
+    """The most faces (mark and orientation) that `a`, turned, shares with `b`, and the first rotation that
+    achieves it; either may hold only some faces (a view is three faces of a cube)."""
+    best, best_m = -1, ROTATIONS[0]
+    for m in ROTATIONS:
+        turned = rotate_cube(a, m)
+        same = sum(1 for n, f in turned.items() if b.get(n) == f)
+        if same > best:
+            best, best_m = same, m
+    return best, best_m
+
+
+def view_faces(view: dict[str, Face]) -> Cube:
+    """A view as the three faces of a cube it shows, keyed by their normals in the view frame."""
+    return {VIEW_NORMALS[k]: f for k, f in view.items()}
+
+
+def transpose(m: Matrix) -> Matrix:
+    """The inverse of a rotation."""
+    return tuple(tuple(m[j][i] for j in range(3)) for i in range(3))  # type: ignore[return-value]
+
+
 def cubes_equivalent(a: Cube, b: Cube) -> bool:
     return any(rotate_cube(a, m) == b for m in ROTATIONS)
 

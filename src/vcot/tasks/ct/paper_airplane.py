@@ -8,9 +8,10 @@ to that grid (shapely.set_precision) and compared exactly.
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import shapely
 from PIL import Image
@@ -22,7 +23,17 @@ from shapely.ops import unary_union
 from vcot.draw.canvas import Canvas
 from vcot.schema import option_letters
 from vcot.tasks import register
-from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
+from vcot.tasks.base import (
+    Choices,
+    Corruption,
+    GenContext,
+    Limit,
+    ParameterError,
+    Reject,
+    Rendering,
+    Solution,
+    Task,
+)
 from vcot.tasks.common.options import only_match, place_correct_option
 
 LETTERS = option_letters(4)
@@ -36,7 +47,7 @@ DIAGONAL_KINDS = [(1, -1), (1, 1)]
 
 @dataclass(frozen=True)
 class PaperAirplaneConfig:
-    n_folds: int = 3  # 2..4
+    n_folds: int = 3
     diagonals: bool = True  # allow 45-degree fold lines
     size: int = 8  # sheet side in grid units
     min_flap: float = 0.1  # the moving part is at least this share of the current paper
@@ -164,8 +175,23 @@ class PaperAirplane(Task):
         "medium": PaperAirplaneConfig(n_folds=3, diagonals=True),
         "hard": PaperAirplaneConfig(n_folds=4, diagonals=True),
     }
-    version = "2"
+    version = "3"
     description = "A square sheet folded along a sequence of lines; which outline results."
+    limits: ClassVar[dict[str, Limit | Choices]] = {
+        "n_folds": Limit(2, 4, "folds in the sequence: distractors come from slips in the folds before the last, "
+                               "so at least 2; each fold has its own colour, and there are 4 (FOLD_COLORS)"),
+        "size": Limit(6, 10, "sheet side in units: the sheet is drawn 320 px wide, and parallel fold lines one "
+                             "unit apart need room for an arrow between them"),
+        "min_flap": Limit(0.0, 0.2, "share of the paper that must move: higher, few fold sequences qualify"),
+        "min_shrink": Limit(0.0, 0.2, "share of the area a fold must remove: higher, few fold sequences qualify"),
+    }
+
+    def check_config(self, config: PaperAirplaneConfig) -> None:
+        super().check_config(config)
+        if config.n_folds == 2 and not config.diagonals and config.size < 8:
+            # Measured: at size 6 some indices find no distractor set at the drawn ranks in 2000 attempts.
+            raise ParameterError(f"task {self.name}: two folds along grid lines only need a sheet of size 8 or "
+                                 f"more (too few fold sequences and distractor sets below), got {config.size}")
 
     # -- sampling -----------------------------------------------------------------------------------
 
@@ -173,15 +199,19 @@ class PaperAirplane(Task):
         cfg: PaperAirplaneConfig = self.config
         rng = ctx.rng
         slot = ctx.balanced(4)
+        # Distractors are slips of the answer's own folds, so the answer tends to be the outline most like the
+        # others, and one of the smallest (a slip folds less paper away). Where it ranks by likeness and by area
+        # is drawn balanced (OPTION_RANKS), so that those cues name the answer about as often as a guess
+        # (vcot audit, analysis/shortcuts/paper_airplane.py).
+        rank = ctx.balanced(4, "option ranks")
         folds = self._sample_folds(rng)
         final = run_folds(cfg.size, folds)[-1]
-        pool = self._distractors(cfg.size, folds, final)
-        rng.shuffle(pool)
-        picked = pick_distractors(pool, final, cfg.size)
+        picked = pick_distractors(distractor_pool(cfg.size, folds), final, cfg.size, rank, rng)
         placed = place_correct_option(("correct", final), picked, slot,
                                       lambda kp: iou(final, kp[1]) >= MATCH_IOU, "match the folded outline")
-        return {"size": cfg.size, "folds": folds, "candidates": [polygon_coords(p) for _, p in placed],
-                "candidate_kinds": [k for k, _ in placed]}
+        scene = {"size": cfg.size, "folds": folds, "candidates": [polygon_coords(p) for _, p in placed]}
+        check_layouts(scene)
+        return scene
 
     def _sample_folds(self, rng: random.Random) -> list[dict[str, Any]]:
         cfg: PaperAirplaneConfig = self.config
@@ -211,31 +241,6 @@ class PaperAirplane(Task):
                 raise Reject("no admissible fold")
         return folds
 
-    @staticmethod
-    def _distractors(size: int, folds: list[dict[str, Any]], final: Polygon) -> list[tuple[str, Polygon]]:
-        """Outlines from the classic mistakes: one fold in the wrong direction, two folds swapped, a fold
-        skipped, the result mirrored."""
-        variants: list[tuple[str, list[dict[str, Any]]]] = []
-        for k in range(len(folds)):
-            flipped = [dict(f) for f in folds]
-            flipped[k]["moving"] = -flipped[k]["moving"]
-            variants.append((f"direction {k + 1}", flipped))
-            variants.append((f"skip {k + 1}", folds[:k] + folds[k + 1:]))
-            if k + 1 < len(folds):
-                swapped = list(folds)
-                swapped[k], swapped[k + 1] = swapped[k + 1], swapped[k]
-                variants.append((f"order {k + 1}-{k + 2}", swapped))
-        out = []
-        for kind, fs in variants:
-            try:
-                out.append((kind, run_folds(size, fs)[-1]))
-            except Reject:
-                continue
-        if size % 2 == 0:
-            out.append(("mirror left-right", snap(reflect(final, (1, 0, size // 2)))))
-            out.append(("mirror top-bottom", snap(reflect(final, (0, 1, size // 2)))))
-        return out
-
     # -- solving ------------------------------------------------------------------------------------
 
     def solve(self, scene: dict[str, Any]) -> Solution:
@@ -249,7 +254,8 @@ class PaperAirplane(Task):
                 if iou(p, q) > MARGIN_IOU:
                     raise Reject("two candidates are too alike")
         return Solution(answer=LETTERS[hit], states=[polygon_coords(s) for s in states],
-                        details={"iou": [round(s, 4) for s in scores]})
+                        details={"iou": [round(s, 4) for s in scores],
+                                 "candidate_kinds": candidate_kinds(scene["size"], scene["folds"], polys)})
 
     def question(self, scene: dict[str, Any]) -> str:
         n = len(scene["folds"])
@@ -260,7 +266,8 @@ class PaperAirplane(Task):
                 "side of the line where the arrow starts (including layers folded earlier) is folded over onto "
                 "the other side, i.e. reflected across the line; the paper on the other side stays in place. The "
                 "lines and arrows are drawn in the fixed frame of the table, so later lines apply to the already "
-                "folded paper. Each fold has its own colour (line and arrow); its number is written at the end of its line. Which of the candidates A, B, C and D shows the outline of the folded paper after "
+                "folded paper. Each fold has its own colour (line and arrow); its number is written at the end of "
+                "its line. Which of the candidates A, B, C and D shows the outline of the folded paper after "
                 "the last fold? The candidates are drawn at the same scale and in the same position as on the "
                 "table; the dashed square marks where the flat sheet was. Answer with the letter (A, B, C or D).")
 
@@ -284,23 +291,28 @@ class PaperAirplane(Task):
                 continue
             if not all(_within(s, scene["size"], slack=2) for s in states):
                 continue
+            if any(m is None for m in step_layouts(scene["size"], folds)):
+                continue
             return Corruption(steps=self._fold_steps(scene, folds),
                               description=f"fold {k + 1} is made in the wrong direction (the other side moves)")
         return None
 
     def _render_input(self, scene: dict[str, Any]) -> Image.Image:
         size = scene["size"]
-        c = Canvas(768, 640)
-        view = _View(c, (384 - 20 * size, 40), 40.0, size)
+        marks = input_layout(scene)
+        if marks is None:  # sample_scene rejects such scenes (check_layouts)
+            raise ValueError("the fold marks of this scene cannot be laid out apart")
+        frame = input_frame(size)
+        c = Canvas(*frame.canvas)
+        view = _View(c, frame)
         view.sheet_grid()
-        states = run_folds(size, scene["folds"])
-        for k, f in enumerate(scene["folds"]):
-            view.fold_line(tuple(f["line"]), f["moving"], k + 1, states[k])
-        c.line([(20, 430), (748, 430)], "gray", 1)
+        view.fold_marks(marks)
+        top = frame.canvas[1] - 210
+        c.line([(20, top), (frame.canvas[0] - 20, top)], "gray", 1)
         for pos, coords in enumerate(scene["candidates"]):
             ox = 12 + 189 * pos
-            c.text((ox + 4, 440), LETTERS[pos], size=22, bold=True)
-            pv = _View(c, (ox + 30, 460), 18.0, size)
+            c.text((ox + 4, top + 10), LETTERS[pos], size=22, bold=True)
+            pv = _View(c, Frame((ox + 30, top + 30), PANEL_PX / size, size, frame.canvas))
             pv.dashed_square()
             pv.polygon(coords, fill="lightblue", outline="blue")
         return c.image()
@@ -309,11 +321,16 @@ class PaperAirplane(Task):
         size = scene["size"]
         paper = sheet(size)
         steps = []
+        layouts = step_layouts(size, folds)
+        frame = step_frame(size)
         for k, f in enumerate(folds):
             line = tuple(f["line"])
             result, stay, flap = fold(paper, line, f["moving"])  # type: ignore[arg-type]
-            c = Canvas(560, 520)
-            view = _View(c, (80, 60), 40.0, size)
+            marks = layouts[k]
+            if marks is None:  # sample_scene and corrupt refuse such fold sequences
+                raise ValueError(f"the mark of fold {k + 1} cannot be laid out apart")
+            c = Canvas(*frame.canvas)
+            view = _View(c, frame)
             view.dashed_square()
             view.polygon(polygon_coords(paper), fill=None, outline="gray", dash=True)
             view.polygon(polygon_coords(result), fill="lightyellow", outline="black")
@@ -323,12 +340,14 @@ class PaperAirplane(Task):
             # A faint unit grid over the paper, with its numbers, makes the outline's vertices readable, as the
             # text lists them.
             view.grid_lines(color="gray", opacity=70)
-            view.fold_line(line, f["moving"], k + 1, paper)  # type: ignore[arg-type]
+            view.fold_marks(marks)
             coords = polygon_coords(result)
-            c.text((240, 505), f"after fold {k + 1}", size=18, anchor="mb", bold=True)
+            c.text((frame.px(size / 2, 0)[0], frame.canvas[1] - 15), f"after fold {k + 1}", size=18, anchor="mb",
+                   bold=True)
             # The outline's vertices, not its area: the picture shows the former, not the latter.
-            text = (f"Fold {k + 1} along the line {line_words(line)} (coordinates in units, origin at the sheet's "  # type: ignore[arg-type]
-                    f"bottom-left corner): the {side_words(line, f['moving'])} part of the paper is folded over "  # type: ignore[arg-type]
+            where, side = line_words(line), side_words(line, f["moving"])  # type: ignore[arg-type]
+            text = (f"Fold {k + 1} along the line {where} (coordinates in units, origin at the sheet's "
+                    f"bottom-left corner): the {side} part of the paper is folded over "
                     f"(orange, the reflected flap). The outline of the folded paper is now the polygon "
                     f"{_fmt_poly(coords)}.")
             steps.append((c.image(), text))
@@ -336,25 +355,102 @@ class PaperAirplane(Task):
         return steps
 
 
-def pick_distractors(pool: list[tuple[str, Polygon]], final: Polygon, size: int) -> list[tuple[str, Polygon]]:
-    """Three outlines that differ from the answer and from each other by the IoU margin, preferring one of
-    each mistake family (direction, skip, order, mirror); Reject when three cannot be found."""
-    picked: list[tuple[str, Polygon]] = []
-    for prefer_new in (True, False):
-        for kind, poly in pool:
-            if len(picked) == 3:
-                return picked
-            families = {k.split()[0] for k, _ in picked}
-            if (prefer_new and kind.split()[0] in families) or any(kind == k for k, _ in picked):
-                continue
-            if not _within(poly, size) or iou(poly, final) > MARGIN_IOU:
-                continue
-            if any(iou(poly, q) > MARGIN_IOU for _, q in picked):
-                continue
-            picked.append((kind, poly))
-    if len(picked) < 3:
-        raise Reject("not enough distinct distractors")
-    return picked
+def distractor_pool(size: int, folds: list[dict[str, Any]]) -> list[tuple[str, Polygon]]:
+    """Outlines from the classic slips, each made in a fold before the last: that fold made the other way
+    (`direction k`), left out (`skip k`), swapped with the next one (`order k-(k+1)`) or made along a line one
+    to three units off (`position k`). The last fold is never changed, so every candidate lies on the staying
+    side of the last line and touches it, as the answer does: the last fold alone tells them apart no better
+    than a guess. A mirrored final outline is no longer offered; it pointed at the answer (its mirror image)."""
+    variants: list[tuple[str, list[dict[str, Any]]]] = []
+    for k in range(len(folds) - 1):
+        flipped = [dict(f) for f in folds]
+        flipped[k]["moving"] = -flipped[k]["moving"]
+        variants.append((f"direction {k + 1}", flipped))
+        variants.append((f"skip {k + 1}", folds[:k] + folds[k + 1:]))
+        if k + 2 < len(folds):
+            swapped = list(folds)
+            swapped[k], swapped[k + 1] = swapped[k + 1], swapped[k]
+            variants.append((f"order {k + 1}-{k + 2}", swapped))
+        a, b, c = folds[k]["line"]
+        for shift in (-3, -2, -1, 1, 2, 3):
+            moved = [dict(f) for f in folds]
+            moved[k]["line"] = [a, b, c + shift]
+            variants.append((f"position {k + 1}", moved))
+    out = []
+    for kind, fs in variants:
+        try:
+            out.append((kind, run_folds(size, fs)[-1]))
+        except Reject:
+            continue
+    return out
+
+
+def candidate_kinds(size: int, folds: list[dict[str, Any]], candidates: list[Polygon]) -> list[str]:
+    """For each candidate, "correct" or the first slip of `distractor_pool` whose outline it is ("other" for
+    none): the solver's account of where each option comes from, kept in the solution, not in the scene."""
+    final = run_folds(size, folds)[-1]
+    pool = distractor_pool(size, folds)
+    kinds = []
+    for p in candidates:
+        if iou(final, p) >= MATCH_IOU:
+            kinds.append("correct")
+            continue
+        kinds.append(next((kind for kind, q in pool if iou(p, q) >= MATCH_IOU), "other"))
+    return kinds
+
+
+def cue_rank_holds(values: list[float], target: int, answer: int = 0) -> bool:
+    """Whether the answer's place among `values` is `target`: 0 the unique largest, 1 the unique smallest,
+    2 or 3 neither the largest nor the smallest (ties included). A cue that picks the largest (or smallest)
+    value then names the answer in exactly the instances with target 0 (or 1), whatever its tie-breaking."""
+    top, bottom = max(values), min(values)
+    v = values[answer]
+    is_top = v >= top - 1e-9
+    is_bottom = v <= bottom + 1e-9
+    if target == 0:
+        return is_top and sum(x >= top - 1e-9 for x in values) == 1
+    if target == 1:
+        return is_bottom and sum(x <= bottom + 1e-9 for x in values) == 1
+    return not is_top and not is_bottom
+
+
+# The answer's place among the options, for each value of ctx.balanced(4, "option ranks"): its likeness rank
+# (`cue_rank_holds`: 0 the unique most alike, 1 the unique least alike, 2 neither) and how many other options
+# may have a smaller area (never the same area). So the answer is the unique most alike, the unique least
+# alike and the smallest option exactly once in four. The other area ranks are spread rather than fixed: the
+# answer tends to be the second smallest (a slip folds less paper away), rarely the largest, and the easy
+# preset admits only 228 fold sequences, too few for a suite of 200 without repeats if every area rank were
+# also fixed per index; the sets below keep each area rank near a quarter (docs/tasks/paper_airplane.md).
+OPTION_RANKS: dict[int, tuple[int, tuple[int, ...]]] = {0: (0, (1, 2)), 1: (1, (0,)), 2: (2, (2, 3)),
+                                                        3: (2, (1, 2, 3))}
+
+
+def smaller_than_answer(areas: list[float]) -> int | None:
+    """How many options have a smaller area than the answer (`areas[0]`); None when one has the same area."""
+    if any(abs(a - areas[0]) < 1e-9 for a in areas[1:]):
+        return None
+    return sum(a < areas[0] for a in areas[1:])
+
+
+def pick_distractors(pool: list[tuple[str, Polygon]], final: Polygon, size: int, rank: int,
+                     rng: random.Random) -> list[tuple[str, Polygon]]:
+    """Three outlines that differ from the answer and from each other by the IoU margin, with the answer at the
+    likeness and area ranks that `OPTION_RANKS[rank]` allows. One of the sets that qualify is drawn, uniformly:
+    the easy preset admits few fold sequences, so every set counts towards a suite without repeats. Reject
+    when none qualifies."""
+    like_rank, smaller = OPTION_RANKS[rank]
+    eligible = [(kind, p) for kind, p in pool if _within(p, size) and iou(p, final) <= MARGIN_IOU]
+    polys = [final] + [p for _, p in eligible]
+    n = len(polys)
+    sim = [[iou(polys[i], polys[j]) if i != j else 1.0 for j in range(n)] for i in range(n)]
+    subsets = [s for s in itertools.combinations(range(1, n), 3)
+               if all(sim[i][j] <= MARGIN_IOU for i, j in itertools.combinations(s, 2))]
+    qualifying = [s for s in subsets
+                  if smaller_than_answer([polys[i].area for i in (0, *s)]) in smaller
+                  and cue_rank_holds([sum(sim[i][j] for j in (0, *s) if j != i) for i in (0, *s)], like_rank)]
+    if not qualifying:
+        raise Reject("no distractor set puts the answer at the drawn likeness and area ranks")
+    return [eligible[i - 1] for i in rng.choice(qualifying)]
 
 
 def _within(p: Polygon, size: int, slack: float = 0.0) -> bool:
@@ -362,14 +458,183 @@ def _within(p: Polygon, size: int, slack: float = 0.0) -> bool:
     return x0 >= -slack and y0 >= -slack and x1 <= size + slack and y1 <= size + slack
 
 
+# -- layout of the fold marks -------------------------------------------------------------------------------
+
+Point = tuple[float, float]
+Box = tuple[float, float, float, float]
+
+SHEET_PX = 320.0  # the sheet's side in the input and step pictures, whatever its size in units
+PANEL_PX = 144.0  # the sheet's side in a candidate panel
+INPUT_CANVAS = (768, 680)
+STEP_CANVAS = (560, 520)
+LABEL_R = 12.0  # radius of a fold number's circle
+ARROW_WIDTH = 3.0
+ARROW_HALF = 6.0  # half the width of an arrow's head (Canvas.arrow: 3.5 x its width), rounded up
+CLEAR = 4.0  # the least gap in pixels between two marks
+# Arrow shaft lengths in pixels (moving side, staying side), longest first: between parallel lines one unit
+# apart (diagonals 0.7 units) only the shorter ones fit.
+ARROW_LENGTHS = ((40.0, 32.0), (30.0, 24.0), (22.0, 18.0))
+ALONG = (0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9)  # where on the line's stretch over the paper an arrow may sit
+LABEL_GAPS = (20.0, 34.0)  # how far beyond a line's end its number may sit
+OVERHANG = 0.4  # fold lines reach this far (in units) beyond the sheet
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Sheet coordinates (y up) to the pixels of one picture of `canvas` size."""
+
+    origin: Point
+    unit: float
+    size: int
+    canvas: tuple[int, int]
+
+    def px(self, x: float, y: float) -> Point:
+        return (self.origin[0] + x * self.unit, self.origin[1] + (self.size - y) * self.unit)
+
+    def number_boxes(self) -> list[Box]:
+        """Where the grid's numbers go (see `_View.grid_lines`), a little generously: marks keep out."""
+        boxes = []
+        for i in range(0, self.size + 1, 2):
+            w = 10.0 * len(str(i)) + 2
+            x, y = self.px(i, 0)
+            boxes.append((x - w / 2, y + 18, x + w / 2, y + 38))
+            x, y = self.px(0, i)
+            boxes.append((x - 24 - w, y - 10, x - 20, y + 10))
+        return boxes
+
+
+def input_frame(size: int) -> Frame:
+    w, _ = INPUT_CANVAS
+    return Frame((w / 2 - SHEET_PX / 2, 70.0), SHEET_PX / size, size, INPUT_CANVAS)
+
+
+def step_frame(size: int) -> Frame:
+    return Frame((80.0, 60.0), SHEET_PX / size, size, STEP_CANVAS)
+
+
+@dataclass(frozen=True)
+class FoldMark:
+    """One fold as drawn: its dashed line, its arrow (tail on the moving side, tip on the staying side) and the
+    centre of its number's circle, all in pixels."""
+
+    number: int
+    color: str
+    line: tuple[Point, Point]
+    arrow: tuple[Point, Point]
+    label: Point
+
+
+def _line_segment(frame: Frame, line: Line) -> tuple[Point, Point]:
+    """The fold line across the sheet and its overhang, ends in pixels: the right (or upper) end second."""
+    full = shapely.geometry.LineString(_line_ends(line, frame.size))
+    seg = full.intersection(sheet(frame.size).buffer(OVERHANG, join_style=2))
+    (x0, y0), (x1, y1) = sorted([seg.coords[0], seg.coords[-1]])
+    return frame.px(x0, y0), frame.px(x1, y1)
+
+
+def _arrow_options(frame: Frame, f: dict[str, Any], paper: Polygon) -> list[tuple[Point, Point]]:
+    """Arrows across the line where it cuts the paper being folded, longest first, middle first."""
+    line: Line = tuple(f["line"])  # type: ignore[assignment]
+    a, b, _ = line
+    inside = shapely.geometry.LineString(_line_ends(line, frame.size)).intersection(paper)
+    pieces = [g for g in getattr(inside, "geoms", [inside]) if g.geom_type == "LineString" and g.length > 0]
+    if not pieces:
+        return []
+    nn = (a * a + b * b) ** 0.5
+    dx, dy = a / nn * f["moving"], -b / nn * f["moving"]  # the moving side's direction on the page (y down)
+    out = []
+    for tail, head in ARROW_LENGTHS:
+        for t in ALONG:
+            for piece in pieces:
+                p = piece.interpolate(t, normalized=True)
+                x, y = frame.px(p.x, p.y)
+                out.append(((x + tail * dx, y + tail * dy), (x - head * dx, y - head * dy)))
+    return out
+
+
+def _label_options(frame: Frame, seg: tuple[Point, Point]) -> list[Point]:
+    """Number positions beyond the line's ends: first the end that leaves the sheet at its top or right side,
+    away from the grid's numbers (bottom and left), then the other end."""
+    (x0, y0), (x1, y1) = seg
+    length = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
+    ux, uy = (x1 - x0) / length, (y1 - y0) / length
+    top, right = frame.px(0, frame.size)[1], frame.px(frame.size, 0)[0]
+    ends = [((x1, y1), (ux, uy)), ((x0, y0), (-ux, -uy))]
+    ends.sort(key=lambda e: not (e[0][1] < top or e[0][0] > right))  # stable: the right (or upper) end first
+    return [(x + gap * dx, y + gap * dy) for (x, y), (dx, dy) in ends for gap in LABEL_GAPS]
+
+
+def _box_geom(box: Box) -> BaseGeometry:
+    return shapely.geometry.box(*box)
+
+
+def layout_folds(frame: Frame, folds: list[dict[str, Any]], papers: list[Polygon],
+                 numbers: list[int] | None = None) -> list[FoldMark] | None:
+    """Place each fold's arrow and number so that no arrow touches another arrow or another fold's line, and
+    no number circle leaves the picture or touches another circle, any arrow, another fold's line or the grid
+    numbers; `papers[k]` is the paper fold k cuts. Greedy in fold order; None when some mark finds no place."""
+    numbers = numbers or list(range(1, len(folds) + 1))
+    segs = [_line_segment(frame, tuple(f["line"])) for f in folds]  # type: ignore[arg-type]
+    lines = [shapely.geometry.LineString(s) for s in segs]
+    boxes = [_box_geom(b) for b in frame.number_boxes()]
+    w, h = frame.canvas
+    arrows: list[shapely.geometry.LineString] = []
+    for k, f in enumerate(folds):
+        others = [ln for j, ln in enumerate(lines) if j != k]
+        for start, end in _arrow_options(frame, f, papers[k]):
+            shaft = shapely.geometry.LineString([start, end])
+            if (all(shaft.distance(ln) >= ARROW_HALF + CLEAR for ln in others)
+                    and all(shaft.distance(a) >= 2 * ARROW_HALF + CLEAR for a in arrows)
+                    and all(shaft.distance(bx) >= ARROW_HALF + CLEAR for bx in boxes)):
+                arrows.append(shaft)
+                break
+        else:
+            return None
+    labels: list[shapely.geometry.Point] = []
+    for k, seg in enumerate(segs):
+        others = [ln for j, ln in enumerate(lines) if j != k]
+        for x, y in _label_options(frame, seg):
+            centre = shapely.geometry.Point(x, y)
+            if (LABEL_R + CLEAR <= x <= w - LABEL_R - CLEAR and LABEL_R + CLEAR <= y <= h - LABEL_R - CLEAR
+                    and all(centre.distance(q) >= 2 * LABEL_R + CLEAR for q in labels)
+                    and all(centre.distance(a) >= LABEL_R + ARROW_HALF + CLEAR for a in arrows)
+                    and all(centre.distance(ln) >= LABEL_R + CLEAR for ln in others)
+                    and all(centre.distance(bx) >= LABEL_R + CLEAR for bx in boxes)):
+                labels.append(centre)
+                break
+        else:
+            return None
+    return [FoldMark(n, FOLD_COLORS[(n - 1) % len(FOLD_COLORS)], seg, (a.coords[0], a.coords[1]), (p.x, p.y))
+            for n, seg, a, p in zip(numbers, segs, arrows, labels, strict=True)]
+
+
+def input_layout(scene: dict[str, Any]) -> list[FoldMark] | None:
+    states = run_folds(scene["size"], scene["folds"])
+    return layout_folds(input_frame(scene["size"]), scene["folds"], states[:-1])
+
+
+def step_layouts(size: int, folds: list[dict[str, Any]]) -> list[list[FoldMark] | None]:
+    """The one fold mark of each step picture (each shows a single fold, on the paper it cuts)."""
+    states = run_folds(size, folds)
+    return [layout_folds(step_frame(size), [f], [states[k]], [k + 1]) for k, f in enumerate(folds)]
+
+
+def check_layouts(scene: dict[str, Any]) -> None:
+    """Reject a scene whose input or step pictures cannot place every fold mark apart."""
+    if input_layout(scene) is None:
+        raise Reject("the fold marks of the input picture cannot be laid out apart")
+    if any(m is None for m in step_layouts(scene["size"], scene["folds"])):
+        raise Reject("a step picture's fold mark cannot be laid out apart")
+
+
 class _View:
-    """Sheet coordinates (y up) to pixels."""
+    """Draws in one picture through its Frame."""
 
-    def __init__(self, c: Canvas, origin: tuple[float, float], unit: float, size: int) -> None:
-        self.c, self.ox, self.oy, self.u, self.size = c, origin[0], origin[1], unit, size
+    def __init__(self, c: Canvas, frame: Frame) -> None:
+        self.c, self.frame, self.size = c, frame, frame.size
 
-    def px(self, x: float, y: float) -> tuple[float, float]:
-        return (self.ox + x * self.u, self.oy + (self.size - y) * self.u)
+    def px(self, x: float, y: float) -> Point:
+        return self.frame.px(x, y)
 
     def dashed_square(self) -> None:
         s = self.size
@@ -389,7 +654,7 @@ class _View:
             self.c.line([self.px(i, 0), self.px(i, s)], color, 1, opacity=opacity)
             self.c.line([self.px(0, i), self.px(s, i)], color, 1, opacity=opacity)
             if i % 2 == 0:
-                # Outside the 0.4-unit overhang of the fold lines, so numbers and lines do not touch.
+                # Outside the overhang of the fold lines, so numbers and lines do not touch (Frame.number_boxes).
                 self.c.text((self.px(i, 0)[0], self.px(i, 0)[1] + 20), str(i), size=16, anchor="mt", color="gray")
                 self.c.text((self.px(0, i)[0] - 22, self.px(0, i)[1]), str(i), size=16, anchor="rm", color="gray")
 
@@ -401,26 +666,15 @@ class _View:
             return
         self.c.polygon(pts, fill=fill, outline=outline, width=2, fill_opacity=opacity)
 
-    def fold_line(self, line: Line, moving: int, number: int, paper: Polygon) -> None:
-        """The dashed fold line across the sheet area, numbered at its end, and an arrow from the moving
-        side across the line at the middle of the paper it cuts; one colour per fold."""
-        a, b, _ = line
-        s = self.size
-        color = FOLD_COLORS[(number - 1) % len(FOLD_COLORS)]
-        full = shapely.geometry.LineString(_line_ends(line, s))
-        seg = full.intersection(sheet(s).buffer(0.4, join_style=2))
-        (x0, y0), (x1, y1) = sorted([seg.coords[0], seg.coords[-1]])  # number the right (or top) end
-        self.c.line([self.px(x0, y0), self.px(x1, y1)], color, 2.5, dash=(9, 6))
-        length = ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5
-        lx, ly = self.px(x1 + 0.45 * (x1 - x0) / length, y1 + 0.45 * (y1 - y0) / length)
-        self.c.circle((lx, ly), 12, fill="white", outline=color, width=2)
-        self.c.text((lx, ly), str(number), size=16, anchor="mm", color=color, bold=True)
-        inside = full.intersection(paper)
-        mid = inside.interpolate(0.5, normalized=True) if not inside.is_empty else seg.interpolate(0.5, normalized=True)
-        nn = (a * a + b * b) ** 0.5
-        nx, ny = a / nn * moving, b / nn * moving
-        start = self.px(mid.x + 1.0 * nx, mid.y + 1.0 * ny)
-        self.c.arrow(start, self.px(mid.x - 0.8 * nx, mid.y - 0.8 * ny), color, 3)
+    def fold_marks(self, marks: list[FoldMark]) -> None:
+        """Dashed lines first, then arrows, then the numbered circles on top."""
+        for m in marks:
+            self.c.line(list(m.line), m.color, 2.5, dash=(9, 6))
+        for m in marks:
+            self.c.arrow(m.arrow[0], m.arrow[1], m.color, ARROW_WIDTH)
+        for m in marks:
+            self.c.circle(m.label, LABEL_R, fill="white", outline=m.color, width=2)
+            self.c.text(m.label, str(m.number), size=16, anchor="mm", color=m.color, bold=True)
 
 
 def _line_ends(line: Line, size: int) -> list[tuple[float, float]]:
