@@ -13,13 +13,13 @@ import pytest
 from generator_contract import check_generator_contract
 from vcot.analysis.shortcuts.puzzle import HEURISTICS
 from vcot.draw import drawn_labels
+from vcot.draw.marks import contrast_colour
 from vcot.engine.chance import answer_space
 from vcot.tasks import get_task
 from vcot.tasks.aslp.puzzle import (
     CELL_COLOURS,
     COLOUR_MARKS,
     GRADIENT_COLOURS,
-    _contrast,
     _mirror,
     _rot,
     _shade,
@@ -265,7 +265,7 @@ def test_every_colour_has_its_own_mark_drawn_on_its_shapes():
                     shape, colour, level = content
                     assert f"{colour} shapes show" in question
                     under = (246, 246, 246) if shape == "ring" else _shade(colour, level, scene["shade_levels"])
-                    mark = np.array((0, 0, 0) if _contrast(under) == "black" else (255, 255, 255))
+                    mark = np.array((0, 0, 0) if contrast_colour(under) == "black" else (255, 255, 255))
                     cx, cy = int(x0 + (j + 0.5) * cell), int(16 + (i + 0.5) * cell)
                     r = int(cell * 0.1)
                     centre = img[cy - r:cy + r + 1, cx - r:cx + r + 1].reshape(-1, 3)

@@ -30,6 +30,7 @@ from PIL import Image
 
 from vcot.draw.canvas import Canvas
 from vcot.draw.colors import rgb
+from vcot.draw.marks import contrast_colour, draw_mark
 from vcot.schema import option_letters
 from vcot.tasks import register
 from vcot.tasks.base import (
@@ -586,31 +587,9 @@ def _draw_cell(c: Canvas, cell: list[Any], x: float, y: float, size: float, leve
     # The colour's mark, small enough to sit inside the centre of a plus or cross; inside a ring it stands on
     # the cell's background.
     under = (246, 246, 246) if shape == "ring" else col
-    draw_mark(c, COLOUR_MARKS[color], (cx, cy), size * 0.1, _contrast(under))
+    draw_mark(c, COLOUR_MARKS[color], (cx, cy), size * 0.1, contrast_colour(under), stroke=0.4)
 
 
-def _contrast(under: tuple[int, int, int]) -> str:
-    """Black marks on light colours, white marks on dark ones."""
-    r, g, b = under
-    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 150 else "white"
-
-
-def draw_mark(c: Canvas, mark: str, center: tuple[float, float], half: float, color: str) -> None:
-    """A colour's mark centred on its shape; `half` is half its width."""
-    x, y = center
-    width = max(2.0, half * 0.4)
-    if mark == "cross":
-        c.line([(x - half, y - half), (x + half, y + half)], color=color, width=width)
-        c.line([(x - half, y + half), (x + half, y - half)], color=color, width=width)
-    elif mark == "plus":
-        c.line([(x - half, y), (x + half, y)], color=color, width=width)
-        c.line([(x, y - half), (x, y + half)], color=color, width=width)
-    elif mark == "ring":
-        c.circle((x, y), half * 0.85, fill=None, outline=color, width=width)
-    elif mark == "dot":
-        c.circle((x, y), half * 0.6, fill=color, outline=None)
-    else:
-        raise ValueError(f"unknown mark {mark!r}")
 
 
 def _cell_size(scene: dict[str, Any]) -> float:

@@ -22,7 +22,7 @@ import numpy as np
 from PIL import Image
 
 from vcot.draw.canvas import Canvas
-from vcot.draw.colors import rgb
+from vcot.draw.marks import contrast_colour, draw_mark
 from vcot.schema import option_letters
 from vcot.tasks import register
 from vcot.tasks.base import Choices, Corruption, GenContext, Limit, Reject, Rendering, Solution, Task
@@ -362,28 +362,6 @@ def _step_text(scene: dict[str, Any], axis: str, reflected: Grid) -> str:
 
 # -- drawing -----------------------------------------------------------------------------------------
 
-def mark_colour(fill: str) -> str:
-    """Black marks on light cells, white marks on dark ones (from the palette's current values)."""
-    r, g, b = rgb(fill)
-    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 150 else "white"
-
-
-def draw_mark(c: Canvas, mark: str, center: tuple[float, float], half: float, color: str) -> None:
-    """A colour's mark centred in its cell; `half` is half its width."""
-    x, y = center
-    width = max(2.0, half * 0.32)
-    if mark == "cross":
-        c.line([(x - half, y - half), (x + half, y + half)], color=color, width=width)
-        c.line([(x - half, y + half), (x + half, y - half)], color=color, width=width)
-    elif mark == "plus":
-        c.line([(x - half, y), (x + half, y)], color=color, width=width)
-        c.line([(x, y - half), (x, y + half)], color=color, width=width)
-    elif mark == "ring":
-        c.circle((x, y), half * 0.85, fill=None, outline=color, width=width)
-    elif mark == "dot":
-        c.circle((x, y), half * 0.6, fill=color, outline=None)
-    elif mark != "blank":
-        raise ValueError(f"unknown mark {mark!r}")
 
 
 def _draw_grid(c: Canvas, grid: list[list[int]], colors: list[str], x0: float, y0: float, cell: float) -> None:
@@ -394,7 +372,7 @@ def _draw_grid(c: Canvas, grid: list[list[int]], colors: list[str], x0: float, y
             c.rect((x0 + k * cell, y0 + r * cell, x0 + (k + 1) * cell, y0 + (r + 1) * cell),
                    fill=name, outline="darkgray", width=1)
             draw_mark(c, CELL_MARKS[name], (x0 + (k + 0.5) * cell, y0 + (r + 0.5) * cell), cell * 0.28,
-                      mark_colour(name))
+                      contrast_colour(name))
     c.rect((x0, y0, x0 + n * cell, y0 + n * cell), fill=None, outline="black", width=3)
 
 
