@@ -231,8 +231,8 @@ def test_parallel_folds_get_arrows_at_distinct_places():
 
 def test_answer_is_the_most_alike_or_smallest_outline_only_as_often_as_a_guess():
     # Likeness = summed IoU with the other three outlines, computed here from the scene alone. Over each block of
-    # four indices the answer is the unique most alike once, the unique least alike once and the smallest
-    # once, and it never shares its area with another option.
+    # four indices the answer is the unique most alike once, the unique least alike once and, where the scene
+    # space is large (medium: diagonals), at each area rank once; it never shares its area with another option.
     task = get_task("paper_airplane", difficulty="medium")
     most = least = 0
     smaller = collections.Counter()
@@ -247,4 +247,5 @@ def test_answer_is_the_most_alike_or_smallest_outline_only_as_often_as_a_guess()
         areas = [p.area for p in polys]
         assert all(abs(a - areas[k]) > 1e-9 for j, a in enumerate(areas) if j != k)
         smaller[sum(a < areas[k] for a in areas)] += 1
-    assert (most, least, smaller[0]) == (2, 2, 2)
+    assert (most, least) == (2, 2)
+    assert smaller == {0: 2, 1: 2, 2: 2, 3: 2}
