@@ -17,17 +17,49 @@ from vcot.suite import EncodedSample
 from vcot.tasks import get_task, task_names
 
 
+class _Clock:
+    """CPU seconds spent in each part of making an instance, by wrapping the task's methods."""
+
+    PARTS = ("sample", "solve", "draw", "encode")
+
+    def __init__(self, task) -> None:
+        self.spent = dict.fromkeys(self.PARTS, 0.0)
+        for method, part in (("sample_scene", "sample"), ("solve", "solve"), ("render", "draw"),
+                             ("corrupt", "draw")):
+            setattr(task, method, self._timed(getattr(task, method), part))
+
+    def _timed(self, fn, part: str):
+        def wrapper(*args, **kwargs):
+            t0 = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.spent[part] += time.process_time() - t0
+        return wrapper
+
+
 def per_task(n: int) -> None:
-    print(f"per task, one core, {n} instances each (scene + solve + render + PNG encode):")
-    print(f"  {'task':24s} {'inst/s':>8s} {'ms/inst':>8s}")
+    # sample: scene sampling, rejected attempts included; solve: the solver; draw: the input, step and
+    # corrupted-step pictures (a task's `corrupt` also re-solves, counted here); encode: PNG encoding and the
+    # pixel digest. Tasks spending over 30 % of their time outside encoding are flagged; docs/tasks/README.md
+    # ("Generation time") says why each is as it is.
+    print(f"per task, one core, {n} instances each (CPU time):")
+    print(f"  {'task':24s} {'inst/s':>8s} {'ms/inst':>8s}  {'sample':>7s} {'solve':>7s} {'draw':>7s} {'encode':>7s}")
     for name in task_names():
         task = get_task(name)
         task.make(0, 999)  # warm fonts and caches
+        clock = _Clock(task)
         t0 = time.process_time()
         for i in range(n):
-            EncodedSample.from_sample(task.make(i, 1))
+            sample = task.make(i, 1)
+            t1 = time.process_time()
+            EncodedSample.from_sample(sample)
+            clock.spent["encode"] += time.process_time() - t1
         dt = time.process_time() - t0
-        print(f"  {name:24s} {n / dt:8.1f} {1000 * dt / n:8.1f}")
+        share = {k: 100 * v / dt for k, v in clock.spent.items()}
+        flag = "  over 30 % outside encoding" if share["encode"] < 70 else ""
+        print(f"  {name:24s} {n / dt:8.1f} {1000 * dt / n:8.1f}  "
+              + " ".join(f"{share[k]:6.0f}%" for k in _Clock.PARTS) + flag, flush=True)
 
 
 def whole_suite(suite: str) -> None:

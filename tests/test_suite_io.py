@@ -166,3 +166,29 @@ def test_hash_ignores_png_compression(toy_suite):
     im.load()
     im.save(path, compress_level=9)
     assert compute_content_hash(read_suite(toy_suite)) == s.content_hash
+
+
+def test_every_mira_task_is_registered_so_reading_a_suite_need_not_import_the_generators():
+    from vcot.tasks import MIRA_TASKS, task_names
+
+    assert set(MIRA_TASKS) <= set(task_names())
+
+
+def test_eval_reading_checks_path_spelling_up_front_and_symlinks_on_use(toy_suite, tmp_path):
+    import shutil
+
+    suite = tmp_path / "s"
+    shutil.copytree(toy_suite, suite)
+    lines = (suite / "instances.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    outside = tmp_path / "outside.png"
+    shutil.copy(suite / first["image"], outside)
+    (suite / first["image"]).unlink()
+    (suite / first["image"]).symlink_to(outside)
+    s = read_suite(suite, check_images="none")  # the symlink is not followed while reading
+    with pytest.raises(SuiteError, match="escapes the suite folder"):
+        s.image_path(first["image"])
+    first["image"] = "../outside.png"
+    (suite / "instances.jsonl").write_text("\n".join([json.dumps(first)] + lines[1:]) + "\n")
+    with pytest.raises(SuiteError, match=r"instances.jsonl:1\b.*escapes the suite folder"):
+        read_suite(suite, check_images="none")

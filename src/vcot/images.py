@@ -79,8 +79,40 @@ class EncodedImage:
                 "orig_width": self.orig_width, "orig_height": self.orig_height, "resized": self.resized}
 
 
+# How a complete file ends. Files passed through are not decoded, and suites are read for a run without
+# checking every image (the first request would wait for it), so a truncated file is caught here.
+_ENDINGS = {"PNG": b"IEND\xaeB`\x82", "JPEG": b"\xff\xd9"}
+
+
+def _check_complete(data: bytes, fmt: str, source: str) -> None:
+    ending = _ENDINGS.get(fmt)
+    if ending is not None and not data.rstrip(b"\0" if fmt == "JPEG" else b"").endswith(ending):
+        raise ImageError(f"{source}: corrupt or unreadable image (truncated {fmt} file)")
+
+
+def _png_size(data: bytes) -> tuple[int, int] | None:
+    """Width and height from a PNG's IHDR chunk; None when `data` does not start like a PNG."""
+    if len(data) >= 24 and data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    return None
+
+
+def _sent(out: bytes, mime: str, size: tuple[int, int], orig: tuple[int, int], source: str) -> EncodedImage:
+    b64 = base64.b64encode(out).decode("ascii")
+    return EncodedImage(source=source, data_uri=f"data:{mime};base64,{b64}", mime=mime, width=size[0],
+                        height=size[1], orig_width=orig[0], orig_height=orig[1],
+                        digest=hashlib.sha256(out).hexdigest())
+
+
 def encode_image_bytes(data: bytes, policy: ImagePolicy, source: str) -> EncodedImage:
     """Apply the policy to encoded image bytes."""
+    size = _png_size(data)
+    if size is not None and policy.format in ("keep", "png") and 0 < max(size) <= policy.max_side:
+        # The common case (a generated PNG within the size limit) is sent as it is: PIL need not parse it.
+        if size[0] * size[1] > MAX_DECODE_PIXELS:
+            raise ImageError(f"{source}: {size[0]}x{size[1]} pixels refused as a possible decompression bomb")
+        _check_complete(data, "PNG", source)
+        return _sent(data, "image/png", size, size, source)
     try:
         with Image.open(io.BytesIO(data)) as im:
             w, h = im.size
@@ -94,6 +126,7 @@ def encode_image_bytes(data: bytes, policy: ImagePolicy, source: str) -> Encoded
                 or (policy.format == "jpeg" and fmt == "JPEG")
             )
             if passthrough:
+                _check_complete(data, fmt, source)
                 out, mime, size = data, _MIME[fmt], (w, h)
             else:
                 im.load()
@@ -117,9 +150,7 @@ def encode_image_bytes(data: bytes, policy: ImagePolicy, source: str) -> Encoded
         raise
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
         raise ImageError(f"{source}: corrupt or unreadable image ({exc})") from None
-    b64 = base64.b64encode(out).decode("ascii")
-    return EncodedImage(source=source, data_uri=f"data:{mime};base64,{b64}", mime=mime, width=size[0],
-                        height=size[1], orig_width=w, orig_height=h, digest=hashlib.sha256(out).hexdigest())
+    return _sent(out, mime, size, (w, h), source)
 
 
 class ImageCache:

@@ -36,6 +36,15 @@ def iter_jsonl(path: str | Path, error: type[Exception] = ValueError,
     Raises `error` naming the file and line for text that is not UTF-8 or not JSON, and for a line longer
     than `max_line_bytes` (refused before the rest of it is read).
     """
+    for lineno, where, line in iter_jsonl_text(path, error, max_line_bytes):
+        yield lineno, where, loads_checked(line, where, error)
+
+
+def iter_jsonl_text(path: str | Path, error: type[Exception] = ValueError,
+                    max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, str, str]]:
+    """Yield (line number, "file:line", text) for each non-blank line, unparsed: for readers that parse a line
+    straight into a model (and call `loads_checked` for its error message when that fails). Raises `error`
+    as `iter_jsonl` does for text that is not UTF-8 and for overlong lines."""
     with open(path, "rb") as fh:
         lineno = 0
         while True:
@@ -52,4 +61,4 @@ def iter_jsonl(path: str | Path, error: type[Exception] = ValueError,
                 raise error(f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
             if not line.strip():
                 continue
-            yield lineno, where, loads_checked(line, where, error)
+            yield lineno, where, line

@@ -31,7 +31,7 @@ from pydantic import ValidationError
 
 from vcot import __version__
 from vcot.draw.png import encode_png, pixel_digest
-from vcot.jsonl import MAX_LINE_BYTES, iter_jsonl, loads_checked
+from vcot.jsonl import MAX_LINE_BYTES, iter_jsonl_text, loads_checked
 from vcot.schema import Instance
 from vcot.tasks.base import Sample
 
@@ -58,6 +58,7 @@ class Suite:
     manifest: dict[str, Any]
     instances: list[Instance]
     _by_uid: dict[str, Instance] = field(default_factory=dict, repr=False)
+    _root_real: Path | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self._by_uid = {inst.uid: inst for inst in self.instances}
@@ -93,7 +94,9 @@ class Suite:
         return uids
 
     def image_path(self, rel: str) -> Path:
-        return resolve_inside(self.root, rel, where=f"{self.root / INSTANCES}")
+        if self._root_real is None:
+            self._root_real = self.root.resolve()
+        return resolve_inside(self.root, rel, where=f"{self.root / INSTANCES}", root_real=self._root_real)
 
     def load_image(self, rel: str) -> Image.Image:
         return load_image_checked(self.image_path(rel))
@@ -107,11 +110,17 @@ def check_name(name: object, where: str, what: str = "task") -> str:
     return name
 
 
-def resolve_inside(root: Path, rel: str, where: str) -> Path:
-    """Absolute path of `rel` under `root`; rejects paths that escape the folder (also via symlinks)."""
+def check_relative(rel: str, where: str) -> None:
+    """Reject an image path that names a place outside the folder by its spelling (absolute, `..`)."""
     if not rel or rel.startswith("/") or "\\" in rel or ".." in rel.split("/"):
         raise SuiteError(f"{where}: image path {rel!r} escapes the suite folder")
-    root_real = root.resolve()
+
+
+def resolve_inside(root: Path, rel: str, where: str, root_real: Path | None = None) -> Path:
+    """Absolute path of `rel` under `root`; rejects paths that escape the folder (also via symlinks).
+    `root_real` is `root.resolve()` when the caller already knows it."""
+    check_relative(rel, where)
+    root_real = root_real or root.resolve()
     path = (root_real / rel).resolve()
     if root_real != path and root_real not in path.parents:
         raise SuiteError(f"{where}: image path {rel!r} escapes the suite folder")
@@ -315,10 +324,31 @@ def _known_task(task: str, manifest: dict[str, Any]) -> bool:
     if task in manifest["tasks"]:
         info = manifest["tasks"][task]
         # A generated task must still exist in this vcot; imported ones only need declaring.
+        # MIRA's tasks are all registered (tests/test_suite_io.py); asking the registry imports every generator.
         if isinstance(info, dict) and info.get("source") == "generated":
-            return task in task_names()
+            return task in MIRA_TASKS or task in task_names()
         return True
     return task in MIRA_TASKS or task in task_names()
+
+
+def _parse_instance(line: str, where: str) -> Instance:
+    try:
+        # One pass from text to model; half the time of json.loads and model_validate, which matters for
+        # the time to a run's first request on a large suite.
+        return Instance.model_validate_json(line)
+    except ValidationError:
+        pass
+    # The slow path only to say what is wrong, in the same words as for every other JSON Lines file.
+    obj = loads_checked(line, where, SuiteError)
+    if not isinstance(obj, dict):
+        raise SuiteError(f"{where}: each line must be a JSON object")
+    try:
+        return Instance.model_validate(obj)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'instance'}: {e['msg']}" for e in exc.errors()
+        )
+        raise SuiteError(f"{where}: invalid instance: {problems}") from None
 
 
 def read_suite(path: str | Path, check_images: str = "header") -> Suite:
@@ -337,26 +367,24 @@ def read_suite(path: str | Path, check_images: str = "header") -> Suite:
     instances: list[Instance] = []
     seen: dict[str, int] = {}
     checked: set[str] = set()
-    for lineno, where, obj in iter_jsonl(inst_path, SuiteError):
-        if not isinstance(obj, dict):
-            raise SuiteError(f"{where}: each line must be a JSON object")
-        try:
-            inst = Instance.model_validate(obj)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'instance'}: {e['msg']}" for e in exc.errors()
-            )
-            raise SuiteError(f"{where}: invalid instance: {problems}") from None
+    known_tasks: set[str] = set()
+    root_real = root.resolve()
+    for lineno, where, line in iter_jsonl_text(inst_path, SuiteError):
+        inst = _parse_instance(line, where)
         if inst.uid in seen:
             raise SuiteError(f"{where}: duplicate uid {inst.uid!r} (first on line {seen[inst.uid]})")
         seen[inst.uid] = lineno
-        check_name(inst.task, f"{where} (field 'task')")
-        if not _known_task(inst.task, manifest):
+        if inst.task not in known_tasks:
+            check_name(inst.task, f"{where} (field 'task')")
+        if inst.task not in known_tasks and not _known_task(inst.task, manifest):
             raise SuiteError(f"{where}: unknown task {inst.task!r} (not registered and not declared in "
                              f"the manifest)")
+        known_tasks.add(inst.task)
         for rel in inst.image_paths():
-            target = resolve_inside(root, rel, where=where)
+            # With "none" the schema has checked the spelling (no absolute path, no `..`); the file is resolved
+            # (symlinks included) and checked when it is first used.
             if check_images != "none" and rel not in checked:
+                target = resolve_inside(root, rel, where=where, root_real=root_real)
                 check_image_file(target, f"{where} (field image {rel!r})", decode=check_images == "full")
                 checked.add(rel)
         instances.append(inst)
@@ -369,12 +397,19 @@ def read_suite(path: str | Path, check_images: str = "header") -> Suite:
 
 
 def compute_content_hash(suite: Suite) -> str:
-    """Recompute the content hash from the files (decodes every image)."""
+    """Recompute the content hash from the files (decodes every image).
+
+    Images are decoded on a few threads (Pillow and hashlib let go of the GIL), a batch at a time so that
+    memory stays flat; the hash is fed in suite order, so it is the same whatever the thread count."""
+    from concurrent.futures import ThreadPoolExecutor
+
     hasher = _Hasher()
-    digests: dict[str, str] = {}
-    for inst in suite.instances:
-        for rel in inst.image_paths():
-            if rel not in digests:
-                digests[rel] = pixel_digest(suite.load_image(rel))
-        hasher.add_instance(inst, digests)
+    batch = 256
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        for start in range(0, len(suite.instances), batch):
+            chunk = suite.instances[start:start + batch]
+            rels = list(dict.fromkeys(rel for inst in chunk for rel in inst.image_paths()))
+            digests = dict(zip(rels, pool.map(lambda rel: pixel_digest(suite.load_image(rel)), rels), strict=True))
+            for inst in chunk:
+                hasher.add_instance(inst, digests)
     return hasher.hexdigest()

@@ -69,3 +69,20 @@ def test_majority_vote_ties_break_to_first_seen():
 def test_relative_gain():
     assert relative_gain(0.2, 0.3) == pytest.approx(0.5)
     assert math.isnan(relative_gain(0.0, 0.3))
+
+
+def test_mcnemar_closed_forms_equal_scipy_on_every_small_table() -> None:
+    # metrics.py computes the binomial CDF and the chi-square tail without scipy (its import is slow); scipy is
+    # the independent reference here.
+    from scipy import stats
+
+    from vcot.analysis.metrics import mcnemar
+
+    for b in range(40):
+        for c in range(40):
+            n = b + c
+            if n == 0:
+                continue
+            ref = min(1.0, 2 * stats.binom.cdf(min(b, c), n, 0.5)) if n < 25 else \
+                stats.chi2.sf((abs(b - c) - 1) ** 2 / n, 1)
+            assert abs(mcnemar(b, c).p_value - ref) <= 1e-12 * max(ref, 1e-300) + 1e-300, (b, c)

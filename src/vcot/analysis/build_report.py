@@ -37,7 +37,7 @@ def load_results(paths: Sequence[Path]) -> list[dict[str, Any]]:
         if not files:
             raise FileNotFoundError(f"{p}: no results .parquet file found")
         for f in files:
-            rows += pq.read_table(f).to_pylist()
+            rows += pq.ParquetFile(f).read().to_pylist()  # read_table imports pyarrow.dataset (0.5 s)
     return rows
 
 
@@ -93,7 +93,10 @@ def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None =
     if not rows:
         raise ValueError("no results rows")
     extra_html: list[str] = []
-    if not mira:
+    from vcot.vaot.episode import VAOT_CONDITIONS
+
+    # See2Think's analyses cover VAoT trajectories only; their module needs pandas (half a second to import).
+    if not mira and any(r.get("condition") in VAOT_CONDITIONS for r in rows):
         from vcot.analysis.see2think_section import load_scores, see2think_tables, trajectory_viewer
 
         run_folders = [p for p in run_dirs if p.is_dir()]

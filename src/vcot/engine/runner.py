@@ -412,7 +412,8 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
     if rpm is not None and not (rpm > 0 and math.isfinite(rpm)):
         # A negative rate made the limiter wait forever after the first request.
         raise ConfigError(f"--rpm must be a positive number of requests per minute, got {rpm}")
-    suite = read_suite(spec.suite)
+    # Images are checked when first encoded (images.py), not all before the first request (docs/evaluation.md).
+    suite = read_suite(spec.suite, check_images="none")
     instances = select_instances(suite.instances, spec.tasks, spec.limit)
     conditions, skipped = resolve_conditions(instances, spec.conditions)
     client = make_client(spec.model, spec.base_url, spec.api_key_env, tag_requests=spec.tag_requests,

@@ -9,6 +9,8 @@ model instead of ending the sample.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import math
 import re
@@ -190,7 +192,13 @@ class ParsedTurn:
 
 
 def tool_definitions() -> list[dict[str, Any]]:
-    """OpenAI-style function tool definitions, one per action."""
+    """OpenAI-style function tool definitions, one per action (a fresh copy: callers may edit theirs)."""
+    return copy.deepcopy(_tool_definitions())
+
+
+@functools.cache
+def _tool_definitions() -> list[dict[str, Any]]:
+    # Built once: pydantic's JSON schemas take about 10 ms, and every VAoT episode asks for them.
     tools = []
     for name, cls in ACTION_TYPES.items():
         schema = cls.model_json_schema()

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import re
+import secrets
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -74,6 +76,42 @@ def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
             out.append({"role": "user", "content": content})
     flush()
     return out
+
+
+# Image URLs are spliced into the JSON body where this token stands; random per process, so no text holds it.
+_SLOT = f"vcot-image-{secrets.token_hex(8)}-"
+_SLOT_RE = re.compile(rf'"{_SLOT}(\d+)"')
+
+
+def _splices(url: str) -> bool:
+    # What JSON would escape: quotes, backslashes, control and non-ASCII characters. Data URIs of base64 have none.
+    return url.isascii() and url.isprintable() and '"' not in url and "\\" not in url
+
+
+def encode_body(body: dict[str, Any]) -> bytes:
+    """The request body as JSON bytes, equal in meaning to `json.dumps(body)`.
+
+    Image data URIs are most of a request's bytes, and the JSON encoder scans every character of a string
+    for escapes; base64 needs none, so the URIs are left out of the encoding and spliced into its text.
+    """
+    uris: list[str] = []
+    messages = []
+    for m in body.get("messages", []):
+        content = m.get("content")
+        if isinstance(content, list):
+            parts = []
+            for part in content:
+                url = part.get("image_url", {}).get("url") if part.get("type") == "image_url" else None
+                if isinstance(url, str) and _splices(url):
+                    part = {**part, "image_url": {**part["image_url"], "url": f"{_SLOT}{len(uris)}"}}
+                    uris.append(url)
+                parts.append(part)
+            m = {**m, "content": parts}
+        messages.append(m)
+    text = json.dumps({**body, "messages": messages} if "messages" in body else body)
+    if uris:
+        text = _SLOT_RE.sub(lambda mo: f'"{uris[int(mo.group(1))]}"', text)
+    return text.encode("utf-8")
 
 
 def to_openai_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
@@ -201,8 +239,9 @@ class OpenAICompatClient(ModelClient):
         body["messages"] = to_openai_messages(messages)
         try:
             # The SDK's generic POST: same auth, errors and transport as chat.completions.create, without
-            # its per-field request transformation, which costs milliseconds of CPU on image-heavy bodies.
-            resp = await self._client.post("/chat/completions", cast_to=httpx2.Response, body=body,
+            # its per-field request transformation, which costs milliseconds of CPU on image-heavy bodies; the
+            # body goes as bytes (encode_body), which the SDK sends as they are, as JSON.
+            resp = await self._client.post("/chat/completions", cast_to=httpx2.Response, content=encode_body(body),
                                            options=options)  # type: ignore[arg-type]
             text = resp.text
         except openai.RateLimitError as exc:
