@@ -92,15 +92,23 @@ def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None =
         rows = scored(load_results(run_dirs), judge, rescore)
     if not rows:
         raise ValueError("no results rows")
+    if any(r.get("condition") == "state_probe" for r in rows):
+        from vcot.scoring.probes import add_probe_columns
+
+        rows = add_probe_columns(rows)  # per-step columns of scored.parquet, graded once for every table
     extra_html: list[str] = []
     from vcot.vaot.episode import VAOT_CONDITIONS
 
     # See2Think's analyses cover VAoT trajectories only; their module needs pandas (half a second to import).
     if not mira and any(r.get("condition") in VAOT_CONDITIONS for r in rows):
+        from vcot.analysis.failure_source import agreement_table, annotate, source_table
         from vcot.analysis.see2think_section import load_scores, see2think_tables, trajectory_viewer
 
         run_folders = [p for p in run_dirs if p.is_dir()]
-        extra += see2think_tables(rows, load_scores(run_folders))
+        scores = load_scores(run_folders)
+        annotate(rows, scores)  # failure_source / failure_basis columns of scored.parquet
+        extra += see2think_tables(rows, scores)
+        extra += [t for t in (source_table(rows), agreement_table(rows, scores)) if t is not None]
         viewer = trajectory_viewer(run_folders, suite)
         if viewer:
             extra_html.append(viewer)

@@ -6,7 +6,7 @@ import importlib
 import json
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -68,18 +68,23 @@ def one_suite(positional: Path | None, option: Path | None, required: bool) -> P
     return suite
 
 
+def parse_value(raw: str, what: str = "--param") -> Any:
+    """A parameter value as typed: JSON if it parses (5, true, ["a"]), else the text itself."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+    except (ValueError, RecursionError):  # an integer past Python's digit limit, absurd nesting
+        fail(f"{what}: value {raw[:40]!r}{'…' if len(raw) > 40 else ''} is not usable")
+
+
 def parse_params(items: list[str]) -> dict:
     params = {}
     for item in items:
         if "=" not in item:
             fail(f"--param expects key=value, got {item!r}")
         key, raw = item.split("=", 1)
-        try:
-            params[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            params[key] = raw
-        except (ValueError, RecursionError):  # an integer past Python's digit limit, absurd nesting
-            fail(f"--param {key}: value {raw[:40]!r}{'…' if len(raw) > 40 else ''} is not usable")
+        params[key] = parse_value(raw, f"--param {key}")
     return params
 
 

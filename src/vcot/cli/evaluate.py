@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from vcot.cli.common import console, err, fail, one_suite, split_list
+from vcot.cli.common import console, err, fail, one_suite, parse_value, split_list
 from vcot.conditions import REGISTRY
 
 # Exit codes of `vcot eval` beyond 0 (every sample answered) and 2 (bad options or input), listed in the README.
@@ -148,6 +148,10 @@ def serve_mock(
     p: Annotated[float, typer.Option("--correct-rate", "--p", help="Probability of a correct answer")] = 0.5,
     p_condition: Annotated[list[str] | None, typer.Option("--correct-rate-for", "--p-condition", metavar="CONDITION=P",
                                                           help="Per-condition correct rate, repeatable")] = None,
+    p_param: Annotated[list[str] | None, typer.Option("--correct-rate-by-param", metavar="NAME=VALUE:P",
+                                                      help="Correct rate for instances generated with this "
+                                                           "parameter value, repeatable (scripts a model for "
+                                                           "vcot sweep)")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the policy's random choices")] = 0,
     latency: Annotated[float, typer.Option("--latency", help="Seconds per request")] = 0.0,
     fault_rate: Annotated[float, typer.Option("--fault-rate", help="Fraction of requests that fail")] = 0.0,
@@ -172,8 +176,15 @@ def serve_mock(
     for item in p_condition or []:
         cond, _, val = item.partition("=")
         by_cond[cond.strip()] = float(val)
+    by_param = {}
+    for item in p_param or []:
+        setting, _, val = item.rpartition(":")
+        name, eq, value = setting.partition("=")
+        if not eq or not name.strip():
+            fail(f"--correct-rate-by-param {item!r}: expected NAME=VALUE:P, e.g. size=5:0.8")
+        by_param[f"{name.strip()}={json.dumps(parse_value(value.strip()))}"] = _rate(val, item)
     try:
-        config = MockConfig(p=p, p_by_condition=by_cond, seed=seed, latency_s=latency, fault_rate=fault_rate,
+        config = MockConfig(p=p, p_by_condition=by_cond, p_by_param=by_param, seed=seed, latency_s=latency, fault_rate=fault_rate,
                             faults=[f for f in faults.split(",") if f], retry_after_s=retry_after, hang_s=hang,
                             script=json.loads(script.read_text()) if script else [], truncate_rate=truncate_rate)
         config.validate()
@@ -186,6 +197,115 @@ def serve_mock(
         pass
 
 
+def sweep(
+    task: Annotated[str, typer.Option("--task", "-t", help="The task whose knob is swept")],
+    param: Annotated[str | None, typer.Option("--param", "-p", metavar="NAME=V1,V2,…|NAME=LO..HI",
+                                              help="Generator parameter and its values (vcot tasks lists "
+                                                   "them); a range LO..HI with --target-accuracy. Default: "
+                                                   "the presets easy, medium, hard")] = None,
+    n: Annotated[int, typer.Option("--n", help="Instances per value")] = 50,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Sweep folder (rerun to resume); default "
+                                                                 "sweep-TASK-NAME")] = None,
+    model: Annotated[str, typer.Option("--model", help="As for vcot eval")] = "chance",
+    base_url: Annotated[str | None, typer.Option("--base-url", help="As for vcot eval")] = None,
+    api_key_env: Annotated[str | None, typer.Option("--api-key-env", help="As for vcot eval")] = None,
+    conditions: Annotated[str, typer.Option("--conditions", "-c", metavar="NAME,…",
+                                            help="Conditions, one curve each")] = "direct",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the first value's suite (value k: seed + k)")] = 0,
+    difficulty: Annotated[str, typer.Option("--difficulty", "-d", help="Preset the other parameters come "
+                                                                       "from")] = "medium",
+    concurrency: Annotated[int, typer.Option("--concurrency", help="Requests in flight at once")] = 8,
+    target_accuracy: Annotated[float | None, typer.Option(
+        "--target-accuracy", help="Search the integer knob in LO..HI for the value where the model scores "
+                                  "this accuracy (0..1) under the first condition")] = None,
+    generate_only: Annotated[bool, typer.Option("--generate-only", help="Write the suites, evaluate "
+                                                                        "nothing")] = False,
+    tag_requests: Annotated[bool, typer.Option("--tag-requests", help="As for vcot eval")] = False,
+) -> None:
+    """Accuracy against a difficulty knob: one suite per value, each evaluated; a table, a plot with Wilson
+    intervals, and where accuracy crosses 50 % and reaches chance (docs/evaluation.md, "Difficulty sweeps")."""
+    from vcot.analysis.render import to_rich
+    from vcot.analysis.sweep import PRESETS, SweepResult, SweepSpec, run_sweep, search_target, sweep_table
+    from vcot.build import check_params
+    from vcot.engine.errors import ConfigError
+    from vcot.suite import SuiteError
+    from vcot.tasks import UnknownTaskError, get_task
+
+    conds = split_list([conditions]) or ["direct"]
+    unknown = [c for c in conds if c not in REGISTRY.names()]
+    if unknown:
+        fail(f"unknown condition(s) {', '.join(unknown)}; known: {', '.join(REGISTRY.names())}")
+    if n < 1:
+        fail("--n must be positive")
+    name: str | None = None
+    rng: tuple[int, int] | None = None
+    if param is None:
+        values: list[Any] = list(PRESETS)
+    else:
+        name, eq, raw = param.partition("=")
+        name = name.strip()
+        if not eq or not name or not raw:
+            fail(f"--param {param!r}: expected NAME=V1,V2,… or NAME=LO..HI")
+        if ".." in raw:
+            lo_text, _, hi_text = raw.partition("..")
+            lo, hi = parse_value(lo_text), parse_value(hi_text)
+            if not (isinstance(lo, int) and isinstance(hi, int) and lo < hi):
+                fail(f"--param {param!r}: a range needs two integers LO < HI")
+            rng = (lo, hi)
+            values = [lo, hi]
+        else:
+            values = [parse_value(v.strip(), f"--param {name}") for v in raw.split(",") if v.strip()]
+        if len(values) < 2 or len({json.dumps(v) for v in values}) != len(values):
+            fail(f"--param {param!r}: give at least two distinct values")
+    if (target_accuracy is None) != (rng is None):
+        fail("--target-accuracy needs a range --param NAME=LO..HI, and a range needs --target-accuracy")
+    if target_accuracy is not None and not 0 <= target_accuracy <= 1:
+        fail("--target-accuracy must be in 0..1")
+    try:
+        for v in values:  # every value checked (type and range) before anything is generated
+            if name is None:
+                get_task(task, str(v))
+            else:
+                get_task(task, difficulty, **check_params(task, {name: v}))
+    except (UnknownTaskError, ValueError, TypeError) as exc:
+        fail(exc)
+    folder = out or Path(f"sweep-{task}-{name or 'preset'}")
+    spec = SweepSpec(task=task, param=name, values=values, n=n, out=folder, model=model, base_url=base_url,
+                     api_key_env=api_key_env, conditions=conds, seed=seed, difficulty=difficulty,
+                     concurrency=concurrency, tag_requests=tag_requests)
+
+    def announce(value: Any) -> None:
+        err.print(f"{task}: {name or 'preset'} = {value}", markup=False)
+
+    try:
+        if rng is not None:
+            assert target_accuracy is not None
+            best, points = search_target(spec, rng[0], rng[1], target_accuracy, conds[0], announce)
+            spec.values = [p.value for p in points]
+            spec.conditions = conds[:1]
+            console.print(to_rich(sweep_table(SweepResult(spec, points))))
+            cell_best = next(p.cell for p in points if p.value == best)
+            console.print(f"{name} = {best}: accuracy {cell_best.full()} %, nearest to the target "
+                          f"{100 * target_accuracy:.0f} % under {conds[0]}", markup=False)
+            return
+        result = run_sweep(spec, generate_only=generate_only, on_value=announce)
+    except (ConfigError, SuiteError) as exc:
+        fail(exc)
+    if result is None:
+        console.print(f"suites: {folder / 'suites'}", markup=False)
+        return
+    console.print(to_rich(sweep_table(result)))
+    console.print(f"wrote {folder / 'sweep.md'}, {folder / 'sweep.png'} and {folder / 'sweep.json'}", markup=False)
+
+
+def _rate(text: str, item: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        fail(f"--correct-rate-by-param {item!r}: P must be a number in 0..1")
+
+
 def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
     app.command("serve-mock")(serve_mock)
+    app.command("sweep")(sweep)
