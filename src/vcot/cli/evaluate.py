@@ -41,7 +41,8 @@ def eval_command(
                                                                            "API key (with --base-url: none "
                                                                            "sent unless given)")] = None,
     conditions: Annotated[list[str] | None, typer.Option(
-        "--conditions", "-c", metavar="NAME,…", help=f"Comma-separated, of: {', '.join(REGISTRY.names())}. Default: every default "
+        "--conditions", "-c", metavar="NAME,…", help=f"Comma-separated, of: {', '.join(REGISTRY.names())}, visual_cot_prefix_kN (the first N "
+                                   "steps). Default: every default "
                                    "condition the suite can serve")] = None,
     epochs: Annotated[int, typer.Option("--epochs", help="Times each instance is asked (answers vary with "
                                                          "sampling)")] = 1,
@@ -232,7 +233,7 @@ def sweep(
     from vcot.tasks import UnknownTaskError, get_task
 
     conds = split_list([conditions]) or ["direct"]
-    unknown = [c for c in conds if c not in REGISTRY.names()]
+    unknown = [c for c in conds if not REGISTRY.known(c)]
     if unknown:
         fail(f"unknown condition(s) {', '.join(unknown)}; known: {', '.join(REGISTRY.names())}")
     if n < 1:

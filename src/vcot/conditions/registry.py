@@ -7,6 +7,7 @@ comparisons the report tests are all read from here, so adding a condition is on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -45,6 +46,23 @@ class Condition:
 class Registry:
     def __init__(self) -> None:
         self._items: dict[str, Condition] = {}
+        # Parameterised conditions (e.g. visual_cot_prefix_k2): registered the first time their name is asked.
+        self._families: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Condition]]] = []
+
+    def add_family(self, pattern: str, make: Callable[[re.Match[str]], Condition]) -> None:
+        """Names matching `pattern` (a regular expression, whole name) are conditions made by `make`."""
+        self._families.append((re.compile(pattern), make))
+
+    def known(self, name: str) -> bool:
+        """Whether `name` is a condition, registering it if it belongs to a family."""
+        if name in self._items:
+            return True
+        for pattern, make in self._families:
+            match = pattern.fullmatch(name)
+            if match:
+                self.register(make(match))
+                return True
+        return False
 
     def register(self, condition: Condition) -> Condition:
         """Add (or, for tests and plug-ins, replace) a condition; registration order is display order."""
@@ -52,6 +70,7 @@ class Registry:
         return condition
 
     def get(self, name: str) -> Condition:
+        self.known(name)
         try:
             return self._items[name]
         except KeyError:
@@ -74,6 +93,7 @@ class Registry:
         return [(base, c.name) for c in self._items.values() for base in c.compare_with]
 
     def unservable(self, instance: Instance, name: str) -> str | None:
+        self.known(name)
         cond = self._items.get(name)
         if cond is None:
             return f"unknown condition {name!r}; known: {', '.join(self._items)}"

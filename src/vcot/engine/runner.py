@@ -107,10 +107,10 @@ def select_instances(instances: Sequence[Instance], tasks: Sequence[str] | None,
 def resolve_conditions(instances: Sequence[Instance], conditions: Sequence[str] | None) -> tuple[list[str], dict[str, str]]:
     """The conditions to run, and (when defaulted) those skipped with the reason."""
     if conditions:
-        known = REGISTRY.names()
-        unknown = [c for c in conditions if c not in known]
+        unknown = [c for c in conditions if not REGISTRY.known(c)]
         if unknown:
-            raise ConfigError(f"unknown condition(s) {', '.join(unknown)}; known: {', '.join(known)}")
+            raise ConfigError(f"unknown condition(s) {', '.join(unknown)}; known: {', '.join(REGISTRY.names())} "
+                              "and visual_cot_prefix_kN (the first N steps)")
         for cond in conditions:
             bad = [(i.uid, r) for i in instances if (r := REGISTRY.unservable(i, cond)) is not None]
             if bad:
