@@ -109,8 +109,23 @@ def test_hand_worked_jam_step_shows_the_link_not_the_verdict():
     gears = [_g("A", 300, 300, 40), _g("B", 380, 300, 40), _g("C", 340, 230.7, 40)]
     scene = _scene(gears, [(0, 1, "mesh"), (1, 2, "mesh"), (0, 2, "mesh")], "clockwise", 2)
     steps = task.render(scene, task.solve(scene)).steps
-    assert steps[-1][1] == "Gear C (counterclockwise) meshes with gear B (counterclockwise), both outlined in red."
+    assert steps[-1][1] == "Gear C (counterclockwise) meshes with gear B (counterclockwise), their contact ringed in red."
     assert len(steps) == 3
+    # B and C are the wheels layer 1 just outlined: only the ring tells the last picture from the one before.
+    assert steps[-1][0].tobytes() != steps[-2][0].tobytes()
+
+
+def test_a_jammed_systems_last_step_picture_adds_something():
+    task = get_task("gear_rotation", difficulty="hard")
+    seen = 0
+    for i in range(60):
+        scene, sol = task.solved_scene(i, 5)
+        if sol.answer != "jammed":
+            continue
+        steps = task.render(scene, sol).steps
+        assert steps[-1][0].tobytes() != steps[-2][0].tobytes(), i
+        seen += 1
+    assert seen >= 5
 
 
 def test_steps_never_conclude():

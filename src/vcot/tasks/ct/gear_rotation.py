@@ -604,7 +604,7 @@ class GearRotationTask(Task):
         "hard": GearRotationConfig(n_min=6, n_max=10, p_mesh=0.5, p_belt=0.15, p_shaft=0.35, extra_links=2,
                                    jammed_per_block=4, min_depth=2),
     }
-    version = "3"
+    version = "4"
     limits = {
         "n_min": Limit(4, 10, "wheels in the system: fewer than 4 cannot give every planned pair of answers, and "
                               "with more than 10 the picture (960 x 640) fills up and sampling slows"),
@@ -772,7 +772,8 @@ def _cot_steps(scene: dict[str, Any], prop: dict[str, Any],
     if conflict:
         v, u, k = conflict["gear"], conflict["from"], conflict["link"]
         kind = scene["links"][k]["type"]
-        marked = "the belt drawn in red" if kind in ("open_belt", "crossed_belt") else "both outlined in red"
+        marked = {"mesh": "their contact ringed in red", "shaft": "their shared shaft ringed in red"}.get(
+            kind, "the belt drawn in red")
         text = (f"Gear {gears[v]['label']} ({known[v]}) {REASON[kind]} gear {gears[u]['label']} "
                 f"({known[u]}), {marked}.")
         steps.append((_draw_system(scene, known, {v, u}, bad_link=k, layout=layout), text))
@@ -848,6 +849,8 @@ def _draw_system(scene: dict[str, Any], known: dict[int, str], highlight: set[in
     for k in belts:
         if k not in outer_belts:
             _draw_belt(c, scene, k, k == bad_link)
+    if bad_link is not None and scene["links"][bad_link]["type"] in ("mesh", "shaft"):
+        _ring_conflict(c, scene, bad_link)
     layout = layout if layout is not None else label_layout(scene)
     for i in order:
         x, y, radius = layout[i]
@@ -866,6 +869,19 @@ def _draw_system(scene: dict[str, Any], known: dict[int, str], highlight: set[in
     if known:
         c.text((W - 12, H - 10), LEGEND, size=16, anchor="rb", color="darkgray")
     return c.image()
+
+
+def _ring_conflict(c: Canvas, scene: dict[str, Any], k: int) -> None:
+    """A red ring where a mesh's teeth meet, or around a shaft's hub: without it, a jammed system's last step
+    could repeat the picture before it (the conflicting wheels are often the ones just outlined)."""
+    link = scene["links"][k]
+    a, b = scene["gears"][link["a"]], scene["gears"][link["b"]]
+    if link["type"] == "shaft":
+        c.circle((a["x"], a["y"]), 24, fill=None, outline=(200, 0, 0), width=5)
+        return
+    t = a["r"] / (a["r"] + b["r"])
+    c.circle((a["x"] + t * (b["x"] - a["x"]), a["y"] + t * (b["y"] - a["y"])), 16, fill=None,
+             outline=(200, 0, 0), width=5)
 
 
 def _draw_belt(c: Canvas, scene: dict[str, Any], k: int, bad: bool) -> None:
