@@ -71,12 +71,14 @@ def test_every_condition_builds_images_first_with_mira_wording(suite):
     msg, kinds = _layout(cap)
     assert kinds == ["T"] and msg.text.startswith("Image description: A picture for item 1.\n\nQuestion: ")
     assert set(CONDITIONS) == {"direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot",
-                               "visual_cot_corrupted", "caption_only"}
+                               "visual_cot_corrupted", "caption_only", "question_only"}
 
 
-def test_guides_cover_the_twenty_mira_tasks_and_never_state_answers():
-    assert set(GUIDES) == set(MIRA_TASKS)
-    assert len(set(GUIDES.values())) == 20
+def test_guides_cover_every_registered_task_and_never_state_answers():
+    from vcot.tasks import task_names
+
+    assert set(MIRA_TASKS) <= set(GUIDES) and set(GUIDES) == set(task_names()) - {"toy_dots"}
+    assert len(set(GUIDES.values())) == len(GUIDES)
     for task, guide in GUIDES.items():
         assert len(guide) > 150, task
         assert "<answer>" not in guide and "the answer is" not in guide.lower(), task

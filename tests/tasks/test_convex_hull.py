@@ -311,9 +311,9 @@ def test_answer_balance():
 
 def _ringed(text: str) -> list[tuple[int, int]]:
     """The lattice points a count step lists as ringed (none when it says no point is ringed)."""
-    if " point is ringed: none " in text:
+    if " point is ringed in thin grey: none " in text:
         return []
-    listed = text.split("ringed in black: ")[1]
+    listed = text.split("ringed in thick black: ")[1].split(";")[0]
     return [tuple(map(int, p.split(", "))) for p in re.findall(r"\((-?\d+, -?\d+)\)", listed)]
 
 
@@ -324,6 +324,17 @@ def test_steps_list_the_ringed_points_without_their_count():
         inside = [tuple(p) for p in inst.meta["solution"]["details"]["inside_points"]]
         assert _ringed(step2) == inside
         assert "Answer" not in step2 and " of the " not in step2, step2
+
+
+def test_the_counting_step_always_adds_to_the_hull_step():
+    # Every counted point is ringed (thick black inside, thin grey outside), so the second picture differs
+    # from the first even when nothing is inside (up to version 3 it could repeat it).
+    for difficulty in ("easy", "medium"):
+        task = get_task("convex_hull", difficulty=difficulty)
+        for index in range(12):
+            sample = task.make(index, 0)
+            first, last = (sample.images[s.image] for s in sample.instance.steps[-2:])
+            assert first.tobytes() != last.tobytes(), (difficulty, index)
 
 
 def test_corruption_changes_count():

@@ -8,12 +8,15 @@ page's policy forbids external loads, so even a missed escape could not fetch an
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vcot.analysis import plots
+from vcot.analysis.interventions import intervention_table
+from vcot.analysis.probes import first_wrong_plots, probe_tables, step_curve_plots
 from vcot.analysis.render import to_html, to_markdown
 from vcot.analysis.tables import (
     CONDITIONS,
@@ -28,6 +31,7 @@ from vcot.analysis.tables import (
     tier_table,
 )
 from vcot.analysis.units import Sample, to_samples
+from vcot.analysis.without_picture import without_picture_table
 from vcot.html import UNSAFE_INLINE, content_security_policy, escape, page, png_data_uri, thumbnail_data_uri
 
 # Responses in the browser keep their head and their tail (where the answer is); the page must stay openable
@@ -56,8 +60,11 @@ def analyse(rows: list[dict[str, Any]], instances: dict | None = None, groups: d
         ("passk", pass_at_k_table(samples)),
         ("paired", paired_tests(samples, n_boot=n_boot)),
         ("tiers", tier_table(samples)),
+        ("without-picture", without_picture_table(samples)),
     ]
     tables += [(f"tasks-{i}", t) for i, t in enumerate(per_task_tables(samples))]
+    # Issue 20: the "First wrong step" tables (state_probe rows) and the interventions' paired effects.
+    tables += [*probe_tables(rows), ("interventions", intervention_table(samples, n_boot=n_boot))]
     return Analysis(samples, [(a, t) for a, t in tables if t is not None])
 
 
@@ -99,6 +106,10 @@ def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = N
         figures.append(("passk", "pass@k", curves))
     for i, (model, png) in enumerate(plots.task_heatmaps(analysis.samples)):
         figures.append((f"heatmap-{i}", f"Task × condition: {model}", png))
+    for i, (model, png) in enumerate(step_curve_plots(rows)):
+        figures.append((f"probe-steps-{i}", f"First wrong step: state-probe accuracy by step, {model}", png))
+    for i, (model, png) in enumerate(first_wrong_plots(rows)):
+        figures.append((f"first-wrong-{i}", f"First wrong step: distribution per task, {model}", png))
     for name, _, png in figures:
         (out / "plots" / f"{name}.png").write_bytes(png)
     prov = _provenance(rows)
@@ -165,10 +176,21 @@ def _thumb(suite: Any, rel: str) -> str | None:
         from PIL import Image
 
         with Image.open(suite.image_path(rel)) as im:
-            # max_instances caps the thumbnails, so the slower, smaller encoding is affordable here.
-            return thumbnail_data_uri(im, THUMB_SIDE, mode="RGB", optimize=True)
+            # The fastest encoding: `optimize` saves 6 % of the bytes for twice the time, and the thumbnails
+            # were most of a report's time (benchmarks/report_speed.py).
+            return thumbnail_data_uri(im, THUMB_SIDE, mode="RGB")
     except Exception:  # a missing image must not sink the whole report; the browser says so instead
         return None
+
+
+def _thumbs(suite: Any, rels: list[str]) -> dict[str, str | None]:
+    """Thumbnails of `rels`, made on a few threads: Pillow lets go of the GIL while it decodes, resizes and
+    encodes, and the thumbnails were most of a report's time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    unique = list(dict.fromkeys(rels))
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        return dict(zip(unique, pool.map(lambda rel: _thumb(suite, rel), unique), strict=True))
 
 
 def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instances: int,
@@ -213,6 +235,8 @@ def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int) -> str:
     if len(uids) > len(shown):
         parts.append(f'<p class="note">Showing the first {len(shown)} of {len(uids)} instances '
                      "(raise --max-instances for more).</p>")
+    thumbs = _thumbs(suite, [rel for uid in shown if (i := inst_of.get(uid)) is not None
+                             for rel in [i.image, *(st.image for st in i.steps)]])
     for uid in shown:
         rs = sorted(by_uid[uid], key=lambda r: (str(r["model"]), _cond_key(str(r["condition"])), int(r.get("epoch") or 0)))
         first = rs[0]
@@ -226,13 +250,13 @@ def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int) -> str:
             parts.append(f"<pre>{e(inst.question)}</pre>")
             if inst.options:
                 parts.append("<ol type=\"A\">" + "".join(f"<li>{e(o)}</li>" for o in inst.options) + "</ol>")
-            src = _thumb(suite, inst.image)
+            src = thumbs.get(inst.image)
             parts.append(f'<img class="thumb" alt="input image" src="{src}">' if src else
                          f"<p class=\"note\">input image {e(inst.image)} unavailable</p>")
             if inst.steps:
                 parts.append('<div class="steps">')
                 for k, st in enumerate(inst.steps, 1):
-                    s_src = _thumb(suite, st.image)
+                    s_src = thumbs.get(st.image)
                     img = f'<img class="thumb" alt="step {k}" src="{s_src}">' if s_src else ""
                     parts.append(f'<div class="step">{img}<div>Step {k}: {e(st.text)}</div></div>')
                 parts.append("</div>")

@@ -10,9 +10,14 @@ from __future__ import annotations
 import hashlib
 
 from vcot.conditions.episode import Episode, SingleTurn
+from vcot.conditions.interventions import INTERVENTIONS, intervention_episode, prefix_episode_factory
+from vcot.conditions.interventions import unservable as intervention_unservable
 from vcot.conditions.registry import Condition, ConditionError, Registry
 from vcot.conditions.single_turn import Prompt, build_prompt, single_turn_episode, unservable_reason
+from vcot.conditions.state_probe import state_probe_episode
 from vcot.images import ImageSource
+from vcot.probes import probe_reason
+from vcot.prompts.probes import PROBE_TEMPLATES
 from vcot.prompts.templates import SINGLE_TURN_TEMPLATES
 from vcot.prompts.text_cot_spec import GUIDES
 from vcot.schema import Instance
@@ -25,9 +30,9 @@ REGISTRY = Registry()
 
 
 def _single(name: str, description: str, *, compare_with: tuple[str, ...] = (), short: str = "",
-            mira_table1: bool = False) -> Condition:
+            mira_table1: bool = False, default: bool = True) -> Condition:
     return Condition(name, single_turn_episode, lambda inst: unservable_reason(inst, name), description,
-                     compare_with=compare_with, short=short, mira_table1=mira_table1)
+                     default=default, compare_with=compare_with, short=short, mira_table1=mira_table1)
 
 
 for _c in (
@@ -42,9 +47,15 @@ for _c in (
             compare_with=("visual_cot",)),
     _single("visual_cot_corrupted", "Visual-CoT with a plausible but wrong trajectory",
             compare_with=("visual_cot",)),
-    _single("caption_only", "no image: a caption of it + the question", compare_with=("direct",)),
+    # Off by default like question_only: every generated suite can serve it now (scene-graph captions), and a
+    # default would add a call per instance to every run (docs/evaluation.md).
+    _single("caption_only", "no image: a caption of it + the question", compare_with=("direct",), default=False),
 ):
     REGISTRY.register(_c)
+# Off by default: it measures how much of a task the question alone answers (docs/evaluation.md).
+REGISTRY.register(Condition("question_only", single_turn_episode, lambda inst: unservable_reason(inst, "question_only"),
+                            "no image: the question alone, text_cot wording", default=False,
+                            compare_with=("caption_only",), short="Q"))
 
 _VAOT_DESCRIPTIONS = {
     "vaot_norender": ("visual actions acknowledged, never rendered", ()),
@@ -59,6 +70,34 @@ for _name in VAOT_CONDITIONS:
     REGISTRY.register(Condition(_name, make_vaot_episode, lambda inst: None, _desc, compare_with=_cmp,
                                 default=_name in _VAOT_DEFAULT))
 
+# Issue 20: state probes and interventions on the supplied steps (docs/evaluation.md); none runs by default.
+_INTERVENTION_DESCRIPTIONS = {
+    "visual_cot_prefix": "Visual-CoT with only the first half of the step images",
+    "visual_cot_shuffled": "Visual-CoT with the step images in a shuffled order",
+    "visual_cot_drop_key": "Visual-CoT without the key (last) step image",
+    "visual_cot_mixed": "Visual-CoT with odd steps as images and even steps as texts",
+}
+REGISTRY.register(Condition("state_probe", state_probe_episode, probe_reason,
+                            "image + question + a question about the state after each step, answered in <stepK>",
+                            default=False, compare_with=("text_cot",)))
+for _name in INTERVENTIONS:
+    REGISTRY.register(Condition(_name, intervention_episode, intervention_unservable,
+                                _INTERVENTION_DESCRIPTIONS[_name], default=False, compare_with=("visual_cot",)))
+
+
+def _prefix_condition(k: int) -> Condition:
+    return Condition(f"visual_cot_prefix_k{k}", prefix_episode_factory(k), intervention_unservable,
+                     f"Visual-CoT with only the first {k} step image(s)", default=False, compare_with=("visual_cot",))
+
+
+def register_prefix(k: int) -> str:
+    """Register `visual_cot_prefix_k{k}` (the first k steps) and return its name."""
+    return REGISTRY.register(_prefix_condition(k)).name
+
+
+# `-c visual_cot_prefix_k2` names a fixed k on the command line (docs/evaluation.md).
+REGISTRY.add_family(r"visual_cot_prefix_k([1-9][0-9]?)", lambda m: _prefix_condition(int(m.group(1))))
+
 
 def _prompt_version() -> str:
     h = hashlib.sha256()
@@ -67,6 +106,8 @@ def _prompt_version() -> str:
     for task in sorted(GUIDES):
         h.update(f"{task}\0{GUIDES[task]}\0".encode())
     for t in prompt_material():
+        h.update(t.encode() + b"\0")
+    for t in PROBE_TEMPLATES:
         h.update(t.encode() + b"\0")
     return "2+" + h.hexdigest()[:10]
 

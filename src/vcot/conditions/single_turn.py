@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from vcot.captions import caption_for, caption_source
+from vcot.captions import unavailable_reason as caption_unavailable
 from vcot.conditions.episode import Episode, SingleTurn
 from vcot.conditions.registry import ConditionError
 from vcot.images import ImageSource
@@ -25,7 +27,7 @@ from vcot.prompts.text_cot_spec import GUIDES
 from vcot.schema import Instance
 
 SINGLE_TURN = ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot", "visual_cot_corrupted",
-               "caption_only")
+               "caption_only", "question_only")
 
 
 @dataclass
@@ -48,9 +50,7 @@ def unservable_reason(instance: Instance, condition: str) -> str | None:
     if condition == "text_cot_spec" and instance.task not in GUIDES:
         return f"there is no task-specific guide for task {instance.task!r}"
     if condition == "caption_only":
-        cap = instance.meta.get("caption")
-        if not isinstance(cap, str) or not cap.strip():
-            return "it has no caption (meta['caption'])"
+        return caption_unavailable(instance)
     return None
 
 
@@ -76,9 +76,13 @@ def build_prompt(instance: Instance, condition: str, images: ImageSource) -> Pro
     elif condition == "text_state_cot":
         steps = "\n".join(f"Step {k}: {s.text.strip()}" for k, s in enumerate(instance.steps, start=1))
         text = TEXT_STATE_COT.format(question=question, steps=steps)
-    else:  # caption_only
+    elif condition == "question_only":
+        # text_cot's words without the picture: only the presence of the image differs from text_cot.
         paths = []
-        text = CAPTION_ONLY.format(caption=str(instance.meta["caption"]).strip(), question=question)
+        text = TEXT_COT.format(question=question)
+    else:  # caption_only: the instance's own caption, else the scene-graph caption (vcot.captions)
+        paths = []
+        text = CAPTION_ONLY.format(caption=caption_for(instance), question=question)
     encoded = [images(p) for p in paths]
     parts: list[ImagePart | TextPart] = [ImagePart(e) for e in encoded]
     parts.append(TextPart(text))
@@ -87,4 +91,7 @@ def build_prompt(instance: Instance, condition: str, images: ImageSource) -> Pro
 
 def single_turn_episode(instance: Instance, condition: str, epoch: int, images: ImageSource) -> Episode:
     prompt = build_prompt(instance, condition, images)
-    return SingleTurn(prompt.messages, {"images": prompt.images})
+    info: dict[str, Any] = {"images": prompt.images}
+    if condition == "caption_only":
+        info["caption"] = caption_source(instance)
+    return SingleTurn(prompt.messages, info)

@@ -92,3 +92,30 @@ def chance_answer(instance: Instance, condition: str, epoch: int) -> str:
         return answer_space(instance).sample(rng)
     except NoAnswerSpace:
         return "unknown"
+
+
+def chance_probe_answers(instance: Instance, epoch: int) -> dict[int, str]:
+    """The baseline's state_probe answers, step -> answer, from generic spaces by answer type (the option
+    letters, the die faces 1-6 for integers, the compass and rotation words, the clock's minutes); a probe that
+    repeats the question gets the baseline's final answer. No probe's gold answer is consulted."""
+    from vcot.probes import build_probes, probe_reason
+
+    if probe_reason(instance) is not None:
+        return {}
+    rng = random.Random(derive_seed("chance-probes", instance.uid, epoch))
+    out = {}
+    for p in build_probes(instance):
+        if p.kind == "final":
+            out[p.step] = chance_answer(instance, "state_probe", epoch)
+        elif p.options:
+            out[p.step] = rng.choice(option_letters(len(p.options)))
+        elif p.answer_type == AnswerType.DIRECTION:
+            out[p.step] = rng.choice(("top", "bottom", "left", "right"))
+        elif p.answer_type == AnswerType.TIME:
+            out[p.step] = clock_times().sample(rng)
+        elif p.answer_type == AnswerType.TEXT:
+            out[p.step] = rng.choice(("clockwise", "counterclockwise", "red", "blue", "green", "yellow"))
+        else:
+            out[p.step] = str(rng.randint(1, 6))
+    return out
+

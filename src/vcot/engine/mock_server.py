@@ -26,6 +26,7 @@ import base64
 import hashlib
 import json
 import random
+import re
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
@@ -48,6 +49,9 @@ _MAX_BODY = 256 * 1024 * 1024
 class MockConfig:
     p: float = 0.5
     p_by_condition: dict[str, float] = field(default_factory=dict)
+    # Issue 20, difficulty sweeps: "NAME=VALUE" of a generator parameter (meta.generator.params) -> P, so a
+    # model can be scripted whose accuracy falls with a knob (`vcot sweep`, docs/evaluation.md).
+    p_by_param: dict[str, float] = field(default_factory=dict)
     seed: int = 0
     latency_s: float = 0.0
     fault_rate: float = 0.0
@@ -62,12 +66,22 @@ class MockConfig:
     # Fraction of answers cut off by the token limit (finish_reason "length"): the text stops mid-reasoning
     # on a line that names the gold answer without an answer tag, the trap a last-line fallback falls into.
     truncate_rate: float = 0.0
+    # Issue 20 (docs/evaluation.md, "Mock server"): state_probe replies right on the first j steps and wrong
+    # after (the final answer right only when every step is), and a policy that reads only the last image sent:
+    # right exactly when it is the instance's last step picture.
+    probe_right_steps: int | None = None
+    last_image_only: bool = False
+    # Curation roles (docs/curation.md, "Offline: the mock server's curation roles"): requests tagged with a
+    # `curate.*` stage get scripted replies; the rewriter leaks the answer for these uids, and the judge fails
+    # these uids' quality checks.
+    curation_leak_uids: list[str] = field(default_factory=list)
+    curation_fail_uids: list[str] = field(default_factory=list)
 
     def validate(self) -> None:
         bad = [f for f in self.faults if f not in FAULT_KINDS]
         if bad:
             raise ValueError(f"unknown fault kind(s) {bad}; known: {', '.join(FAULT_KINDS)}")
-        for name, p in [("p", self.p), *self.p_by_condition.items()]:
+        for name, p in [("p", self.p), *self.p_by_condition.items(), *self.p_by_param.items()]:
             if not 0 <= p <= 1:
                 raise ValueError(f"probability {name}={p} outside 0..1")
         if not 0 <= self.fault_rate <= 1:
@@ -91,14 +105,25 @@ class SuiteIndex:
         self.items: dict[str, _Item] = {}
         self.by_image: dict[str, str] = {}
         self.by_question: dict[str, str | None] = {}
+        self.instances: dict[str, Any] = {}
+        self.suite: Any = None
         if suite_dir is None:
             return
         from vcot.prompts.templates import format_question
         from vcot.suite import read_suite
 
-        suite = read_suite(suite_dir, check_images="none")
+        root = Path(suite_dir)
+        # A folder of suites (the `suites/` folder of `vcot sweep`) is served as one: uids differ across them.
+        roots = [root] if (root / "manifest.json").is_file() or not root.is_dir() else \
+            sorted(p.parent for p in root.glob("*/manifest.json")) or [root]
+        for one in roots:
+            self._add(read_suite(one, check_images="none"), format_question)
+
+    def _add(self, suite: Any, format_question: Any) -> None:
         for inst in suite.instances:
             self.items[inst.uid] = _Item(inst.uid, inst.answer, str(inst.answer_type), inst.options)
+            self.instances[inst.uid] = inst
+            self.suite = suite
             try:
                 b64 = base64.b64encode(suite.image_path(inst.image).read_bytes())
                 self.by_image.setdefault(hashlib.sha256(b64).hexdigest(), inst.uid)
@@ -109,6 +134,10 @@ class SuiteIndex:
 
 
 def _guess_condition(text: str, n_images: int) -> str:
+    if "questions about the intermediate states" in text:
+        return "state_probe"
+    if "some described in words below" in text:
+        return "visual_cot_mixed"
     if "intermediate reasoning image(s)" in text:
         return "visual_cot"
     if "intermediate reasoning step(s) described" in text:
@@ -119,6 +148,8 @@ def _guess_condition(text: str, n_images: int) -> str:
         return "direct"
     if "Work through it like this." in text:
         return "text_cot_spec"
+    if n_images == 0:  # question_only: text_cot's words without the picture
+        return "question_only"
     return "text_cot"
 
 
@@ -130,6 +161,29 @@ def _wrong_answer(item: _Item, rng: random.Random) -> str:
     if gold.lstrip("-").isdigit():
         return str(int(gold) + rng.randint(1, 3))
     return f"not-{gold}"
+
+
+_GIVEN = re.compile(r"the answer is ([^.\n()]+)", re.I)
+
+
+def curation_reply(stage: str, uid: str | None, text: str, cfg: MockConfig) -> str:
+    """A scripted curation role: the reasoner answers only what the text states ("the answer is X"), the
+    captioner describes without answering, the rewriter drops the options, the judges pass unless told not to."""
+    if stage in ("curate.reason", "curate.leak"):
+        m = _GIVEN.search(text)
+        return f"Reading the text.\n<answer>{m.group(1).strip() if m else 'unknown'}</answer>"
+    if stage == "curate.caption":
+        return "The picture shows the objects the question mentions; their details are visible only in the picture."
+    if stage == "curate.rewrite":
+        q = re.search(r"Question: (.*?)\nOptions:", text, re.S)
+        c = re.search(r"Correct option: [A-Z]\. (.*)", text)
+        question, answer = (q.group(1).strip() if q else ""), (c.group(1).strip() if c else "")
+        if uid in cfg.curation_leak_uids:
+            question += f" (Hint: the answer is {answer}.)"
+        return json.dumps({"question": question, "answer": answer})
+    fail = uid in cfg.curation_fail_uids and stage.startswith("curate.qc")
+    return json.dumps({"verdict": "fail" if fail else "pass",
+                       "reason": "scripted failure" if fail else "scripted pass"})
 
 
 class MockServer:
@@ -153,12 +207,16 @@ class MockServer:
         self.roles: Counter[str] = Counter()
         self.images: list[dict[str, Any]] = []
         self.started = time.time()
+        # Wall-clock times of the first request received and the last reply sent: the harness benchmark
+        # measures the client's start-up against them (benchmarks/harness.py).
+        self.first_request_at: float | None = None
+        self.last_reply_at: float | None = None
 
     def stats(self) -> dict[str, Any]:
         return {"requests": self.requests, "max_inflight": self.max_inflight, "status": dict(self.status),
                 "faults": dict(self.faults), "by_key": dict(self.by_key), "ok_by_key": dict(self.ok_by_key),
-                "roles": dict(self.roles),
-                "uptime_s": time.time() - self.started}
+                "roles": dict(self.roles), "first_request_at": self.first_request_at,
+                "last_reply_at": self.last_reply_at, "uptime_s": time.time() - self.started}
 
     # -- policy -------------------------------------------------------------------------------------------
 
@@ -201,6 +259,12 @@ class MockServer:
             return "I cannot tell.\n<answer>unknown</answer>", "stop"
         rng = random.Random(derive_seed("mock", self.config.seed, uid, condition, epoch))
         p = self.config.p_by_condition.get(condition, self.config.p)
+        if self.config.p_by_param and uid in self.index.instances:
+            params = self.index.instances[uid].meta.get("generator", {}).get("params", {})
+            for name_value, p_param in self.config.p_by_param.items():
+                name, _, value = name_value.partition("=")
+                if name in params and json.dumps(params[name]) == value:
+                    p = p_param
         correct = rng.random() < p
         ans = item.answer if correct else _wrong_answer(item, rng)
         if rng.random() < self.config.truncate_rate:
@@ -245,8 +309,11 @@ class MockServer:
                                  for i, c in enumerate(script[turn])]
             finish = "tool_calls"
             out_chars = sum(len(c["function"]["arguments"]) for c in msg["tool_calls"])
+        elif cond.startswith("curate."):
+            msg["content"], finish = curation_reply(cond, uid, "\n".join(texts), self.config), "stop"
+            out_chars = len(msg["content"])
         else:
-            msg["content"], finish = self.answer(uid, cond, epoch)
+            msg["content"], finish = self.scripted_answer(uid, cond, epoch, messages) or self.answer(uid, cond, epoch)
             out_chars = len(msg["content"])
         resp = {
             "id": f"chatcmpl-mock-{self.requests}", "object": "chat.completion", "created": int(time.time()),
@@ -256,6 +323,21 @@ class MockServer:
                       "total_tokens": n_chars // 4 + 256 * n_images + out_chars // 4 + 1},
         }
         return resp, headers.get("x-vcot-call") or f"{uid}|{cond}|{epoch}|{turn}"
+
+    def scripted_answer(self, uid: str | None, condition: str, epoch: int, messages: list[Any]
+                        ) -> tuple[str, str] | None:
+        """The issue-20 policies (MockConfig.probe_right_steps, last_image_only), or None when neither applies."""
+        from vcot.engine.mock_policies import last_image_reply, probe_reply
+
+        inst = self.index.instances.get(uid or "")
+        if inst is None:
+            return None
+        rng = random.Random(derive_seed("mock-probe", self.config.seed, uid, condition, epoch))
+        if self.config.probe_right_steps is not None and condition == "state_probe":
+            return probe_reply(inst, self.config.probe_right_steps, rng), "stop"
+        if self.config.last_image_only:
+            return last_image_reply(inst, self.index.suite, messages, rng), "stop"
+        return None
 
     # -- HTTP -----------------------------------------------------------------------------------------------
 
@@ -352,6 +434,8 @@ class MockServer:
         return True
 
     async def _chat(self, headers: dict[str, str], body: bytes, writer: asyncio.StreamWriter) -> bool:
+        if self.first_request_at is None:
+            self.first_request_at = time.time()
         self.requests += 1
         self.inflight += 1
         self.max_inflight = max(self.max_inflight, self.inflight)
@@ -401,6 +485,7 @@ class MockServer:
                 await writer.drain()
                 return False
             await self._send(writer, 200, None, raw=data)
+            self.last_reply_at = time.time()
             self.status["200"] += 1
             self.ok_by_key[key] += 1
             return True

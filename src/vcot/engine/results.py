@@ -26,7 +26,22 @@ SCHEMA = pa.schema([
     ("latency_s", pa.float64()), ("finish_reason", pa.string()), ("images", pa.string()), ("episode", pa.string()),
     ("suite_name", pa.string()), ("suite_hash", pa.string()), ("prompt_version", pa.string()),
     ("vcot_version", pa.string()), ("settings", pa.string()),
+    # Issue 20: state_probe rows name their probe count; intervention rows the steps sent (JSON list, 1-based,
+    # in the order sent). Per-step correctness is scoring's (vcot.scoring.probes.add_probe_columns).
+    ("probe_n", pa.int32()), ("steps_sent", pa.string()),
 ])
+
+
+def _episode_columns(episode: str | None) -> tuple[int | None, str | None]:
+    try:
+        rec = json.loads(episode) if episode else None
+    except ValueError:
+        return None, None
+    if not isinstance(rec, dict):
+        return None, None
+    probes = rec.get("probes")
+    sent = (rec.get("intervention") or {}).get("steps_sent") if isinstance(rec.get("intervention"), dict) else None
+    return (len(probes) if isinstance(probes, list) else None), (json.dumps(sent) if sent is not None else None)
 
 _SAMPLE_COLS = ["run_id", "model", "condition", "uid", "task", "domain", "answer_type", "gold", "options",
                 "epoch", "response", "error", "n_turns", "input_tokens", "output_tokens", "latency_s",
@@ -56,6 +71,9 @@ def results_table(run_dir: str | Path) -> pa.Table:
         cols["suite_hash"].append(s.get("suite_hash"))
         cols["prompt_version"].append(s.get("prompt_version"))
         cols["vcot_version"].append(s.get("vcot_version"))
+        probe_n, steps_sent = _episode_columns(rec["episode"])
+        cols["probe_n"].append(probe_n)
+        cols["steps_sent"].append(steps_sent)
         cols["settings"].append(json.dumps({"generation": s.get("generation"), "image_policy": s.get("image_policy"),
                                             "model": s.get("model"), "timeout_s": s.get("timeout_s"),
                                             "max_turns": s.get("max_turns")}, sort_keys=True))

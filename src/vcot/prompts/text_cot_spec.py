@@ -160,4 +160,23 @@ GUIDES: dict[str, str] = {
         "report which path gives the higher total (or that they are equal) together with the total, in the "
         "requested format."
     ),
+    "object_attributes": (
+        "Work through it like this. List every object in the scene with its size, colour, material (matte "
+        "rubber or shiny metal) and shape, and note where it sits: how far left or right in the picture and "
+        "how near the camera (lower in the picture on the floor means nearer). Parse the question from the "
+        "innermost description outwards: find the one object matching the first description, then keep only "
+        "the objects on the asked side of it (left or right of its centre, in front or behind it), filter "
+        "them by the next description, and repeat for every relation in the chain. Finally apply the "
+        "question's operation to what is left: read the asked attribute, count the objects, say whether any "
+        "exist, compare two counts, or compare one attribute of two objects."
+    ),
+    "compositional_3d": (
+        "Work through it like this. List every vehicle: its type (car, truck or tractor), size, material, and "
+        "the colour of each of its three parts (body, cabin, wheels), and note where it sits: how far left or "
+        "right in the picture and how near the camera. Parse the question from the innermost description "
+        "outwards: find the one vehicle matching the first description, keep only the vehicles on the asked "
+        "side of it, filter them by the next description, and repeat along the chain. Then look closely at the "
+        "part the question names on the vehicle you reached, and, when it compares parts, at the named part of "
+        "every other vehicle, before reading a colour, a type, a count or whether two parts match."
+    ),
 }

@@ -18,9 +18,7 @@ import random
 import re
 from dataclasses import dataclass
 
-import numpy as np
 from PIL import Image
-from scipy import ndimage
 
 from vcot.draw import Canvas
 from vcot.vaot import actions as act
@@ -49,6 +47,10 @@ def _angle(rng: random.Random) -> float:
 
 def _object_centroids(state: Image.Image) -> list[tuple[float, float]]:
     """Centres of the drawn objects (connected non-background blobs) in the picture."""
+    # Imported here: scipy costs half a second, and every `vcot` command imports this module (condition list).
+    import numpy as np
+    from scipy import ndimage
+
     arr = np.asarray(state.convert("RGB"), dtype=np.int16)
     background = np.median(arr.reshape(-1, 3), axis=0)
     mask = np.abs(arr - background).sum(axis=2) > 60
@@ -60,8 +62,22 @@ def _object_centroids(state: Image.Image) -> list[tuple[float, float]]:
     return [(float(c[1]), float(c[0])) for c, s in zip(centres, sizes, strict=True) if s >= 12]
 
 
-def perturb_key(action: act.Action, state: Image.Image, rng: random.Random) -> tuple[act.Action, str]:
-    """A plausible but wrong version of the action (same kind, evidence changed)."""
+def picture_objects(meta: object) -> list[tuple[float, float]] | None:
+    """Object centres a task recorded from its renderer's id buffer (`meta["scene"]["picture"]
+    ["object_centres"]`, the 3D scene tasks), or None: blob detection cannot separate shaded objects from their
+    shadows and the floor's gradient."""
+    scene = meta.get("scene") if isinstance(meta, dict) else None
+    picture = scene.get("picture") if isinstance(scene, dict) else None
+    centres = picture.get("object_centres") if isinstance(picture, dict) else None
+    if not isinstance(centres, list) or not centres:
+        return None
+    return [(float(c[0]), float(c[1])) for c in centres]
+
+
+def perturb_key(action: act.Action, state: Image.Image, rng: random.Random,
+                objects: list[tuple[float, float]] | None = None) -> tuple[act.Action, str]:
+    """A plausible but wrong version of the action (same kind, evidence changed). `objects` are the picture's
+    object centres when the instance records them (`picture_objects`); otherwise they are found in the picture."""
     w, h = state.size
     diag = math.hypot(w, h)
     data = action.model_dump()
@@ -95,7 +111,8 @@ def perturb_key(action: act.Action, state: Image.Image, rng: random.Random) -> t
         data["x"], data["y"] = action.x + r * math.cos(a), action.y + r * math.sin(a)
         desc = f"circle centre moved by {r:.0f} px"
     elif isinstance(action, act.MarkPoint):
-        others = [c for c in _object_centroids(state) if math.dist(c, (action.x, action.y)) > 12]
+        found = objects if objects else _object_centroids(state)
+        others = [c for c in found if math.dist(c, (action.x, action.y)) > 12]
         if others:
             data["x"], data["y"] = min(others, key=lambda c: math.dist(c, (action.x, action.y)))
             desc = "mark placed on the neighbouring object"
@@ -132,6 +149,8 @@ def perturb_key(action: act.Action, state: Image.Image, rng: random.Random) -> t
 def _blank_patch_far_from(state: Image.Image, box: tuple[int, int, int, int] | None,
                           rng: random.Random, size: int = 14) -> tuple[int, int] | None:
     """Top-left of a uniform background patch as far as possible from `box` (None if there is none)."""
+    import numpy as np
+
     arr = np.asarray(state.convert("L"), dtype=np.int16)
     h, w = arr.shape
     step = max(size, min(w, h) // 24)
@@ -151,10 +170,11 @@ def _blank_patch_far_from(state: Image.Image, box: tuple[int, int, int, int] | N
     return best
 
 
-def corrupt_render(state: Image.Image, action: act.Action, kind: str, rng: random.Random) -> CorruptedRender:
+def corrupt_render(state: Image.Image, action: act.Action, kind: str, rng: random.Random,
+                   objects: list[tuple[float, float]] | None = None) -> CorruptedRender:
     """Render `action` with the given corruption. The action itself is recorded unchanged by the caller."""
     if kind == "modify_key":
-        wrong, desc = perturb_key(action, state, rng)
+        wrong, desc = perturb_key(action, state, rng, objects)
         new_state, view = apply_action(state, wrong)
         return CorruptedRender(new_state, view, f"modify_key: {desc}")
     if kind == "modify_non_key":

@@ -36,7 +36,7 @@ from vcot.vaot.actions import (
     parse_tool_calls,
     tool_definitions,
 )
-from vcot.vaot.corrupt import corrupt_render
+from vcot.vaot.corrupt import corrupt_render, picture_objects
 from vcot.vaot.render import apply_action, bound_size
 
 # Condition → the corruption applied to every rendered action (None: rendered faithfully or not at all).
@@ -158,7 +158,7 @@ class VaotEpisode:
             else:
                 if self.corruption is not None:
                     rng = random.Random(derive_seed(self.instance.uid, self.epoch, self.turn, k, self.corruption))
-                    out = corrupt_render(self.state, action, self.corruption, rng)
+                    out = corrupt_render(self.state, action, self.corruption, rng, picture_objects(self.instance.meta))
                     new_state, view, record["corruption"] = out.state, out.view, out.description
                 else:
                     new_state, view = apply_action(self.state, action)

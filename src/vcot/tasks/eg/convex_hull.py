@@ -380,7 +380,7 @@ class ConvexHull(Task):
                                               f"{MIN_GAP_PX:g} px of white must stay between them; wider margins "
                                               "leave too few lattice points"),
     }
-    version = "3"
+    version = "4"
     description = ("Coloured lattice point sets; count the points of one colour strictly inside the convex hull "
                    "of another colour or inside the overlap of two hulls.")
 
@@ -531,7 +531,7 @@ class ConvexHull(Task):
         inside = [tuple(p) for p in solution.details["inside_points"]]
         image = self._draw(scene).image()
         step1 = self._draw(scene, hulls=hulls)
-        step2 = self._draw(scene, hulls=hulls, highlight=inside)
+        step2 = self._draw(scene, hulls=hulls, highlight=inside, examined=points_of(scene, scene["count_colour"]))
         return Rendering(image=image, steps=[(step1.image(), self._hull_text(scene, hulls)),
                                              (step2.image(), self._count_text(scene, inside))])
 
@@ -552,11 +552,16 @@ class ConvexHull(Task):
         x = scene["count_colour"]
         where = "the overlap" if scene["form"] == "overlap" else f"the {scene['hull_colours'][0]} hull"
         if not inside:
-            return f"No {x} point is ringed: none lies strictly inside {where}."
-        return f"The {x} points strictly inside {where} are ringed in black: {fmt_pts(inside)}."
+            return (f"Every {x} point is ringed in thin grey: none lies strictly inside {where} (a point strictly "
+                    "inside would be ringed in thick black).")
+        return (f"The {x} points strictly inside {where} are ringed in thick black: {fmt_pts(inside)}; the other "
+                f"{x} points are ringed in thin grey.")
 
     def _draw(self, scene: dict[str, Any], hulls: list[list[Any]] | None = None,
-              highlight: list[Pt] | None = None) -> Canvas:
+              highlight: list[Pt] | None = None, examined: list[Any] | None = None) -> Canvas:
+        """`highlight`: points ringed in thick black (strictly inside); `examined`: the counted points, the
+        others of which are ringed in thin grey, so the counting step differs from the hull step even when
+        no point is inside."""
         grid, scale = scene["grid"], scene["scale_px"]
         c = Canvas(CANVAS, CANVAS)
         origin_y = CANVAS - PLOT_LO
@@ -586,6 +591,10 @@ class ConvexHull(Task):
         for s in scene["sets"]:
             for p in s["points"]:
                 _marker(c, px(p), s["colour"], s["marker"])
+        ringed = {tuple(float(v) for v in p) for p in highlight or []}
+        for p in examined or []:
+            if tuple(float(v) for v in p) not in ringed:
+                c.circle(px(p), MARKER_R + 6, fill=None, outline="gray", width=1)
         for p in highlight or []:
             c.circle(px(p), MARKER_R + 6, fill=None, outline="black", width=3)
         return c
@@ -624,7 +633,7 @@ class ConvexHull(Task):
         region = region_of(wrong_hulls)
         inside = sorted(p for p in counted_pts if strictly_inside(p, region))
         step1 = self._draw(scene, hulls=wrong_hulls)
-        step2 = self._draw(scene, hulls=wrong_hulls, highlight=inside)
+        step2 = self._draw(scene, hulls=wrong_hulls, highlight=inside, examined=points_of(scene, scene["count_colour"]))
         desc = f"hull of {hull_colours[hi]}: vertex {fmt_pt(v)} {how}; count {len(inside)} instead of {true_count}"
         return Corruption(steps=[(step1.image(), self._hull_text(scene, wrong_hulls)),
                                  (step2.image(), self._count_text(scene, inside))], description=desc)

@@ -1,0 +1,401 @@
+"""compositional_3d: Super-CLEVR-like questions about toy vehicles (car, truck, tractor) built from parts — a
+body, a cabin and the wheels, each with its own colour — asking for a part's colour, the vehicle type, counts,
+existence, whether parts of two vehicles share a colour, and how many vehicles have a part coloured like a part
+of another; references chain spatial relations. docs/tasks/compositional_3d.md has the details."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from vcot.draw import Canvas
+from vcot.draw3d import Render3D
+from vcot.draw3d.composites import PARTS, TYPES, part_list
+from vcot.schema import AnswerType, Instance
+from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace, finite
+from vcot.tasks.base import (
+    Choices,
+    Corruption,
+    GenContext,
+    Limit,
+    ParameterError,
+    Reject,
+    Rendering,
+    Solution,
+    Task,
+)
+from vcot.tasks.scene3d._scene import (
+    COLOURS,
+    Ambiguous,
+    Layout,
+    box_object,
+    chain_result,
+    draw_state,
+    greyed_where,
+    labels,
+    layout,
+    letters_text,
+    pick_relation,
+    random_reference,
+    ref_phrase,
+    render_of,
+    run_chain,
+    sample_camera,
+    set_options,
+    set_phrase,
+    state_text,
+    visibility_render,
+)
+from vcot.tasks.scene3d._vehicles import KIND, noun, sample_vehicles
+from vcot.tasks.scene3d.object_attributes import FLIP, YES_NO, ObjectAttributes, named_values
+
+FAMILIES = ("query_part_colour", "query_type", "count", "exist", "same_part_colour", "count_part_match")
+PREAMBLE = ("The picture shows toy vehicles on a floor: cars, trucks and tractors, small or large, rubber (matte) "
+            "or metal (shiny). Every vehicle has three parts, a body, a cabin and the wheels, each red, blue, "
+            "green, orange, purple or cyan (all wheels of a vehicle share one colour). Left and right are as seen "
+            "in the picture (by the vehicles' centres); in front of means nearer the camera, behind farther from "
+            "it.")
+PART_PHRASE = {"body": "the body", "cabin": "the cabin", "wheels": "the wheels"}
+
+
+@dataclass(frozen=True)
+class Compositional3DConfig:
+    min_objects: int = 4
+    max_objects: int = 5
+    min_hops: int = 1
+    max_hops: int = 1
+    max_count: int = 3
+    min_visible: float = 0.5
+    min_part_px: int = 20
+    left_right_px: float = 16.0
+    front_behind: float = 0.5
+    families: list[str] = field(default_factory=lambda: list(FAMILIES))
+
+
+def answers_of(family: str, max_count: int) -> tuple[str, ...]:
+    if family == "query_part_colour":
+        return COLOURS
+    if family == "query_type":
+        return TYPES
+    if family in ("count", "count_part_match"):
+        return tuple(str(i) for i in range(max_count + 1))
+    return YES_NO
+
+
+def _say(flt: dict[str, str], plural: bool) -> str:
+    return noun(flt, plural)
+
+
+@register
+class Compositional3D(Task):
+    name = "compositional_3d"
+    domain = "3D"
+    answer_type = AnswerType.TEXT
+    config_cls = Compositional3DConfig
+    presets = {
+        "easy": Compositional3DConfig(min_objects=3, max_objects=4, min_hops=0, max_hops=0, max_count=2),
+        "medium": Compositional3DConfig(min_objects=4, max_objects=5, min_hops=1, max_hops=1, max_count=3),
+        "hard": Compositional3DConfig(min_objects=5, max_objects=6, min_hops=2, max_hops=3, max_count=3),
+    }
+    version = "1"
+    description = "Super-CLEVR-like questions about toy vehicles whose parts have their own colours."
+    limits = {
+        "min_objects": Limit(3, 7, "vehicles per scene: a relation needs company"),
+        "max_objects": Limit(3, 7, "vehicles per scene: more than 7 do not fit on the floor unoccluded"),
+        "min_hops": Limit(0, 3, "relations chained in one reference"),
+        "max_hops": Limit(0, 3, "relations chained in one reference: the issue asks for up to 3"),
+        "max_count": Limit(1, 5, "largest count answer: balanced counts need that many matching vehicles"),
+        "min_visible": Limit(0.3, 0.8, "share of each vehicle's outline the id buffer must show; above 0.8 "
+                                       "scenes are rarely accepted"),
+        "min_part_px": Limit(5, 60, "pixels every part of every vehicle must show in the part buffer; small "
+                                    "wheels seen edge-on rarely show more than 60"),
+        "left_right_px": Limit(6.0, 24.0, "picture distance below which left or right is ambiguous"),
+        "front_behind": Limit(0.2, 0.6, "depth difference (scene units) below which front or behind is ambiguous"),
+        "families": Choices(FAMILIES, "question families, each balanced over its answers"),
+    }
+
+    def check_config(self, config: Any) -> None:
+        super().check_config(config)
+        if config.max_count >= config.max_objects:
+            raise ParameterError(f"parameters of task {self.name}: max_count ({config.max_count}) must be below "
+                                 f"max_objects ({config.max_objects})")
+        if len(set(config.families)) != len(config.families):
+            raise ParameterError(f"parameter families of task {self.name} repeats a family")
+
+    # -- sampling ---------------------------------------------------------------------------------------------
+
+    def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
+        cfg = self.config
+        fams = list(cfg.families)
+        family = fams[ctx.balanced(len(fams), "family")]
+        sub = GenContext(rng=ctx.rng, task=ctx.task, seed=ctx.seed, index=ctx.index // len(fams))
+        answers = answers_of(family, cfg.max_count)
+        target = answers[sub.balanced(len(answers), family)]
+        rng = ctx.rng
+        hops = rng.randint(cfg.min_hops, cfg.max_hops)
+        n = rng.randint(cfg.min_objects, cfg.max_objects)
+        scene: dict[str, Any] = {"kind": KIND, "objects": sample_vehicles(rng, n), "camera": sample_camera(rng),
+                                 "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind},
+                                 "min_visible": cfg.min_visible, "min_part_px": cfg.min_part_px}
+        lay = layout(scene)
+        for _ in range(60):
+            try:
+                scene["program"] = self._program(rng, scene, lay, family, hops, target)
+                if self.solve(scene).answer != target:
+                    continue
+                if family == "query_part_colour" and target in named_values(scene["program"]):
+                    continue  # the step texts repeat the question's words; they must not name the answer
+                break
+            except (Reject, Ambiguous):
+                continue
+        else:
+            raise Reject(f"no {family} question with answer {target} in this scene")
+        centres, res = visibility_render(scene, cfg.min_visible)
+        self._check_parts(scene, res)
+        scene["picture"] = {"object_centres": centres}
+        return scene
+
+    @staticmethod
+    def _check_parts(scene: dict[str, Any], res: Render3D) -> None:
+        """Every part of every vehicle shows at least min_part_px pixels in the part buffer (buffers-only
+        render, one subpixel per pixel)."""
+        owners = part_list(scene["objects"])
+        counts = np.bincount(res.parts.ravel().astype(np.int64) + 1, minlength=len(owners) + 1)[1:]
+        shown: dict[tuple[int, str], int] = {}
+        for idx, key in enumerate(owners):
+            shown[key] = shown.get(key, 0) + int(counts[idx])
+        for (k, part), px in shown.items():
+            if px < scene["min_part_px"]:
+                raise Reject(f"the {part} of vehicle {k} shows only {px} pixels")
+
+    def _program(self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, hops: int,
+                 target: str) -> dict[str, Any]:
+        if family == "query_part_colour":
+            chain = random_reference(rng, scene, lay, hops)
+            part = rng.choice(PARTS)
+            if part in chain[-1]["filter"]:
+                raise Reject("queried part named in the reference")
+            return {"family": family, "part": part, "ref": chain}
+        if family == "query_type":
+            chain = random_reference(rng, scene, lay, hops)
+            if "type" in chain[-1]["filter"]:
+                raise Reject("queried type named in the reference")
+            return {"family": family, "ref": chain}
+        if family in ("count", "exist"):
+            prefix: list[dict[str, Any]] = []
+            rel = None
+            if hops > 0:
+                prefix = random_reference(rng, scene, lay, hops - 1)
+                anchor = chain_result(run_chain(scene, lay, prefix, as_set=False))[0]
+                rel = pick_relation(rng, lay, anchor)[0]
+
+            def fits(c: int) -> bool:
+                return str(c) == target if family == "count" else (c > 0) == (target == "yes")
+
+            options = set_options(scene, lay, prefix, rel, fits)
+            if not options:
+                raise Reject("no filter gives the wanted count")
+            return {"family": family, "set": [*prefix, {"relate": rel, "filter": rng.choice(options)}]}
+        if family == "same_part_colour":
+            a = random_reference(rng, scene, lay, hops)
+            b = random_reference(rng, scene, lay, 0)
+            return {"family": family, "a": a, "part_a": rng.choice(PARTS), "b": b, "part_b": rng.choice(PARTS)}
+        ref = random_reference(rng, scene, lay, hops)
+        return {"family": family, "ref": ref, "ref_part": rng.choice(PARTS), "part": rng.choice(PARTS)}
+
+    # -- solving ----------------------------------------------------------------------------------------------
+
+    def solve(self, scene: dict[str, Any]) -> Solution:
+        prog = scene["program"]
+        objs = scene["objects"]
+        lay = layout(scene)
+        fam = prog["family"]
+        try:
+            if fam in ("query_part_colour", "query_type"):
+                trace = run_chain(scene, lay, prog["ref"], as_set=False)
+                k = chain_result(trace)[0]
+                if fam == "query_type":
+                    return Solution(objs[k]["type"], trace, {"family": fam})
+                part = {"op": "part", "parts": [[k, prog["part"]]]}
+                return Solution(objs[k][prog["part"]], [*trace, part], {"family": fam})
+            if fam in ("count", "exist"):
+                trace = run_chain(scene, lay, prog["set"], as_set=True)
+                c = len(chain_result(trace))
+                return Solution(str(c) if fam == "count" else YES_NO[c == 0], trace, {"family": fam})
+            if fam == "same_part_colour":
+                ta = run_chain(scene, lay, prog["a"], as_set=False)
+                tb = run_chain(scene, lay, prog["b"], as_set=False)
+                ka, kb = chain_result(ta)[0], chain_result(tb)[0]
+                if ka == kb:
+                    raise Reject("both references pick one vehicle")
+                part = {"op": "part", "parts": [[ka, prog["part_a"]], [kb, prog["part_b"]]]}
+                same = objs[ka][prog["part_a"]] == objs[kb][prog["part_b"]]
+                return Solution(YES_NO[not same], [*ta, *tb, part], {"family": fam})
+            trace = run_chain(scene, lay, prog["ref"], as_set=False)
+            k = chain_result(trace)[0]
+            colour = objs[k][prog["ref_part"]]
+            others = [j for j in range(len(objs)) if j != k]
+            kept = [j for j in others if objs[j][prog["part"]] == colour]
+            match = {"op": "match", "anchor": k, "part": prog["part"], "ref_part": prog["ref_part"], "among": others,
+                     "kept": kept}
+            part = {"op": "part", "parts": [[k, prog["ref_part"]]]}
+            return Solution(str(len(kept)), [*trace, part, match], {"family": fam})
+        except Ambiguous as exc:
+            raise Reject(str(exc)) from None
+
+    def question(self, scene: dict[str, Any]) -> str:
+        prog = scene["program"]
+        fam = prog["family"]
+        if fam == "query_part_colour":
+            verb = "are" if prog["part"] == "wheels" else "is"
+            q = (f"What colour {verb} {PART_PHRASE[prog['part']]} of {ref_phrase(prog['ref'], _say)}? "
+                 "Answer with one word (a colour).")
+        elif fam == "query_type":
+            q = f"What kind of vehicle is {ref_phrase(prog['ref'], _say)}? Answer car, truck or tractor."
+        elif fam == "count":
+            q = f"How many {set_phrase(prog['set'], _say)} are there? Answer with a single integer."
+        elif fam == "exist":
+            q = f"Are there any {set_phrase(prog['set'], _say)}? Answer yes or no."
+        elif fam == "same_part_colour":
+            verb = "Do" if prog["part_a"] == "wheels" else "Does"
+            q = (f"{verb} {PART_PHRASE[prog['part_a']]} of {ref_phrase(prog['a'], _say)} have the same colour as "
+                 f"{PART_PHRASE[prog['part_b']]} of {ref_phrase(prog['b'], _say)}? Answer yes or no.")
+        else:
+            have = {"body": "a body", "cabin": "a cabin", "wheels": "wheels"}[prog["part"]]
+            q = (f"How many other vehicles have {have} of the same colour "
+                 f"as {PART_PHRASE[prog['ref_part']]} of {ref_phrase(prog['ref'], _say)}? "
+                 "Answer with a single integer.")
+        return f"{PREAMBLE} {q}"
+
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        scene = instance.meta.get("scene") if isinstance(instance.meta, dict) else None
+        if not isinstance(scene, dict) or "program" not in scene:
+            # A ValueError is what the chance model and the report expect of an instance they cannot place.
+            raise ValueError(f"{instance.uid}: the question family is in meta['scene'], which this copy lacks")
+        fam = scene["program"]["family"]
+        return finite(answers_of(fam, self.config.max_count), f"the answers of a {fam} question",
+                      canon=lambda a: a.strip().lower())
+
+    # -- pictures ---------------------------------------------------------------------------------------------
+
+    def _steps(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> list[tuple[Image.Image, str]]:
+        res = render_of(scene)
+        names = labels(scene, layout(scene))
+        out = []
+        for s in states:
+            if s["op"] == "part":
+                out.append((_part_picture(scene, res, names, s), _part_text(names, s)))
+            elif s["op"] == "match":
+                out.append((_match_picture(scene, res, names, s), _match_text(names, s)))
+            else:
+                out.append((draw_state(scene, res, names, s), state_text(scene, names, s)))
+        return out
+
+    def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
+        res = render_of(scene)
+        assert res.image is not None
+        return Rendering(image=res.image.copy(), steps=self._steps(scene, solution.states))
+
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        states = solution.states
+        lay = layout(scene)
+        names = labels(scene, lay)
+        relates = [i for i, s in enumerate(states) if s["op"] == "relate"]
+        if relates and rng.random() < 0.5:
+            i = rng.choice(relates)
+            wrong = ObjectAttributes._flipped(scene, lay, states, i)
+            if wrong is not None:
+                s = states[i]
+                return Corruption(steps=self._steps(scene, wrong),
+                                  description=f"relation {s['rel']} of {names[s['anchor']]} taken the wrong way "
+                                              f"({FLIP[s['rel']]})")
+        last = states[-1]
+        if last["op"] == "part" and rng.random() < 0.5:
+            k, part = last["parts"][-1]
+            other = rng.choice([p for p in PARTS if p != part])
+            wrong_state = {"op": "part", "parts": [*last["parts"][:-1], [k, other]]}
+            return Corruption(steps=self._steps(scene, [*states[:-1], wrong_state]),
+                              description=f"the {other} of {names[k]} isolated instead of its {part}")
+        return self._wrong_mark(scene, states, names, rng)
+
+    def _wrong_mark(self, scene: dict[str, Any], states: list[dict[str, Any]], names: list[str],
+                    rng: random.Random) -> Corruption | None:
+        """The last filter or match state with one boxed vehicle swapped for one that does not belong."""
+        idx = max(i for i, s in enumerate(states) if s["op"] in ("filter", "match"))
+        s = states[idx]
+        # Vehicles the trajectory already uses elsewhere (the other reference) would blur what went wrong.
+        used = {int(k) for st in states if st["op"] == "part" for k, _ in st["parts"]}
+        used |= {k for st in states[:idx] if st["op"] == "filter" for k in st["kept"]}
+        outside = [k for k in range(len(scene["objects"]))
+                   if k not in s["kept"] and k != s["anchor"] and k not in used]
+        if not outside:
+            return None
+        new = rng.choice(outside)
+        kept = list(s["kept"])
+        if kept:
+            old = rng.choice(kept)
+            kept[kept.index(old)] = new
+            what = f"{names[new]} boxed instead of {names[old]}"
+        else:
+            kept = [new]
+            what = f"{names[new]} boxed though no vehicle qualifies"
+        wrong = {**s, "kept": sorted(kept), "among": sorted(set(s["among"]) | {new})}
+        rest = states[idx + 1:]
+        if s["op"] == "filter" and rest and rest[0]["op"] == "part" and len(kept) == 1 and len(s["kept"]) == 1:
+            # The part step follows the wrongly chosen vehicle.
+            rest = [{"op": "part", "parts": [[new if k == s["kept"][0] else k, p] for k, p in rest[0]["parts"]]},
+                    *rest[1:]]
+        return Corruption(steps=self._steps(scene, [*states[:idx], wrong, *rest]),
+                          description=f"a wrong vehicle marked: {what}")
+
+
+def _part_mask(scene: dict[str, Any], res: Render3D, keep: list[list[Any]]) -> np.ndarray:
+    """Pixels of vehicles that are not among the kept (vehicle, part) pairs."""
+    owners = part_list(scene["objects"])
+    wanted = {(int(k), p) for k, p in keep}
+    keep_idx = [i for i, key in enumerate(owners) if key in wanted]
+    return (res.parts >= 0) & ~np.isin(res.parts, keep_idx)
+
+
+def _part_picture(scene: dict[str, Any], res: Render3D, names: list[str], state: dict[str, Any]) -> Image.Image:
+    """Only the named parts keep their colours; every other part of every vehicle is greyed out."""
+    c = Canvas.from_image(greyed_where(res, _part_mask(scene, res, state["parts"])))
+    for k, _ in state["parts"]:
+        box_object(c, res, int(k), names[int(k)], dash=True)
+    return c.image()
+
+
+def _part_text(names: list[str], state: dict[str, Any]) -> str:
+    items = [f"{PART_PHRASE[p]} of {names[int(k)]}" for k, p in state["parts"]]
+    shown = items[0] if len(items) == 1 else " and ".join(items)
+    return f"Isolated: {shown}, in colour; every other part of every vehicle is greyed out."
+
+
+def _match_picture(scene: dict[str, Any], res: Render3D, names: list[str], state: dict[str, Any]) -> Image.Image:
+    """The anchor's reference part and the matching part of every kept vehicle in colour, arrows from the anchor."""
+    keep = [[state["anchor"], state["ref_part"]], *[[k, state["part"]] for k in state["kept"]]]
+    c = Canvas.from_image(greyed_where(res, _part_mask(scene, res, keep)))
+    a = state["anchor"]
+    box_object(c, res, a, names[a], dash=True)
+    for k in state["kept"]:
+        ca, ck = res.objects[a].centre, res.objects[k].centre
+        c.arrow(ca, (ca[0] + 0.85 * (ck[0] - ca[0]), ca[1] + 0.85 * (ck[1] - ca[1])), color="black", width=2.5)
+        box_object(c, res, k, names[k])
+    return c.image()
+
+
+def _match_text(names: list[str], state: dict[str, Any]) -> str:
+    a = names[state["anchor"]]
+    what = f"Vehicles other than {a} whose {state['part']} match the colour of {PART_PHRASE[state['ref_part']]} of {a}"
+    if state["part"] != "wheels":
+        what = what.replace(f"whose {state['part']} match", f"whose {state['part']} matches")
+    if not state["kept"]:
+        verb = "stay" if state["ref_part"] == "wheels" else "stays"
+        return f"{what}: none, so nothing is boxed; only {PART_PHRASE[state['ref_part']]} of {a} {verb} in colour."
+    return (f"{what}: boxed {letters_text(state['kept'], names)}, each with an arrow from {a}; only those parts "
+            "stay in colour.")

@@ -1,0 +1,349 @@
+"""object_attributes: CLEVR-like questions about a rendered 3D scene of cubes, spheres and cylinders — query an
+attribute, count, exist, compare counts, same attribute — over references chained through spatial relations
+(left, right, in front, behind as the camera sees them). docs/tasks/object_attributes.md has the details."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from PIL import Image
+
+from vcot.schema import AnswerType, Instance
+from vcot.tasks import register
+from vcot.tasks.answer_space import AnswerSpace, finite
+from vcot.tasks.base import (
+    Choices,
+    Corruption,
+    GenContext,
+    Limit,
+    ParameterError,
+    Reject,
+    Rendering,
+    Solution,
+    Task,
+)
+from vcot.tasks.scene3d._scene import (
+    VALUES,
+    Ambiguous,
+    Layout,
+    chain_result,
+    check_visibility,
+    draw_state,
+    labels,
+    layout,
+    letters_text,
+    matches,
+    pick_relation,
+    random_reference,
+    ref_phrase,
+    related,
+    render_of,
+    run_chain,
+    sample_camera,
+    sample_objects,
+    set_options,
+    set_phrase,
+    state_text,
+)
+
+FAMILIES = ("query_colour", "query_shape", "query_material", "query_size", "count", "exist", "compare_count",
+            "same_attribute")
+YES_NO = ("yes", "no")
+PREAMBLE = ("The picture shows a 3D scene of objects on a floor: cubes, spheres and cylinders; small or large; red, "
+            "blue, green, orange, purple or cyan; rubber (matte) or metal (shiny). Left and right are as seen in "
+            "the picture (by the objects' centres); in front of means nearer the camera, behind farther from it.")
+FLIP = {"left": "right", "right": "left", "front": "behind", "behind": "front"}
+
+
+@dataclass(frozen=True)
+class ObjectAttributesConfig:
+    min_objects: int = 4
+    max_objects: int = 7
+    min_hops: int = 1
+    max_hops: int = 1
+    max_count: int = 4
+    min_visible: float = 0.5
+    left_right_px: float = 16.0
+    front_behind: float = 0.5
+    families: list[str] = field(default_factory=lambda: list(FAMILIES))
+
+
+def answers_of(family: str, max_count: int) -> tuple[str, ...]:
+    if family.startswith("query_"):
+        return VALUES[family.removeprefix("query_")]
+    if family == "count":
+        return tuple(str(i) for i in range(max_count + 1))
+    return YES_NO
+
+
+def named_values(program: dict[str, Any]) -> set[str]:
+    """Every attribute value the program's filters name (the words its question and step texts use)."""
+    chains = [program[k] for k in ("ref", "set", "a", "b") if k in program]
+    return {v for chain in chains for step in chain for v in step["filter"].values()}
+
+
+@register
+class ObjectAttributes(Task):
+    name = "object_attributes"
+    domain = "3D"
+    answer_type = AnswerType.TEXT
+    config_cls = ObjectAttributesConfig
+    presets = {
+        "easy": ObjectAttributesConfig(min_objects=3, max_objects=6, min_hops=0, max_hops=0, max_count=3),
+        "medium": ObjectAttributesConfig(min_objects=5, max_objects=8, min_hops=1, max_hops=1, max_count=4),
+        "hard": ObjectAttributesConfig(min_objects=7, max_objects=10, min_hops=2, max_hops=3, max_count=4),
+    }
+    version = "1"
+    description = "CLEVR-like questions about a rendered 3D scene: attributes, counts, comparisons, relation chains."
+    limits = {
+        "min_objects": Limit(3, 10, "objects per scene: a relation needs company; more than 10 do not fit unoccluded"),
+        "max_objects": Limit(3, 10, "objects per scene: more than 10 do not fit unoccluded on the floor"),
+        "min_hops": Limit(0, 3, "relations chained in one reference"),
+        "max_hops": Limit(0, 3, "relations chained in one reference: the issue asks for up to 3"),
+        "max_count": Limit(1, 6, "largest count answer: balanced counts above 6 need more objects than fit"),
+        "min_visible": Limit(0.3, 0.8, "share of each object's outline the id buffer must show; above 0.8 "
+                                         "crowded scenes are rarely accepted"),
+        "left_right_px": Limit(6.0, 24.0, "picture distance below which left or right is ambiguous; wider "
+                                            "margins leave 10-object scenes no usable relation"),
+        "front_behind": Limit(0.2, 0.6, "depth difference (scene units) below which front or behind is "
+                                         "ambiguous; wider margins leave 10-object scenes no usable relation"),
+        "families": Choices(FAMILIES, "question families, each balanced over its answers"),
+    }
+
+    def check_config(self, config: Any) -> None:
+        super().check_config(config)
+        if config.max_count >= config.max_objects:
+            raise ParameterError(f"parameters of task {self.name}: max_count ({config.max_count}) must be below "
+                                 f"max_objects ({config.max_objects})")
+        if len(set(config.families)) != len(config.families):
+            raise ParameterError(f"parameter families of task {self.name} repeats a family")
+
+    # -- sampling ---------------------------------------------------------------------------------------------
+
+    def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
+        cfg = self.config
+        fams = list(cfg.families)
+        family = fams[ctx.balanced(len(fams), "family")]
+        # The answer is balanced within its family: the family's k-th instance takes slot k of its own blocks.
+        sub = GenContext(rng=ctx.rng, task=ctx.task, seed=ctx.seed, index=ctx.index // len(fams))
+        answers = answers_of(family, cfg.max_count)
+        target = answers[sub.balanced(len(answers), family)]
+        rng = ctx.rng
+        hops = rng.randint(cfg.min_hops, cfg.max_hops)
+        n = rng.randint(cfg.min_objects, cfg.max_objects)
+        scene: dict[str, Any] = {"objects": sample_objects(rng, n), "camera": sample_camera(rng),
+                                 "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind},
+                                 "min_visible": cfg.min_visible}
+        lay = layout(scene)
+        for _ in range(60):
+            try:
+                program = self._program(rng, scene, lay, family, target, hops)
+                scene["program"] = program
+                if self.solve(scene).answer != target:
+                    continue
+                if family.startswith("query_") and target in named_values(program):
+                    continue  # the step texts repeat the question's words; they must not name the answer
+                break
+            except (Reject, Ambiguous):
+                continue
+        else:
+            raise Reject(f"no {family} question with answer {target} in this scene")
+        scene["picture"] = {"object_centres": check_visibility(scene, cfg.min_visible)}
+        return scene
+
+    def _program(self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, target: str,
+                 hops: int) -> dict[str, Any]:
+        objs = scene["objects"]
+        if family.startswith("query_"):
+            attr = family.removeprefix("query_")
+            chain = random_reference(rng, scene, lay, hops)
+            if attr in chain[-1]["filter"]:
+                raise Reject("queried attribute named in the reference")
+            return {"family": family, "attr": attr, "ref": chain}
+        if family in ("count", "exist"):
+            chain = self._set(rng, scene, lay, hops, lambda c: (str(c) == target) if family == "count"
+                              else ((c > 0) == (target == "yes")))
+            return {"family": family, "set": chain}
+        if family == "compare_count":
+            a = self._set(rng, scene, lay, hops, lambda c: True)
+            b = self._set(rng, scene, lay, 0, lambda c: True)
+            if a[-1]["filter"] == b[-1]["filter"] and a[-1]["relate"] is None:
+                raise Reject("a set compared with itself")
+            return {"family": family, "a": a, "b": b}
+        a = random_reference(rng, scene, lay, hops)
+        b = random_reference(rng, scene, lay, 0)
+        ka = chain_result(run_chain(scene, lay, a, as_set=False))[0]
+        kb = chain_result(run_chain(scene, lay, b, as_set=False))[0]
+        free = [x for x in VALUES if x not in a[-1]["filter"] and x not in b[-1]["filter"]]
+        if ka == kb or not free:
+            raise Reject("the two references pick one object or leave no attribute to compare")
+        attr = rng.choice(free)
+        if (objs[ka][attr] == objs[kb][attr]) != (target == "yes"):
+            raise Reject("wrong answer")
+        return {"family": family, "attr": attr, "a": a, "b": b}
+
+    @staticmethod
+    def _set(rng: random.Random, scene: dict[str, Any], lay: Layout, hops: int, want: Any) -> list[dict[str, Any]]:
+        """A set chain (hops relations deep) whose size satisfies `want`."""
+        prefix: list[dict[str, Any]] = []
+        rel = None
+        if hops > 0:
+            prefix = random_reference(rng, scene, lay, hops - 1)
+            anchor = chain_result(run_chain(scene, lay, prefix, as_set=False))[0]
+            rel = pick_relation(rng, lay, anchor)[0]
+        options = set_options(scene, lay, prefix, rel, want)
+        if not options:
+            raise Reject("no filter gives the wanted count")
+        return [*prefix, {"relate": rel, "filter": rng.choice(options)}]
+
+    # -- solving ----------------------------------------------------------------------------------------------
+
+    def solve(self, scene: dict[str, Any]) -> Solution:
+        prog = scene["program"]
+        objs = scene["objects"]
+        lay = layout(scene)
+        fam = prog["family"]
+        try:
+            if fam.startswith("query_"):
+                trace = run_chain(scene, lay, prog["ref"], as_set=False)
+                answer = objs[chain_result(trace)[0]][prog["attr"]]
+                traces = [trace]
+            elif fam in ("count", "exist"):
+                trace = run_chain(scene, lay, prog["set"], as_set=True)
+                c = len(chain_result(trace))
+                answer = str(c) if fam == "count" else YES_NO[c == 0]
+                traces = [trace]
+            elif fam == "compare_count":
+                ta = run_chain(scene, lay, prog["a"], as_set=True)
+                tb = run_chain(scene, lay, prog["b"], as_set=True)
+                answer = YES_NO[not len(chain_result(ta)) > len(chain_result(tb))]
+                traces = [ta, tb]
+            else:
+                ta = run_chain(scene, lay, prog["a"], as_set=False)
+                tb = run_chain(scene, lay, prog["b"], as_set=False)
+                ka, kb = chain_result(ta)[0], chain_result(tb)[0]
+                answer = YES_NO[objs[ka][prog["attr"]] != objs[kb][prog["attr"]]]
+                traces = [ta, tb]
+        except Ambiguous as exc:
+            raise Reject(str(exc)) from None
+        return Solution(answer=answer, states=[s for t in traces for s in t], details={"family": fam})
+
+    def question(self, scene: dict[str, Any]) -> str:
+        prog = scene["program"]
+        fam = prog["family"]
+        if fam.startswith("query_"):
+            attr = {"colour": "colour", "shape": "shape", "material": "material", "size": "size"}[prog["attr"]]
+            tail = {"colour": "a colour", "shape": "cube, sphere or cylinder", "material": "rubber or metal",
+                    "size": "small or large"}[prog["attr"]]
+            q = f"What is the {attr} of {ref_phrase(prog['ref'])}? Answer with one word ({tail})."
+        elif fam == "count":
+            q = f"How many {set_phrase(prog['set'])} are there? Answer with a single integer."
+        elif fam == "exist":
+            q = f"Are there any {set_phrase(prog['set'])}? Answer yes or no."
+        elif fam == "compare_count":
+            q = (f"Are there more {set_phrase(prog['a'])} than {set_phrase(prog['b'])}? "
+                 "Answer yes or no.")
+        else:
+            q = (f"Does {ref_phrase(prog['a'])} have the same {prog['attr']} as {ref_phrase(prog['b'])}? "
+                 "Answer yes or no.")
+        return f"{PREAMBLE} {q}"
+
+    def answer_space(self, instance: Instance) -> AnswerSpace:
+        scene = instance.meta.get("scene") if isinstance(instance.meta, dict) else None
+        if not isinstance(scene, dict) or "program" not in scene:
+            # A ValueError is what the chance model and the report expect of an instance they cannot place.
+            raise ValueError(f"{instance.uid}: the question family is in meta['scene'], which this copy lacks")
+        fam = scene["program"]["family"]
+        return finite(answers_of(fam, self.config.max_count), f"the answers of a {fam} question",
+                      canon=lambda a: a.strip().lower())
+
+    # -- pictures ---------------------------------------------------------------------------------------------
+
+    def _steps(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> list[tuple[Image.Image, str]]:
+        res = render_of(scene)
+        lay = layout(scene)
+        names = labels(scene, lay)
+        out = [(draw_state(scene, res, names, s), state_text(scene, names, s)) for s in states]
+        prog = scene["program"]
+        if prog["family"] == "same_attribute" and states:
+            ends = [t[-1]["kept"] for t in split_traces(states)]
+            pair = [k[0] for k in ends if len(k) == 1]
+            if len(pair) == 2 and pair[0] != pair[1]:
+                last = {"op": "filter", "filter": {}, "among": pair, "kept": pair, "anchor": None}
+                out.append((draw_state(scene, res, names, last),
+                            f"The two objects whose {prog['attr']} the question compares: boxed "
+                            f"{letters_text(pair, names)}; the others are greyed out."))
+        return out
+
+    def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
+        res = render_of(scene)
+        assert res.image is not None
+        return Rendering(image=res.image.copy(), steps=self._steps(scene, solution.states))
+
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        states = solution.states
+        lay = layout(scene)
+        names = labels(scene, lay)
+        relates = [i for i, s in enumerate(states) if s["op"] == "relate"]
+        if relates and rng.random() < 0.5:
+            i = rng.choice(relates)
+            wrong = self._flipped(scene, lay, states, i)
+            if wrong is not None:
+                s = states[i]
+                return Corruption(steps=self._steps(scene, wrong),
+                                  description=f"relation {s['rel']} of {names[s['anchor']]} taken the wrong way "
+                                              f"({FLIP[s['rel']]})")
+        return self._wrong_mark(scene, states, names, rng)
+
+    @staticmethod
+    def _flipped(scene: dict[str, Any], lay: Layout, states: list[dict[str, Any]], i: int
+                 ) -> list[dict[str, Any]] | None:
+        """The trace with relate state i read the other way, continued while its references stay unique."""
+        s = states[i]
+        try:
+            kept = related(lay, s["anchor"], FLIP[s["rel"]])
+        except Ambiguous:
+            return None
+        if kept == s["kept"]:
+            return None
+        out = [*states[:i], {**s, "rel": FLIP[s["rel"]], "kept": kept}]
+        if i + 1 < len(states) and states[i + 1]["op"] == "filter":
+            f = states[i + 1]
+            chosen = [k for k in kept if matches(scene["objects"][k], f["filter"])]
+            out.append({**f, "among": kept, "kept": chosen})
+        return out
+
+    def _wrong_mark(self, scene: dict[str, Any], states: list[dict[str, Any]], names: list[str],
+                    rng: random.Random) -> Corruption | None:
+        """The last filter state with one boxed object swapped for an object that does not belong."""
+        idx = max(i for i, s in enumerate(states) if s["op"] == "filter")
+        s = states[idx]
+        n = len(scene["objects"])
+        outside = [k for k in range(n) if k not in s["kept"] and k != s["anchor"]]
+        if not outside:
+            return None
+        new = rng.choice(outside)
+        kept = list(s["kept"])
+        if kept:
+            old = rng.choice(kept)
+            kept[kept.index(old)] = new
+            what = f"{names[new]} boxed instead of {names[old]}"
+        else:
+            kept = [new]
+            what = f"{names[new]} boxed though no object qualifies"
+        among = sorted(set(s["among"]) | {new})
+        wrong = [*states[:idx], {**s, "kept": sorted(kept), "among": among}, *states[idx + 1:]]
+        return Corruption(steps=self._steps(scene, wrong), description=f"a wrong object marked: {what}")
+
+
+
+def split_traces(states: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The traces of a program's chains: each starts with a filter over all objects (no anchor)."""
+    out: list[list[dict[str, Any]]] = []
+    for s in states:
+        if s["op"] == "filter" and s["anchor"] is None:
+            out.append([])
+        out[-1].append(s)
+    return out
