@@ -19,7 +19,9 @@ from vcot.tasks.catalog import MIRA_TASKS
 __all__ = ["CAPTIONER_VERSION", "CaptionError", "caption_for", "caption_source", "captioned_tasks",
            "scene_caption", "unavailable_reason"]
 
-CAPTIONER_VERSION = "scene-graph-1"
+CAPTIONER_VERSION = "scene-graph-2"
+# Beyond MIRA's tasks, the generated tasks with a captioner module here.
+OTHER_TASKS = ("object_attributes", "compositional_3d")
 
 
 class CaptionError(ValueError):
@@ -27,13 +29,13 @@ class CaptionError(ValueError):
 
 
 def captioned_tasks() -> list[str]:
-    """Tasks with a scene-graph captioner: every MIRA task."""
-    return list(MIRA_TASKS)
+    """Tasks with a scene-graph captioner: every MIRA task and the scene3d tasks."""
+    return [*MIRA_TASKS, *OTHER_TASKS]
 
 
 def scene_caption(task: str, scene: dict[str, Any]) -> str:
     """The scene-graph caption of one task's scene."""
-    if task not in MIRA_TASKS:
+    if task not in MIRA_TASKS and task not in OTHER_TASKS:
         raise CaptionError(f"no scene-graph captioner for task {task!r}")
     module = importlib.import_module(f"vcot.captions.{task}")
     text = module.caption(scene)
@@ -49,7 +51,7 @@ def unavailable_reason(instance: Instance) -> str | None:
     """Why no caption can be given for `instance` (None when one can)."""
     if _own(instance) is not None:
         return None
-    if instance.task not in MIRA_TASKS:
+    if instance.task not in MIRA_TASKS and instance.task not in OTHER_TASKS:
         return f"it has no caption (meta['caption']) and task {instance.task!r} has no scene-graph captioner"
     if not isinstance(instance.meta.get("scene"), dict):
         return "it has no caption (meta['caption']) and no generator scene (meta['scene']) to describe"
