@@ -23,7 +23,7 @@ PROBE_TASKS = (
     "convex_hull", "overlap", "localizer", "mirror_pattern", "cubes_count", "cubes_missing", "billiards",
     "electric_charge", "mirror_clock", "unfolded_cube", "defuse_a_bomb", "multi_piece_puzzle", "puzzle",
     "trailer_cubes_count", "trailer_cubes_missing", "paper_airplane", "gear_rotation", "rolling_dice_top",
-    "rolling_dice_sum", "rolling_dice_two",
+    "rolling_dice_sum", "rolling_dice_two", "object_attributes", "compositional_3d",
 )
 
 
