@@ -30,3 +30,17 @@ def test_mini_is_deterministic_across_runs_and_processes(tmp_path):
     for inst in suite.instances:
         assert inst.steps and all(s.text.strip() for s in inst.steps)
         assert inst.meta["scene"] and inst.meta["generator"]["task"] == inst.task
+
+
+def test_see2think_synth_has_100_problems_per_generable_category():
+    from vcot.build import preset_plans
+    from vcot.tasks import get_task_class
+    from vcot.tasks.see2think_categories import CATEGORY_TASKS, counts_per_category
+
+    plans = preset_plans("see2think-synth")
+    problems = {p.task: p.n // get_task_class(p.task).rows_per_problem for p in plans}
+    assert len(problems) == len(plans)  # each task once
+    for category, tasks in CATEGORY_TASKS.items():
+        assert sum(problems.get(t, 0) for t in tasks) == (100 if tasks else 0), category
+    assert counts_per_category()["Object Attributes"] == 100 and problems["object_attributes"] == 100
+    assert {p.difficulty for p in plans} == {"medium"}
