@@ -85,8 +85,9 @@ def mira_suite(out: Path) -> Path:
 
 
 def run_command(suite: Path, conditions: str, latency: float, concurrency: int, work: Path,
-                stop_after_first: bool = False) -> dict[str, float]:
-    """One `vcot eval` in a child process; its rusage comes from wait4."""
+                stop_after_first: bool = False, vcot_src: Path | None = None) -> dict[str, float]:
+    """One `vcot eval` in a child process; its rusage comes from wait4. `vcot_src` runs the command from
+    another checkout's `src` folder (a before/after comparison in one sitting; the mock server stays this one)."""
     server = spawn_mock_server(suite, "--latency", str(latency), "--correct-rate", "0.5")
     run_dir = work / f"run-{time.monotonic_ns()}"
     cmd = [sys.executable, "-m", "vcot.cli", "eval", str(suite), "--model", "mock", "--base-url",
@@ -94,7 +95,8 @@ def run_command(suite: Path, conditions: str, latency: float, concurrency: int, 
            "--tag-requests", "--no-progress"]
     try:
         t0 = time.time()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        env = {**os.environ, "PYTHONPATH": str(vcot_src)} if vcot_src else None
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         if stop_after_first:
             while server.stats()["first_request_at"] is None and proc.poll() is None:
                 time.sleep(0.01)
@@ -130,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--setting", action="append", metavar="L,C",
                     help="latency (s) and concurrency; repeatable (default: 0.5,64  2,256  0,64)")
     ap.add_argument("--fresh-requests", type=int, default=1698)
+    ap.add_argument("--fresh-suite", type=Path, help="reuse a fresh-workload suite written by an earlier run")
+    ap.add_argument("--vcot-src", type=Path, help="run `vcot eval` from this checkout's src folder (before/after)")
+    ap.add_argument("--startup-suite", type=Path, help="measure the start-up on this (large) suite too")
     ap.add_argument("--startup-instances", type=int, default=0,
                     help="also measure start-up on a synthetic suite of this many instances (e.g. 100000)")
     args = ap.parse_args(argv)
@@ -139,18 +144,22 @@ def main(argv: list[str] | None = None) -> int:
         if args.workload in ("mira", "both"):
             suite = args.suite or mira_suite(work / "mira-synth")
             for latency, conc in settings:
-                m = run_command(suite, "direct,text_cot,visual_cot", latency, int(conc), work)
+                m = run_command(suite, "direct,text_cot,visual_cot", latency, int(conc), work, vcot_src=args.vcot_src)
                 report("mira", m["requests"], latency, int(conc), m)
         if args.workload in ("fresh", "both"):
-            suite = fresh_suite(work / "fresh", args.fresh_requests)
+            suite = args.fresh_suite or fresh_suite(work / "fresh", args.fresh_requests)
             for latency, conc in settings:
-                m = run_command(suite, "visual_cot", latency, int(conc), work)
+                m = run_command(suite, "visual_cot", latency, int(conc), work, vcot_src=args.vcot_src)
                 report("fresh", m["requests"], latency, int(conc), m)
+        if args.startup_suite:
+            m = run_command(args.startup_suite, "direct", 1.0, 64, work, stop_after_first=True,
+                            vcot_src=args.vcot_src)
+            print(f"large  start-up to the first request on {args.startup_suite.name}: {m['startup']:.2f} s")
         if args.startup_instances:
             t0 = time.perf_counter()
             suite = fresh_suite(work / "large", args.startup_instances, size=(64, 48), steps=0)
             print(f"large suite of {args.startup_instances} instances written in {time.perf_counter() - t0:.0f} s")
-            m = run_command(suite, "direct", 1.0, 64, work, stop_after_first=True)
+            m = run_command(suite, "direct", 1.0, 64, work, stop_after_first=True, vcot_src=args.vcot_src)
             print(f"large  start-up to the first request: {m['startup']:.2f} s (target ≤ 2 s)")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -1,5 +1,6 @@
-"""Build suites from generators: single tasks or the preset suites (`mini`, `mira-synth`), in one or
-several processes with identical output (every instance depends only on task, parameters, seed, index).
+"""Build suites from generators: single tasks or the preset suites (`mini`, `mira-synth`, `see2think-synth`),
+in one or several processes with identical output (every instance depends only on task, parameters, seed,
+index).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import json
 import multiprocessing as mp
 import signal
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,13 @@ def preset_plans(suite: str, seed: int = DEFAULT_SEED, difficulty: str = "medium
     if suite == "mira-synth":
         counts = mira_synth_counts()
         return [TaskPlan(t, counts[t], seed, difficulty) for t in registered if t in counts]
-    raise ValueError(f"unknown suite {suite!r}; choose 'mini' or 'mira-synth'")
+    if suite == "see2think-synth":
+        # See2Think's categories that vcot can generate, 100 problems each (tasks/see2think_categories.py).
+        from vcot.tasks.see2think_categories import plan
+
+        return [TaskPlan(t, n * get_task_class(t).rows_per_problem, seed, difficulty)
+                for _, t, n in plan(set(registered))]
+    raise ValueError(f"unknown suite {suite!r}; choose 'mini', 'mira-synth' or 'see2think-synth'")
 
 
 class BuildError(ValueError):
@@ -165,6 +172,13 @@ def iter_encoded(plans: list[TaskPlan], processes: int = 1) -> Iterator[EncodedS
     # Ordered imap keeps output identical to the single-process run.
     with mp.get_context().Pool(processes, initializer=_ignore_sigint) as pool:
         yield from pool.imap(_make_encoded, jobs, chunksize=4)
+
+
+def iter_encoded_jobs(jobs: Iterable[tuple[TaskPlan, int]]) -> Iterator[EncodedSample]:
+    """The instances of (plan, index) jobs in order, made one at a time in this process: the streaming hook
+    of `vcot.shards`, which writes each shard as its instances come."""
+    for job in jobs:
+        yield _make_encoded(job)
 
 
 def task_manifest_entry(plan: TaskPlan) -> dict[str, Any]:

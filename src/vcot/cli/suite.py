@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -63,10 +64,11 @@ def tasks() -> None:
 
 
 def generate(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output suite folder")],
+    out: Annotated[str, typer.Option("--out", "-o", metavar="DIR", help="Output suite folder (with --shards: the "
+                                     "shard-set folder, or a URI pyarrow accepts such as s3://bucket/set)")],
     task: Annotated[str | None, typer.Option("--task", "-t", help="Generate one task")] = None,
-    suite: Annotated[str | None, typer.Option("--preset", "--suite", "-s", help="Preset suite: mini or "
-                                                                          "mira-synth")] = None,
+    suite: Annotated[str | None, typer.Option("--preset", "--suite", "-s", help="Preset suite: mini, "
+                                                                          "mira-synth or see2think-synth")] = None,
     n: Annotated[int, typer.Option("--n", help="Instances (with --task)")] = 10,
     seed: Annotated[int, typer.Option("--seed", help="Suite seed: same seed and parameters, same instances")] = 0,
     difficulty: Annotated[str, typer.Option("--difficulty", "-d", help="easy | medium | hard")] = "medium",
@@ -76,8 +78,17 @@ def generate(
     processes: Annotated[int, typer.Option("--processes", "-j", help="Worker processes")] = 1,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
     name: Annotated[str | None, typer.Option("--name", help="Suite name (default: task or preset name)")] = None,
+    shards: Annotated[int | None, typer.Option("--shards", min=1, metavar="K", help="Stream the instances into this many "
+                                               "shards with a manifest, resumable (docs/scale.md)")] = None,
+    fmt: Annotated[str | None, typer.Option("--format", "-f", help="Shard format with --shards: parquet (the "
+                                            "default) | webdataset | folder")] = None,
+    backend: Annotated[str | None, typer.Option("--backend", help="Where shards run with --shards: local (the "
+                                                "default; --processes worker processes) | ray")] = None,
+    ray_address: Annotated[str | None, typer.Option("--ray-address", metavar="ADDR", help="Ray cluster to join "
+                                                    "with --backend ray (default: start a local one)")] = None,
 ) -> None:
-    """Generate a suite: one task (--task) or a preset (--suite mini|mira-synth)."""
+    """Generate a suite: one task (--task) or a preset (--suite mini|mira-synth); with --shards, a shard set
+    (Parquet, WebDataset or suite folders) written streaming, resumable, on local processes or Ray."""
     from vcot.build import TaskPlan, build_suite, check_params, preset_plans, try_plan
     from vcot.suite import SuiteError
     from vcot.tasks import UnknownTaskError, get_task
@@ -86,7 +97,9 @@ def generate(
         fail("give exactly one of --task or --suite")
     if processes < 1:
         fail(f"--processes must be at least 1, got {processes}")
-    if out.exists() and not out.is_dir():
+    if shards is None and (fmt is not None or backend is not None or ray_address is not None):
+        fail("--format, --backend and --ray-address go with --shards (a suite without it is one folder)")
+    if "://" not in out and Path(out).exists() and not Path(out).is_dir():
         fail(f"--out {out}: exists and is not a folder")
     try:
         if task is not None:
@@ -104,10 +117,14 @@ def generate(
     except (UnknownTaskError, ValueError, TypeError) as exc:
         fail(exc)
     total = sum(p.n for p in plans)
+    if shards is not None:
+        _generate_shards(out, suite_name, plans, shards, fmt or "parquet", backend or "local", processes,
+                         ray_address, progress)
+        return
     try:
         with progress_bar(progress) as shown:
             bar = shown.add_task(f"generating {suite_name}", total=total)
-            manifest = build_suite(out, suite_name, plans, processes=processes,
+            manifest = build_suite(Path(out), suite_name, plans, processes=processes,
                                    progress=lambda k: shown.advance(bar, k))
     except (SuiteError, ValueError) as exc:  # BuildError is a ValueError
         fail(exc)
@@ -116,6 +133,27 @@ def generate(
              code=130)
     console.print(f"wrote {manifest['total']} instances of {len(manifest['counts'])} task(s) to {out}")
     console.print(f"content hash {manifest['content_hash']}", soft_wrap=True)
+
+
+def _generate_shards(out: str, name: str, plans: list, shards: int, fmt: str, backend: str, processes: int,
+                     ray_address: str | None, progress: bool) -> None:
+    from vcot.cli.common import require
+    from vcot.shards import ShardError, generate_shards
+
+    if backend == "ray":
+        require("ray", "scale")
+    try:
+        with progress_bar(progress) as shown:
+            bar = shown.add_task(f"generating {name} in {shards} {fmt} shards", total=sum(p.n for p in plans))
+            manifest = generate_shards(out, name, plans, shards, fmt, backend=backend, processes=processes,
+                                       ray_address=ray_address, progress=lambda k: shown.advance(bar, k))
+    except (ShardError, ValueError, OSError) as exc:  # BuildError is a ValueError
+        fail(exc)
+    except KeyboardInterrupt:
+        fail(f"interrupted: the shards listed in {out}/manifest.json are finished; rerun the same command to "
+             "write the rest", code=130)
+    console.print(f"wrote {manifest['total']} instances of {len(manifest['counts'])} task(s) in {shards} {fmt} "
+                  f"shards to {out} (manifest.json lists each shard's count and sha256)", soft_wrap=True)
 
 
 def validate(
@@ -268,6 +306,43 @@ def export(
                       f"inspect eval {package}/direct --model ...)")
 
 
+def export_training(
+    suite_dir: Annotated[Path, typer.Argument(help="Suite folder, or a shard set of folder or parquet shards")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="trl (messages with image parts) | sharegpt "
+                                     "(ShareGPT/LLaVA JSON) | vaot (a run's episodes as tool-use conversations)")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (data file, images/, README.md card)")],
+    run: Annotated[Path | None, typer.Option("--run", help="Run folder whose VAoT episodes to export (--format "
+                                             "vaot; `vcot trajectories RUN` must have been run)")] = None,
+    license_id: Annotated[str, typer.Option("--license", help="Licence identifier written in the dataset "
+                                            "card")] = "apache-2.0",
+) -> None:
+    """Export a suite or shard set as interleaved visual chain-of-thought training conversations with a dataset
+    card (docs/scale.md, "Training exports")."""
+    from vcot.export.training import TRAINING_FORMATS, export_vaot_episodes, open_source
+    from vcot.export.training import export_training as do_export
+    from vcot.suite import SuiteError
+
+    if fmt not in TRAINING_FORMATS:
+        fail(f"unknown format {fmt!r}; choose {', '.join(TRAINING_FORMATS)}")
+    if (fmt == "vaot") != (run is not None):
+        fail("--run goes with --format vaot, and --format vaot needs --run")
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out}: exists and is not a folder")
+    try:
+        source = open_source(suite_dir)
+        if run is not None:
+            from vcot.engine.trajectories import read_trajectories, returned_image_path
+
+            trajectories = read_trajectories(run)
+            root = export_vaot_episodes(source, trajectories, lambda d: returned_image_path(run, d), out,
+                                        license_id)
+        else:
+            root = do_export(source, out, fmt, license_id)
+    except (SuiteError, ValueError, OSError) as exc:  # FileNotFoundError: no trajectories yet
+        fail(exc)
+    console.print(f"wrote the {fmt} training export and its dataset card to {root}", markup=False, soft_wrap=True)
+
+
 def import_mira(
     src: Annotated[Path, typer.Argument(help="Folder in the official MIRA release layout")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output suite folder")],
@@ -303,7 +378,9 @@ def quickstart(
     plans = preset_plans("mini", seed)
     with progress_bar(progress) as shown:
         bar = shown.add_task("generating mini", total=sum(p.n for p in plans))
-        manifest = build_suite(suite_dir, "mini", plans, processes=1, progress=lambda k: shown.advance(bar, k))
+        # Output is identical on any number of processes; two halve the wait on the usual laptop or CI runner.
+        manifest = build_suite(suite_dir, "mini", plans, processes=min(2, os.cpu_count() or 1),
+                               progress=lambda k: shown.advance(bar, k))
     console.print(f"mini suite: {manifest['total']} instances of {len(manifest['counts'])} tasks in {suite_dir}")
     checked = validate_suite(suite_dir)
     if not checked.ok:
@@ -331,5 +408,6 @@ def register(app: typer.Typer) -> None:
     app.command()(audit)
     app.command()(gallery)
     app.command("export")(export)
+    app.command("export-training")(export_training)
     app.command("import-mira")(import_mira)
     app.command()(quickstart)
