@@ -23,9 +23,34 @@ from PIL import Image
 from vcot.draw import Canvas
 from vcot.draw.colors import PALETTE
 from vcot.draw3d import Camera, Primitive, Render3D, render_scene
-from vcot.tasks.base import Reject
+from vcot.tasks.base import GenContext, ParameterError, Reject
 
 SHAPES = ("cube", "sphere", "cylinder")
+
+
+# -- what both scene3d tasks share in their configuration and sampling ----------------------------------------
+
+def check_counts_and_families(task: str, config: Any) -> None:
+    """The relations a count answer and the family list must keep (each task's `check_config`)."""
+    if config.max_count >= config.max_objects:
+        raise ParameterError(f"parameters of task {task}: max_count ({config.max_count}) must be below "
+                             f"max_objects ({config.max_objects})")
+    if len(set(config.families)) != len(config.families):
+        raise ParameterError(f"parameter families of task {task} repeats a family")
+
+
+def draw_family_and_sizes(ctx: GenContext, cfg: Any,
+                          answers_of: Callable[[str, int], list[Any]]) -> tuple[str, Any, int, int]:
+    """(family, target answer, hops, object count) of one instance. The family is balanced over the index;
+    the answer is balanced within its family: the family's k-th instance takes slot k of its own blocks."""
+    fams = list(cfg.families)
+    family = fams[ctx.balanced(len(fams), "family")]
+    sub = GenContext(rng=ctx.rng, task=ctx.task, seed=ctx.seed, index=ctx.index // len(fams))
+    answers = answers_of(family, cfg.max_count)
+    target = answers[sub.balanced(len(answers), family)]
+    hops = ctx.rng.randint(cfg.min_hops, cfg.max_hops)
+    n = ctx.rng.randint(cfg.min_objects, cfg.max_objects)
+    return family, target, hops, n
 # Six palette colours whose pairs stay apart under the simulated colour-vision deficiencies
 # (docs/tasks/README.md, "Colour"; the same set unfolded_cube and defuse_a_bomb use).
 COLOURS = ("red", "blue", "green", "orange", "purple", "cyan")

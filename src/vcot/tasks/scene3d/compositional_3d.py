@@ -23,7 +23,6 @@ from vcot.tasks.base import (
     Corruption,
     GenContext,
     Limit,
-    ParameterError,
     Reject,
     Rendering,
     Solution,
@@ -35,6 +34,8 @@ from vcot.tasks.scene3d._scene import (
     Layout,
     box_object,
     chain_result,
+    check_counts_and_families,
+    draw_family_and_sizes,
     draw_state,
     greyed_where,
     labels,
@@ -121,24 +122,14 @@ class Compositional3D(Task):
 
     def check_config(self, config: Any) -> None:
         super().check_config(config)
-        if config.max_count >= config.max_objects:
-            raise ParameterError(f"parameters of task {self.name}: max_count ({config.max_count}) must be below "
-                                 f"max_objects ({config.max_objects})")
-        if len(set(config.families)) != len(config.families):
-            raise ParameterError(f"parameter families of task {self.name} repeats a family")
+        check_counts_and_families(self.name, config)
 
     # -- sampling ---------------------------------------------------------------------------------------------
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg = self.config
-        fams = list(cfg.families)
-        family = fams[ctx.balanced(len(fams), "family")]
-        sub = GenContext(rng=ctx.rng, task=ctx.task, seed=ctx.seed, index=ctx.index // len(fams))
-        answers = answers_of(family, cfg.max_count)
-        target = answers[sub.balanced(len(answers), family)]
+        family, target, hops, n = draw_family_and_sizes(ctx, cfg, answers_of)
         rng = ctx.rng
-        hops = rng.randint(cfg.min_hops, cfg.max_hops)
-        n = rng.randint(cfg.min_objects, cfg.max_objects)
         scene: dict[str, Any] = {"kind": KIND, "objects": sample_vehicles(rng, n), "camera": sample_camera(rng),
                                  "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind},
                                  "min_visible": cfg.min_visible, "min_part_px": cfg.min_part_px}
