@@ -81,12 +81,17 @@ class EncodedImage:
 
 # How a complete file ends. Files passed through are not decoded, and suites are read for a run without
 # checking every image (the first request would wait for it), so a truncated file is caught here.
-_ENDINGS = {"PNG": b"IEND\xaeB`\x82", "JPEG": b"\xff\xd9"}
+# A JPEG's end marker may be followed by padding or appended data from cameras and editors, so it is looked
+# for near the end rather than at it.
+_ENDINGS = {"PNG": (b"IEND\xaeB`\x82", 0), "JPEG": (b"\xff\xd9", 4096)}
 
 
 def _check_complete(data: bytes, fmt: str, source: str) -> None:
-    ending = _ENDINGS.get(fmt)
-    if ending is not None and not data.rstrip(b"\0" if fmt == "JPEG" else b"").endswith(ending):
+    if fmt not in _ENDINGS:
+        return
+    ending, slack = _ENDINGS[fmt]
+    complete = data.endswith(ending) if not slack else ending in data[-(slack + len(ending)):]
+    if not complete:
         raise ImageError(f"{source}: corrupt or unreadable image (truncated {fmt} file)")
 
 

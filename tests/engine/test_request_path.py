@@ -143,3 +143,20 @@ def test_nothing_heavy_is_imported_before_the_first_request(suite_small: Path) -
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_jpeg_with_bytes_after_its_end_marker_is_sent_and_a_cut_one_is_not() -> None:
+    import io
+
+    import pytest
+    from PIL import Image
+
+    from vcot.images import ImageError, ImagePolicy, encode_image_bytes
+
+    buf = io.BytesIO()
+    Image.new("RGB", (40, 20), "red").save(buf, format="JPEG")
+    jpeg = buf.getvalue()
+    sent = encode_image_bytes(jpeg + b"\0" * 16 + b"appended by an editor", ImagePolicy(), "a.jpg")
+    assert sent.mime == "image/jpeg" and (sent.width, sent.height) == (40, 20)
+    with pytest.raises(ImageError, match="a.jpg"):
+        encode_image_bytes(jpeg[: len(jpeg) // 2], ImagePolicy(), "a.jpg")

@@ -12,37 +12,14 @@ from __future__ import annotations
 from typing import Any
 
 from vcot.draw.colors import PALETTE
-from vcot.draw3d import Camera, render_scene
 from vcot.draw3d.composites import vehicle_primitives
-
-
-class Unreadable(ValueError):
-    """The program refers to a vehicle that the picture does not single out."""
+from vcot.oracles import _scene3d
+from vcot.oracles._scene3d import Unreadable, beyond
 
 
 def picture_positions(scene: dict[str, Any]) -> dict[int, tuple[float, float]]:
     """Per vehicle: (x of its outline's centre, y of its floor point) in picture pixels."""
-    c = scene["camera"]
-    cam = Camera(azimuth=c["azimuth"], elevation=c["elevation"], distance=c["distance"], fov=c["fov"])
-    res = render_scene(vehicle_primitives(scene["objects"], PALETTE), cam, ss=1, shade=False)
-    out = {}
-    for k, view in res.objects.items():
-        if view.silhouette is None or view.visible == 0:
-            raise Unreadable(f"vehicle {k} does not show in the picture")
-        x0, _, x1, _ = view.silhouette
-        out[k] = ((x0 + x1) / 2, view.foot[1])
-    return out
-
-
-def _side(pos: dict[int, tuple[float, float]], anchor: int, rel: str) -> set[int]:
-    ax, ay = pos[anchor]
-    if rel == "left":
-        return {k for k, (x, _) in pos.items() if k != anchor and x < ax}
-    if rel == "right":
-        return {k for k, (x, _) in pos.items() if k != anchor and x > ax}
-    if rel == "front":
-        return {k for k, (_, y) in pos.items() if k != anchor and y > ay}
-    return {k for k, (_, y) in pos.items() if k != anchor and y < ay}
+    return _scene3d.picture_positions(scene, vehicle_primitives(scene["objects"], PALETTE), "vehicle")
 
 
 def _select(objs: list[dict[str, Any]], pos: dict[int, tuple[float, float]], chain: list[dict[str, Any]]) -> set[int]:
@@ -51,7 +28,7 @@ def _select(objs: list[dict[str, Any]], pos: dict[int, tuple[float, float]], cha
         if i:
             if len(found) != 1:
                 raise Unreadable("a relation follows more than one vehicle")
-            found = _side(pos, next(iter(found)), step["relate"])
+            found = beyond(pos, next(iter(found)), step["relate"])
         found = {k for k in found if all(objs[k][a] == v for a, v in step["filter"].items())}
     return found
 

@@ -14,14 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from vcot.draw.colors import PALETTE
-from vcot.draw3d import Camera, Primitive, render_scene
+from vcot.draw3d import Primitive
+from vcot.oracles import _scene3d
+from vcot.oracles._scene3d import Unreadable, beyond
 
 _RADIUS = {"small": 0.35, "large": 0.7}
 _CUBE = 0.85
-
-
-class Unreadable(ValueError):
-    """The program refers to an object that the picture does not single out."""
 
 
 def _primitives(objects: list[dict[str, Any]]) -> list[Primitive]:
@@ -41,23 +39,7 @@ def _primitives(objects: list[dict[str, Any]]) -> list[Primitive]:
 
 def picture_positions(scene: dict[str, Any]) -> dict[int, tuple[float, float]]:
     """Per object: (x of its outline's centre, y of its floor point) in picture pixels."""
-    c = scene["camera"]
-    cam = Camera(azimuth=c["azimuth"], elevation=c["elevation"], distance=c["distance"], fov=c["fov"])
-    res = render_scene(_primitives(scene["objects"]), cam, ss=1, shade=False)
-    out = {}
-    for k, view in res.objects.items():
-        if view.silhouette is None or view.visible == 0:
-            raise Unreadable(f"object {k} does not show in the picture")
-        x0, _, x1, _ = view.silhouette
-        out[k] = ((x0 + x1) / 2, view.foot[1])
-    return out
-
-
-def _relate(pos: dict[int, tuple[float, float]], anchor: int, rel: str) -> set[int]:
-    ax, ay = pos[anchor]
-    test = {"left": lambda x, y: x < ax, "right": lambda x, y: x > ax,
-            "front": lambda x, y: y > ay, "behind": lambda x, y: y < ay}[rel]
-    return {k for k, (x, y) in pos.items() if k != anchor and test(x, y)}
+    return _scene3d.picture_positions(scene, _primitives(scene["objects"]))
 
 
 def _select(objects: list[dict[str, Any]], pos: dict[int, tuple[float, float]], chain: list[dict[str, Any]]
@@ -67,7 +49,7 @@ def _select(objects: list[dict[str, Any]], pos: dict[int, tuple[float, float]], 
         if i > 0:
             if len(current) != 1:
                 raise Unreadable(f"step {i} of a chain follows {len(current)} objects, not one")
-            current = _relate(pos, next(iter(current)), step["relate"])
+            current = beyond(pos, next(iter(current)), step["relate"])
         current = {k for k in current if all(objects[k][a] == v for a, v in step["filter"].items())}
     return current
 

@@ -17,7 +17,7 @@ Heuristic = Callable[[Instance], str | None]
 
 def heuristics_for(task: str) -> list[tuple[str, Heuristic]]:
     """The named heuristics of `task` (none when it has no module here)."""
-    if not task.isidentifier():
+    if not task.isidentifier() or task.startswith("_"):  # private modules here are shared helpers
         return []
     try:
         module = importlib.import_module(f"{__name__}.{task}")

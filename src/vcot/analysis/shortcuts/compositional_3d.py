@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from vcot.analysis.shortcuts import Heuristic, scene
+from vcot.analysis.shortcuts import Heuristic
+from vcot.analysis.shortcuts._scene3d import matching, objects_and_program
 from vcot.schema import Instance
 
 _COLOURS = ("red", "blue", "green", "orange", "purple", "cyan")
@@ -18,21 +19,9 @@ _TYPES = ("car", "truck", "tractor")
 _PARTS = ("body", "cabin", "wheels")
 
 
-def _parts(inst: Instance) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
-    s = scene(inst)
-    objs, prog = s.get("objects"), s.get("program")
-    if not isinstance(objs, list) or not isinstance(prog, dict) or "family" not in prog:
-        return None
-    return objs, prog
-
-
-def _matching(objs: list[dict[str, Any]], flt: dict[str, str]) -> list[dict[str, Any]]:
-    return [o for o in objs if all(o.get(a) == v for a, v in flt.items())]
-
-
 def most_common(inst: Instance) -> str | None:
     """A part-colour or type question answered with the value most vehicles have."""
-    parts = _parts(inst)
+    parts = objects_and_program(inst)
     if parts is None:
         return None
     objs, prog = parts
@@ -48,7 +37,7 @@ def most_common(inst: Instance) -> str | None:
 def ignore_relations(inst: Instance) -> str | None:
     """Every chain's last description applied to all vehicles, the relations skipped (only questions with a
     relation: without one this is the solution itself)."""
-    parts = _parts(inst)
+    parts = objects_and_program(inst)
     if parts is None:
         return None
     objs, prog = parts
@@ -58,13 +47,13 @@ def ignore_relations(inst: Instance) -> str | None:
     fam = prog["family"]
 
     def first(key: str) -> dict[str, Any] | None:
-        found = _matching(objs, prog[key][-1]["filter"])
+        found = matching(objs, prog[key][-1]["filter"])
         return found[0] if found else None
 
     if fam == "count":
-        return str(len(_matching(objs, prog["set"][-1]["filter"])))
+        return str(len(matching(objs, prog["set"][-1]["filter"])))
     if fam == "exist":
-        return "yes" if _matching(objs, prog["set"][-1]["filter"]) else "no"
+        return "yes" if matching(objs, prog["set"][-1]["filter"]) else "no"
     if fam == "same_part_colour":
         a, b = first("a"), first("b")
         return None if a is None or b is None else ("yes" if a.get(prog["part_a"]) == b.get(prog["part_b"]) else "no")
@@ -82,11 +71,11 @@ def ignore_relations(inst: Instance) -> str | None:
 def body_colour(inst: Instance) -> str | None:
     """A part-colour question answered with the referred vehicle's body colour (the biggest part), whatever part
     was asked; relations ignored as above."""
-    parts = _parts(inst)
+    parts = objects_and_program(inst)
     if parts is None or parts[1]["family"] != "query_part_colour":
         return None
     objs, prog = parts
-    found = _matching(objs, prog["ref"][-1]["filter"])
+    found = matching(objs, prog["ref"][-1]["filter"])
     return str(found[0].get("body")) if found else None
 
 

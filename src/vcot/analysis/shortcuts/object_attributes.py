@@ -10,28 +10,17 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from vcot.analysis.shortcuts import Heuristic, scene
+from vcot.analysis.shortcuts import Heuristic
+from vcot.analysis.shortcuts._scene3d import matching, objects_and_program
 from vcot.schema import Instance
 
 _VALUES = {"size": ("small", "large"), "colour": ("red", "blue", "green", "orange", "purple", "cyan"),
            "material": ("rubber", "metal"), "shape": ("cube", "sphere", "cylinder")}
 
 
-def _parts(inst: Instance) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
-    s = scene(inst)
-    objs, prog = s.get("objects"), s.get("program")
-    if not isinstance(objs, list) or not isinstance(prog, dict) or "family" not in prog:
-        return None
-    return objs, prog
-
-
-def _matching(objs: list[dict[str, Any]], flt: dict[str, str]) -> list[dict[str, Any]]:
-    return [o for o in objs if all(o.get(a) == v for a, v in flt.items())]
-
-
 def most_common_value(inst: Instance) -> str | None:
     """An attribute question answered with the value most objects of the scene have."""
-    parts = _parts(inst)
+    parts = objects_and_program(inst)
     if parts is None or not parts[1]["family"].startswith("query_"):
         return None
     objs, prog = parts
@@ -42,7 +31,7 @@ def most_common_value(inst: Instance) -> str | None:
 def ignore_relations(inst: Instance) -> str | None:
     """Every chain's last description applied to all objects, the relations skipped (questions without a
     relation do not apply: there this would be the solution itself)."""
-    parts = _parts(inst)
+    parts = objects_and_program(inst)
     if parts is None:
         return None
     objs, prog = parts
@@ -52,7 +41,7 @@ def ignore_relations(inst: Instance) -> str | None:
         return None
 
     def last(key: str) -> list[dict[str, Any]]:
-        return _matching(objs, prog[key][-1]["filter"])
+        return matching(objs, prog[key][-1]["filter"])
 
     if fam.startswith("query_"):
         found = last("ref")
@@ -73,7 +62,7 @@ def ignore_relations(inst: Instance) -> str | None:
 
 def not_named(inst: Instance) -> str | None:
     """An attribute question answered with the first value the question does not name; yes for the rest."""
-    parts = _parts(inst)
+    parts = objects_and_program(inst)
     if parts is None:
         return None
     _, prog = parts
