@@ -2,7 +2,8 @@
 
 Each figure is the wall time of the real command in a child process (interpreter start and imports
 included), on runs of the built-in chance model over mira-synth under `direct` with as many epochs as the
-response count needs. Targets: a report of 567 responses in ≤ 2 s, growing linearly; quickstart ≤ 10 s.
+response count needs, with and without `--suite` (which adds the suite's audit and the thumbnails of the
+instance browser). Targets: a report of 567 responses in ≤ 2 s, growing linearly; quickstart ≤ 10 s.
 
     python benchmarks/report_speed.py                         # 566, 5,660 and 50,374 responses; quickstart
     python benchmarks/report_speed.py --suite SUITE --responses 566 --no-quickstart
@@ -48,10 +49,13 @@ def main(argv: list[str] | None = None) -> int:
             subprocess.run([*VCOT, "eval", str(suite), "--model", "chance", "-c", "direct", "--epochs",
                             str(epochs), "--run", str(run), "--no-progress"], check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            wall = timed([*VCOT, "report", str(run), "--out", str(work / f"report-{n}")])
             got = n_instances * epochs
+            wall = timed([*VCOT, "report", str(run), "--out", str(work / f"report-{n}")])
             print(f"report  {got:6d} responses  {wall:6.2f} s  ({1e3 * wall / got:.3f} ms per response)",
                   flush=True)
+            # With --suite the report also audits the suite and embeds thumbnails of up to 300 instances.
+            wall = timed([*VCOT, "report", str(run), "--suite", str(suite), "--out", str(work / f"report-s-{n}")])
+            print(f"report  {got:6d} responses  {wall:6.2f} s  with --suite (audit and instance browser)", flush=True)
         if not args.no_quickstart:
             qs = work / "qs"
             qs.mkdir()
