@@ -79,20 +79,36 @@ def fresh_suite(out: Path, n: int, size: tuple[int, int] = (768, 576), steps: in
 
 
 def mira_suite(out: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "vcot.cli", "generate", "--preset", "mira-synth", "-j", "2",
+    subprocess.run([*_vcot_command(None), "generate", "--preset", "mira-synth", "-j", "2",
                     "--no-progress", "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
     return out
 
 
+def _process_cpu(pid: int) -> float:
+    """User + system CPU seconds of a running process (Linux /proc; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
+def _vcot_command(vcot_src: Path | None) -> list[str]:
+    # `python -m vcot` is the console entry (imports with the collector paused); older checkouts lack it.
+    src = vcot_src or Path(__file__).resolve().parents[1] / "src"
+    return [sys.executable, "-m", "vcot" if (src / "vcot" / "__main__.py").exists() else "vcot.cli"]
+
+
 def run_command(suite: Path, conditions: str, latency: float, concurrency: int, work: Path,
-                stop_after_first: bool = False, vcot_src: Path | None = None) -> dict[str, float]:
+                stop_after_first: bool = False, vcot_src: Path | None = None,
+                limit: int | None = None) -> dict[str, float]:
     """One `vcot eval` in a child process; its rusage comes from wait4. `vcot_src` runs the command from
     another checkout's `src` folder (a before/after comparison in one sitting; the mock server stays this one)."""
     server = spawn_mock_server(suite, "--latency", str(latency), "--correct-rate", "0.5")
     run_dir = work / f"run-{time.monotonic_ns()}"
-    cmd = [sys.executable, "-m", "vcot.cli", "eval", str(suite), "--model", "mock", "--base-url",
+    cmd = [*_vcot_command(vcot_src), "eval", str(suite), "--model", "mock", "--base-url",
            server.base_url, "-c", conditions, "--concurrency", str(concurrency), "--run", str(run_dir),
-           "--tag-requests", "--no-progress"]
+           "--tag-requests", "--no-progress", *(["--limit", str(limit)] if limit else [])]
     try:
         t0 = time.time()
         env = {**os.environ, "PYTHONPATH": str(vcot_src)} if vcot_src else None
@@ -107,22 +123,26 @@ def run_command(suite: Path, conditions: str, latency: float, concurrency: int, 
         if not stop_after_first and os.waitstatus_to_exitcode(status) not in (0, 1):
             raise RuntimeError(f"vcot eval failed: {err[-2000:]}")
         stats = server.stats()
+        server_cpu = _process_cpu(server.proc.pid)
     finally:
         server.stop()
         shutil.rmtree(run_dir, ignore_errors=True)
     first = stats["first_request_at"]
     return {"startup": (first - t0) if first else float("nan"), "wall": wall,
             "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024,
-            "requests": stats["requests"], "ok": stats["status"].get("200", 0)}
+            "requests": stats["requests"], "ok": stats["status"].get("200", 0), "server_cpu": server_cpu}
 
 
 def report(name: str, n: int, latency: float, concurrency: int, m: dict[str, float]) -> None:
     ideal = n * latency / concurrency
-    vs = f"{m['wall'] / ideal:.2f}× ideal ({ideal:.2f} s)" if ideal else "no ideal at L = 0"
+    # After start-up: the wall from the first request on, against the same ideal (what the request path costs).
+    vs = (f"{m['wall'] / ideal:.2f}× ideal ({ideal:.2f} s; {(m['wall'] - m['startup']) / ideal:.2f}× after "
+          "start-up)") if ideal else "no ideal at L = 0"
+    per = 1000 / max(m["requests"], 1)
     print(f"{name:6} L={latency:<4g} C={concurrency:<4d} N={m['requests']:<5d} ok={m['ok']:<5d} "
-          f"start-up {m['startup']:5.2f} s  wall {m['wall']:6.2f} s = {vs:26}  "
-          f"CPU {1000 * m['cpu'] / max(m['requests'], 1):5.2f} ms/request  peak RSS {m['rss_mb']:5.0f} MB",
-          flush=True)
+          f"start-up {m['startup']:5.2f} s  wall {m['wall']:6.2f} s = {vs:44}  "
+          f"CPU {per * m['cpu']:5.2f} ms/request (server {per * m['server_cpu']:4.2f})  "
+          f"peak RSS {m['rss_mb']:5.0f} MB", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--startup-suite", type=Path, help="measure the start-up on this (large) suite too")
     ap.add_argument("--startup-instances", type=int, default=0,
                     help="also measure start-up on a synthetic suite of this many instances (e.g. 100000)")
+    ap.add_argument("--marginal", action="store_true",
+                    help="also the marginal CPU per request of the fresh workload (two runs, N/2 and N)")
     args = ap.parse_args(argv)
     settings = [tuple(float(x) for x in s.split(",")) for s in args.setting] if args.setting else SETTINGS
     work = Path(tempfile.mkdtemp(prefix="vcot-harness-"))
@@ -151,6 +173,17 @@ def main(argv: list[str] | None = None) -> int:
             for latency, conc in settings:
                 m = run_command(suite, "visual_cot", latency, int(conc), work, vcot_src=args.vcot_src)
                 report("fresh", m["requests"], latency, int(conc), m)
+        if args.marginal:
+            # The slope between a run of half the requests and the full run: CPU per request without the
+            # start-up and the closing work, which do not grow with N.
+            suite = args.fresh_suite or fresh_suite(work / "fresh", args.fresh_requests)
+            n_full = sum(1 for line in (suite / "instances.jsonl").read_text().splitlines() if line.strip())
+            half = run_command(suite, "visual_cot", 0.0, 64, work, vcot_src=args.vcot_src, limit=n_full // 2)
+            full = run_command(suite, "visual_cot", 0.0, 64, work, vcot_src=args.vcot_src)
+            slope = (full["cpu"] - half["cpu"]) / max(full["requests"] - half["requests"], 1)
+            fixed = full["cpu"] - slope * full["requests"]
+            print(f"fresh  marginal CPU {1000 * slope:.2f} ms/request (L=0, C=64, N={half['requests']} and "
+                  f"{full['requests']}); fixed part {fixed:.2f} s (start-up and closing)", flush=True)
         if args.startup_suite:
             m = run_command(args.startup_suite, "direct", 1.0, 64, work, stop_after_first=True,
                             vcot_src=args.vcot_src)

@@ -19,13 +19,15 @@ EXIT_ALL_FAILED = 4
 EXIT_INTERRUPTED = 130  # the shell's code for a process stopped by SIGINT
 
 
-def print_run_summary(run_dir: Path, suite: Any, title: str) -> None:
-    """`vcot eval`'s closing table: the same accounting as `vcot report` (rule-based scoring, no judge)."""
+def print_run_summary(run_dir: Path, suite: Any, title: str, results: Any = None) -> None:
+    """`vcot eval`'s closing table: the same accounting as `vcot report` (rule-based scoring, no judge).
+    `results` is the run's results table when the caller has it (else it is read from the run folder)."""
     from vcot.analysis.build_report import scored, summary_table
     from vcot.analysis.render import to_rich
     from vcot.engine.results import results_table
 
-    table = summary_table(scored(results_table(run_dir).to_pylist()), suite)
+    rows = (results_table(run_dir) if results is None else results).to_pylist()
+    table = summary_table(scored(rows), suite)
     table.title = title
     console.print(to_rich(table))
 
@@ -127,8 +129,8 @@ def eval_command(
         bar.stop()
     p = result.progress
     err.print(f"finished: {p.done} answered, {p.errors} failed, {p.resumed} already done, {p.retries} retries")
-    print_run_summary(result.run_dir, read_suite(suite, check_images="none"),
-                      f"{model} on {suite_name.get('name', suite.name)}")
+    print_run_summary(result.run_dir, result.suite or read_suite(suite, check_images="none"),
+                      f"{model} on {suite_name.get('name', suite.name)}", result.table)
     console.print(f"results: {result.results_path}")
     if p.errors:
         # Scripts must be able to tell a run with failures from a clean one; rerunning retries them.

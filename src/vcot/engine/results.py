@@ -62,6 +62,7 @@ def results_table(run_dir: str | Path) -> pa.Table:
     finally:
         conn.close()
     cols: dict[str, list] = {name: [] for name in SCHEMA.names}
+    settings_json: dict[str, str] = {}
     for row in rows:
         rec = dict(zip(_SAMPLE_COLS, row, strict=True))
         s = runs.get(rec["run_id"], {})
@@ -74,15 +75,18 @@ def results_table(run_dir: str | Path) -> pa.Table:
         probe_n, steps_sent = _episode_columns(rec["episode"])
         cols["probe_n"].append(probe_n)
         cols["steps_sent"].append(steps_sent)
-        cols["settings"].append(json.dumps({"generation": s.get("generation"), "image_policy": s.get("image_policy"),
-                                            "model": s.get("model"), "timeout_s": s.get("timeout_s"),
-                                            "max_turns": s.get("max_turns")}, sort_keys=True))
+        if rec["run_id"] not in settings_json:
+            settings_json[rec["run_id"]] = json.dumps(
+                {"generation": s.get("generation"), "image_policy": s.get("image_policy"), "model": s.get("model"),
+                 "timeout_s": s.get("timeout_s"), "max_turns": s.get("max_turns")}, sort_keys=True)
+        cols["settings"].append(settings_json[rec["run_id"]])
     return pa.table(cols, schema=SCHEMA)
 
 
-def write_results(run_dir: str | Path) -> Path:
+def write_results(run_dir: str | Path, table: pa.Table | None = None) -> Path:
+    """The results file of the run folder; `table` is its `results_table` when the caller already has it."""
     out = Path(run_dir) / RESULTS_NAME
     tmp = out.with_name(out.name + ".tmp")
-    pq.write_table(results_table(run_dir), tmp)
+    pq.write_table(results_table(run_dir) if table is None else table, tmp)
     os.replace(tmp, out)
     return out

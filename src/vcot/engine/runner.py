@@ -28,6 +28,7 @@ from vcot.engine.errors import AuthError, ConfigError, EngineError, FatalCallErr
 from vcot.engine.retry import RetryPolicy, call_with_retries
 from vcot.engine.settings import GenSettings
 from vcot.engine.store import STORE_NAME, RunStore, SampleKey
+from vcot.gcpause import paused_gc
 from vcot.images import ImageCache, ImagePolicy, SuiteImages
 from vcot.messages import ModelResponse, ToolCall, request_digest
 from vcot.schema import Instance
@@ -75,6 +76,9 @@ class RunResult:
     progress: Progress
     skipped_conditions: dict[str, str]
     results_path: Path | None
+    # What the run read and wrote, so the caller's summary need not read the suite and the store again.
+    suite: Any = None
+    table: Any = None
 
 
 def _slug(text: str) -> str:
@@ -218,6 +222,8 @@ class Runner:
         self._limiter = AsyncLimiter(1, 60.0 / rpm) if rpm else None
         self._fatal: BaseException | None = None
         self._started: set[SampleKey] = set()
+        self._batch: list[tuple[dict[str, Any] | None, dict[str, Any] | None]] = []
+        self._batch_done: asyncio.Future[None] | None = None
 
     def pending(self) -> list[tuple[Instance, SampleKey]]:
         done = self.store.finished(self.run_id, self.model_name)
@@ -234,7 +240,8 @@ class Runner:
         return out
 
     async def run(self) -> Progress:
-        work = self.pending()
+        with paused_gc():
+            work = self.pending()
         self.on_progress(self.progress)
         it: Iterator[tuple[Instance, SampleKey]] = iter(work)
         # A few more workers than slots, so that episode work between calls (building prompts, running
@@ -258,6 +265,32 @@ class Runner:
         if self._fatal is not None:
             raise self._fatal
         return self.progress
+
+    async def _record(self, call: dict[str, Any], sample: dict[str, Any] | None) -> None:
+        """Commit a finished call (and its sample row) before the worker moves on.
+
+        The calls that finish in the same turn of the event loop share one transaction, written at the start
+        of the next turn: a commit per call was most of the store's cost per request. Each worker still waits
+        for its commit, so no more calls are unstored at any moment than before (at most one per worker).
+        """
+        self._batch.append((call, sample))
+        if self._batch_done is None:
+            loop = asyncio.get_running_loop()
+            self._batch_done = loop.create_future()
+            loop.call_soon(self._commit_batch)
+        await asyncio.shield(self._batch_done)
+
+    def _commit_batch(self) -> None:
+        batch, done = self._batch, self._batch_done
+        self._batch, self._batch_done = [], None
+        try:
+            self.store.record_many(batch)
+        except Exception as exc:  # noqa: BLE001 - handed to every worker waiting on this commit
+            if done is not None and not done.done():
+                done.set_exception(exc)
+            return
+        if done is not None and not done.done():
+            done.set_result(None)
 
     def _on_retry(self, exc: RetryableError) -> None:
         self.progress.retries += 1
@@ -366,7 +399,7 @@ class Runner:
                 sample = self._sample_row(inst, base, "ok", resp.text, None, turn + 1, totals,
                                           resp.finish_reason if nxt is None else "max_turns", info.get("images", []),
                                           episode)
-            self.store.record(call, sample)
+            await self._record(call, sample)
             if finished:
                 self.progress.done += 1
                 self.on_progress(self.progress)
@@ -412,12 +445,14 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
     if rpm is not None and not (rpm > 0 and math.isfinite(rpm)):
         # A negative rate made the limiter wait forever after the first request.
         raise ConfigError(f"--rpm must be a positive number of requests per minute, got {rpm}")
-    # Images are checked when first encoded (images.py), not all before the first request (docs/evaluation.md).
-    suite = read_suite(spec.suite, check_images="none")
-    instances = select_instances(suite.instances, spec.tasks, spec.limit)
-    conditions, skipped = resolve_conditions(instances, spec.conditions)
-    client = make_client(spec.model, spec.base_url, spec.api_key_env, tag_requests=spec.tag_requests,
-                         max_connections=max(16, spec.concurrency * 2))
+    with paused_gc():
+        # Images are checked when first encoded (images.py), not all before the first request
+        # (docs/evaluation.md).
+        suite = read_suite(spec.suite, check_images="none")
+        instances = select_instances(suite.instances, spec.tasks, spec.limit)
+        conditions, skipped = resolve_conditions(instances, spec.conditions)
+        client = make_client(spec.model, spec.base_url, spec.api_key_env, tag_requests=spec.tag_requests,
+                             max_connections=max(16, spec.concurrency * 2))
     try:
         run_id, settings = run_identity(suite, client, spec)
         run_dir = Path(spec.run_dir) if spec.run_dir else \
@@ -453,12 +488,13 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
             lock.release()
     finally:
         await client.aclose()
-    results_path = None
+    results_path = table = None
     if spec.write_results:
-        from vcot.engine.results import write_results
+        from vcot.engine.results import results_table, write_results
 
-        results_path = write_results(run_dir)
-    return RunResult(run_id, run_dir, conditions, progress, skipped, results_path)
+        table = results_table(run_dir)
+        results_path = write_results(run_dir, table)
+    return RunResult(run_id, run_dir, conditions, progress, skipped, results_path, suite, table)
 
 
 def run_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | None = None,

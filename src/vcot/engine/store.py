@@ -9,7 +9,7 @@ Tables:
   failed), with what the results table needs.
 
 Every finished call is committed before its worker moves on, and a sample's last call and its `samples`
-row are one transaction, so a process killed at any moment leaves either a complete sample or one the
+row are in one transaction (the runner commits the calls that finish in the same event-loop turn together), so a process killed at any moment leaves either a complete sample or one the
 next run resumes. In WAL mode with synchronous=NORMAL a commit survives the process being killed.
 """
 
@@ -122,15 +122,20 @@ class RunStore:
 
     def record(self, call: dict[str, Any] | None, sample: dict[str, Any] | None = None) -> None:
         """Store one call and, when the sample ends with it, the sample row — atomically."""
+        self.record_many([(call, sample)])
+
+    def record_many(self, items: list[tuple[dict[str, Any] | None, dict[str, Any] | None]]) -> None:
+        """Store several (call, sample row) pairs in one transaction: all of them or none."""
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
         try:
-            if call is not None:
-                c.execute(f"INSERT OR REPLACE INTO calls ({', '.join(call)}) VALUES ({', '.join('?' * len(call))})",
-                          _storable(call.values()))
-            if sample is not None:
-                c.execute(f"INSERT OR REPLACE INTO samples ({', '.join(sample)}) "
-                          f"VALUES ({', '.join('?' * len(sample))})", _storable(sample.values()))
+            for call, sample in items:
+                if call is not None:
+                    c.execute(f"INSERT OR REPLACE INTO calls ({', '.join(call)}) "
+                              f"VALUES ({', '.join('?' * len(call))})", _storable(call.values()))
+                if sample is not None:
+                    c.execute(f"INSERT OR REPLACE INTO samples ({', '.join(sample)}) "
+                              f"VALUES ({', '.join('?' * len(sample))})", _storable(sample.values()))
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")

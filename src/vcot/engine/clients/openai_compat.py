@@ -186,6 +186,18 @@ def _error_text(exc: openai.APIStatusError) -> str:
     return f"HTTP {exc.status_code}: {body}".strip()
 
 
+def _http_client(limits: httpx2.Limits) -> httpx2.AsyncClient:
+    """The SDK's aiohttp transport when aiohttp is installed, else its httpx default.
+
+    httpx's connection pool checks every pooled connection on every request, which at 64–256 connections
+    was a quarter of the engine's CPU (docs/evaluation.md, "Engine"); aiohttp's pool is a free list.
+    """
+    try:
+        return openai.DefaultAioHttpClient(limits=limits)
+    except RuntimeError:  # the SDK raises this when its aiohttp extra is missing
+        return openai.DefaultAsyncHttpxClient(limits=limits)
+
+
 class OpenAICompatClient(ModelClient):
     def __init__(self, model: str, base_url: str | None, api_key: str | None, *, provider: str = "openai",
                  key_env: str | None = None, tag_requests: bool = False, max_connections: int = 256) -> None:
@@ -199,7 +211,7 @@ class OpenAICompatClient(ModelClient):
             else "max_tokens"
         limits = httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
         self._client = AsyncOpenAI(api_key=api_key or "EMPTY", base_url=base_url, max_retries=0,
-                                   http_client=openai.DefaultAsyncHttpxClient(limits=limits))
+                                   http_client=_http_client(limits))
 
     def describe(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.model, "base_url": str(self._client.base_url),
