@@ -434,6 +434,7 @@ class MockServer:
         return True
 
     async def _chat(self, headers: dict[str, str], body: bytes, writer: asyncio.StreamWriter) -> bool:
+        arrived = time.monotonic()
         if self.first_request_at is None:
             self.first_request_at = time.time()
         self.requests += 1
@@ -455,7 +456,9 @@ class MockServer:
                 fault = self._fault_rng.choice(cfg.faults)
                 self.faults[fault] += 1
             if cfg.latency_s:
-                await asyncio.sleep(cfg.latency_s)
+                # The latency counts from the request's arrival, so the server's own work (parsing a body of
+                # images, matching them) is inside it: the harness's ideal N·L/C assumes exactly L per request.
+                await asyncio.sleep(max(0.0, cfg.latency_s - (time.monotonic() - arrived)))
             if fault == "429":
                 self.status["429"] += 1
                 await self._send(writer, 429, {"error": {"message": "rate limited (injected)", "type": "rate_limit"}},
