@@ -45,6 +45,7 @@ def iter_jsonl_text(path: str | Path, error: type[Exception] = ValueError,
     """Yield (line number, "file:line", text) for each non-blank line, unparsed: for readers that parse a line
     straight into a model (and call `loads_checked` for its error message when that fails). Raises `error`
     as `iter_jsonl` does for text that is not UTF-8 and for overlong lines."""
+    prefix = f"{path}:"
     with open(path, "rb") as fh:
         lineno = 0
         while True:
@@ -52,7 +53,7 @@ def iter_jsonl_text(path: str | Path, error: type[Exception] = ValueError,
             if not raw:
                 return
             lineno += 1
-            where = f"{path}:{lineno}"
+            where = f"{prefix}{lineno}"
             if len(raw) > max_line_bytes:
                 raise error(f"{where}: line longer than {max_line_bytes} bytes (the limit for one JSON line)")
             try:

@@ -398,10 +398,10 @@ def read_suite(path: str | Path, check_images: str = "header") -> Suite:
             raise SuiteError(f"{where}: unknown task {inst.task!r} (not registered and not declared in "
                              f"the manifest)")
         known_tasks.add(inst.task)
-        for rel in inst.image_paths():
-            # With "none" the schema has checked the spelling (no absolute path, no `..`); the file is resolved
-            # (symlinks included) and checked when it is first used.
-            if check_images != "none" and rel not in checked:
+        # With "none" the schema has checked the spelling (no absolute path, no `..`); the file is resolved
+        # (symlinks included) and checked when it is first used.
+        for rel in inst.image_paths() if check_images != "none" else ():
+            if rel not in checked:
                 target = resolve_inside(root, rel, where=where, root_real=root_real)
                 check_image_file(target, f"{where} (field image {rel!r})", decode=check_images == "full")
                 checked.add(rel)
