@@ -15,18 +15,13 @@ from PIL import Image
 from vcot.draw import Canvas
 from vcot.draw3d import Render3D
 from vcot.draw3d.composites import PARTS, TYPES, part_list
-from vcot.schema import AnswerType, Instance
 from vcot.tasks import register
-from vcot.tasks.answer_space import AnswerSpace, finite
 from vcot.tasks.base import (
     Choices,
     Corruption,
-    GenContext,
     Limit,
     Reject,
-    Rendering,
     Solution,
-    Task,
 )
 from vcot.tasks.scene3d._scene import (
     COLOURS,
@@ -34,8 +29,6 @@ from vcot.tasks.scene3d._scene import (
     Layout,
     box_object,
     chain_result,
-    check_counts_and_families,
-    draw_family_and_sizes,
     draw_state,
     greyed_where,
     labels,
@@ -52,8 +45,9 @@ from vcot.tasks.scene3d._scene import (
     state_text,
     visibility_render,
 )
+from vcot.tasks.scene3d._task import Scene3DTask
 from vcot.tasks.scene3d._vehicles import KIND, noun, sample_vehicles
-from vcot.tasks.scene3d.object_attributes import FLIP, YES_NO, ObjectAttributes, named_values
+from vcot.tasks.scene3d.object_attributes import YES_NO, named_values
 
 FAMILIES = ("query_part_colour", "query_type", "count", "exist", "same_part_colour", "count_part_match")
 PREAMBLE = ("The picture shows toy vehicles on a floor: cars, trucks and tractors, small or large, rubber (matte) "
@@ -93,10 +87,8 @@ def _say(flt: dict[str, str], plural: bool) -> str:
 
 
 @register
-class Compositional3D(Task):
+class Compositional3D(Scene3DTask):
     name = "compositional_3d"
-    domain = "3D"
-    answer_type = AnswerType.TEXT
     config_cls = Compositional3DConfig
     presets = {
         "easy": Compositional3DConfig(min_objects=3, max_objects=4, min_hops=0, max_hops=0, max_count=2),
@@ -120,36 +112,24 @@ class Compositional3D(Task):
         "families": Choices(FAMILIES, "question families, each balanced over its answers"),
     }
 
-    def check_config(self, config: Any) -> None:
-        super().check_config(config)
-        check_counts_and_families(self.name, config)
+    answers_of = staticmethod(answers_of)
 
     # -- sampling ---------------------------------------------------------------------------------------------
 
-    def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
+    def new_scene(self, rng: random.Random, n: int) -> dict[str, Any]:
         cfg = self.config
-        family, target, hops, n = draw_family_and_sizes(ctx, cfg, answers_of)
-        rng = ctx.rng
-        scene: dict[str, Any] = {"kind": KIND, "objects": sample_vehicles(rng, n), "camera": sample_camera(rng),
-                                 "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind},
-                                 "min_visible": cfg.min_visible, "min_part_px": cfg.min_part_px}
-        lay = layout(scene)
-        for _ in range(60):
-            try:
-                scene["program"] = self._program(rng, scene, lay, family, hops, target)
-                if self.solve(scene).answer != target:
-                    continue
-                if family == "query_part_colour" and target in named_values(scene["program"]):
-                    continue  # the step texts repeat the question's words; they must not name the answer
-                break
-            except (Reject, Ambiguous):
-                continue
-        else:
-            raise Reject(f"no {family} question with answer {target} in this scene")
-        centres, res = visibility_render(scene, cfg.min_visible)
+        return {"kind": KIND, "objects": sample_vehicles(rng, n), "camera": sample_camera(rng),
+                "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind},
+                "min_visible": cfg.min_visible, "min_part_px": cfg.min_part_px}
+
+    def names_answer(self, family: str, target: str, program: dict[str, Any]) -> bool:
+        # The step texts repeat the question's words; they must not name the answer.
+        return family == "query_part_colour" and target in named_values(program)
+
+    def picture_centres(self, scene: dict[str, Any]) -> list[list[float]]:
+        centres, res = visibility_render(scene, self.config.min_visible)
         self._check_parts(scene, res)
-        scene["picture"] = {"object_centres": centres}
-        return scene
+        return centres
 
     @staticmethod
     def _check_parts(scene: dict[str, Any], res: Render3D) -> None:
@@ -164,8 +144,8 @@ class Compositional3D(Task):
             if px < scene["min_part_px"]:
                 raise Reject(f"the {part} of vehicle {k} shows only {px} pixels")
 
-    def _program(self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, hops: int,
-                 target: str) -> dict[str, Any]:
+    def program(self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, target: str,
+                hops: int) -> dict[str, Any]:
         if family == "query_part_colour":
             chain = random_reference(rng, scene, lay, hops)
             part = rng.choice(PARTS)
@@ -263,18 +243,9 @@ class Compositional3D(Task):
                  "Answer with a single integer.")
         return f"{PREAMBLE} {q}"
 
-    def answer_space(self, instance: Instance) -> AnswerSpace:
-        scene = instance.meta.get("scene") if isinstance(instance.meta, dict) else None
-        if not isinstance(scene, dict) or "program" not in scene:
-            # A ValueError is what the chance model and the report expect of an instance they cannot place.
-            raise ValueError(f"{instance.uid}: the question family is in meta['scene'], which this copy lacks")
-        fam = scene["program"]["family"]
-        return finite(answers_of(fam, self.config.max_count), f"the answers of a {fam} question",
-                      canon=lambda a: a.strip().lower())
-
     # -- pictures ---------------------------------------------------------------------------------------------
 
-    def _steps(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> list[tuple[Image.Image, str]]:
+    def steps(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> list[tuple[Image.Image, str]]:
         res = render_of(scene)
         names = labels(scene, layout(scene))
         out = []
@@ -287,30 +258,19 @@ class Compositional3D(Task):
                 out.append((draw_state(scene, res, names, s), state_text(scene, names, s)))
         return out
 
-    def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        res = render_of(scene)
-        assert res.image is not None
-        return Rendering(image=res.image.copy(), steps=self._steps(scene, solution.states))
-
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         states = solution.states
         lay = layout(scene)
         names = labels(scene, lay)
-        relates = [i for i, s in enumerate(states) if s["op"] == "relate"]
-        if relates and rng.random() < 0.5:
-            i = rng.choice(relates)
-            wrong = ObjectAttributes._flipped(scene, lay, states, i)
-            if wrong is not None:
-                s = states[i]
-                return Corruption(steps=self._steps(scene, wrong),
-                                  description=f"relation {s['rel']} of {names[s['anchor']]} taken the wrong way "
-                                              f"({FLIP[s['rel']]})")
+        flipped = self.flipped_relation(scene, lay, states, names, rng)
+        if flipped is not None:
+            return flipped
         last = states[-1]
         if last["op"] == "part" and rng.random() < 0.5:
             k, part = last["parts"][-1]
             other = rng.choice([p for p in PARTS if p != part])
             wrong_state = {"op": "part", "parts": [*last["parts"][:-1], [k, other]]}
-            return Corruption(steps=self._steps(scene, [*states[:-1], wrong_state]),
+            return Corruption(steps=self.steps(scene, [*states[:-1], wrong_state]),
                               description=f"the {other} of {names[k]} isolated instead of its {part}")
         return self._wrong_mark(scene, states, names, rng)
 
@@ -341,7 +301,7 @@ class Compositional3D(Task):
             # The part step follows the wrongly chosen vehicle.
             rest = [{"op": "part", "parts": [[new if k == s["kept"][0] else k, p] for k, p in rest[0]["parts"]]},
                     *rest[1:]]
-        return Corruption(steps=self._steps(scene, [*states[:idx], wrong, *rest]),
+        return Corruption(steps=self.steps(scene, [*states[:idx], wrong, *rest]),
                           description=f"a wrong vehicle marked: {what}")
 
 

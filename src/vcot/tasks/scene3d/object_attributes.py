@@ -10,36 +10,21 @@ from typing import Any
 
 from PIL import Image
 
-from vcot.schema import AnswerType, Instance
 from vcot.tasks import register
-from vcot.tasks.answer_space import AnswerSpace, finite
-from vcot.tasks.base import (
-    Choices,
-    Corruption,
-    GenContext,
-    Limit,
-    Reject,
-    Rendering,
-    Solution,
-    Task,
-)
+from vcot.tasks.base import Choices, Corruption, Limit, Reject, Solution
 from vcot.tasks.scene3d._scene import (
     VALUES,
     Ambiguous,
     Layout,
     chain_result,
-    check_counts_and_families,
     check_visibility,
-    draw_family_and_sizes,
     draw_state,
     labels,
     layout,
     letters_text,
-    matches,
     pick_relation,
     random_reference,
     ref_phrase,
-    related,
     render_of,
     run_chain,
     sample_camera,
@@ -48,6 +33,7 @@ from vcot.tasks.scene3d._scene import (
     set_phrase,
     state_text,
 )
+from vcot.tasks.scene3d._task import Scene3DTask
 
 FAMILIES = ("query_colour", "query_shape", "query_material", "query_size", "count", "exist", "compare_count",
             "same_attribute")
@@ -55,7 +41,6 @@ YES_NO = ("yes", "no")
 PREAMBLE = ("The picture shows a 3D scene of objects on a floor: cubes, spheres and cylinders; small or large; red, "
             "blue, green, orange, purple or cyan; rubber (matte) or metal (shiny). Left and right are as seen in "
             "the picture (by the objects' centres); in front of means nearer the camera, behind farther from it.")
-FLIP = {"left": "right", "right": "left", "front": "behind", "behind": "front"}
 
 
 @dataclass(frozen=True)
@@ -86,10 +71,8 @@ def named_values(program: dict[str, Any]) -> set[str]:
 
 
 @register
-class ObjectAttributes(Task):
+class ObjectAttributes(Scene3DTask):
     name = "object_attributes"
-    domain = "3D"
-    answer_type = AnswerType.TEXT
     config_cls = ObjectAttributesConfig
     presets = {
         "easy": ObjectAttributesConfig(min_objects=3, max_objects=6, min_hops=0, max_hops=0, max_count=3),
@@ -113,38 +96,25 @@ class ObjectAttributes(Task):
         "families": Choices(FAMILIES, "question families, each balanced over its answers"),
     }
 
-    def check_config(self, config: Any) -> None:
-        super().check_config(config)
-        check_counts_and_families(self.name, config)
+    answers_of = staticmethod(answers_of)
 
     # -- sampling ---------------------------------------------------------------------------------------------
 
-    def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
+    def new_scene(self, rng: random.Random, n: int) -> dict[str, Any]:
         cfg = self.config
-        family, target, hops, n = draw_family_and_sizes(ctx, cfg, answers_of)
-        rng = ctx.rng
-        scene: dict[str, Any] = {"objects": sample_objects(rng, n), "camera": sample_camera(rng),
-                                 "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind},
-                                 "min_visible": cfg.min_visible}
-        lay = layout(scene)
-        for _ in range(60):
-            try:
-                program = self._program(rng, scene, lay, family, target, hops)
-                scene["program"] = program
-                if self.solve(scene).answer != target:
-                    continue
-                if family.startswith("query_") and target in named_values(program):
-                    continue  # the step texts repeat the question's words; they must not name the answer
-                break
-            except (Reject, Ambiguous):
-                continue
-        else:
-            raise Reject(f"no {family} question with answer {target} in this scene")
-        scene["picture"] = {"object_centres": check_visibility(scene, cfg.min_visible)}
-        return scene
+        return {"objects": sample_objects(rng, n), "camera": sample_camera(rng),
+                "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind},
+                "min_visible": cfg.min_visible}
 
-    def _program(self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, target: str,
-                 hops: int) -> dict[str, Any]:
+    def names_answer(self, family: str, target: str, program: dict[str, Any]) -> bool:
+        # The step texts repeat the question's words; they must not name the answer.
+        return family.startswith("query_") and target in named_values(program)
+
+    def picture_centres(self, scene: dict[str, Any]) -> list[list[float]]:
+        return check_visibility(scene, self.config.min_visible)
+
+    def program(self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, target: str,
+                hops: int) -> dict[str, Any]:
         objs = scene["objects"]
         if family.startswith("query_"):
             attr = family.removeprefix("query_")
@@ -240,18 +210,9 @@ class ObjectAttributes(Task):
                  "Answer yes or no.")
         return f"{PREAMBLE} {q}"
 
-    def answer_space(self, instance: Instance) -> AnswerSpace:
-        scene = instance.meta.get("scene") if isinstance(instance.meta, dict) else None
-        if not isinstance(scene, dict) or "program" not in scene:
-            # A ValueError is what the chance model and the report expect of an instance they cannot place.
-            raise ValueError(f"{instance.uid}: the question family is in meta['scene'], which this copy lacks")
-        fam = scene["program"]["family"]
-        return finite(answers_of(fam, self.config.max_count), f"the answers of a {fam} question",
-                      canon=lambda a: a.strip().lower())
-
     # -- pictures ---------------------------------------------------------------------------------------------
 
-    def _steps(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> list[tuple[Image.Image, str]]:
+    def steps(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> list[tuple[Image.Image, str]]:
         res = render_of(scene)
         lay = layout(scene)
         names = labels(scene, lay)
@@ -267,43 +228,12 @@ class ObjectAttributes(Task):
                             f"{letters_text(pair, names)}; the others are greyed out."))
         return out
 
-    def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        res = render_of(scene)
-        assert res.image is not None
-        return Rendering(image=res.image.copy(), steps=self._steps(scene, solution.states))
-
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         states = solution.states
         lay = layout(scene)
         names = labels(scene, lay)
-        relates = [i for i, s in enumerate(states) if s["op"] == "relate"]
-        if relates and rng.random() < 0.5:
-            i = rng.choice(relates)
-            wrong = self._flipped(scene, lay, states, i)
-            if wrong is not None:
-                s = states[i]
-                return Corruption(steps=self._steps(scene, wrong),
-                                  description=f"relation {s['rel']} of {names[s['anchor']]} taken the wrong way "
-                                              f"({FLIP[s['rel']]})")
-        return self._wrong_mark(scene, states, names, rng)
-
-    @staticmethod
-    def _flipped(scene: dict[str, Any], lay: Layout, states: list[dict[str, Any]], i: int
-                 ) -> list[dict[str, Any]] | None:
-        """The trace with relate state i read the other way, continued while its references stay unique."""
-        s = states[i]
-        try:
-            kept = related(lay, s["anchor"], FLIP[s["rel"]])
-        except Ambiguous:
-            return None
-        if kept == s["kept"]:
-            return None
-        out = [*states[:i], {**s, "rel": FLIP[s["rel"]], "kept": kept}]
-        if i + 1 < len(states) and states[i + 1]["op"] == "filter":
-            f = states[i + 1]
-            chosen = [k for k in kept if matches(scene["objects"][k], f["filter"])]
-            out.append({**f, "among": kept, "kept": chosen})
-        return out
+        flipped = self.flipped_relation(scene, lay, states, names, rng)
+        return flipped if flipped is not None else self._wrong_mark(scene, states, names, rng)
 
     def _wrong_mark(self, scene: dict[str, Any], states: list[dict[str, Any]], names: list[str],
                     rng: random.Random) -> Corruption | None:
@@ -325,7 +255,7 @@ class ObjectAttributes(Task):
             what = f"{names[new]} boxed though no object qualifies"
         among = sorted(set(s["among"]) | {new})
         wrong = [*states[:idx], {**s, "kept": sorted(kept), "among": among}, *states[idx + 1:]]
-        return Corruption(steps=self._steps(scene, wrong), description=f"a wrong object marked: {what}")
+        return Corruption(steps=self.steps(scene, wrong), description=f"a wrong object marked: {what}")
 
 
 
