@@ -19,7 +19,7 @@ from vcot.schema import option_letters
 from vcot.tasks import register
 from vcot.tasks.base import Choices, Corruption, GenContext, Limit, Reject, Rendering, Solution, Task
 from vcot.tasks.common import cube_nets as cn
-from vcot.tasks.common.options import only_match, place_correct_option
+from vcot.tasks.common.options import cue_rank_holds, only_match, place_correct_option
 
 LETTERS = option_letters(4)
 T = TypeVar("T")
@@ -175,18 +175,6 @@ def likeness(cands: list[cn.Cube]) -> list[int]:
     """Each candidate's summed agreement with the others: faces (mark and orientation) shared under the best
     rotation (`cube_nets.best_alignment`); a view counts as its three faces."""
     return [sum(cn.best_alignment(a, b)[0] for j, b in enumerate(cands) if j != i) for i, a in enumerate(cands)]
-
-
-def cue_rank_holds(values: list[int], target: int, answer: int = 0) -> bool:
-    """Whether the answer's place among `values` is `target`: 0 the unique largest, 1 the unique smallest,
-    2 or 3 neither the largest nor the smallest (ties included). A cue that picks the largest (or smallest)
-    value then names the answer in exactly the instances with target 0 (or 1), whatever its tie-breaking."""
-    top, bottom, v = max(values), min(values), values[answer]
-    if target == 0:
-        return v == top and values.count(top) == 1
-    if target == 1:
-        return v == bottom and values.count(bottom) == 1
-    return bottom < v < top
 
 
 def check_likeness_rank(cands: list[cn.Cube], rank: int) -> None:

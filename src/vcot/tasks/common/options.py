@@ -38,3 +38,19 @@ def only_match(candidates: Sequence[T], matches: Callable[[T], bool], what: str 
     if len(hits) != 1:
         raise Reject(f"{len(hits)} candidates {what}")
     return hits[0]
+
+
+def cue_rank_holds(values: Sequence[float], target: int, answer: int = 0) -> bool:
+    """Whether the answer's place among `values` is `target`: 0 the unique largest, 1 the unique smallest,
+    2 or 3 neither the largest nor the smallest (ties included). A cue that picks the largest (or smallest)
+    value then names the answer in exactly the instances with target 0 (or 1), whatever its tie-breaking.
+    Values within 1e-9 of each other count as tied (likeness sums of floats)."""
+    top, bottom = max(values), min(values)
+    v = values[answer]
+    is_top = v >= top - 1e-9
+    is_bottom = v <= bottom + 1e-9
+    if target == 0:
+        return is_top and sum(x >= top - 1e-9 for x in values) == 1
+    if target == 1:
+        return is_bottom and sum(x <= bottom + 1e-9 for x in values) == 1
+    return not is_top and not is_bottom

@@ -34,7 +34,7 @@ from vcot.tasks.base import (
     Solution,
     Task,
 )
-from vcot.tasks.common.options import only_match, place_correct_option
+from vcot.tasks.common.options import cue_rank_holds, only_match, place_correct_option
 
 LETTERS = option_letters(4)
 GRID = 0.5  # every vertex is a multiple of this
@@ -398,21 +398,6 @@ def candidate_kinds(size: int, folds: list[dict[str, Any]], candidates: list[Pol
             continue
         kinds.append(next((kind for kind, q in pool if iou(p, q) >= MATCH_IOU), "other"))
     return kinds
-
-
-def cue_rank_holds(values: list[float], target: int, answer: int = 0) -> bool:
-    """Whether the answer's place among `values` is `target`: 0 the unique largest, 1 the unique smallest,
-    2 or 3 neither the largest nor the smallest (ties included). A cue that picks the largest (or smallest)
-    value then names the answer in exactly the instances with target 0 (or 1), whatever its tie-breaking."""
-    top, bottom = max(values), min(values)
-    v = values[answer]
-    is_top = v >= top - 1e-9
-    is_bottom = v <= bottom + 1e-9
-    if target == 0:
-        return is_top and sum(x >= top - 1e-9 for x in values) == 1
-    if target == 1:
-        return is_bottom and sum(x <= bottom + 1e-9 for x in values) == 1
-    return not is_top and not is_bottom
 
 
 # The answer's place among the options, for each value of ctx.balanced(4, "option ranks"): its likeness rank
