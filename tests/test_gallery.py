@@ -3,10 +3,7 @@ the embedded single file and its size limit, the command, and the pages in Debia
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import re
-import shutil
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -17,6 +14,7 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
+from browser_support import launch, require_browser
 from vcot.cli import app
 from vcot.gallery import (
     GalleryError,
@@ -266,18 +264,7 @@ def test_command_reports_a_refused_embedding(suite: Suite, tmp_path: Path, monke
 
 # ------------------------------------------------------------------------------------------------ browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 WIDTH, HEIGHT = 1400, 900
-
-
-def _browser_missing() -> str | None:
-    if CHROMIUM is None:
-        return "Debian's chromium is not installed (apt-get install chromium)"
-    if importlib.util.find_spec("playwright") is None:
-        return "playwright (pip) is not installed"
-    return None
 
 
 def _wait_until(tab: Any, predicate: str, seconds: float = 10.0) -> None:
@@ -291,11 +278,7 @@ def _wait_until(tab: Any, predicate: str, seconds: float = 10.0) -> None:
 def test_gallery_in_headless_chromium(suite: Suite, tmp_path: Path) -> None:
     """At 1400×900 every task link is inside the viewport (the navigation wraps); a task link leads to its page,
     whose images (also the corrupted ones, once opened) load from the suite folder under the page's policy."""
-    reason = _browser_missing()
-    if reason:
-        if os.environ.get("VCOT_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"VCOT_REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     files = write_gallery(suite, tmp_path / "out" / "gallery.html", per_page=3)
@@ -304,7 +287,7 @@ def test_gallery_in_headless_chromium(suite: Suite, tmp_path: Path) -> None:
     problems: list[str] = []
     requests: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = launch(p)
         try:
             tab = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
             tab.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning")

@@ -8,7 +8,6 @@ import base64
 import html as stdlib_html
 import io
 import random
-import shutil
 from enum import Enum, StrEnum
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 from PIL import Image
 
 import vcot
+from browser_support import launch, require_browser
 from vcot.html import (
     NONE,
     SELF,
@@ -172,16 +172,13 @@ def test_pages_use_vcot_html(rel: str) -> None:
 
 # ------------------------------------------------------------------------------------------------ browser
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
 def test_policy_in_headless_chromium(tmp_path: Path) -> None:
     """A hashed script runs and an injected one does not; without script-src no script runs at all; a data:
     image loads and a remote one is refused by the policy itself (not merely unreachable)."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (pip) is not installed")
+    require_browser()
+    import playwright.sync_api as sync_api
     ours = "document.body.setAttribute('data-ours','1');"
     injected = f"<script>document.body.setAttribute('data-injected','1')</script>{escape('<script>x()</script>')}"
     img = f'<img id="pic" alt="" src="{thumbnail_data_uri(Image.new("RGB", (8, 8), (255, 0, 0)), 4)}">'
@@ -194,7 +191,7 @@ def test_policy_in_headless_chromium(tmp_path: Path) -> None:
     none.write_text(page("n", body, css="", csp=content_security_policy(img_src="data:")))
     failed: list[tuple[str, str | None]] = []
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = launch(p)
         try:
             tab = browser.new_page()
             tab.on("requestfailed", lambda r: failed.append((r.url, r.failure)))

@@ -4,38 +4,19 @@ approved and edited items. Skipped when chromium or playwright is missing, unles
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import shutil
 from pathlib import Path
 
-import pytest
 from curate_fixtures import make_config
 
+from browser_support import launch, require_browser
 from vcot.curate.freeze import freeze
 from vcot.curate.pipeline import Curation, CurationConfig
 from vcot.curate.review.app import ReviewApp, item_key
 from vcot.curate.review.server import ReviewServer
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-def _browser_missing() -> str | None:
-    if not os.path.exists(CHROMIUM) and not shutil.which("chromium"):
-        return "Debian's chromium is not installed (apt-get install chromium)"
-    if importlib.util.find_spec("playwright") is None:
-        return "playwright (pip) is not installed"
-    return None
-
 
 def test_review_page_in_a_browser(mock, tmp_path: Path) -> None:
-    reason = _browser_missing()
-    if reason:
-        if os.environ.get("VCOT_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"VCOT_REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     cur = Curation(CurationConfig.load(make_config(tmp_path, mock.base_url, n=12)))
@@ -45,8 +26,7 @@ def test_review_page_in_a_browser(mock, tmp_path: Path) -> None:
     assert len(uids) == 7 and "toy-q010" not in uids and "toy-q000" not in uids
     problems: list[str] = []
     with ReviewServer(app) as srv, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"),
-                                     args=ARGS)
+        browser = launch(pw)
         page = browser.new_page()
         page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
         page.on("request", lambda r: None if r.url.startswith(srv.url.rstrip("/")) else problems.append(r.url))

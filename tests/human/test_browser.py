@@ -7,9 +7,6 @@ Skipped when chromium or playwright is missing, unless VCOT_REQUIRE_BROWSER=1 (t
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,32 +14,18 @@ from typing import Any
 
 import pytest
 
+from browser_support import launch, require_browser
 from vcot.human import HumanApp, StudyServer, prepare_study
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 HIDE = ("() => { Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'hidden'});"
         " document.dispatchEvent(new Event('visibilitychange')); }")
 SHOW = ("() => { Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'visible'});"
         " document.dispatchEvent(new Event('visibilitychange')); }")
 
 
-def _browser_missing() -> str | None:
-    if not os.path.exists(CHROMIUM) and not shutil.which("chromium"):
-        return "Debian's chromium is not installed (apt-get install chromium)"
-    if importlib.util.find_spec("playwright") is None:
-        return "playwright (pip) is not installed"
-    return None
-
-
 @pytest.fixture
 def server(tmp_path: Path, suite_dir: Path) -> Iterator[StudyServer]:
-    reason = _browser_missing()
-    if reason:
-        if os.environ.get("VCOT_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"VCOT_REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
+    require_browser()
     study, _ = prepare_study(tmp_path / "st", suite_dir, "2", 1, ["direct", "visual_cot"], None, 4)
     with StudyServer(HumanApp(study)) as srv:
         yield srv
@@ -52,8 +35,7 @@ class Session:
     """One browser for one participant; records page errors and any request that leaves the server."""
 
     def __init__(self, playwright: Any, server: StudyServer, problems: list[str]) -> None:
-        self.browser = playwright.chromium.launch(
-            executable_path=CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"), args=ARGS)
+        self.browser = launch(playwright)
         self.page = self.browser.new_page()
         self.page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
         self.page.on("pageerror", lambda e: problems.append(f"page error: {e}"))

@@ -4,10 +4,7 @@ real headless-Chromium round trip (score entered in the browser → SQLite → /
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +20,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from browser_support import launch, require_browser
 from vcot.annotate import (
     ANNOTATIONS_DB,
     AnnotationApp,
@@ -326,34 +324,18 @@ def test_cli_prints_url_and_serves(run: dict[str, Any]) -> None:
 
 # -------------------------------------------------------------------------------------------------- browser
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-def _browser_missing() -> str | None:
-    if not os.path.exists(CHROMIUM) and not shutil.which("chromium"):
-        return "Debian's chromium is not installed (apt-get install chromium)"
-    if importlib.util.find_spec("playwright") is None:
-        return "playwright (pip) is not installed"
-    return None
 
 
 def test_score_entered_in_headless_chromium_reaches_sqlite_and_agreement(server: AnnotationServer,
                                                                        run: dict[str, Any]) -> None:
-    reason = _browser_missing()
-    if reason:
-        if os.environ.get("VCOT_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"VCOT_REQUIRE_BROWSER=1 but {reason}")
-        pytest.skip(reason)
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     target = run["trajs"][0]  # the trajectory with <script> in its model text; judge: ar 1, rf 1, fu 0.5
     problems: list[str] = []
     dialogs: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"),
-                                    args=ARGS)
+        browser = launch(p)
         try:
             page = browser.new_page()
             page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
