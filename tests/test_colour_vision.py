@@ -49,7 +49,11 @@ POOLS: dict[str, tuple[tuple[str, str], ...]] = {
     "defuse_a_bomb": (("vcot.tasks.aslp.defuse_a_bomb", "WIRE_COLORS"),),
     "puzzle": (("vcot.tasks.aslp.puzzle", "CELL_COLOURS"),),
     "paper_airplane": (("vcot.tasks.ct.paper_airplane", "FOLD_COLORS"),),
+    "object_attributes": (("vcot.tasks.scene3d._scene", "COLOURS"),),
+    "compositional_3d": (("vcot.tasks.scene3d._scene", "COLOURS"),),
 }
+# The 20 MIRA tasks and the 3D tasks, whose objects' albedo colours are palette colours.
+TASKS = (*MIRA_TASKS, "object_attributes", "compositional_3d")
 
 
 @cache
@@ -96,16 +100,16 @@ def too_close(task: str, palette: dict[str, Color] = PALETTE) -> list[str]:
 
 def test_every_task_declares_its_colours() -> None:
     for table in (INFORMATION, DECORATION, REASONS):
-        assert set(table) == set(MIRA_TASKS)
-    assert all(REASONS[t].strip() for t in MIRA_TASKS)
-    for task in MIRA_TASKS:
+        assert set(table) == set(TASKS)
+    assert all(REASONS[t].strip() for t in TASKS)
+    for task in TASKS:
         named = INFORMATION[task] + DECORATION[task]
         assert set(named) <= set(PALETTE), (task, sorted(set(named) - set(PALETTE)))
         assert not set(INFORMATION[task]) & set(DECORATION[task]), task
         assert len(set(INFORMATION[task])) == len(INFORMATION[task]), task
     # A task that tells colours apart says what else tells them apart, or "" when nothing does yet; a crowded
     # task, whose colours cannot all keep the full difference, must have a second cue.
-    assert set(SECOND_CUE) == {t for t in MIRA_TASKS if len(INFORMATION[t]) >= 2}
+    assert set(SECOND_CUE) == {t for t in TASKS if len(INFORMATION[t]) >= 2}
     assert CROWDED <= {t for t, cue in SECOND_CUE.items() if cue.strip()}
     assert MIN_DELTA_E_CROWDED < MIN_DELTA_E
 
@@ -124,7 +128,7 @@ def test_colour_pools_are_declared(task: str) -> None:
 
 # -- the threshold ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("task", [t for t in MIRA_TASKS if len(INFORMATION[t]) >= 2])
+@pytest.mark.parametrize("task", [t for t in TASKS if len(INFORMATION[t]) >= 2])
 def test_information_colours_stay_apart(task: str) -> None:
     assert too_close(task) == []
 
@@ -170,7 +174,7 @@ def palette_colours_used(image) -> set[str]:
     return {name for name, (r, g, b) in PALETTE.items() if found.get((r << 16) | (g << 8) | b, 0) >= MIN_PIXELS}
 
 
-@pytest.mark.parametrize("task", list(MIRA_TASKS))
+@pytest.mark.parametrize("task", list(TASKS))
 def test_declared_colours_cover_the_pictures(task: str) -> None:
     declared = set(INFORMATION[task]) | set(DECORATION[task])
     used: dict[str, str] = {}

@@ -9,7 +9,9 @@ besides colour distinguishes them ("" when nothing does yet). `REASONS[task]` is
 `tests/test_colour_vision.py` checks that the information colours of every task stay apart under simulated
 protanopia, deuteranopia and tritanopia (docs/tasks/README.md, "Colour") and that these declarations cover
 every palette colour the rendered pictures use. Colours a task draws as raw RGB outside the palette (the
-polyomino piece fills, the cube-stack shades, the gear-rotation arrows) are not covered here.
+polyomino piece fills, the cube-stack shades, the gear-rotation arrows) are not covered here. The 3D tasks
+(`object_attributes`, `compositional_3d`) are covered through their objects' albedo colours, which are palette
+colours; their rendered pixels are shaded.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ INFORMATION: dict[str, tuple[str, ...]] = {
     "rolling_dice_top": ("blue", "lightblue"),
     "rolling_dice_sum": ("blue", "lightblue"),
     "rolling_dice_two": ("red", "black", "lightred"),
+    "object_attributes": ("red", "blue", "green", "orange", "purple", "cyan"),
+    "compositional_3d": ("red", "blue", "green", "orange", "purple", "cyan"),
 }
 
 REASONS: dict[str, str] = {
@@ -77,6 +81,10 @@ REASONS: dict[str, str] = {
     "rolling_dice_sum": "the step draws the path still to roll in light blue, the path rolled in blue",
     "rolling_dice_two": "the question names the red path and the black path; steps draw the remaining path "
                         "pale (light red for the red one)",
+    "object_attributes": "colour is one of the four attributes the questions name and ask for (CLEVR's six, as "
+                         "palette colours); the ray caster shades them, so the check covers their albedo",
+    "compositional_3d": "each vehicle part has one of six colours, which the questions name and ask for; the "
+                        "ray caster shades them, so the check covers their albedo",
 }
 
 SECOND_CUE: dict[str, str] = {
@@ -96,6 +104,8 @@ SECOND_CUE: dict[str, str] = {
     "rolling_dice_top": "line style: the path still to roll is dashed, the path rolled solid",
     "rolling_dice_sum": "line style: the path still to roll is dashed, the path rolled solid",
     "rolling_dice_two": "",
+    "object_attributes": "",
+    "compositional_3d": "",
 }
 
 DECORATION: dict[str, tuple[str, ...]] = {
@@ -119,4 +129,6 @@ DECORATION: dict[str, tuple[str, ...]] = {
     "rolling_dice_top": _GREYS + ("lightyellow", "orange"),
     "rolling_dice_sum": _GREYS + ("lightyellow", "orange"),
     "rolling_dice_two": ("white", "gray", "lightgray", "darkgray", "lightyellow"),
+    "object_attributes": _GREYS,
+    "compositional_3d": _GREYS,
 }
