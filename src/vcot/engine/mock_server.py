@@ -10,8 +10,9 @@ the counters), POST /config (change knobs at run time: JSON with any MockConfig 
 How the policy knows the instance: requests tagged by the engine (`--tag-requests`; header X-Vcot-Call =
 run|uid|condition|epoch|turn) are exact. Untagged requests are matched by the first image's bytes against
 the suite's input images (works when images are sent unresized), then by question text when it is unique
-in the suite; the condition is then guessed from MIRA's wording (visual_cot_corrupted reads as
-visual_cot). Unidentified requests get a wrong answer.
+in the suite, then by the first image's pixels (a harness that re-encodes PNGs); the condition is then
+guessed from MIRA's wording (visual_cot_corrupted reads as visual_cot). Unidentified requests get a wrong
+answer.
 
 Policy: the answer is correct with probability p (per condition if given), decided by a RNG seeded with
 (seed, uid, condition, epoch) — deterministic, so retries and resumed runs get the same answer. With a
@@ -107,6 +108,8 @@ class SuiteIndex:
         self.by_question: dict[str, str | None] = {}
         self.instances: dict[str, Any] = {}
         self.suite: Any = None
+        self._input_images: list[tuple[Any, str, str]] = []  # (suite, image path, uid)
+        self._by_pixels: dict[str, str] | None = None
         if suite_dir is None:
             return
         from vcot.prompts.templates import format_question
@@ -124,6 +127,7 @@ class SuiteIndex:
             self.items[inst.uid] = _Item(inst.uid, inst.answer, str(inst.answer_type), inst.options)
             self.instances[inst.uid] = inst
             self.suite = suite
+            self._input_images.append((suite, inst.image, inst.uid))
             try:
                 b64 = base64.b64encode(suite.image_path(inst.image).read_bytes())
                 self.by_image.setdefault(hashlib.sha256(b64).hexdigest(), inst.uid)
@@ -131,6 +135,33 @@ class SuiteIndex:
                 pass
             q = format_question(inst)
             self.by_question[q] = None if q in self.by_question else inst.uid
+
+
+    def uid_by_pixels(self, data: bytes) -> str | None:
+        """The instance whose input image has these pixels, whatever the encoding (a harness that decodes and
+        re-encodes every PNG, as lmms-eval and the official MIRA scripts do); None for lossy or resized copies.
+        The suite's images are decoded once, the first time a request needs it."""
+        if self._by_pixels is None:
+            self._by_pixels = {}
+            for suite, rel, uid in self._input_images:
+                try:
+                    self._by_pixels.setdefault(_pixel_key(suite.image_path(rel).read_bytes()), uid)
+                except (OSError, ValueError):
+                    continue
+        try:
+            return self._by_pixels.get(_pixel_key(data))
+        except (OSError, ValueError):
+            return None
+
+
+def _pixel_key(data: bytes) -> str:
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as im:
+        rgb = im.convert("RGB")
+        return f"{rgb.size}:{hashlib.sha256(rgb.tobytes()).hexdigest()}"
 
 
 def _guess_condition(text: str, n_images: int) -> str:
@@ -250,6 +281,11 @@ class MockServer:
                 if u is not None and f"Question: {q}\n\n" in text:
                     uid = u
                     break
+        if uid is None and images and "," in images[0]:
+            try:
+                uid = self.index.uid_by_pixels(base64.b64decode(images[0].split(",", 1)[1], validate=True))
+            except ValueError:
+                uid = None
         return uid, cond, 0, turn
 
     def answer(self, uid: str | None, condition: str, epoch: int) -> tuple[str, str]:
