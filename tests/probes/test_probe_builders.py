@@ -210,3 +210,16 @@ def test_multi_piece_probe_names_one_of_the_answer_pieces():
         p = build_probes(inst)[0]
         if p.kind != "final":
             assert p.answer in inst.answer.split(", ")
+
+
+def test_unfolded_cube_top_cell_is_the_one_the_step_tints():
+    # The stored correspondence (what the step picture tints) names the same cell the probe asks for.
+    seen = 0
+    for inst in instances("unfolded_cube"):
+        corr = inst.meta["solution"]["details"]["correspondence"]
+        for p in build_probes(inst):
+            assert p.kind == "top_cell", (inst.uid, p)
+            col, row = corr[p.step - 1]["cells"]["top"]
+            assert p.answer == f"({col + 1}, {row + 1})"
+            seen += 1
+    assert seen >= 9
