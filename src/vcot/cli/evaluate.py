@@ -19,6 +19,10 @@ EXIT_ALL_FAILED = 4
 EXIT_INTERRUPTED = 130  # the shell's code for a process stopped by SIGINT
 
 
+# What print_run_summary imports: warmed on a thread while the run waits on the network (runner.EvalSpec).
+SUMMARY_MODULES = ("vcot.analysis.build_report", "vcot.analysis.render")
+
+
 def print_run_summary(run_dir: Path, suite: Any, title: str, results: Any = None) -> None:
     """`vcot eval`'s closing table: the same accounting as `vcot report` (rule-based scoring, no judge).
     `results` is the run's results table when the caller has it (else it is read from the run folder)."""
@@ -91,7 +95,7 @@ def eval_command(
                                  timeout_s=timeout),
             image_policy=ImagePolicy(max_side=max_side, format=image_format),
             retry=RetryPolicy(max_attempts=max_attempts), run_dir=run, runs_root=runs_root,
-            tag_requests=tag_requests)
+            tag_requests=tag_requests, warm_modules=SUMMARY_MODULES)
     except ValueError as exc:
         fail(exc)
 

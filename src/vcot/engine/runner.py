@@ -55,6 +55,9 @@ class EvalSpec:
     max_turns: int = 10
     tag_requests: bool = False
     write_results: bool = True
+    # Modules the caller needs once the run ends (its summary); imported in the background while the run
+    # waits on the network, so the closing does not pay for them (the results writer's are added).
+    warm_modules: tuple[str, ...] = ()
 
 
 @dataclass
@@ -226,6 +229,7 @@ class Runner:
         self._started: set[SampleKey] = set()
         self._batch: list[tuple[dict[str, Any] | None, dict[str, Any] | None]] = []
         self._batch_done: asyncio.Future[None] | None = None
+        self._warmed = False
 
     def pending(self) -> tuple[int, Iterator[tuple[Instance, SampleKey]]]:
         """How many samples are still to run, and those samples in order (made as the workers take them: a
@@ -284,12 +288,34 @@ class Runner:
         of the next turn: a commit per call was most of the store's cost per request. Each worker still waits
         for its commit, so no more calls are unstored at any moment than before (at most one per worker).
         """
+        if not self._warmed:
+            self._warm_closing_imports()
         self._batch.append((call, sample))
         if self._batch_done is None:
             loop = asyncio.get_running_loop()
             self._batch_done = loop.create_future()
             loop.call_soon(self._commit_batch)
         await asyncio.shield(self._batch_done)
+
+    def _warm_closing_imports(self) -> None:
+        """Import what the closing needs (pyarrow for the results file, the caller's summary) on a thread, once
+        the first answer is in: nothing heavy before the first request, and no second of imports after the last
+        reply. A module that fails to import here fails again, with its error, where it is used."""
+        import importlib
+        import threading
+
+        self._warmed = True
+        names = (*(("vcot.engine.results",) if self.spec.write_results else ()), *self.spec.warm_modules)
+
+        def warm() -> None:
+            for name in names:
+                try:
+                    importlib.import_module(name)
+                except Exception:  # noqa: BLE001, S110 - only a head start; the real import reports the error
+                    pass
+
+        if names:
+            threading.Thread(target=warm, name="vcot-warm-imports", daemon=True).start()
 
     def _commit_batch(self) -> None:
         batch, done = self._batch, self._batch_done
