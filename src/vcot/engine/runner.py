@@ -79,9 +79,10 @@ class RunResult:
     progress: Progress
     skipped_conditions: dict[str, str]
     results_path: Path | None
-    # What the run read and wrote, so the caller's summary need not read the suite and the store again.
-    suite: Any = None
-    table: Any = None
+    # What the run read and wrote, so the caller's summary need not read the suite and the store again (kept
+    # out of the repr: asyncio formats a finished task's result, and a suite's repr lists every instance).
+    suite: Any = field(default=None, repr=False)
+    table: Any = field(default=None, repr=False)
 
 
 def _slug(text: str) -> str:
