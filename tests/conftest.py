@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,20 @@ from vcot.draw import Canvas
 from vcot.schema import AnswerType
 from vcot.tasks import GenContext, Reject, Solution, Task, register
 from vcot.tasks.base import Corruption, Rendering
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_cache_in_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The report's thumbnail cache (VCOT_CACHE_DIR, vcot.analysis.thumbnails) in a folder of this test session,
+    for the commands the tests run in this process and in child processes: nothing is written to the home
+    folder. Tests of the cache itself give each test its own folder (tests/analysis/conftest.py)."""
+    old = os.environ.get("VCOT_CACHE_DIR")
+    os.environ["VCOT_CACHE_DIR"] = str(tmp_path_factory.mktemp("vcot-cache"))
+    yield
+    if old is None:
+        os.environ.pop("VCOT_CACHE_DIR", None)
+    else:
+        os.environ["VCOT_CACHE_DIR"] = old
 
 
 @dataclasses.dataclass(frozen=True)

@@ -100,17 +100,24 @@ def png_data_uri(png: bytes) -> str:
 
 def thumbnail_data_uri(img: Image.Image, max_side: int, *, mode: str | None = None,
                        optimize: bool = False) -> str:
-    """A PNG data: URI of `img` shrunk to fit `max_side` (aspect kept; never enlarged); `img` is left as is.
+    """A PNG data: URI of `thumbnail_png(img, max_side, mode=mode, optimize=optimize)`."""
+    return png_data_uri(thumbnail_png(img, max_side, mode=mode, optimize=optimize))
+
+
+def thumbnail_png(img: Image.Image, max_side: int, *, mode: str | None = None, optimize: bool = False) -> bytes:
+    """`img` as PNG bytes, shrunk to fit `max_side` (aspect kept; never enlarged); `img` is left as is.
 
     `mode` converts first (e.g. "RGB", so palette images are resampled smoothly instead of by nearest
     neighbour). `optimize` trades encoding time for size: worth it where few thumbnails are embedded, while
     a page embedding every image of a suite encodes at the fastest level instead.
     """
     small = img.convert(mode) if mode is not None else img.copy()
-    small.thumbnail((max_side, max_side))
+    # reducing_gap=1: box-average by the whole factor first, then resample the small rest — a quarter of
+    # plain bicubic's time at these factors (2-3), and a box average is a sound filter for shrinking.
+    small.thumbnail((max_side, max_side), reducing_gap=1.0)
     buf = io.BytesIO()
     if optimize:
         small.save(buf, format="PNG", optimize=True)
     else:
         small.save(buf, format="PNG", compress_level=1)
-    return png_data_uri(buf.getvalue())
+    return buf.getvalue()

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vcot.analysis.report import Analysis, ReportPaths, analyse, write_report
+from vcot.analysis.report import Analysis, ReportPaths, analyse, browser_images, write_report
 from vcot.analysis.tables import Table, run_summary
+from vcot.analysis.thumbnails import Thumbnails
 from vcot.analysis.units import Sample, to_samples
 from vcot.scoring.judge import Judge
 from vcot.scoring.score import score_records
@@ -76,10 +77,16 @@ class ReportJob:
 def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None = None, judge: Judge | None = None,
                  rescore: bool = False, groups: dict[str, str] | None = None, max_instances: int = 300,
                  mira: bool = False, terminal_width: int = 200,
-                 sections: Sequence[SectionBuilder] = ()) -> ReportJob:
+                 sections: Sequence[SectionBuilder] = (), thumbnails: Thumbnails | None = None) -> ReportJob:
     """Score and analyse the runs (or, with `mira`, folders of official MIRA result files) and write the
     report into `out` (default: <first run>/report). Raises FileNotFoundError, ValueError or KeyError on
-    unreadable input; nothing is written then."""
+    unreadable input; nothing is written then. `thumbnails` of `suite` may have been started by the caller
+    (e.g. `vcot quickstart`, during its evaluation); the caller closes them."""
+    if thumbnails is None and suite is not None:
+        with Thumbnails(suite) as made:
+            return build_report(run_dirs, suite=suite, out=out, judge=judge, rescore=rescore, groups=groups,
+                                max_instances=max_instances, mira=mira, terminal_width=terminal_width,
+                                sections=sections, thumbnails=made)
     run_dirs = [Path(p) for p in run_dirs]
     extra: list[Table] = []
     if mira:
@@ -89,9 +96,14 @@ def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None =
         rows = cmp.rows
         extra = [cmp.table, cmp.differences]
     else:
-        rows = scored(load_results(run_dirs), judge, rescore)
+        rows = load_results(run_dirs)
     if not rows:
         raise ValueError("no results rows")
+    if thumbnails is not None:
+        # Made by worker processes while this one scores, analyses, audits and plots.
+        thumbnails.start(browser_images(rows, suite, max_instances))
+    if not mira:
+        rows = scored(rows, judge, rescore)
     if any(r.get("condition") == "state_probe" for r in rows):
         from vcot.scoring.probes import add_probe_columns
 
@@ -134,7 +146,7 @@ def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None =
     _write_scored(rows, out_dir / "scored.parquet")
     paths = write_report(rows, out_dir, suite=suite, groups=groups, max_instances=max_instances,
                          extra_tables=[run_summary(analysis.samples), *extra], analysis=analysis,
-                         extra_html=extra_html)
+                         extra_html=extra_html, thumbnails=thumbnails)
     return ReportJob(paths, analysis, terminal)
 
 

@@ -8,7 +8,6 @@ page's policy forbids external loads, so even a missed escape could not fetch an
 from __future__ import annotations
 
 import datetime as _dt
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,16 +29,16 @@ from vcot.analysis.tables import (
     table2,
     tier_table,
 )
+from vcot.analysis.thumbnails import Thumbnails
 from vcot.analysis.units import Sample, to_samples
 from vcot.analysis.without_picture import without_picture_table
-from vcot.html import UNSAFE_INLINE, content_security_policy, escape, page, png_data_uri, thumbnail_data_uri
+from vcot.html import UNSAFE_INLINE, content_security_policy, escape, page, png_data_uri
 
 # Responses in the browser keep their head and their tail (where the answer is); the page must stay openable
 # for a full suite with several models, conditions and epochs.
 RESPONSE_HEAD = 4_000
 RESPONSE_TAIL = 2_000
 MAX_ROWS_PER_INSTANCE = 80
-THUMB_SIDE = 384
 
 
 @dataclass
@@ -86,11 +85,19 @@ def _provenance(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
 def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = None,
                  groups: dict[str, str] | None = None, max_instances: int = 300,
                  title: str = "vcot report", n_boot: int = 2000, extra_tables: Sequence[Table] = (),
-                 analysis: Analysis | None = None, extra_html: Sequence[str] = ()) -> ReportPaths:
+                 analysis: Analysis | None = None, extra_html: Sequence[str] = (),
+                 thumbnails: Thumbnails | None = None) -> ReportPaths:
     """Write report.md (+ plots/*.png) and report.html (self-contained) into out_dir from scored rows.
 
     `extra_tables` are appended to the results (e.g. the MIRA side-by-side); `analysis` skips recomputation
-    when the caller already ran analyse() on the same rows."""
+    when the caller already ran analyse() on the same rows; `thumbnails` are the browser's, started early by
+    the caller (by default they are made here, beside the plots)."""
+    if thumbnails is None and suite is not None:
+        with Thumbnails(suite) as made:
+            made.start(browser_images(rows, suite, max_instances))
+            return write_report(rows, out_dir, suite=suite, groups=groups, max_instances=max_instances, title=title,
+                                n_boot=n_boot, extra_tables=extra_tables, analysis=analysis, extra_html=extra_html,
+                                thumbnails=made)
     out = Path(out_dir)
     (out / "plots").mkdir(parents=True, exist_ok=True)
     if analysis is None:
@@ -115,7 +122,7 @@ def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = N
     prov = _provenance(rows)
     md = _markdown(title, analysis, figures, prov)
     (out / "report.md").write_text(md, encoding="utf-8")
-    page = _html(title, analysis, figures, prov, rows, suite, max_instances, extra_html)
+    page = _html(title, analysis, figures, prov, rows, suite, max_instances, extra_html, thumbnails)
     (out / "report.html").write_text(page, encoding="utf-8")
     return ReportPaths(out / "report.md", out / "report.html")
 
@@ -171,30 +178,27 @@ _JS = """
 _CSP = content_security_policy(img_src="data:", script_src=UNSAFE_INLINE)
 
 
-def _thumb(suite: Any, rel: str) -> str | None:
-    try:
-        from PIL import Image
-
-        with Image.open(suite.image_path(rel)) as im:
-            # The fastest encoding: `optimize` saves 6 % of the bytes for twice the time, and the thumbnails
-            # were most of a report's time (benchmarks/report_speed.py).
-            return thumbnail_data_uri(im, THUMB_SIDE, mode="RGB")
-    except Exception:  # a missing image must not sink the whole report; the browser says so instead
-        return None
+def browser_images(rows: Sequence[dict[str, Any]], suite: Any, max_instances: int) -> list[str]:
+    """The images the instance browser shows for these rows, in page order, each once."""
+    uids, inst_of = _shown(rows, suite)
+    return instance_images([inst_of[uid] for uid in uids[:max_instances] if uid in inst_of])
 
 
-def _thumbs(suite: Any, rels: list[str]) -> dict[str, str | None]:
-    """Thumbnails of `rels`, made on a few threads: Pillow lets go of the GIL while it decodes, resizes and
-    encodes, and the thumbnails were most of a report's time."""
-    from concurrent.futures import ThreadPoolExecutor
+def instance_images(instances: Sequence[Any]) -> list[str]:
+    """The images of these instances (the input's, then its steps'), in order, each once."""
+    return list(dict.fromkeys(rel for i in instances for rel in [i.image, *(st.image for st in i.steps)]))
 
-    unique = list(dict.fromkeys(rels))
-    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
-        return dict(zip(unique, pool.map(lambda rel: _thumb(suite, rel), unique), strict=True))
+
+def _shown(rows: Sequence[dict[str, Any]], suite: Any) -> tuple[list[str], dict[str, Any]]:
+    """All uids of the rows in browser order (the suite's, then the rest sorted) and the suite's instances."""
+    seen = {str(r["uid"]) for r in rows}
+    order = [i for i in suite.instances if i.uid in seen] if suite is not None else []
+    inst_of = {i.uid: i for i in order}
+    return [i.uid for i in order] + sorted(seen - inst_of.keys()), inst_of
 
 
 def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instances: int,
-          extra_html: Sequence[str] = ()) -> str:
+          extra_html: Sequence[str] = (), thumbnails: Thumbnails | None = None) -> str:
     """`extra_html` sections are trusted markup built by vcot (e.g. the VAoT trajectory viewer), which
     escapes all model text itself."""
     e = escape
@@ -211,7 +215,7 @@ def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instan
     for _name, cap, png in figures:
         parts.append(f'<figure><img alt="{e(cap)}" src="{png_data_uri(png)}"><figcaption>{e(cap)}</figcaption></figure>')
     parts += list(extra_html)
-    parts.append(_browser(rows, suite, max_instances))
+    parts.append(_browser(rows, suite, max_instances, thumbnails))
     parts.append(f"<script>{_JS}</script>")
     return page(title, "\n".join(parts), css=_CSS, csp=_CSP)
 
@@ -220,14 +224,12 @@ def _cond_key(c: str) -> int:
     return CONDITIONS.index(c) if c in CONDITIONS else len(CONDITIONS)
 
 
-def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int) -> str:
+def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int, thumbnails: Thumbnails | None) -> str:
     e = escape
     by_uid: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_uid.setdefault(str(r["uid"]), []).append(r)
-    order = [i for i in suite.instances if i.uid in by_uid] if suite is not None else []
-    uids = [i.uid for i in order] + sorted(set(by_uid) - {i.uid for i in order})
-    inst_of = {i.uid: i for i in order}
+    uids, inst_of = _shown(rows, suite)
     shown = uids[:max_instances]
     parts = ['<h2 id="browser">Instance browser</h2>',
              '<div id="filters"><input id="q" type="search" placeholder="filter by uid, task, domain">'
@@ -235,8 +237,12 @@ def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int) -> str:
     if len(uids) > len(shown):
         parts.append(f'<p class="note">Showing the first {len(shown)} of {len(uids)} instances '
                      "(raise --max-instances for more).</p>")
-    thumbs = _thumbs(suite, [rel for uid in shown if (i := inst_of.get(uid)) is not None
-                             for rel in [i.image, *(st.image for st in i.steps)]])
+    rels = browser_images(rows, suite, max_instances)
+    if thumbnails is not None:
+        thumbs = thumbnails.get(rels)
+    else:
+        with Thumbnails(suite) as made:
+            thumbs = made.get(rels)
     for uid in shown:
         rs = sorted(by_uid[uid], key=lambda r: (str(r["model"]), _cond_key(str(r["condition"])), int(r.get("epoch") or 0)))
         first = rs[0]

@@ -94,6 +94,9 @@ def to_samples(rows: Iterable[dict[str, Any]], instances: dict[str, Instance] | 
     """Collapse scored rows into per-problem samples, in first-appearance order."""
     instances = instances or {}
     chance_cache: dict[tuple, float] = {}
+    # Parsing each answer into its vote was most of this function's time on large runs; the same (answer,
+    # question) pairs recur across epochs and models, so each is parsed once.
+    vote_cache: dict[tuple, Hashable | None] = {}
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for row in rows:
         key = (str(row.get("run_id", "")), str(row["model"]), str(row["condition"]),
@@ -107,7 +110,10 @@ def to_samples(rows: Iterable[dict[str, Any]], instances: dict[str, Instance] | 
         chance = 1.0
         for r in members:
             opts = parse_options(r.get("options"))
-            votes.append(canonical(r.get("extracted"), r["answer_type"], opts, str(r["gold"])))
+            vk = (r.get("extracted"), str(r["answer_type"]), tuple(opts) if opts else None, str(r["gold"]))
+            if vk not in vote_cache:
+                vote_cache[vk] = canonical(r.get("extracted"), r["answer_type"], opts, str(r["gold"]))
+            votes.append(vote_cache[vk])
             ck = (str(r.get("task")), str(r["uid"]), str(r["gold"]))
             if ck not in chance_cache:
                 chance_cache[ck] = chance_of(r, instances.get(str(r["uid"])))

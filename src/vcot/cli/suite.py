@@ -366,8 +366,12 @@ def quickstart(
 ) -> None:
     """The main job on the embedded default, offline: generate the mini suite, validate it, write its
     gallery, evaluate the chance baseline under every condition the suite serves, and write the report."""
+    import time
+
     from vcot.analysis.build_report import build_report
     from vcot.analysis.render import to_rich
+    from vcot.analysis.report import instance_images
+    from vcot.analysis.thumbnails import Thumbnails
     from vcot.build import build_suite, preset_plans
     from vcot.cli.evaluate import print_run_summary
     from vcot.engine.runner import EvalSpec, run_eval
@@ -376,27 +380,40 @@ def quickstart(
 
     suite_dir = out / "mini"
     plans = preset_plans("mini", seed)
+    clock = [time.perf_counter()]
     with progress_bar(progress) as shown:
         bar = shown.add_task("generating mini", total=sum(p.n for p in plans))
         # Output is identical on any number of processes; two halve the wait on the usual laptop or CI runner.
         manifest = build_suite(suite_dir, "mini", plans, processes=min(2, os.cpu_count() or 1),
                                progress=lambda k: shown.advance(bar, k))
     console.print(f"mini suite: {manifest['total']} instances of {len(manifest['counts'])} tasks in {suite_dir}")
+    clock.append(time.perf_counter())
     checked = validate_suite(suite_dir)
     if not checked.ok:
         fail("the generated suite does not validate: " + "; ".join(checked.problems[:5]), code=1)
     console.print(f"[green]ok[/] {checked.resolved} answers re-solved from meta; hash {checked.suite.content_hash}",
                   soft_wrap=True)
-    files = write_gallery(checked.suite, out / "gallery.html")
-    console.print(f"gallery: {files.index} (task pages in {files.pages_dir})", markup=False, soft_wrap=True)
-    result = run_eval(EvalSpec(suite=suite_dir, model="chance", run_dir=out / "run-chance"))
-    for cond, reason in result.skipped_conditions.items():
-        console.print(f"  skipped {cond}: {reason}", markup=False, soft_wrap=True)
-    print_run_summary(result.run_dir, checked.suite, "chance on mini")
-    job = build_report([result.run_dir], suite=checked.suite, out=out / "report")
+    clock.append(time.perf_counter())
+    # The report's thumbnails are made by worker processes during the gallery and the evaluation (which
+    # keep this process busy); the chance model answers every instance, so the browser shows the first 300.
+    with Thumbnails(checked.suite) as thumbnails:
+        thumbnails.start(instance_images(checked.suite.instances[:300]))
+        files = write_gallery(checked.suite, out / "gallery.html")
+        console.print(f"gallery: {files.index} (task pages in {files.pages_dir})", markup=False, soft_wrap=True)
+        clock.append(time.perf_counter())
+        result = run_eval(EvalSpec(suite=suite_dir, model="chance", run_dir=out / "run-chance"))
+        for cond, reason in result.skipped_conditions.items():
+            console.print(f"  skipped {cond}: {reason}", markup=False, soft_wrap=True)
+        print_run_summary(result.run_dir, checked.suite, "chance on mini")
+        clock.append(time.perf_counter())
+        job = build_report([result.run_dir], suite=checked.suite, out=out / "report", thumbnails=thumbnails)
+    clock.append(time.perf_counter())
     for table in job.terminal_tables:
         console.print(to_rich(table))
     console.print(f"wrote {job.paths.markdown} and {job.paths.html}", markup=False)
+    steps = ("generate", "validate", "gallery", "eval", "report")
+    console.print(f"took {clock[-1] - clock[0]:.1f} s: " + ", ".join(
+        f"{name} {b - a:.1f} s" for name, a, b in zip(steps, clock[:-1], clock[1:], strict=True)), markup=False)
 
 
 def register(app: typer.Typer) -> None:

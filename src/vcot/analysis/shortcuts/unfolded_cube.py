@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from functools import cache
 from itertools import combinations
 from typing import Any
 
@@ -20,7 +21,8 @@ from vcot.schema import Instance
 LETTERS = "ABCD"
 VIEW_NORMALS = {"top": (0, 1, 0), "left": (0, 0, 1), "right": (1, 0, 0)}
 
-Partial = dict[tuple[int, int, int], tuple[str, str, tuple[int, int, int]]]  # normal -> (glyph, colour, up)
+Vec = tuple[int, int, int]
+Partial = dict[Vec, tuple[str, str, Vec]]  # normal -> (glyph, colour, up)
 
 
 def _candidates(inst: Instance) -> list[Partial] | None:
@@ -42,13 +44,23 @@ def _candidates(inst: Instance) -> list[Partial] | None:
 
 def _agreement(a: Partial, b: Partial) -> int:
     """Most faces (mark and orientation) two candidates share under one rotation of the cube."""
-    from vcot.tasks.common import cube_nets as cn
-
     best = 0
-    for m in cn.ROTATIONS:
-        turned = {cn.apply(m, n): (g, c, cn.apply(m, up)) for n, (g, c, up) in a.items()}
+    for turn in _turns():
+        turned = {turn(n): (g, c, turn(up)) for n, (g, c, up) in a.items()}
         best = max(best, sum(1 for n, f in turned.items() if b.get(n) == f))
     return best
+
+
+@cache
+def _turns() -> list[Callable[[Vec], Vec]]:
+    """Each cube rotation as a memoised function of a vector: the audit turns the same few axis vectors
+    hundreds of thousands of times, and the matrix product was most of its time."""
+    from vcot.tasks.common import cube_nets as cn
+
+    def turner(m: cn.Matrix) -> Callable[[Vec], Vec]:
+        return cache(lambda v: cn.apply(m, v))
+
+    return [turner(m) for m in cn.ROTATIONS]
 
 
 def _mark_pairs(c: Partial, adjacent: bool) -> set[frozenset[tuple[str, str]]]:
