@@ -404,7 +404,7 @@ def quickstart(
         result = run_eval(EvalSpec(suite=suite_dir, model="chance", run_dir=out / "run-chance"))
         for cond, reason in result.skipped_conditions.items():
             console.print(f"  skipped {cond}: {reason}", markup=False, soft_wrap=True)
-        print_run_summary(result.run_dir, checked.suite, "chance on mini")
+        print_run_summary(result.run_dir, checked.suite, "chance on mini", result.table)
         clock.append(time.perf_counter())
         job = build_report([result.run_dir], suite=checked.suite, out=out / "report", thumbnails=thumbnails)
     clock.append(time.perf_counter())
