@@ -30,7 +30,7 @@ def test_every_option_has_help_and_no_internal_type_names(name: str) -> None:
     assert not undocumented, f"vcot {name}: options without help: {undocumented}"
     out = runner.invoke(app, [name, "--help"]).output
     assert "<bool>" not in out and "<list[str]>" not in out, out
-    # Typer prints an argument's type whatever its metavar (report's RUN... shows <list[Path]>); options
+    # Typer prints an argument's type whatever its metavar (report's RUN shows <list[Path]>); options
     # show their metavar, which says what to type.
     options = out.split("Options:", 1)[-1]
     assert "list[" not in options, f"vcot {name} --help:\n{out}"

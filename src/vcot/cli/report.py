@@ -28,7 +28,7 @@ def _read_suite(path: Path, check_images: str = "header"):
 
 
 def report(
-    run_dirs: Annotated[list[Path], typer.Argument(metavar="RUN...", help="Run folders (or .parquet files); with --mira, folders "
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="RUN", help="Run folders (or .parquet files); with --mira, folders "
                                                         "of official MIRA result .jsonl files")],
     suite: Annotated[Path | None, typer.Option("--suite", help="Suite folder: images and steps for the browser")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Report folder (default: <first run>/report)")] = None,
