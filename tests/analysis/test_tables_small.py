@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -14,7 +15,7 @@ from vcot.analysis.tables import (
     table1,
     table2,
 )
-from vcot.analysis.units import pair_key, to_samples
+from vcot.analysis.units import chance_of, pair_key, to_samples
 
 
 def row(model, cond, uid, ok, task="overlap", domain="EG", epoch=0, answer=None, **kw):
@@ -106,3 +107,31 @@ def test_paired_tests_hand_counts():
     assert r[5].startswith("+25.0")
     assert (r[6], r[7]) == (1, 2)
     assert float(r[8]) == pytest.approx(1.0)  # 2 * P(X <= 1 | 3) = 2 * 4/8
+
+
+def test_see2think_table_groups_tasks_by_category_in_level_order():
+    from vcot.analysis.render import to_markdown
+    from vcot.analysis.tables import see2think_table
+
+    rows = [row("m", "direct", "o1", True, "object_attributes", "3D", gold="red", answer_type="text"),
+            row("m", "direct", "o2", False, "object_attributes", "3D", gold="blue", answer_type="text"),
+            row("m", "direct", "c1", True, "convex_hull", "EG"),
+            row("m", "direct", "b1", False, "billiards", "PBR"),
+            row("m", "direct", "b2", True, "billiards", "PBR")]
+    t = see2think_table(to_samples(rows))
+    assert t is not None
+    # 2D-structured categories first (Geometry, Physics in See2Think's order), then the 3D scene level.
+    assert t.header == ["model", "condition", "Geometry", "Physics", "Object Attributes", "Overall"]
+    model_row = t.rows[0]
+    assert model_row[:2] == ["m", "direct"]
+    assert [c.acc for c in model_row[2:]] == [1.0, 0.5, 0.5, pytest.approx(3 / 5)]
+    # Without the scene the 3D task's answer space is unknown: its chance shows as "—", never as 0.
+    chance_row = t.rows[-1]
+    assert chance_row[0] == "chance level" and 0 < chance_row[2] < 1
+    assert chance_row[2] == pytest.approx(chance_of(rows[2]))
+    assert math.isnan(chance_of(rows[0]))
+    assert math.isnan(chance_row[4]) and math.isnan(chance_row[5])
+    assert f"| chance level | direct | {100 * chance_row[2]:.1f} | " in to_markdown(t)
+    assert "| — | — |" in to_markdown(t)
+    # A suite without a 3D-scene task is not See2Think-style: no table.
+    assert see2think_table(to_samples(rows[2:])) is None

@@ -55,7 +55,8 @@ def domain_bars(samples: list[Sample]) -> bytes:
                    [0 if math.isnan(x.acc) else max(0.0, 100 * (x.hi - x.acc)) for x in cells]]
             ax.bar(xs, accs, width, yerr=err, capsize=2, label=c)
         chance = [cell([s for s in ms if d == "Overall" or s.domain == d]).chance for d in domains]
-        ax.scatter(range(len(domains)), [0 if math.isnan(c) else 100 * c for c in chance], marker="_", s=400,
+        # An unknown chance level (NaN) draws no mark rather than one at 0.
+        ax.scatter(range(len(domains)), [100 * c for c in chance], marker="_", s=400,
                    color="black", label="chance", zorder=3)
         ax.set_xticks(range(len(domains)), domains)
         ax.set_ylabel("accuracy %")

@@ -48,7 +48,8 @@ def to_html(t: Table, anchor: str = "") -> str:
         for v in row:
             if isinstance(v, Cell) and not math.isnan(v.acc):
                 failures = f'<span class="fail">{e(v.failures())}</span>' if v.failures() else ""
-                out.append(f'<td title="n={v.n} problems, {v.samples} samples, chance {100 * v.chance:.1f}%">'
+                chance = "unknown" if math.isnan(v.chance) else f"{100 * v.chance:.1f}%"
+                out.append(f'<td title="n={v.n} problems, {v.samples} samples, chance {chance}">'
                            f"{e(v.pct())}<span class=\"ci\">[{100 * v.lo:.1f}, {100 * v.hi:.1f}]</span>{failures}</td>")
             else:
                 out.append(f"<td>{e(_text(v, False))}</td>")

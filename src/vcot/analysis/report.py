@@ -25,6 +25,7 @@ from vcot.analysis.tables import (
     pass_at_k_table,
     per_task_tables,
     relative_gains,
+    see2think_table,
     table1,
     table2,
     tier_table,
@@ -53,6 +54,7 @@ def analyse(rows: list[dict[str, Any]], instances: dict | None = None, groups: d
     tables: list[tuple[str, Table | None]] = [
         ("overview", condition_overview(samples)),
         ("table1", table1(samples, groups)),
+        ("see2think-categories", see2think_table(samples)),
         ("gain-visual", relative_gains(samples, "direct", "visual_cot")),
         ("gain-text", relative_gains(samples, "direct", "text_cot")),
         ("table2", table2(samples)),

@@ -135,7 +135,7 @@ def run_summary(samples: list[Sample]) -> Table:
         t.rows.append([*([model] if len(models) > 1 else []), cond, c.n, *([c.samples] if epochs else []),
                        f"{100 * c.acc:.1f} [{100 * c.lo:.1f}, {100 * c.hi:.1f}]",
                        "—" if math.isnan(c.answered_acc) else f"{100 * c.answered_acc:.1f}",
-                       f"{100 * c.chance:.1f}", c.errors, c.timeouts, c.truncated])
+                       "—" if math.isnan(c.chance) else f"{100 * c.chance:.1f}", c.errors, c.timeouts, c.truncated])
     return t
 
 
@@ -175,6 +175,36 @@ def table1(samples: list[Sample], groups: dict[str, str] | None = None) -> Table
         for c in conds:
             chance_row.append(cell([s for s in data if s.condition == c and (d == "Overall" or s.domain == d)]).chance)
     t.rows.append(chance_row + [""] * len(gains))
+    return t
+
+
+def see2think_table(samples: list[Sample]) -> Table | None:
+    """See2Think's categories (tasks/see2think_categories.py) as columns, in the order of its three levels, with
+    (model, condition) rows: the layout of a See2Think-style suite (`see2think-synth`), whose tasks the MIRA
+    domains group otherwise. Shown when a task of the 3D-scene level is in the samples."""
+    from vcot.tasks.see2think_categories import CATEGORY_TASKS, LEVELS
+
+    category_of = {t: c for c, tasks in CATEGORY_TASKS.items() for t in tasks}
+    data = [s for s in samples if s.task in category_of]
+    if not any(category_of[s.task] in LEVELS["3D scene"] for s in data):
+        return None
+    present = {category_of[s.task] for s in data}
+    cats = [c for level in LEVELS.values() for c in level if c in present]
+    conds = ordered({s.condition for s in data}, CONDITIONS)
+    t = Table("See2Think categories (accuracy %, Wilson 95% interval)", ["model", "condition", *cats, "Overall"],
+              note="Categories vcot cannot generate (Chemistry, Science QA, the real-world level) have no column; "
+                   "the chance rows give the chance level of the same items.")
+    for model, ms in sorted(group(data, lambda s: s.model).items()):
+        by_cond = group(ms, lambda s: s.condition)
+        for c in conds:
+            if c in by_cond:
+                cs = by_cond[c]
+                t.rows.append([model, c, *(cell([s for s in cs if category_of[s.task] == cat]) for cat in cats),
+                               cell(cs)])
+    for c in conds:
+        cs = [s for s in data if s.condition == c]
+        t.rows.append(["chance level", c, *(cell([s for s in cs if category_of[s.task] == cat]).chance
+                                             for cat in cats), cell(cs).chance])
     return t
 
 

@@ -6,6 +6,7 @@ right only when both are right; the same holds for any rows sharing a `pair_id` 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
@@ -70,8 +71,9 @@ class Sample:
 
 def chance_of(row: dict[str, Any], instance: Instance | None = None) -> float:
     """Chance level of one row: the engine's chance baseline on the instance (built from the row's columns
-    when no suite is given); falls back to 1/options for choice and 0 when nothing better is known."""
-    from vcot.engine.chance import chance_level
+    when no suite is given); falls back to 1/options for choice, and is NaN (shown as "—", never as 0) when
+    the answer space is unknown, e.g. a task whose space lives in the scene, reported without its suite."""
+    from vcot.engine.chance import NoAnswerSpace, answer_space
 
     opts = parse_options(row.get("options"))
     if instance is None:
@@ -84,10 +86,10 @@ def chance_of(row: dict[str, Any], instance: Instance | None = None) -> float:
             instance = None
     if instance is not None:
         try:
-            return float(chance_level(instance))
-        except ValueError:
+            return 1.0 / answer_space(instance).size
+        except (NoAnswerSpace, ValueError):
             pass
-    return 1.0 / len(opts) if opts else 0.0
+    return 1.0 / len(opts) if opts else math.nan
 
 
 def to_samples(rows: Iterable[dict[str, Any]], instances: dict[str, Instance] | None = None) -> list[Sample]:

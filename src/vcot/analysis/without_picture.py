@@ -10,6 +10,7 @@ one accounting (docs/design.md, "A new analysis or table").
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from vcot.analysis.tables import DOMAINS, Cell, Table, cell, group
@@ -26,6 +27,8 @@ def above_chance(c: Cell) -> str:
     """'yes' when the whole interval lies above chance, 'no' when it does not, 'too few' below MIN_PROBLEMS."""
     if c.n < MIN_PROBLEMS:
         return "too few" if c.n else "—"
+    if math.isnan(c.chance):
+        return "chance unknown"
     return "yes" if c.lo > c.chance else "no"
 
 
