@@ -106,12 +106,13 @@ def run_official(official: Path, bench: Path, suite: Path, latency: float, concu
             raise RuntimeError(f"their eval_api.py failed: {log.read_text(errors='replace')[-2000:]}")
         stats = server.stats()
         server_cpu = _process_cpu(server.proc.pid)
-        failed = sum(line.count('"API_CALL_FAILED"') for f in out.glob("*.jsonl") for line in f.open())
+        failed = sum(f.read_text().count('"API_CALL_FAILED"') for f in out.glob("*.jsonl"))
     finally:
         server.stop()
         shutil.rmtree(out, ignore_errors=True)
-    first = stats["first_request_at"]
+    first, last = stats["first_request_at"], stats.get("last_reply_at")
     return {"startup": (first - t0) if first else float("nan"), "wall": wall,
+            "closing": (t0 + wall - last) if last else float("nan"),
             "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024,
             "requests": stats["requests"], "ok": stats["status"].get("200", 0), "server_cpu": server_cpu,
             "status": stats["status"], "max_inflight": stats["max_inflight"], "by_key": stats["by_key"],
