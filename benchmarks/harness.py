@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -127,6 +128,11 @@ def run_command(suite: Path, conditions: str, latency: float, concurrency: int, 
     finally:
         server.stop()
         shutil.rmtree(run_dir, ignore_errors=True)
+    return measures(t0, wall, usage, stats, server_cpu)
+
+
+def measures(t0: float, wall: float, usage: Any, stats: dict[str, Any], server_cpu: float) -> dict[str, Any]:
+    """One command's figures from its start time, wall time and wait4 rusage and the mock server's stats."""
     first, last = stats["first_request_at"], stats.get("last_reply_at")
     return {"startup": (first - t0) if first else float("nan"), "wall": wall,
             "closing": (t0 + wall - last) if last else float("nan"),

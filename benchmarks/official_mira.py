@@ -48,7 +48,7 @@ from pathlib import Path
 
 # Run as a script (`python benchmarks/official_mira.py`), its folder is on sys.path: the measures and the row
 # format are harness.py's own, so the two benchmarks print comparable lines.
-from harness import SETTINGS, _process_cpu, mira_suite, report, run_command
+from harness import SETTINGS, _process_cpu, measures, mira_suite, report, run_command
 
 from vcot.engine.mock_server import spawn_mock_server
 
@@ -110,13 +110,8 @@ def run_official(official: Path, bench: Path, suite: Path, latency: float, concu
     finally:
         server.stop()
         shutil.rmtree(out, ignore_errors=True)
-    first, last = stats["first_request_at"], stats.get("last_reply_at")
-    return {"startup": (first - t0) if first else float("nan"), "wall": wall,
-            "closing": (t0 + wall - last) if last else float("nan"),
-            "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024,
-            "requests": stats["requests"], "ok": stats["status"].get("200", 0), "server_cpu": server_cpu,
-            "status": stats["status"], "max_inflight": stats["max_inflight"], "by_key": stats["by_key"],
-            "failed": failed}
+    return {**measures(t0, wall, usage, stats, server_cpu), "status": stats["status"],
+            "max_inflight": stats["max_inflight"], "by_key": stats["by_key"], "failed": failed}
 
 
 def status_line(m: dict) -> str:
