@@ -228,8 +228,11 @@ def test_writing_into_a_folder_that_was_no_suite_deletes_nothing(tmp_path: Path)
 
 def test_ctrl_c_with_two_processes_prints_a_message_not_tracebacks(tmp_path: Path) -> None:
     out = tmp_path / "s"
+    # SIGINT set to its default in the child (and so in its workers), as in a terminal, even when this test
+    # session was started in the background (which leaves SIGINT ignored for every child).
     proc = subprocess.Popen([sys.executable, "-m", "vcot.cli", "generate", "-t", "mirror_clock", "--n", "100000",
-                             "-j", "2", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "-j", "2", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not any(out.rglob("*.png")):

@@ -286,7 +286,10 @@ def test_ctrl_c_during_eval_says_how_to_resume(suite_small: Path, tmp_path: Path
     try:
         cmd = [sys.executable, "-m", "vcot.cli", "eval", "--suite", str(suite_small), "--run", str(tmp_path / "r"),
                "--no-progress", "-c", "direct", "--base-url", slow.url(), "--model", "stub", "--concurrency", "1"]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # A terminal's Ctrl-C, even when this test session was started in the background (which leaves SIGINT
+        # ignored for every child; Python then installs no KeyboardInterrupt handler).
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 60
         while slow.requests < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
