@@ -175,3 +175,31 @@ def test_report_with_suite_shows_a_missing_image_as_unavailable_and_repeats_itse
     assert pages[0].count('class="thumb"') == 2 * 8 - 1  # every other input and step image
     assert pages[1] == pages[0]
     assert len(list((_own_thumbnail_cache / "thumbnails").rglob("*.png"))) == 2 * 8 - 1
+
+
+def test_the_cache_is_pruned_least_recently_used_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from vcot.analysis.thumbnails import CACHE_MAX_ENV, prune_cache
+
+    (tmp_path / "suite").mkdir()
+    rels = _images(tmp_path / "suite", 6)
+    paths = [str(tmp_path / "suite" / rel) for rel in rels]
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    uris = [thumbnail(p) for p in paths]
+    entries = [_cache_file(Path(p).read_bytes(), THUMB_SIDE) for p in paths]
+    sizes = [e.stat().st_size for e in entries]
+    for k, e in enumerate(entries):  # made in order, oldest first
+        os.utime(e, (1_000_000 + k, 1_000_000 + k))
+    assert prune_cache(sum(sizes)) == 0  # within the bound: nothing goes
+    # Using the oldest entry makes it the newest, so the next oldest go first.
+    assert thumbnail(paths[0]) == uris[0]
+    deleted = prune_cache(sum(sizes) - 1)
+    kept = [e.exists() for e in entries]
+    assert deleted >= 1 and kept[0] and not kept[1]
+    assert sum(s for s, k in zip(sizes, kept, strict=True) if k) <= 0.8 * (sum(sizes) - 1)
+    # Leaving a Thumbnails prunes to $VCOT_CACHE_MAX_MB: 0 empties the cache.
+    monkeypatch.setenv(CACHE_MAX_ENV, "0")
+    with Thumbnails(_Suite(tmp_path / "suite"), workers=1) as thumbs:
+        assert thumbs.get(rels[:1])[rels[0]] == uris[0]
+    assert not any(e.exists() for e in entries)

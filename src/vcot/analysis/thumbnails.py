@@ -31,6 +31,9 @@ MIN_FOR_WORKERS = 16
 # Part of every cache key (with the Pillow version): bump it when the making changes (vcot.html.thumbnail_png).
 CACHE_VERSION = "1"
 CACHE_ENV = "VCOT_CACHE_DIR"  # the cache's folder; empty turns the cache off
+# The cache's size bound (MiB; about 14 MiB per mira-synth suite): past it, the least recently used go first.
+CACHE_MAX_ENV = "VCOT_CACHE_MAX_MB"
+CACHE_MAX_MB = 512
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -55,6 +58,7 @@ def thumbnail(path: str, side: int = THUMB_SIDE) -> str | None:
         if cached is not None:
             png = _read_valid_png(cached)
             if png is not None:
+                _touch(cached)
                 return png_data_uri(png)
         with Image.open(io.BytesIO(data)) as im:
             w, h = im.size
@@ -127,6 +131,51 @@ def _write_atomically(path: Path, png: bytes) -> None:
         pass
 
 
+def _touch(path: Path) -> None:
+    # The pruning evicts by modification time: a thumbnail just used counts as new.
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def cache_limit_bytes() -> int:
+    try:
+        return max(0, int(float(os.environ.get(CACHE_MAX_ENV, CACHE_MAX_MB)) * 2**20))
+    except ValueError:
+        return CACHE_MAX_MB * 2**20
+
+
+def prune_cache(max_bytes: int | None = None) -> int:
+    """Delete the least recently used thumbnails until the cache holds at most 80 % of `max_bytes` (default
+    $VCOT_CACHE_MAX_MB, else 512 MiB), when it holds more than `max_bytes`; returns how many were deleted."""
+    folder = cache_dir()
+    if folder is None or not folder.is_dir():
+        return 0
+    limit = cache_limit_bytes() if max_bytes is None else max_bytes
+    entries = []
+    for sub in os.scandir(folder):
+        if sub.is_dir(follow_symlinks=False):
+            for f in os.scandir(sub.path):
+                if f.is_file(follow_symlinks=False):
+                    st = f.stat(follow_symlinks=False)
+                    entries.append((st.st_mtime, st.st_size, f.path))
+    total = sum(size for _, size, _ in entries)
+    if total <= limit:
+        return 0
+    deleted = 0
+    for _, size, path in sorted(entries):
+        if total <= 0.8 * limit:
+            break
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
+        total -= size
+        deleted += 1
+    return deleted
+
+
 def _ignore_sigint() -> None:
     """Ctrl-C is the parent's to handle (it stops the workers); the workers stay quiet."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -185,6 +234,11 @@ class Thumbnails:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        if self._paths:
+            try:
+                prune_cache()
+            except OSError:  # a cache that cannot be tidied only costs disk space
+                pass
 
     def __enter__(self) -> Thumbnails:
         return self
