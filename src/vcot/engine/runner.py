@@ -231,6 +231,7 @@ class Runner:
         self._batch: list[tuple[dict[str, Any] | None, dict[str, Any] | None]] = []
         self._batch_done: asyncio.Future[None] | None = None
         self._warmed = False
+        self._warm_thread: Any = None
 
     def pending(self) -> tuple[int, Iterator[tuple[Instance, SampleKey]]]:
         """How many samples are still to run, and those samples in order (made as the workers take them: a
@@ -316,7 +317,15 @@ class Runner:
                     pass
 
         if names:
-            threading.Thread(target=warm, name="vcot-warm-imports", daemon=True).start()
+            self._warm_thread = threading.Thread(target=warm, name="vcot-warm-imports", daemon=True)
+            self._warm_thread.start()
+
+    def join_warm_imports(self) -> None:
+        """Wait for the import thread: no thread of the run outlives it, since a process forked while a thread
+        holds an import lock (a library caller's next build on worker processes) can deadlock its child."""
+        if self._warm_thread is not None:
+            self._warm_thread.join()
+            self._warm_thread = None
 
     def _commit_batch(self) -> None:
         batch, done = self._batch, self._batch_done
@@ -519,7 +528,10 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
                     on_start({**settings, "conditions": conditions, "skipped_conditions": skipped,
                               "run_dir": str(run_dir), "instances": len(instances)})
                 runner = Runner(spec, suite, instances, conditions, client, store, run_id, on_progress)
-                progress = await runner.run()
+                try:
+                    progress = await runner.run()
+                finally:
+                    runner.join_warm_imports()
             finally:
                 store.close()
         finally:
