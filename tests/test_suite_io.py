@@ -192,3 +192,16 @@ def test_eval_reading_checks_path_spelling_up_front_and_symlinks_on_use(toy_suit
     (suite / "instances.jsonl").write_text("\n".join([json.dumps(first)] + lines[1:]) + "\n")
     with pytest.raises(SuiteError, match=r"instances.jsonl:1\b.*escapes the suite folder"):
         read_suite(suite, check_images="none")
+
+
+def test_a_symlinked_image_folder_that_leaves_the_suite_is_refused_on_use(toy_suite, tmp_path):
+    # Image paths resolve their folder once (Suite.image_path): a folder linked outside is caught all the same.
+    suite = tmp_path / "s"
+    shutil.copytree(toy_suite, suite)
+    first = json.loads((suite / "instances.jsonl").read_text().splitlines()[0])
+    folder = (suite / first["image"]).parent
+    shutil.move(str(folder), str(tmp_path / "elsewhere"))
+    folder.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    s = read_suite(suite, check_images="none")
+    with pytest.raises(SuiteError, match="escapes the suite folder"):
+        s.image_path(first["image"])

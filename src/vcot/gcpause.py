@@ -4,7 +4,8 @@ Reading a large suite allocates hundreds of thousands of objects that live for t
 collection triggered meanwhile rescans all of them, which cost two thirds of the start-up on a 100,000-instance
 suite (docs/evaluation.md, "Engine"). Inside `paused_gc()` no collection runs; on leaving it, everything
 allocated so far is frozen (moved out of the collector's reach, as `gc.freeze` documents) so the long-lived
-objects are not rescanned during the run either, and collection resumes for what comes after.
+objects are not rescanned during the run either, and collection resumes for what comes after. `run_eval`
+unfreezes when its run is over (engine/runner.py).
 """
 
 from __future__ import annotations

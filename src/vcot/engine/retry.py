@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 from tenacity.wait import wait_random_exponential
@@ -37,7 +37,8 @@ def _wait_s(policy: RetryPolicy, attempt_number: int, exc: BaseException | None)
     exponential backoff, as tenacity's wait_random_exponential computes it."""
     if isinstance(exc, RetryableError) and exc.retry_after is not None:
         return min(exc.retry_after, policy.max_retry_after_s)
-    return _BACKOFF[policy](_AttemptNumber(attempt_number))
+    backoff = wait_random_exponential(multiplier=policy.initial_s, max=policy.max_backoff_s)
+    return backoff(_AttemptNumber(attempt_number))
 
 
 class _AttemptNumber:
@@ -46,15 +47,6 @@ class _AttemptNumber:
 
     def __init__(self, attempt_number: int) -> None:
         self.attempt_number = attempt_number
-
-
-class _Backoffs(dict):
-    def __missing__(self, policy: RetryPolicy) -> Callable[[Any], float]:
-        self[policy] = wait_random_exponential(multiplier=policy.initial_s, max=policy.max_backoff_s)
-        return self[policy]
-
-
-_BACKOFF = _Backoffs()
 
 
 async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy,
