@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
-import gc
 import hashlib
 import json
 import math
@@ -550,9 +549,4 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
 
 def run_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | None = None,
              on_start: Callable[[dict[str, Any]], None] | None = None) -> RunResult:
-    try:
-        return asyncio.run(arun_eval(spec, on_progress, on_start))
-    finally:
-        # What loading froze (vcot.gcpause) is collectable again once the run is over, so a process that runs
-        # many evaluations (a notebook, the tests) does not keep each one's cyclic garbage for good.
-        gc.unfreeze()
+    return asyncio.run(arun_eval(spec, on_progress, on_start))
