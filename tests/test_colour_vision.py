@@ -9,7 +9,6 @@ checked against rendered pictures and against the colour pools the task modules 
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import warnings
 from functools import cache
@@ -18,9 +17,9 @@ import colour
 import numpy as np
 import pytest
 
+from task_pieces import builtin_task_names
 from vcot.draw.colors import PALETTE, Color
 from vcot.tasks import get_task, get_task_class
-from vcot.tasks.catalog import MIRA_TASKS
 from vcot.tasks.colour_roles import (
     CROWDED,
     DECORATION,
@@ -39,21 +38,9 @@ VISIONS = ("normal", *DEFICIENCIES)
 # numbers) covers about 150.
 MIN_PIXELS = 100
 INSTANCES_PER_PRESET = 3
-# Where the task modules keep the colour pools they draw from (a preset may not show all of a pool).
-POOLS: dict[str, tuple[tuple[str, str], ...]] = {
-    "convex_hull": (("vcot.tasks.eg.convex_hull", "MARKERS"),),
-    "overlap": (("vcot.tasks.eg.overlap", "SHAPE_COLORS"),),
-    "mirror_pattern": (("vcot.tasks.eg.mirror_pattern", "CELL_COLOURS"),),
-    "unfolded_cube": (("vcot.tasks.aslp.unfolded_cube", "COLORS"), ("vcot.tasks.aslp.unfolded_cube", "TINTS"),
-                      ("vcot.tasks.aslp.unfolded_cube", "EDGE_COLORS")),
-    "defuse_a_bomb": (("vcot.tasks.aslp.defuse_a_bomb", "WIRE_COLORS"),),
-    "puzzle": (("vcot.tasks.aslp.puzzle", "CELL_COLOURS"),),
-    "paper_airplane": (("vcot.tasks.ct.paper_airplane", "FOLD_COLORS"),),
-    "object_attributes": (("vcot.tasks.scene3d._scene", "COLOURS"),),
-    "compositional_3d": (("vcot.tasks.scene3d._scene", "COLOURS"),),
-}
-# The 20 MIRA tasks and the 3D tasks, whose objects' albedo colours are palette colours.
-TASKS = (*MIRA_TASKS, "object_attributes", "compositional_3d")
+# Every task vcot registers: the 20 MIRA tasks and the 3D tasks, whose objects' albedo colours are palette
+# colours.
+TASKS = tuple(builtin_task_names())
 
 
 @cache
@@ -114,16 +101,15 @@ def test_every_task_declares_its_colours() -> None:
     assert MIN_DELTA_E_CROWDED < MIN_DELTA_E
 
 
-@pytest.mark.parametrize("task", sorted(POOLS))
+@pytest.mark.parametrize("task", [t for t in TASKS if get_task_class(t).colour_pools])
 def test_colour_pools_are_declared(task: str) -> None:
-    """Every palette colour a task module can draw information with is declared, also the ones the presets'
-    first instances happen not to show."""
-    for module, attr in POOLS[task]:
-        pool = getattr(importlib.import_module(module), attr)
+    """Every palette colour a task can draw information with (its `colour_pools`) is declared, also the ones
+    the presets' first instances happen not to show."""
+    for k, pool in enumerate(get_task_class(task).colour_pools):
         items = [*pool.keys(), *pool.values()] if isinstance(pool, dict) else list(pool)
         names = {x for x in items if isinstance(x, str) and x in PALETTE}
-        assert names, f"{module}.{attr} names no palette colour"
-        assert names <= set(INFORMATION[task]), f"{module}.{attr}: {sorted(names - set(INFORMATION[task]))}"
+        assert names, f"{task}: colour pool {k} names no palette colour"
+        assert names <= set(INFORMATION[task]), f"{task}: pool {k}: {sorted(names - set(INFORMATION[task]))}"
 
 
 # -- the threshold ----------------------------------------------------------------------------------------

@@ -1,3 +1,33 @@
-"""vcot: visual chain-of-thought benchmarks, evaluation and diagnostics for multimodal models."""
+"""vcot: visual chain-of-thought benchmarks, evaluation and diagnostics for multimodal models.
+
+From Python (README.md, "From Python"): `vcot.tasks()`, `vcot.generate(...)`, `vcot.load_suite(path)`,
+`vcot.evaluate(suite, model=...)`, `vcot.report(run)`, `vcot.grade(response, gold, answer_type)`. They are
+imported on first use, so `import vcot` loads nothing else.
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+_API = ("tasks", "generate", "load_suite", "evaluate", "report", "grade", "Run")
+__all__ = ["__version__", *_API]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        # `tasks` is answered by the vcot.tasks package itself once imported (it is callable): importing it
+        # makes it this module's attribute, and later lookups never reach here.
+        if name == "tasks":
+            import vcot.tasks
+
+            return vcot.tasks
+        from vcot import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'vcot' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API])

@@ -91,6 +91,26 @@ def check_params(task: str, params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def generation_plans(task: str | None, preset: str | None, n: int, seed: int, difficulty: str,
+                     params: dict[str, Any]) -> tuple[list[TaskPlan], str]:
+    """The plans of one `vcot generate` request — one task (`n` instances, `params` overriding its preset) or a
+    preset suite — and the suite's default name. Everything is checked before anything is generated: an
+    unknown task or preset, a parameter of the wrong type or out of its limits, a value the generator cannot
+    work with (its first instance is tried). Raises ValueError (UnknownTaskError is a KeyError) saying which."""
+    if (task is None) == (preset is None):
+        raise BuildError("give exactly one of a task or a preset")
+    if task is None:
+        return preset_plans(str(preset), seed, difficulty), str(preset)
+    if n <= 0:
+        raise BuildError(f"the number of instances must be positive, got {n}")
+    checked = check_params(task, params)
+    get_task(task, difficulty, **checked)  # the name, the difficulty and the limits
+    plan = TaskPlan(task, n, seed, difficulty, checked)
+    if checked:
+        try_plan(plan)
+    return [plan], task
+
+
 _worker_tasks: dict[tuple[str, str, str], Any] = {}
 
 

@@ -5,18 +5,8 @@ from __future__ import annotations
 
 import copy
 
-import pytest
-
 from vcot.oracles.compositional_3d import answer
 from vcot.tasks import get_task
-
-
-@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_oracle_agrees_with_generator(difficulty: str) -> None:
-    task = get_task("compositional_3d", difficulty)
-    for i in range(12):
-        scene, solution = task.solved_scene(i, 5)
-        assert answer(scene, task.params()) == solution.answer, (difficulty, i)
 
 
 def test_recolouring_the_asked_part_changes_the_answer() -> None:

@@ -13,15 +13,6 @@ from vcot.tasks import get_task
 ISO = {"azimuth": 45, "elevation": 35.26439}
 
 
-@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_oracle_agrees_with_generator(difficulty: str) -> None:
-    task = get_task("cubes_count", difficulty)
-    for i in range(40):
-        scene, solution = task.solved_scene(i, 5)
-        assert "answer" not in scene and "solution" not in scene
-        assert answer(scene, task.params()) == solution.answer, (difficulty, i)
-
-
 def test_hand_worked() -> None:
     cam = {"azimuth": 45, "elevation": 30}
     assert answer({"heights": [[1, 1, 1], [2, 2, 1], [3, 2, 1]], "camera": cam}, {}) == "14"

@@ -11,15 +11,6 @@ from vcot.oracles.defuse_a_bomb import Untraceable, answer
 from vcot.tasks import get_task
 
 
-@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_oracle_agrees_with_generator(difficulty: str) -> None:
-    task = get_task("defuse_a_bomb", difficulty)
-    for i in range(40):
-        scene, solution = task.solved_scene(i, 5)
-        assert "answer" not in scene and "solution" not in scene
-        assert answer(scene, task.params()) == solution.answer, (difficulty, i)
-
-
 def _board(panels):
     # Two wires crossing at column 2.5: A runs 0,0,0,1,1,1; B runs 1,1,1,0,0,0.
     return {"width": 5, "height": 2, "panels": panels, "same_color": True, "detonator": 1,

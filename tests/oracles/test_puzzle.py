@@ -11,11 +11,10 @@ from vcot.tasks import get_task
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_oracle_agrees_with_generator(difficulty: str) -> None:
+def test_the_answer_piece_violates_no_rule(difficulty: str) -> None:
     task = get_task("puzzle", difficulty)
     for i in range(40):
         scene, solution = task.solved_scene(i, 5)
-        assert answer(scene, task.params()) == solution.answer, (difficulty, i)
         assert violations(scene)["ABCD".index(solution.answer)] == 0, (difficulty, i)
 
 

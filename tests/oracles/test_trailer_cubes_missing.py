@@ -16,15 +16,6 @@ def _scene(top, front, side, side_name="right"):
     return {"top": top, "front": front, "side": side, "side_name": side_name, "answer_bin": [0, 100]}
 
 
-@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_oracle_agrees_with_generator(difficulty: str) -> None:
-    task = get_task("trailer_cubes_missing", difficulty)
-    for i in range(40):
-        scene, solution = task.solved_scene(i, 5)
-        assert "answer" not in scene and "solution" not in scene
-        assert answer(scene, task.params()) == solution.answer, (difficulty, i)
-
-
 def test_hand_worked() -> None:
     assert answer(_scene([[1, 1], [1, 1]], [2, 1], [2, 1]), {}) == "3"      # block 2x2x2 = 8, structure 5
     assert answer(_scene([[1, 0], [0, 1]], [3, 1], [3, 1]), {}) == "8"      # block 12, structure 4

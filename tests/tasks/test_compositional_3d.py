@@ -7,7 +7,6 @@ import collections
 
 import pytest
 
-from generator_contract import check_generator_contract
 from vcot.draw3d.composites import PARTS, part_list
 from vcot.tasks import get_task
 from vcot.tasks.answer_leaks import answer_statements
@@ -35,10 +34,6 @@ def _scene(program: dict) -> dict:
 
 def _ref(*steps: tuple[str | None, dict]) -> list[dict]:
     return [{"relate": rel, "filter": flt} for rel, flt in steps]
-
-
-def test_contract() -> None:
-    check_generator_contract("compositional_3d", n=3)
 
 
 @pytest.mark.parametrize("program, expected", [

@@ -13,7 +13,6 @@ import pytest
 from scipy.ndimage import distance_transform_edt
 from shapely.geometry import Point, Polygon
 
-from generator_contract import check_generator_contract
 from vcot.draw.canvas import Canvas
 from vcot.tasks import get_task
 from vcot.tasks.base import ParameterError, Reject
@@ -45,10 +44,6 @@ def make_scene(grid: int, count: str, hulls: list[str], sets: dict[str, list[tup
         "form": "overlap" if len(hulls) == 2 else "hull", "count_colour": count, "hull_colours": hulls,
         "sets": [{"colour": c, "marker": MARKERS[c], "points": [list(p) for p in pts]} for c, pts in sets.items()],
     }
-
-
-def test_contract():
-    check_generator_contract("convex_hull", n=20)
 
 
 # -- hand-worked ----------------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ import re
 
 import pytest
 
-from generator_contract import check_generator_contract
 from vcot.draw import drawn_labels
 from vcot.engine.chance import answer_space, chance_level
 from vcot.tasks import Reject, get_task
@@ -41,10 +40,6 @@ def scene_with(**changes) -> dict:
     s = copy.deepcopy(BASE)
     s.update(changes)
     return s
-
-
-def test_contract():
-    check_generator_contract("defuse_a_bomb", n=20)
 
 
 def test_hand_detonator_on_terminal_2_is_wire_a():

@@ -10,7 +10,6 @@ import re
 
 import pytest
 
-from generator_contract import check_generator_contract
 from vcot.draw import drawn_labels
 from vcot.engine.chance import answer_space, chance_level
 from vcot.tasks import get_task
@@ -25,10 +24,6 @@ MIRROR_EW = {"east": "west", "west": "east", "northeast": "northwest", "northwes
 def scene(grid: int, target: tuple[tuple[int, int], int], *sources: tuple[tuple[int, int], int]) -> dict:
     return {"grid": grid, "target": {"pos": list(target[0]), "q": target[1]},
             "sources": [{"pos": list(p), "q": q} for p, q in sources]}
-
-
-def test_contract():
-    check_generator_contract("electric_charge", n=20)
 
 
 # -- hand-worked ----------------------------------------------------------------------------------------

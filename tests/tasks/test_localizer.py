@@ -9,7 +9,6 @@ import types
 
 import pytest
 
-from generator_contract import check_generator_contract
 from vcot.analysis.shortcuts.localizer import HEURISTICS
 from vcot.tasks import get_task
 from vcot.tasks.base import ParameterError, Reject
@@ -36,10 +35,6 @@ P5 = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1)]        # bottom row of 3, two cell
 J4 = [(2, 0), (0, 1), (1, 1), (2, 1)]                # top row of 3, one cell below at the right
 L5_TARGET = [(1, 1), (2, 1), (3, 1), (4, 1), (1, 2)]  # a row of four with one cell on top at the left
 STEP_TARGET = [(1, 1), (2, 1), (3, 1), (4, 1), (1, 2), (2, 2)]
-
-
-def test_contract() -> None:
-    check_generator_contract(NAME, n=20)
 
 
 def test_hand_translate_square() -> None:

@@ -12,7 +12,6 @@ from fractions import Fraction
 import pytest
 from PIL import ImageOps
 
-from generator_contract import check_generator_contract
 from vcot.analysis.shortcuts.mirror_clock import (
     apparent_time,
     apparent_time_plus_shift,
@@ -43,10 +42,6 @@ NAME = "mirror_clock"
 def _scene(hour_angle, minute_angle, form="read", shift=None, numerals=True):
     return {"shown_hour_angle": hour_angle, "shown_minute_angle": minute_angle, "numerals": numerals,
             "form": form, "shift": shift}
-
-
-def test_contract():
-    check_generator_contract(NAME, n=20)
 
 
 # -- hand-worked ------------------------------------------------------------------------------------------

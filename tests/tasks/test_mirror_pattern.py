@@ -9,7 +9,6 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from generator_contract import check_generator_contract
 from vcot.analysis.shortcuts.mirror_pattern import HEURISTICS
 from vcot.draw import drawn_labels
 from vcot.draw.colors import rgb
@@ -63,10 +62,6 @@ def _scene(mode, axis, candidates):
 
 def _sample(task, seed, index):
     return task.solved_scene(index, seed)
-
-
-def test_contract():
-    check_generator_contract("mirror_pattern", n=20)
 
 
 def test_hand_transforms_match_module():

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from task_pieces import builtin_task_names
 from vcot.cli import app
 from vcot.tasks import get_task_class
 from vcot.tasks.base import Choices, Limit, ParameterError, Task
-from vcot.tasks.catalog import MIRA_TASKS
 
-TASKS = list(MIRA_TASKS)
+TASKS = builtin_task_names()
 LEVELS = ("easy", "medium", "hard")
 runner = CliRunner()
 

@@ -10,7 +10,6 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from generator_contract import check_generator_contract
 from vcot.analysis.shortcuts.puzzle import HEURISTICS
 from vcot.draw import drawn_labels
 from vcot.draw.marks import contrast_colour
@@ -42,10 +41,6 @@ def _scene(grid, hole, candidates, levels=6):
 
 def _sample(task, seed, index):
     return task.solved_scene(index, seed)
-
-
-def test_contract():
-    check_generator_contract("puzzle", n=20)
 
 
 TILE = [[["circle", "red"], ["square", "blue"]], [["plus", "yellow"], ["ring", "red"]]]

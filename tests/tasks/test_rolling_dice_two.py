@@ -10,7 +10,6 @@ import re
 import pytest
 
 from die_rotation_model import bottoms, full_faces
-from generator_contract import check_generator_contract
 from vcot.tasks import get_task
 from vcot.tasks.base import Reject
 from vcot.tasks.common.die import move_direction
@@ -24,10 +23,6 @@ def matrix_bottom_sum(start: dict[str, int], path: list[list[int]]) -> int:
 
 
 REF = {"top": 1, "south": 2, "east": 3}
-
-
-def test_contract():
-    check_generator_contract(NAME, n=20)
 
 
 def test_hand_worked_black_wins():

@@ -11,7 +11,6 @@ import pytest
 from shapely.affinity import rotate
 from shapely.geometry import Polygon
 
-from generator_contract import check_generator_contract
 from vcot.draw import drawn_labels
 from vcot.engine.chance import answer_space
 from vcot.tasks import Reject, get_task
@@ -51,10 +50,6 @@ VIEW_FRONT = {"top": face("arrow", "red", [0, 0, -1]), "left": face("T", "green"
 # face, upright) to the front-right, and A's glyph, which pointed to -z, now points to +x: the right face.
 VIEW_TURNED = {"top": face("arrow", "red", [1, 0, 0]), "left": face("F", "orange", [0, 1, 0]),
                "right": face("flag", "purple", [0, 1, 0])}
-
-
-def test_contract():
-    check_generator_contract("unfolded_cube", n=20)
 
 
 def test_exactly_eleven_cube_nets_among_35_hexominoes():

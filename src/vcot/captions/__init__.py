@@ -1,7 +1,7 @@
 """Scene-graph captions: what a perfect describer of a generated input picture would say, written from the
 instance's `meta["scene"]` (never from the solution, the steps or the answer).
 
-One module per MIRA task (`captions/<task>.py`, a function `caption(scene) -> str`); `caption_for(instance)`
+One module per task (`captions/<task>.py`, a function `caption(scene) -> str`); `caption_for(instance)`
 picks it. `caption_only` uses an instance's own `meta["caption"]` when it has one (curated or imported data)
 and this captioner otherwise, so the condition serves every generated suite (docs/evaluation.md, "Conditions").
 Captions are deterministic: the same scene always gives the same text. `CAPTIONER_VERSION` changes whenever a
@@ -11,17 +11,18 @@ caption's wording changes, and is recorded with every caption_only sample.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from typing import Any
 
 from vcot.schema import Instance
-from vcot.tasks.catalog import MIRA_TASKS
 
 __all__ = ["CAPTIONER_VERSION", "CaptionError", "caption_for", "caption_source", "captioned_tasks",
            "scene_caption", "unavailable_reason"]
 
 CAPTIONER_VERSION = "scene-graph-2"
-# Beyond MIRA's tasks, the generated tasks with a captioner module here.
-OTHER_TASKS = ("object_attributes", "compositional_3d")
+# Every public module here is one task's captioner (private ones are shared helpers): adding a task's caption
+# is adding its module (tests/test_task_completeness.py asks it of every registered task).
+_CAPTIONED = frozenset(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 
 class CaptionError(ValueError):
@@ -29,13 +30,13 @@ class CaptionError(ValueError):
 
 
 def captioned_tasks() -> list[str]:
-    """Tasks with a scene-graph captioner: every MIRA task and the scene3d tasks."""
-    return [*MIRA_TASKS, *OTHER_TASKS]
+    """Tasks with a scene-graph captioner (a module `captions/<task>.py`), sorted."""
+    return sorted(_CAPTIONED)
 
 
 def scene_caption(task: str, scene: dict[str, Any]) -> str:
     """The scene-graph caption of one task's scene."""
-    if task not in MIRA_TASKS and task not in OTHER_TASKS:
+    if task not in _CAPTIONED:
         raise CaptionError(f"no scene-graph captioner for task {task!r}")
     module = importlib.import_module(f"vcot.captions.{task}")
     text = module.caption(scene)
@@ -51,7 +52,7 @@ def unavailable_reason(instance: Instance) -> str | None:
     """Why no caption can be given for `instance` (None when one can)."""
     if _own(instance) is not None:
         return None
-    if instance.task not in MIRA_TASKS and instance.task not in OTHER_TASKS:
+    if instance.task not in _CAPTIONED:
         return f"it has no caption (meta['caption']) and task {instance.task!r} has no scene-graph captioner"
     if not isinstance(instance.meta.get("scene"), dict):
         return "it has no caption (meta['caption']) and no generator scene (meta['scene']) to describe"

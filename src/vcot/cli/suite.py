@@ -89,33 +89,26 @@ def generate(
 ) -> None:
     """Generate a suite: one task (--task) or a preset (--suite mini|mira-synth); with --shards, a shard set
     (Parquet, WebDataset or suite folders) written streaming, resumable, on local processes or Ray."""
-    from vcot.build import TaskPlan, build_suite, check_params, preset_plans, try_plan
+    from vcot.build import build_suite, generation_plans
     from vcot.suite import SuiteError
-    from vcot.tasks import UnknownTaskError, get_task
+    from vcot.tasks import UnknownTaskError
 
     if (task is None) == (suite is None):
         fail("give exactly one of --task or --suite")
+    if task is not None and n <= 0:
+        fail("--n must be positive")
     if processes < 1:
         fail(f"--processes must be at least 1, got {processes}")
     if shards is None and (fmt is not None or backend is not None or ray_address is not None):
         fail("--format, --backend and --ray-address go with --shards (a suite without it is one folder)")
     if "://" not in out and Path(out).exists() and not Path(out).is_dir():
         fail(f"--out {out}: exists and is not a folder")
+    params = parse_params(param) if task is not None else {}
     try:
-        if task is not None:
-            if n <= 0:
-                fail("--n must be positive")
-            params = check_params(task, parse_params(param))
-            get_task(task, difficulty, **params)  # validates name, difficulty and params early
-            plans = [TaskPlan(task, n, seed, difficulty, params)]
-            if params:
-                try_plan(plans[0])
-            suite_name = name or task
-        else:
-            plans = preset_plans(suite or "", seed, difficulty)
-            suite_name = name or str(suite)
+        plans, default_name = generation_plans(task, suite, n, seed, difficulty, params)
     except (UnknownTaskError, ValueError, TypeError) as exc:
         fail(exc)
+    suite_name = name or default_name
     total = sum(p.n for p in plans)
     if shards is not None:
         _generate_shards(out, suite_name, plans, shards, fmt or "parquet", backend or "local", processes,

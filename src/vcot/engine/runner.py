@@ -23,6 +23,7 @@ from aiolimiter import AsyncLimiter
 
 from vcot import __version__
 from vcot.conditions import PROMPT_VERSION, REGISTRY
+from vcot.conditions.episode import Episode
 from vcot.engine.clients import CallContext, ModelClient, make_client
 from vcot.engine.errors import AuthError, ConfigError, EngineError, FatalCallError, RetryableError
 from vcot.engine.retry import RetryPolicy, call_with_retries
@@ -30,12 +31,16 @@ from vcot.engine.settings import GenSettings
 from vcot.engine.store import STORE_NAME, RunStore, SampleKey
 from vcot.gcpause import paused_gc
 from vcot.images import ImageCache, ImagePolicy, SuiteImages
-from vcot.messages import ModelResponse, ToolCall, request_digest
+from vcot.messages import Message, ModelResponse, ToolCall, request_digest
 from vcot.schema import Instance
 
 
 @dataclass
 class EvalSpec:
+    """What one evaluation asks: the suite, the model (and its endpoint and key variable), the conditions,
+    epochs and instance selection, concurrency and rate limit, generation settings, image policy, retries and
+    the run folder. `vcot eval`'s options and `vcot.evaluate`'s arguments map onto these fields."""
+
     suite: str | Path
     model: str = "chance"
     base_url: str | None = None
@@ -354,45 +359,18 @@ class Runner:
     async def _run_sample(self, inst: Instance, key: SampleKey) -> None:
         base = {"run_id": self.run_id, "model": self.model_name, "condition": key.condition, "uid": key.uid,
                 "epoch": key.epoch}
-        resuming = key in self._started
-        if resuming:
-            self.store.discard_failed(self.run_id, self.model_name, key)
-        try:
-            episode = REGISTRY.make_episode(inst, key.condition, key.epoch, self.images)
-        except Exception as exc:  # noqa: BLE001 - a broken image fails this sample, not the run
-            self._finish_error(inst, base, 0, f"prompt: {exc}", [], "", 0)
+        resuming = self._reopen_started(key)
+        episode = self._build_episode(inst, key, base)
+        if episode is None:
             return
         history = episode.first_messages()
         tools = episode.tools
         info = episode.record()
-        turn = 0
         totals = {"in": 0, "out": 0, "lat": 0.0}
-        last: ModelResponse | None = None
-        # Replay the turns a previous run finished (multi-turn samples interrupted mid-way).
-        for row in self.store.done_turns(self.run_id, self.model_name, key) if resuming else ():
-            if row["turn"] != turn or row["request_digest"] != request_digest(history, tools, self.model_name,
-                                                                              self.sampling):
-                self._finish_error(inst, base, turn, "resume: stored turns do not match the rebuilt "
-                                   "conversation (prompts or episode changed)", info.get("images", []), "", 0)
-                return
-            last = ModelResponse(text=row["text"] or "", finish_reason=row["finish_reason"],
-                                 tool_calls=[ToolCall(**c) for c in json.loads(row["tool_calls"] or "[]")],
-                                 input_tokens=row["input_tokens"], output_tokens=row["output_tokens"])
-            totals["in"] += row["input_tokens"] or 0
-            totals["out"] += row["output_tokens"] or 0
-            totals["lat"] += row["latency_s"] or 0.0
-            nxt = episode.on_response(last)
-            history.append(last.as_message())
-            turn += 1
-            if nxt is None or turn >= self.spec.max_turns:
-                # The stored turns already finish the episode: record the sample, send nothing.
-                self.store.record(None, self._sample_row(
-                    inst, base, "ok", last.text, None, turn, totals,
-                    last.finish_reason if nxt is None else "max_turns", info.get("images", []), episode))
-                self.progress.done += 1
-                self.on_progress(self.progress)
-                return
-            history.extend(nxt)
+        turn = self._replay_stored_turns(inst, key, base, episode, history, tools, info, totals) if resuming else 0
+        if turn is None:
+            return
+        # The steps of a turn are plain methods, not coroutines: an await each would be paid on every request.
         while True:
             ctx = CallContext(self.run_id, key.condition, key.uid, key.epoch, turn, inst)
             digest = request_digest(history, tools, self.model_name, self.sampling)
@@ -405,55 +383,116 @@ class Runner:
                 try:
                     resp, attempts = await call_with_retries(lambda c=ctx: self._call(history, tools, c),
                                                              self.spec.retry, self._on_retry)
-                except RetryableError as exc:
-                    error = f"{exc.kind}: {exc} (gave up after {self.spec.retry.max_attempts} attempts)"
-                    attempts = self.spec.retry.max_attempts
-                except FatalCallError as exc:
-                    error = f"rejected: {exc}"
-                    attempts = 1
                 except AuthError as exc:
+                    # Every later call would be refused too: the run stops, and this sample stays unrecorded
+                    # so that a rerun with a good key sends it.
                     self._fatal = exc
                     return
                 except EngineError as exc:
-                    error = f"engine: {exc}"
-            latency = time.perf_counter() - t0
-            call = {**base, "turn": turn, "request_digest": digest,
-                    "request": json.dumps(info) if turn == 0 else None,
-                    "latency_s": latency, "attempts": attempts, "started_at": started, "finished_at": time.time()}
+                    error, attempts = self._call_failure(exc)
+            call = self._call_row(base, turn, digest, info, started, t0, attempts)
             if resp is None:
-                call["error"] = error
-                self._finish_error(inst, base, turn, error or "unknown error", info.get("images", []), "",
-                                   totals["lat"] + latency, call)
+                self._record_call_failure(inst, base, turn, error, info, totals, call)
                 return
-            last = resp
-            totals["in"] += resp.input_tokens or 0
-            totals["out"] += resp.output_tokens or 0
-            totals["lat"] += latency
-            self.progress.input_tokens += resp.input_tokens or 0
-            self.progress.output_tokens += resp.output_tokens or 0
-            call.update(response=resp.raw, text=resp.text, finish_reason=resp.finish_reason,
-                        input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,
-                        tool_calls=json.dumps([c.record() for c in resp.tool_calls]) if resp.tool_calls else None)
+            self._add_reply(resp, call, totals)
             try:
                 nxt = episode.on_response(resp)
             except Exception as exc:  # noqa: BLE001 - an episode bug fails this sample only
-                self._finish_error(inst, base, turn, f"episode: {type(exc).__name__}: {exc}",
-                                   info.get("images", []), resp.text, totals["lat"], call)
+                self._record_failure(inst, base, turn, f"episode: {type(exc).__name__}: {exc}",
+                                     info.get("images", []), resp.text, totals["lat"], call)
                 return
-            finished = nxt is None or turn + 1 >= self.spec.max_turns
-            sample = None
-            if finished:
-                sample = self._sample_row(inst, base, "ok", resp.text, None, turn + 1, totals,
-                                          resp.finish_reason if nxt is None else "max_turns", info.get("images", []),
-                                          episode)
-            await self._record(call, sample)
-            if finished:
-                self.progress.done += 1
-                self.on_progress(self.progress)
+            if nxt is None or turn + 1 >= self.spec.max_turns:
+                await self._record(call, self._finished_row(inst, base, episode, resp, nxt, turn + 1, totals, info))
+                self._count_done()
                 return
+            await self._record(call, None)
             history.append(resp.as_message())
-            history.extend(nxt or [])
+            history.extend(nxt)
             turn += 1
+
+    def _reopen_started(self, key: SampleKey) -> bool:
+        """Whether a previous run started this sample. Its failed rows are dropped first, before this try can
+        record a failure of its own; its finished turns stay, to be replayed."""
+        if key not in self._started:
+            return False
+        self.store.discard_failed(self.run_id, self.model_name, key)
+        return True
+
+    def _build_episode(self, inst: Instance, key: SampleKey, base: dict[str, Any]) -> Episode | None:
+        """The sample's episode, or None when it cannot be built (the failure is recorded)."""
+        try:
+            return REGISTRY.make_episode(inst, key.condition, key.epoch, self.images)
+        except Exception as exc:  # noqa: BLE001 - a broken image fails this sample, not the run
+            self._record_failure(inst, base, 0, f"prompt: {exc}", [], "", 0)
+            return None
+
+    def _replay_stored_turns(self, inst: Instance, key: SampleKey, base: dict[str, Any], episode: Episode,
+                             history: list[Message], tools: Any, info: dict[str, Any],
+                             totals: dict[str, Any]) -> int | None:
+        """Feed the turns a previous run finished (a multi-turn sample interrupted mid-way) through the fresh
+        episode, extending `history` and `totals`, without sending them again. Returns the turn to go on from,
+        or None when the sample is settled here: the stored turns already finish the episode (the sample is
+        recorded), or they do not match the rebuilt conversation (the sample fails)."""
+        turn = 0
+        for row in self.store.done_turns(self.run_id, self.model_name, key):
+            if row["turn"] != turn or row["request_digest"] != request_digest(history, tools, self.model_name,
+                                                                              self.sampling):
+                self._record_failure(inst, base, turn, "resume: stored turns do not match the rebuilt "
+                                     "conversation (prompts or episode changed)", info.get("images", []), "", 0)
+                return None
+            last = _stored_reply(row)
+            totals["in"] += row["input_tokens"] or 0
+            totals["out"] += row["output_tokens"] or 0
+            totals["lat"] += row["latency_s"] or 0.0
+            nxt = episode.on_response(last)
+            history.append(last.as_message())
+            turn += 1
+            if nxt is None or turn >= self.spec.max_turns:
+                self.store.record(None, self._finished_row(inst, base, episode, last, nxt, turn, totals, info))
+                self._count_done()
+                return None
+            history.extend(nxt)
+        return turn
+
+    def _call_failure(self, exc: EngineError) -> tuple[str, int]:
+        """The error and attempt count recorded for a call that raised (a rejected key is not one of them: it
+        stops the run instead)."""
+        if isinstance(exc, RetryableError):
+            return (f"{exc.kind}: {exc} (gave up after {self.spec.retry.max_attempts} attempts)",
+                    self.spec.retry.max_attempts)
+        if isinstance(exc, FatalCallError):
+            return f"rejected: {exc}", 1
+        return f"engine: {exc}", 0
+
+    def _call_row(self, base: dict[str, Any], turn: int, digest: str, info: dict[str, Any], started: float,
+                  t0: float, attempts: int) -> dict[str, Any]:
+        """The store's row for one turn's call, timed up to now; the caller adds its reply or error."""
+        latency = time.perf_counter() - t0
+        return {**base, "turn": turn, "request_digest": digest,
+                "request": json.dumps(info) if turn == 0 else None,
+                "latency_s": latency, "attempts": attempts, "started_at": started, "finished_at": time.time()}
+
+    def _add_reply(self, resp: ModelResponse, call: dict[str, Any], totals: dict[str, Any]) -> None:
+        """Put a reply into its call row, and its tokens and latency into the sample's and the run's totals."""
+        totals["in"] += resp.input_tokens or 0
+        totals["out"] += resp.output_tokens or 0
+        totals["lat"] += call["latency_s"]
+        self.progress.input_tokens += resp.input_tokens or 0
+        self.progress.output_tokens += resp.output_tokens or 0
+        call.update(response=resp.raw, text=resp.text, finish_reason=resp.finish_reason,
+                    input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,
+                    tool_calls=json.dumps([c.record() for c in resp.tool_calls]) if resp.tool_calls else None)
+
+    def _finished_row(self, inst: Instance, base: dict[str, Any], episode: Episode, last: ModelResponse,
+                      nxt: list[Message] | None, n_turns: int, totals: dict[str, Any],
+                      info: dict[str, Any]) -> dict[str, Any]:
+        """The sample row of an episode that is over: it ended (`nxt` is None) or ran out of turns."""
+        return self._sample_row(inst, base, "ok", last.text, None, n_turns, totals,
+                                last.finish_reason if nxt is None else "max_turns", info.get("images", []), episode)
+
+    def _count_done(self) -> None:
+        self.progress.done += 1
+        self.on_progress(self.progress)
 
     def _sample_row(self, inst: Instance, base: dict[str, Any], status: str, response: str | None,
                     error: str | None, n_turns: int, totals: dict[str, Any], finish_reason: str | None,
@@ -467,8 +506,17 @@ class Runner:
                 "finish_reason": finish_reason, "images": json.dumps(images),
                 "episode": json.dumps(record, sort_keys=True) if record else None, "finished_at": time.time()}
 
-    def _finish_error(self, inst: Instance, base: dict[str, Any], turn: int, error: str, images: list[Any],
-                      response: str, latency: float, call: dict[str, Any] | None = None) -> None:
+    def _record_call_failure(self, inst: Instance, base: dict[str, Any], turn: int, error: str | None,
+                             info: dict[str, Any], totals: dict[str, Any], call: dict[str, Any]) -> None:
+        """Record the sample as failed by its call's error, the call's time counted in the sample's latency."""
+        call["error"] = error
+        self._record_failure(inst, base, turn, error or "unknown error", info.get("images", []), "",
+                             totals["lat"] + call["latency_s"], call)
+
+    def _record_failure(self, inst: Instance, base: dict[str, Any], turn: int, error: str, images: list[Any],
+                        response: str, latency: float, call: dict[str, Any] | None = None) -> None:
+        """Record the sample as failed at `turn` (with the failed call's row, or a stand-in when no call was
+        made) and count it."""
         call = call or {**base, "turn": turn, "request_digest": "", "error": error, "started_at": time.time(),
                         "finished_at": time.time()}
         call.setdefault("error", error)
@@ -477,6 +525,13 @@ class Runner:
         self.store.record(call, sample)
         self.progress.errors += 1
         self.on_progress(self.progress)
+
+
+def _stored_reply(row: Any) -> ModelResponse:
+    """A stored turn's reply, as the model gave it."""
+    return ModelResponse(text=row["text"] or "", finish_reason=row["finish_reason"],
+                         tool_calls=[ToolCall(**c) for c in json.loads(row["tool_calls"] or "[]")],
+                         input_tokens=row["input_tokens"], output_tokens=row["output_tokens"])
 
 
 async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | None = None,
@@ -549,4 +604,7 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
 
 def run_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | None = None,
              on_start: Callable[[dict[str, Any]], None] | None = None) -> RunResult:
+    """Run `spec` to the end in a fresh event loop (see `arun_eval`): every call and finished sample is stored
+    in the run folder's store as it happens, so a rerun resumes; returns the RunResult with the results
+    table. `on_start` gets the run's plan once it is checked, `on_progress` the counts as they change."""
     return asyncio.run(arun_eval(spec, on_progress, on_start))

@@ -10,6 +10,7 @@ an exact answer and an answer type the rule-based grader knows. What each task a
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable
 
 from vcot.probes.base import Probe, final_probe
@@ -19,12 +20,10 @@ __all__ = ["PROBE_TASKS", "Probe", "build_probes", "final_probe", "probe_reason"
 
 Builder = Callable[[Instance], list[Probe]]
 
-PROBE_TASKS = (
-    "convex_hull", "overlap", "localizer", "mirror_pattern", "cubes_count", "cubes_missing", "billiards",
-    "electric_charge", "mirror_clock", "unfolded_cube", "defuse_a_bomb", "multi_piece_puzzle", "puzzle",
-    "trailer_cubes_count", "trailer_cubes_missing", "paper_airplane", "gear_rotation", "rolling_dice_top",
-    "rolling_dice_sum", "rolling_dice_two", "object_attributes", "compositional_3d",
-)
+# Every module here but the shared ones (base, private helpers) is one task's builder: adding a task's probes
+# is adding its module (tests/test_task_completeness.py asks it of every registered task).
+PROBE_TASKS = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__)
+                           if not m.name.startswith("_") and m.name != "base"))
 
 
 def _builder(task: str) -> Builder:

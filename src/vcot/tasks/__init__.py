@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
+import types
+from dataclasses import dataclass
 from typing import Any
 
 from vcot.tasks.base import GenContext, GenerationError, Reject, Sample, Solution, Task
@@ -65,8 +68,41 @@ def get_task_class(name: str) -> type[Task]:
 
 
 def get_task(name: str, difficulty: str = "medium", **params: Any) -> Task:
+    """A task object at a difficulty preset ("easy" | "medium" | "hard"), `params` overriding the preset's
+    config fields; raises UnknownTaskError for an unknown name and ValueError for a value outside its limits."""
     return get_task_class(name)(difficulty=difficulty, **params)
 
 
-__all__ = ["GenContext", "GenerationError", "Reject", "Sample", "Solution", "Task", "register", "get_task",
-           "get_task_class", "task_names", "UnknownTaskError", "MIRA_TASKS"]
+@dataclass(frozen=True)
+class TaskInfo:
+    """One registered task, as `vcot.tasks()` and `vcot tasks` list it."""
+
+    name: str
+    domain: str
+    answer_type: str  # a vcot.schema.AnswerType value
+    description: str
+
+
+def task_infos() -> list[TaskInfo]:
+    """Every registered task in catalog order, with its domain, answer type and description."""
+    out = []
+    for name in task_names():
+        cls = _REGISTRY[name]
+        out.append(TaskInfo(name, cls.domain, str(getattr(cls.answer_type, "value", cls.answer_type)),
+                            cls.description))
+    return out
+
+
+class _TasksPackage(types.ModuleType):
+    """`vcot.tasks()` is the public listing (README.md, "From Python") and `vcot.tasks` this package: once the
+    package is imported it is the attribute of `vcot`, so the package itself answers the call."""
+
+    def __call__(self) -> list[TaskInfo]:
+        return task_infos()
+
+
+sys.modules[__name__].__class__ = _TasksPackage
+
+
+__all__ = ["GenContext", "GenerationError", "Reject", "Sample", "Solution", "Task", "TaskInfo", "register",
+           "get_task", "get_task_class", "task_infos", "task_names", "UnknownTaskError", "MIRA_TASKS"]

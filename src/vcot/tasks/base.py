@@ -146,6 +146,11 @@ def _num(x: float) -> str:
 
 
 class Task(ABC):
+    """A generator of one task type: a config (from a difficulty preset plus overrides, checked against
+    `limits`) and the pure pieces described at the top of this module. `make(index, seed)` returns one
+    Sample (instance and pictures), the same for the same arguments in any process; `generate(n, seed)` a run
+    of them."""
+
     name: ClassVar[str]
     domain: ClassVar[str]
     answer_type: ClassVar[AnswerType]
@@ -163,6 +168,10 @@ class Task(ABC):
     # Declared bounds of the config's parameters (docs/tasks/README.md, "Parameter limits"): every numeric
     # field has a Limit, every string field (or list of strings) its Choices.
     limits: ClassVar[dict[str, Limit | Choices]] = {}
+    # The palette-colour pools the task draws information from (lists or dicts of palette names), so the
+    # colour-vision check sees every colour a preset's first instances may not happen to show
+    # (tests/test_colour_vision.py, docs/tasks/README.md "Colour").
+    colour_pools: ClassVar[tuple[Any, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """A MIRA task takes its domain and answer type from the catalog, the one place that states them (the

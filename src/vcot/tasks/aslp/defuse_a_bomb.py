@@ -265,6 +265,7 @@ class DefuseABomb(Task):
     # while the text follows "the traced wire" by coordinates and never writes its letter.
     final_state_shows = "the highlighted trace joining a labelled wire end to the detonator"
     description = "Wires cross and run straight under opaque panels; which labelled wire leads to the detonator."
+    colour_pools = (WIRE_COLORS,)
     limits = {
         "n_wires": Limit(3, 6, "wires, also the options: each can get its own one of 6 wire colours; with 2 the "
                                "question is a coin toss"),

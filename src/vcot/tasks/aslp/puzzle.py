@@ -384,6 +384,7 @@ class PuzzleTask(Task):
         "medium": PuzzleConfig(rows=7, cols=7, hole=2, families=list(FAMILIES), max_period=3),
         "hard": PuzzleConfig(rows=8, cols=8, hole=3, families=list(FAMILIES), max_period=3),
     }
+    colour_pools = (CELL_COLOURS,)
     limits = {
         "rows": Limit(4, 12, "picture height in cells: the cells shrink to 440/max(rows, cols) px and the "
                              "uniqueness check grows with rows x cols x periods"),

@@ -216,6 +216,7 @@ class UnfoldedCube(Task):
     }
     version = "3"
     description = "Views of a cube with oriented marks: which net folds into it, or which view a net gives."
+    colour_pools = (COLORS, TINTS, EDGE_COLORS)
     limits: ClassVar[dict[str, Limit | Choices]] = {
         "form": Choices(("net", "view", "mixed"), "net: views given, choose the net; view: net given, choose the "
                                                   "view; mixed: either, at random"),

@@ -177,6 +177,7 @@ class PaperAirplane(Task):
     }
     version = "4"
     description = "A square sheet folded along a sequence of lines; which outline results."
+    colour_pools = (FOLD_COLORS,)
     limits: ClassVar[dict[str, Limit | Choices]] = {
         "n_folds": Limit(2, 4, "folds in the sequence: distractors come from slips in the folds before the last, "
                                "so at least 2; each fold has its own colour, and there are 4 (FOLD_COLORS)"),

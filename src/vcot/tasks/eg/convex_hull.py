@@ -357,6 +357,7 @@ class ConvexHull(Task):
                                  max_answer=8, box_extra=3, min_far=3, max_far=5, overlap_prob=0.7, near_frac=0.75,
                                  min_other=5, max_other=8),
     }
+    colour_pools = (MARKERS,)
     limits = {
         "grid": Limit(8, 33, "lattice size: markers need 20 px per unit (660 px // grid), and the lattice scan "
                              "grows with its square"),

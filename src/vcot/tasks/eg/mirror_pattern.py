@@ -266,6 +266,7 @@ class MirrorPatternTask(Task):
         "medium": MirrorPatternConfig(size=5, n_colors=3, axes=list(REFLECTIONS), mode="axis"),
         "hard": MirrorPatternConfig(size=6, n_colors=3, mode="any"),
     }
+    colour_pools = (CELL_COLOURS,)
     limits = {
         "size": Limit(4, 8, "grid side: two disjoint switches need 4 rows, and a candidate's cells (168/size px) must "
                             "stay large enough to show each colour's mark"),

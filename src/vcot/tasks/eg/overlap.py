@@ -148,6 +148,7 @@ class OverlapTask(Task):
     }
     version = "3"
     description = "Which of four shape pairs overlaps most when each pair is aligned at its marked dots."
+    colour_pools = (SHAPE_COLORS,)
     limits = {
         "kinds": Choices(tuple(SHAPE_MAKERS), "the shape families a pair's shapes are drawn from"),
         "max_size": Limit(2, 5, f"largest side of a shape in grid units: two shapes side by side must fit the "

@@ -14,6 +14,7 @@ from vcot.schema import AnswerType, Instance
 from vcot.tasks.answer_space import AnswerSpace, finite
 from vcot.tasks.base import Corruption, GenContext, Reject, Rendering, Solution, Task
 from vcot.tasks.scene3d._scene import (
+    COLOURS,
     Ambiguous,
     Layout,
     check_counts_and_families,
@@ -33,6 +34,7 @@ PROGRAM_ATTEMPTS = 60
 class Scene3DTask(Task):
     domain: ClassVar[str] = "3D"
     answer_type: ClassVar[AnswerType] = AnswerType.TEXT
+    colour_pools: ClassVar[tuple[Any, ...]] = (COLOURS,)
 
     # -- what a task supplies ---------------------------------------------------------------------------------
 

@@ -1,0 +1,91 @@
+"""Every registered task is complete: it brings every piece docs/design.md ("A new task") lists, passes the
+generator contract and agrees with its independent oracle — one parametrised test each, over the registry, so
+a new task is held to all of it without touching a list. Each task's own hand-worked examples stay in
+`tests/tasks/test_<task>.py` and `tests/oracles/test_<task>.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator_contract import check_generator_contract
+from task_pieces import builtin_task_names, missing_pieces
+from vcot.oracles import get_oracle
+from vcot.tasks import get_task, get_task_class
+from vcot.tasks.scene3d._task import Scene3DTask
+
+REPO = Path(__file__).resolve().parents[1]
+TASKS = builtin_task_names()
+LEVELS = ("easy", "medium", "hard")
+
+
+def _slow(name: str) -> bool:
+    # A 3D scene costs a ray-cast render (docs/draw3d.md): fewer instances, the same checks.
+    return issubclass(get_task_class(name), Scene3DTask)
+
+
+def test_the_registry_holds_every_task() -> None:
+    # 20 MIRA tasks and the two 3D scene tasks; a task that fails to register would otherwise just be absent.
+    assert len(TASKS) == 22 and len(set(TASKS)) == 22
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_task_has_every_piece(name: str) -> None:
+    missing = missing_pieces(name, REPO)
+    assert not missing, f"{name} lacks:\n  " + "\n  ".join(missing)
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_generator_contract(name: str) -> None:
+    check_generator_contract(name, n=3 if _slow(name) else 20)
+
+
+@pytest.mark.parametrize("difficulty", LEVELS)
+@pytest.mark.parametrize("name", TASKS)
+def test_oracle_agrees_with_generator(name: str, difficulty: str) -> None:
+    task = get_task(name, difficulty)
+    oracle = get_oracle(name)
+    for i in range(12 if _slow(name) else 40):
+        scene, solution = task.solved_scene(i, 5)
+        # The scene is what the picture shows: the answer is never stored in it.
+        assert "answer" not in scene and "solution" not in scene, (difficulty, i)
+        assert oracle(scene, task.params()) == solution.answer, (difficulty, i)
+
+
+# -- the check itself can fail ------------------------------------------------------------------------------
+
+def _check_copy(tmp_path: Path, remove: str) -> dict[str, list[str]]:
+    """Run the piece check on a copy of the tree with one file removed."""
+    root = tmp_path / "tree"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "img")
+    for part in ("src", "docs"):
+        shutil.copytree(REPO / part, root / part, ignore=ignore)
+    for part in ("tasks", "oracles"):
+        shutil.copytree(REPO / "tests" / part, root / "tests" / part, ignore=ignore)
+    (root / remove).unlink()
+    env = {**os.environ, "PYTHONPATH": str(root / "src")}
+    out = subprocess.run([sys.executable, str(REPO / "tests" / "task_pieces.py"), str(root)], env=env,
+                         capture_output=True, text=True, timeout=300, check=True)
+    found = json.loads(out.stdout)
+    assert Path(found["vcot"]).resolve().is_relative_to(root.resolve()), found["vcot"]  # the copy, not the repo
+    return found["missing"]
+
+
+@pytest.mark.parametrize("remove, task, piece", [
+    ("src/vcot/oracles/billiards.py", "billiards", "oracle"),
+    ("src/vcot/captions/mirror_clock.py", "mirror_clock", "caption"),
+    ("docs/tasks/puzzle.md", "puzzle", "task doc"),
+    ("src/vcot/probes/overlap.py", "overlap", "state probes"),
+    ("tests/oracles/test_localizer.py", "localizer", "oracle test"),
+])
+def test_the_check_fails_on_a_tree_missing_a_piece(tmp_path: Path, remove: str, task: str, piece: str) -> None:
+    found = _check_copy(tmp_path, remove)
+    assert [m.split(":")[0] for m in found[task]] == [piece]
+    assert not any(found[t] for t in found if t != task)
