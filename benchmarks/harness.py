@@ -35,7 +35,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from vcot.engine.mock_server import spawn_mock_server
+from vcot.engine.mock import spawn_mock_server
 from vcot.schema import AnswerType, Instance, Step
 from vcot.suite import write_suite
 from vcot.tasks.base import Sample

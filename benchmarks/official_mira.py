@@ -50,7 +50,7 @@ from pathlib import Path
 # format are harness.py's own, so the two benchmarks print comparable lines.
 from harness import SETTINGS, _process_cpu, measures, mira_suite, report, run_command
 
-from vcot.engine.mock_server import spawn_mock_server
+from vcot.engine.mock import spawn_mock_server
 
 # Imports their module from PATH without touching it; argv: PATH BASE_URL BENCH_DIR OUT_DIR WORKERS.
 RUNNER = """

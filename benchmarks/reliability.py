@@ -33,7 +33,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from vcot.build import build_suite, preset_plans
-from vcot.engine.mock_server import FAULT_KINDS, spawn_mock_server
+from vcot.engine.mock import FAULT_KINDS, spawn_mock_server
 from vcot.engine.store import STORE_NAME
 from vcot.tasks.catalog import MIRA_TASKS
 

@@ -435,7 +435,7 @@ def test_inspect_cli_against_an_openai_compatible_server(suite: Suite, tmp_path:
 
     from inspect_ai.log import list_eval_logs, read_eval_log
 
-    from vcot.engine.mock_server import spawn_mock_server
+    from vcot.engine.mock import spawn_mock_server
 
     out = export_inspect(suite, tmp_path / "insp", package="vcot_inspect_cli")
     tasks_file = out / "vcot_inspect_cli" / "tasks.py"

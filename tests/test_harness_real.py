@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from vcot.build import TaskPlan, build_suite
-from vcot.engine.mock_server import spawn_mock_server
+from vcot.engine.mock import spawn_mock_server
 from vcot.export.lmms_eval import export_lmms_eval
 from vcot.export.vlmevalkit import API_FILE, DATASET_FILE, export_vlmevalkit
 from vcot.suite import Suite, read_suite

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from vcot.build import TaskPlan, build_suite
-from vcot.engine.mock_server import spawn_mock_server
+from vcot.engine.mock import spawn_mock_server
 from vcot.engine.runner import EvalSpec, run_eval
 
 SCRIPT = [

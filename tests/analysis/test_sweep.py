@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from vcot.analysis.sweep import crossing, isotonic
 from vcot.cli import app
-from vcot.engine.mock_server import spawn_mock_server
+from vcot.engine.mock import spawn_mock_server
 
 runner = CliRunner()
 SIZES = "4,5,6,7"

@@ -21,7 +21,7 @@ def suite_large(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def mock(suite_large: Path):
     """One mock server for the session, knowing the large suite; tests reconfigure it via /config."""
-    from vcot.engine.mock_server import spawn_mock_server
+    from vcot.engine.mock import spawn_mock_server
 
     handle = spawn_mock_server(suite_large)
     yield handle

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from vcot.build import build_suite, preset_plans
-from vcot.engine.mock_server import spawn_mock_server
+from vcot.engine.mock import spawn_mock_server
 from vcot.engine.runner import EvalSpec, run_eval
 from vcot.suite import read_suite
 from vcot.tasks import get_task_class

@@ -11,7 +11,7 @@ from pathlib import Path
 from engine_fixtures import write_test_suite
 from PIL import Image
 
-from vcot.engine.mock_server import MockConfig, MockServer
+from vcot.engine.mock import MockConfig, MockServer
 from vcot.suite import read_suite
 
 

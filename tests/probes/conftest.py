@@ -19,7 +19,7 @@ def probe_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def probe_mock(probe_suite: Path):
-    from vcot.engine.mock_server import spawn_mock_server
+    from vcot.engine.mock import spawn_mock_server
 
     handle = spawn_mock_server(probe_suite)
     yield handle

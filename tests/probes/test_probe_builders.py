@@ -10,7 +10,7 @@ import pytest
 
 from die_rotation_model import NORMALS, apply, roll_matrix
 from task_pieces import builtin_task_names
-from vcot.engine.mock_policies import wrong_value
+from vcot.engine.mock.scripted import wrong_value
 from vcot.probes import PROBE_TASKS, build_probes, probe_reason
 from vcot.schema import Instance
 from vcot.scoring import grade

@@ -14,7 +14,7 @@ from vaot_fixtures import SCRIPT
 from vcot.analysis.failure_source import known_facts, primary_source
 from vcot.build import TaskPlan, build_suite
 from vcot.cli import app
-from vcot.engine.mock_server import spawn_mock_server
+from vcot.engine.mock import spawn_mock_server
 from vcot.engine.runner import EvalSpec, run_eval
 from vcot.engine.trajectories import read_trajectories, rebuild_trajectories
 from vcot.suite import read_suite

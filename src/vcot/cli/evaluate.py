@@ -172,7 +172,7 @@ def serve_mock(
                                                                          "limit (finish_reason length)")] = 0.0,
 ) -> None:
     """A local OpenAI-compatible server with a scripted policy, latency and fault injection."""
-    from vcot.engine.mock_server import MockConfig, run_server
+    from vcot.engine.mock import MockConfig, run_server
     from vcot.net import is_loopback
 
     suite = one_suite(suite, suite_option, required=False)

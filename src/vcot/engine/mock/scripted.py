@@ -1,4 +1,4 @@
-"""Scripted mock-server policies for state probes and the visual-step interventions (issue 20).
+"""Scripted mock-server replies for state probes and the visual-step interventions (docs/evaluation.md).
 
 - `probe_reply`: a state_probe reply right on probes 1..j and wrong after; the final answer is right only
   when every probe is (a model whose reasoning breaks at step j+1 ends wrong).

@@ -1,0 +1,61 @@
+"""The mock server's knobs (`vcot serve-mock` flags, `POST /config`)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from vcot.engine.mock.faults import DEFAULT_FAULTS, FAULT_KINDS
+
+
+@dataclass
+class MockConfig:
+    p: float = 0.5
+    p_by_condition: dict[str, float] = field(default_factory=dict)
+    # Issue 20, difficulty sweeps: "NAME=VALUE" of a generator parameter (meta.generator.params) -> P, so a
+    # model can be scripted whose accuracy falls with a knob (`vcot sweep`, docs/evaluation.md).
+    p_by_param: dict[str, float] = field(default_factory=dict)
+    seed: int = 0
+    latency_s: float = 0.0
+    fault_rate: float = 0.0
+    faults: list[str] = field(default_factory=lambda: list(DEFAULT_FAULTS))
+    retry_after_s: float = 0.05
+    hang_s: float = 30.0
+    # Tool-call script: list of turns, each a list of {"name": str, "arguments": object}.
+    script: list[list[dict[str, Any]]] = field(default_factory=list)
+    # Keep the sha256 of every image received and the text of every request (GET /images): lets tests check
+    # the exact bytes and words sent.
+    record_images: bool = False
+    # Fraction of answers cut off by the token limit (finish_reason "length"): the text stops mid-reasoning
+    # on a line that names the gold answer without an answer tag, the trap a last-line fallback falls into.
+    truncate_rate: float = 0.0
+    # Issue 20 (docs/evaluation.md, "Mock server"): state_probe replies right on the first j steps and wrong
+    # after (the final answer right only when every step is), and a policy that reads only the last image
+    # sent: right exactly when it is the instance's last step picture.
+    probe_right_steps: int | None = None
+    last_image_only: bool = False
+    # Curation roles (docs/curation.md, "Offline: the mock server's curation roles"): requests tagged with a
+    # `curate.*` stage get scripted replies; the rewriter leaks the answer for these uids, and the judge fails
+    # these uids' quality checks.
+    curation_leak_uids: list[str] = field(default_factory=list)
+    curation_fail_uids: list[str] = field(default_factory=list)
+
+    def validate(self) -> None:
+        bad = [f for f in self.faults if f not in FAULT_KINDS]
+        if bad:
+            raise ValueError(f"unknown fault kind(s) {bad}; known: {', '.join(FAULT_KINDS)}")
+        for name, p in [("p", self.p), *self.p_by_condition.items(), *self.p_by_param.items()]:
+            if not 0 <= p <= 1:
+                raise ValueError(f"probability {name}={p} outside 0..1")
+        if not 0 <= self.fault_rate <= 1:
+            raise ValueError("fault_rate outside 0..1")
+        if not 0 <= self.truncate_rate <= 1:
+            raise ValueError("truncate_rate outside 0..1")
+
+    def updated(self, updates: dict[str, Any]) -> MockConfig:
+        """A validated copy with `updates` applied (`POST /config`); names that are not fields are ignored,
+        so a client written for a later version still gets the knobs this one has."""
+        known = {f.name for f in fields(MockConfig)}
+        cfg = MockConfig(**{**asdict(self), **{k: v for k, v in updates.items() if k in known}})
+        cfg.validate()
+        return cfg
