@@ -183,22 +183,31 @@ def audit(
     suite_dir: Annotated[Path, typer.Argument(help="Suite folder")],
 ) -> None:
     """Run non-solving baselines (question-only, candidates-only, single-cue heuristics) per task and
-    difficulty, and print each one's accuracy beside the chance level; exits 1 when one beats chance by
-    more than 20 points."""
-    from vcot.analysis.audit import audit_suite
-    from vcot.analysis.render import to_rich
+    difficulty, and print each one's accuracy beside the chance level; exits 1 when one is shown (one-sided
+    exact binomial test, p <= 0.05) to beat chance by more than 20 points."""
+    from vcot.analysis.audit import ALPHA, MARGIN, TOO_FEW, audit_rich, audit_table, audit_verdicts
     from vcot.suite import SuiteError, read_suite
 
     try:
         s = read_suite(suite_dir, check_images="none")
     except SuiteError as exc:
         fail(exc)
-    table = audit_suite(s)
-    console.print(to_rich(table))
-    flagged = [r for r in table.rows if r[-1]]
+    verdicts = audit_verdicts(s.instances)
+    table = audit_table(verdicts)
+    console.print(audit_rich(table))
+    # The rich table has no note; without it a reader cannot tell what flags a cell or what "too few" means.
+    console.print(table.note, markup=False, highlight=False)
+    flagged = [v for v in verdicts if v.shortcut]
+    too_few = sum(v.label == TOO_FEW for v in verdicts)
+    untested = f"; {too_few} of {len(verdicts)} cells have too few items for a verdict" if too_few else ""
+    claim = f"beat chance by more than {100 * MARGIN:.0f} points (p <= {ALPHA:g})"
+    for v in flagged:  # every one, so none hides behind a count
+        console.print(f"shortcut: {v.task} {v.difficulty} {v.baseline}: {v.right}/{v.n} right "
+                      f"({100 * v.accuracy:.1f}% against chance {100 * v.chance:.1f}%), p = {v.p_value:.2g}",
+                      markup=False, highlight=False, soft_wrap=True)
     if flagged:
-        fail(f"{len(flagged)} baseline(s) beat chance by more than 20 points: "
-             + "; ".join(f"{r[0]} {r[1]} {r[3]} {r[4]}%" for r in flagged[:8]), code=1)
+        fail(f"{len(flagged)} baseline(s) shown to {claim}{untested}", code=1)
+    console.print(f"no baseline shown to {claim}{untested}", markup=False, highlight=False, soft_wrap=True)
 
 
 def overlap(
