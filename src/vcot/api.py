@@ -101,8 +101,9 @@ def evaluate(suite: str | Path | Suite, model: str = "chance", base_url: str | N
     (default: every default condition the suite can serve). `run`: the run folder (default: one under
     ./runs named after the model and suite). `settings` are `vcot.engine.runner.EvalSpec` fields
     (epochs, limit, tasks, concurrency, api_key_env, ...) and generation settings (max_tokens, temperature,
-    top_p, seed, timeout_s). Raises ValueError on a bad setting and `vcot.engine.errors.ConfigError` on a
-    model it cannot reach; a sample that fails is counted in `failed`, never raised."""
+    top_p, seed, timeout_s, max_reply_bytes). Raises ValueError on a bad setting and
+    `vcot.engine.errors.ConfigError` on a model it cannot reach; a sample that fails is counted in `failed`,
+    never raised."""
     import dataclasses
 
     from vcot.engine.runner import EvalSpec, run_eval

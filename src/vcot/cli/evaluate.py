@@ -63,7 +63,10 @@ def eval_command(
                                                                             "provider's)")] = None,
     top_p: Annotated[float | None, typer.Option("--top-p", help="Nucleus sampling (default: the provider's)")] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Per-request seed (plus the epoch)")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Per-request timeout, seconds")] = 600.0,
+    timeout: Annotated[float, typer.Option("--timeout", help="Deadline of each attempt at a call, seconds "
+                                                           "(however slowly the reply arrives)")] = 600.0,
+    max_reply_mb: Annotated[float, typer.Option("--max-reply-mb", help="Largest reply body accepted, MiB (a "
+                                                                       "larger one fails the call)")] = 8.0,
     max_attempts: Annotated[int, typer.Option("--max-attempts", help="Attempts per call incl. retries")] = 6,
     max_side: Annotated[int, typer.Option("--max-side", help="Longest image side sent, pixels")] = 2000,
     image_format: Annotated[str, typer.Option("--image-format", help="keep | png | jpeg")] = "keep",
@@ -92,7 +95,7 @@ def eval_command(
             conditions=split_list(conditions), epochs=epochs, limit=limit, tasks=split_list(tasks),
             concurrency=concurrency, requests_per_minute=rpm,
             settings=GenSettings(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed,
-                                 timeout_s=timeout),
+                                 timeout_s=timeout, max_reply_bytes=_reply_bytes(max_reply_mb)),
             image_policy=ImagePolicy(max_side=max_side, format=image_format),
             retry=RetryPolicy(max_attempts=max_attempts), run_dir=run, runs_root=runs_root,
             tag_requests=tag_requests, warm_modules=SUMMARY_MODULES)
@@ -164,7 +167,9 @@ def serve_mock(
     fault_rate: Annotated[float, typer.Option("--fault-rate", help="Fraction of requests that fail")] = 0.0,
     faults: Annotated[str, typer.Option("--faults", metavar="FAULT,…", help="Fault kinds drawn from: 429, 500, "
                                         "timeout, malformed, truncated, drop, hostile (a 200 reply with attacking "
-                                        "text)")] = "429,500,timeout,malformed,truncated,drop",
+                                        "text), usage_list, message_str, tokens_str, tokens_huge, "
+                                        "finish_object, parts_nonstr, deep_nesting, huge_header (well-formed "
+                                        "hostile bodies)")] = "429,500,timeout,malformed,truncated,drop",
     retry_after: Annotated[float, typer.Option("--retry-after", help="Retry-After seconds on 429")] = 0.05,
     hang: Annotated[float, typer.Option("--hang", help="Seconds a 'timeout' fault hangs")] = 30.0,
     script: Annotated[Path | None, typer.Option("--script", help="JSON list of tool-call turns")] = None,
@@ -303,6 +308,12 @@ def sweep(
         return
     console.print(to_rich(sweep_table(result)))
     console.print(f"wrote {folder / 'sweep.md'}, {folder / 'sweep.png'} and {folder / 'sweep.json'}", markup=False)
+
+
+def _reply_bytes(mb: float) -> int:
+    if not 0 < mb < 2**40:  # also refuses NaN and infinity
+        raise ValueError(f"--max-reply-mb must be a positive number of MiB, got {mb}")
+    return max(1, int(mb * 2**20))
 
 
 def _rate(text: str, item: str) -> float:

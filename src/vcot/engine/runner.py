@@ -188,6 +188,7 @@ def run_identity(suite: Any, client: ModelClient, spec: EvalSpec) -> tuple[str, 
         "suite_path": str(Path(suite.root).resolve()),
         "vcot_version": __version__,
         "timeout_s": spec.settings.timeout_s,
+        "max_reply_bytes": spec.settings.max_reply_bytes,
         "max_turns": spec.max_turns,
         # The endpoint of the invocation that created the run; later ones may use another.
         "endpoint": {k: described[k] for k in ENDPOINT_FIELDS if k in described},
@@ -390,6 +391,8 @@ class Runner:
                     return
                 except EngineError as exc:
                     error, attempts = self._call_failure(exc)
+                except Exception as exc:  # noqa: BLE001 - an error a client failed to map fails this sample only
+                    error, attempts = f"client: {type(exc).__name__}: {str(exc)[:200]}", 1
             call = self._call_row(base, turn, digest, info, started, t0, attempts)
             if resp is None:
                 self._record_call_failure(inst, base, turn, error, info, totals, call)

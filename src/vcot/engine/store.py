@@ -51,10 +51,38 @@ CREATE TABLE IF NOT EXISTS samples (
 """
 
 
+_INT64 = 2**63
+# Characters of the JSON text stored for a value that SQLite cannot bind as it is.
+MAX_STORED_JSON = 1 << 20
+
+
 def _storable(values: Iterable[Any]) -> tuple[Any, ...]:
-    # SQLite stores UTF-8: a lone surrogate (model text quoted in an error message, say) would abort the
-    # run at the same sample on every rerun.
-    return tuple(scrub_surrogates(v) if isinstance(v, str) else v for v in values)
+    """The values as SQLite can bind them, so that no value (of a client that let one through) aborts the
+    run at the same sample on every rerun. A str loses its lone surrogates (SQLite stores UTF-8: model text
+    quoted in an error message, say); an integer beyond SQLite's 64 bits becomes NULL (unknown, not a false
+    count); anything else but a number, bytes or NULL is stored as its JSON text, bounded."""
+    out = []
+    for v in values:
+        t = type(v)
+        if t is str:
+            v = scrub_surrogates(v)
+        elif t is int:
+            if not -_INT64 <= v < _INT64:
+                v = None
+        elif v is not None and t is not float and not isinstance(v, (int, float, bytes)):
+            v = _json_text(v)
+        out.append(v)
+    return tuple(out)
+
+
+def _json_text(value: Any) -> str:
+    try:
+        text = json.dumps(value, default=repr)
+    except (ValueError, TypeError, RecursionError):  # a cycle, a nesting too deep to encode
+        text = json.dumps(f"<unstorable {type(value).__name__}>")
+    if len(text) > MAX_STORED_JSON:
+        text = json.dumps({"truncated_json": text[:MAX_STORED_JSON], "length": len(text)})
+    return scrub_surrogates(text)
 
 
 @dataclass(frozen=True, slots=True)

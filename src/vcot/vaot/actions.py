@@ -30,6 +30,12 @@ MAX_WIDTH = 12
 MIN_CROP_SIDE = 16
 MAX_RETURNED_SIDE = 1024
 MAX_RAW_ARGUMENTS = 20_000  # characters of one tool call's JSON arguments
+# Levels of JSON arrays and objects in one action's arguments: a point list needs three, so eight leave room
+# for any action, and 9,000 levels fit in MAX_RAW_ARGUMENTS characters (JSON's parser overflows the stack).
+MAX_NESTING = 8
+# Rejections reported for one turn's JSON blocks: each is a message to the model, and a block of 80,000
+# bare numbers would otherwise send 80,000 of them back.
+MAX_BLOCK_ERRORS = 2 * MAX_ACTIONS_PER_TURN
 
 ColorName = Literal["red", "blue", "green", "orange", "purple", "black", "yellow", "cyan", "pink", "brown", "gray"]
 Num = Annotated[float, Field(allow_inf_nan=False)]
@@ -233,6 +239,19 @@ def clamp_action(action: Action, width: int, height: int) -> Action:
     return type(action).model_validate(data)
 
 
+def _too_deep(value: Any, limit: int = MAX_NESTING) -> bool:
+    """Whether `value` nests arrays and objects more than `limit` levels deep: iterative, so that a nesting
+    deep enough to overflow a recursive walk is found as well, and it stops at the first level too many."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        children = v.values() if isinstance(v, dict) else v
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list | tuple))
+    return False
+
+
 def validate_action(name: str, arguments: Any, width: int, height: int) -> Action:
     """Build and clamp one action from a tool name and its (JSON string or dict) arguments."""
     if not isinstance(name, str) or name not in ACTION_TYPES:
@@ -245,8 +264,12 @@ def validate_action(name: str, arguments: Any, width: int, height: int) -> Actio
             arguments = json.loads(arguments) if arguments.strip() else {}
         except json.JSONDecodeError as exc:
             raise ActionError(f"{name}: arguments are not valid JSON ({exc.msg} at column {exc.colno})") from None
+        except RecursionError:
+            raise ActionError(f"{name}: arguments are nested too deeply (limit {MAX_NESTING} levels)") from None
     if not isinstance(arguments, dict):
         raise ActionError(f"{name}: arguments must be a JSON object")
+    if _too_deep(arguments):
+        raise ActionError(f"{name}: arguments are nested too deeply (limit {MAX_NESTING} levels)")
     arguments = {k: v for k, v in arguments.items() if k != "action"}
     try:
         action = ACTION_TYPES[name].model_validate(arguments)
@@ -280,6 +303,9 @@ def parse_tool_calls(tool_calls: list[dict[str, Any]], width: int, height: int) 
         except ActionError as exc:
             turn.errors.append(str(exc))
             turn.error_ids.append(call_id)
+        except RecursionError:  # the bounds above should make this unreachable; the sample goes on regardless
+            turn.errors.append(f"the arguments are nested too deeply (limit {MAX_NESTING} levels)")
+            turn.error_ids.append(call_id)
     return turn
 
 
@@ -290,6 +316,7 @@ def parse_json_blocks(text: str, width: int, height: int) -> ParsedTurn:
     """Fallback for models without tool calling: fenced JSON blocks with an "action" key (or a list)."""
     calls: list[dict[str, Any]] = []
     errors: list[str] = []
+    dropped = 0
     for m in _JSON_BLOCK.finditer(text[: MAX_RAW_ARGUMENTS * MAX_ACTIONS_PER_TURN]):
         body = m.group(1).strip()
         if not body.startswith(("{", "[")):
@@ -299,12 +326,24 @@ def parse_json_blocks(text: str, width: int, height: int) -> ParsedTurn:
         except json.JSONDecodeError as exc:
             errors.append(f"a JSON action block is malformed ({exc.msg})")
             continue
+        except RecursionError:
+            errors.append(f"a JSON action block is nested too deeply (limit {MAX_NESTING} levels)")
+            continue
         items = obj if isinstance(obj, list) else [obj]
         for item in items:
             if not isinstance(item, dict) or "action" not in item:
-                errors.append('each JSON action needs an "action" field naming the action')
+                if len(errors) < MAX_BLOCK_ERRORS:
+                    errors.append('each JSON action needs an "action" field naming the action')
+                else:
+                    dropped += 1
+                continue
+            if len(calls) > MAX_ACTIONS_PER_TURN:  # one past the limit is enough to say so
+                dropped += 1
                 continue
             calls.append({"id": f"block_{len(calls)}", "name": item["action"], "arguments": item})
+    if dropped:
+        errors.append(f"{dropped} more JSON action(s) ignored: at most {MAX_ACTIONS_PER_TURN} actions run in one "
+                      f"turn, and at most {MAX_BLOCK_ERRORS} problems are listed")
     turn = parse_tool_calls(calls, width, height)
     turn.errors = errors + turn.errors
     turn.error_ids = [f"block_error_{i}" for i in range(len(errors))] + turn.error_ids

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Sequence
 from typing import Any
 
 from vcot.engine.clients.base import CallContext, ModelClient
-from vcot.engine.clients.openai_compat import parse_retry_after
+from vcot.engine.clients.openai_compat import (
+    ACCEPT_ENCODING,
+    ReplyGuard,
+    ReplyRejected,
+    finish_reason,
+    kind_of,
+    malformed,
+    parse_retry_after,
+    token_count,
+    transport_error,
+)
 from vcot.engine.errors import AuthError, ConfigError, FatalCallError, RetryableError
 from vcot.engine.settings import GenSettings
 from vcot.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
@@ -66,7 +77,11 @@ class AnthropicClient(ModelClient):
         self._sdk = anthropic
         self.model = model
         self.key_env = key_env
-        self._client = anthropic.AsyncAnthropic(api_key=api_key, max_retries=0)
+        # The SDK's own httpx2 client with the reply bound of the OpenAI-compatible client (ReplyGuard).
+        self._guard = ReplyGuard()
+        http = anthropic.DefaultAsyncHttpxClient(event_hooks={"response": [self._guard]},
+                                                 headers={"Accept-Encoding": ACCEPT_ENCODING})
+        self._client = anthropic.AsyncAnthropic(api_key=api_key, max_retries=0, http_client=http)
 
     def describe(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.model, "api_key_env": self.key_env}
@@ -85,9 +100,13 @@ class AnthropicClient(ModelClient):
         if tools:
             kwargs["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
                                for t in tools]
+        self._guard.limit = settings.max_reply_bytes
         try:
-            resp = await self._client.messages.create(model=self.model, messages=msgs,
-                                                      timeout=settings.timeout_s, **kwargs)
+            async with asyncio.timeout(settings.timeout_s):  # one deadline however slowly the body comes
+                resp = await self._client.messages.create(model=self.model, messages=msgs,
+                                                          timeout=settings.timeout_s, **kwargs)
+        except ReplyRejected as exc:
+            raise RetryableError(str(exc), kind=exc.kind) from None
         except sdk.RateLimitError as exc:
             # Retry-After may be seconds or an HTTP date; retry-after-ms is honoured too.
             raise RetryableError(f"HTTP 429: {str(exc)[:300]}", parse_retry_after(exc.response.headers),
@@ -99,14 +118,70 @@ class AnthropicClient(ModelClient):
                 raise RetryableError(f"HTTP {exc.status_code}", parse_retry_after(exc.response.headers),
                                      kind=str(exc.status_code)) from None
             raise FatalCallError(f"HTTP {exc.status_code}: {str(exc)[:300]}") from None
+        except (sdk.APITimeoutError, TimeoutError):
+            raise RetryableError(f"no complete response within {settings.timeout_s:g} s", kind="timeout") from None
         except sdk.APIConnectionError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ReplyRejected):  # this SDK wraps whatever its transport raises
+                raise RetryableError(str(cause), kind=cause.kind) from None
             raise RetryableError(f"connection failed ({type(exc).__name__})", kind="connection") from None
-        text = "".join(b.text for b in resp.content if b.type == "text")
-        calls = [ToolCall(id=b.id, name=b.name, arguments=json.dumps(b.input))
-                 for b in resp.content if b.type == "tool_use"]
-        return ModelResponse(text=text, tool_calls=calls, finish_reason=resp.stop_reason,
-                             input_tokens=resp.usage.input_tokens, output_tokens=resp.usage.output_tokens,
-                             raw=resp.model_dump_json())
+        except sdk.APIResponseValidationError:
+            raise malformed("the SDK refused the response") from None
+        except RecursionError:
+            raise malformed("nested too deeply to parse") from None
+        except Exception as exc:  # noqa: BLE001 - the HTTP stack's own errors, a body that is not JSON
+            mapped = transport_error(exc)
+            if mapped is None:
+                raise
+            raise mapped from None
+        try:
+            return _parse_message(resp)
+        except RecursionError:
+            raise malformed("nested too deeply") from None
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _get(obj: Any, name: str) -> Any:
+    # The SDK builds its models without validation, so a field of an unexpected shape stays a plain dict.
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def _record(value: Any, where: str) -> Any:
+    """`value` when it is an object (the SDK's model, or a dict it left as it was), else a malformed reply."""
+    if value is None or isinstance(value, dict) or hasattr(value, "model_fields_set"):
+        return value
+    raise malformed(f"{where} is {kind_of(value)}")
+
+
+def _parse_message(resp: Any) -> ModelResponse:
+    """The SDK's Message → ModelResponse, every field read type-checked (the SDK does not check them)."""
+    content = _get(resp, "content")
+    if type(content) is not list:
+        raise malformed(f"content is {kind_of(content)}")
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for i, block in enumerate(content):
+        kind = _get(_record(block, f"content[{i}]"), "type")
+        if kind == "text":
+            text = _get(block, "text")
+            if type(text) is not str:
+                raise malformed(f"content[{i}].text is {kind_of(text)}")
+            texts.append(text)
+        elif kind == "tool_use":
+            call_id, name, args = _get(block, "id"), _get(block, "name"), _get(block, "input")
+            for field, value, want in (("id", call_id, str), ("name", name, str), ("input", args, dict)):
+                if type(value) is not want:
+                    raise malformed(f"content[{i}].{field} is {kind_of(value)}")
+            calls.append(ToolCall(id=call_id, name=name, arguments=json.dumps(args)))
+    usage = _record(_get(resp, "usage"), "usage")
+    try:
+        raw = resp.model_dump_json(warnings=False)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise malformed(f"the reply cannot be stored ({type(exc).__name__})") from None
+    return ModelResponse(text="".join(texts), tool_calls=calls,
+                         finish_reason=finish_reason(_get(resp, "stop_reason"), "stop_reason"),
+                         input_tokens=token_count(_get(usage, "input_tokens"), "usage.input_tokens"),
+                         output_tokens=token_count(_get(usage, "output_tokens"), "usage.output_tokens"),
+                         raw=raw)

@@ -6,13 +6,21 @@ features only the native API offers.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import Sequence
 from typing import Any
 
 from vcot.engine.clients.base import CallContext, ModelClient
-from vcot.engine.clients.openai_compat import parse_retry_after
+from vcot.engine.clients.openai_compat import (
+    finish_reason,
+    kind_of,
+    malformed,
+    parse_retry_after,
+    token_count,
+    transport_error,
+)
 from vcot.engine.errors import AuthError, ConfigError, FatalCallError, RetryableError
 from vcot.engine.settings import GenSettings
 from vcot.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
@@ -111,8 +119,9 @@ class GoogleClient(ModelClient):
             http_options=types.HttpOptions(timeout=int(settings.timeout_s * 1000)),
         )
         try:
-            resp = await self._client.aio.models.generate_content(model=self.model, contents=contents,
-                                                                  config=config)
+            async with asyncio.timeout(settings.timeout_s):  # one deadline however slowly the body comes
+                resp = await self._client.aio.models.generate_content(model=self.model, contents=contents,
+                                                                      config=config)
         except self._errors.APIError as exc:
             code = getattr(exc, "code", 0) or 0
             if code in (401, 403):
@@ -121,42 +130,69 @@ class GoogleClient(ModelClient):
                 raise RetryableError(f"HTTP {code}: {str(exc)[:300]}", _retry_after(exc), kind=str(code)) from None
             raise FatalCallError(f"HTTP {code}: {str(exc)[:300]}") from None
         except TimeoutError:
-            raise RetryableError(f"no response within {settings.timeout_s:g} s", kind="timeout") from None
+            raise RetryableError(f"no complete response within {settings.timeout_s:g} s", kind="timeout") from None
+        except RecursionError:
+            raise malformed("nested too deeply to parse") from None
         except Exception as exc:
-            # Transport failures surface as the SDK's HTTP library's own errors (httpx or aiohttp).
-            if isinstance(exc, ConnectionError) or type(exc).__module__.split(".")[0] in _TRANSPORT_MODULES:
-                raise RetryableError(f"connection failed ({type(exc).__name__})", kind="connection") from None
-            raise
-        text_parts: list[str] = []
-        calls: list[ToolCall] = []
-        cand = (resp.candidates or [None])[0]
-        for i, part in enumerate(getattr(getattr(cand, "content", None), "parts", None) or []):
-            if getattr(part, "text", None) and not getattr(part, "thought", None):
-                text_parts.append(part.text)
-            fc = getattr(part, "function_call", None)
-            if fc is not None:
-                call_id = fc.id or f"call_{ctx.turn}_{i}"
-                # Later turns resend this call with the server's id and signature; stored with the call, so
-                # a resumed episode (another process) can too.
-                signature = getattr(part, "thought_signature", None)
-                data = json.dumps({"id": fc.id, "thought_signature":
-                                   base64.b64encode(signature).decode("ascii") if signature else None})
-                calls.append(ToolCall(id=call_id, name=fc.name or "", arguments=json.dumps(dict(fc.args or {})),
-                                      provider_data=data))
-        usage = resp.usage_metadata
-        finish = getattr(cand, "finish_reason", None)
-        finish = getattr(finish, "value", finish)  # the SDK's enum: "STOP", not "FinishReason.STOP"
-        return ModelResponse(
-            text="".join(text_parts), tool_calls=calls,
-            finish_reason=str(finish) if finish else None,
-            input_tokens=getattr(usage, "prompt_token_count", None),
-            output_tokens=getattr(usage, "candidates_token_count", None),
-            raw=resp.model_dump_json(exclude_none=True))
+            # Transport failures surface as the SDK's HTTP library's own errors (httpx or aiohttp); a body the
+            # SDK's models refuse, as pydantic's ValidationError (a ValueError), or as whatever its converters
+            # raise on a field of the wrong type (a finish reason that is an object: AttributeError).
+            if isinstance(exc, (ValueError, TypeError, AttributeError, KeyError, IndexError)) \
+                    and type(exc).__module__.split(".")[0] not in _TRANSPORT_MODULES:
+                raise malformed(f"the SDK refused the response ({type(exc).__name__})") from None
+            mapped = transport_error(exc)
+            if mapped is None:
+                raise
+            raise mapped from None
+        try:
+            return _parse_response(resp, ctx, settings.max_reply_bytes)
+        except RecursionError:
+            raise malformed("nested too deeply") from None
 
     async def aclose(self) -> None:
         aclose = getattr(self._client.aio, "aclose", None)  # absent from older google-genai releases
         if aclose is not None:
             await aclose()
+
+
+def _parse_response(resp: Any, ctx: CallContext, max_bytes: int) -> ModelResponse:
+    """The SDK's GenerateContentResponse → ModelResponse. The SDK validates types, not ranges: token counts
+    and the finish reason are checked here, and the size of the reply as stored (the SDK reads the body whole,
+    so the bound applies after the fact)."""
+    text_parts: list[str] = []
+    calls: list[ToolCall] = []
+    candidates = resp.candidates or []
+    cand = candidates[0] if candidates else None
+    for i, part in enumerate(getattr(getattr(cand, "content", None), "parts", None) or []):
+        text = getattr(part, "text", None)
+        if text is not None and type(text) is not str:
+            raise malformed(f"candidates[0].content.parts[{i}].text is {kind_of(text)}")
+        if text and not getattr(part, "thought", None):
+            text_parts.append(text)
+        fc = getattr(part, "function_call", None)
+        if fc is not None:
+            call_id = fc.id or f"call_{ctx.turn}_{i}"
+            # Later turns resend this call with the server's id and signature; stored with the call, so
+            # a resumed episode (another process) can too.
+            signature = getattr(part, "thought_signature", None)
+            data = json.dumps({"id": fc.id, "thought_signature":
+                               base64.b64encode(signature).decode("ascii") if signature else None})
+            calls.append(ToolCall(id=call_id, name=fc.name or "", arguments=json.dumps(dict(fc.args or {})),
+                                  provider_data=data))
+    usage = resp.usage_metadata
+    finish = getattr(cand, "finish_reason", None)
+    finish = getattr(finish, "value", finish)  # the SDK's enum: "STOP", not "FinishReason.STOP"
+    raw = resp.model_dump_json(exclude_none=True)
+    if len(raw) > max_bytes:
+        raise RetryableError(f"reply too large: more than {max_bytes / 2**20:g} MiB (--max-reply-mb)",
+                             kind="too_large")
+    return ModelResponse(
+        text="".join(text_parts), tool_calls=calls,
+        finish_reason=finish_reason(finish or None, "candidates[0].finish_reason"),
+        input_tokens=token_count(getattr(usage, "prompt_token_count", None), "usageMetadata.promptTokenCount"),
+        output_tokens=token_count(getattr(usage, "candidates_token_count", None),
+                                  "usageMetadata.candidatesTokenCount"),
+        raw=raw)
 
 
 def _call_data(provider_data: str | None) -> tuple[str | None, bytes | None]:

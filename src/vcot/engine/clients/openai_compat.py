@@ -4,6 +4,10 @@ through the official `openai` SDK.
 The SDK's own retries are off: the runner retries (it honours Retry-After and counts retries). The raw
 body is parsed here rather than by the SDK's models — it is kept verbatim in the run store anyway, and
 skipping the model layer keeps per-request CPU low.
+
+A reply is untrusted end to end: its body is bounded while it is read (`ReplyGuard`), each attempt has one
+deadline however slowly the body drips, and every field is type-checked where it is read; whatever does not
+fit fails the call with a RetryableError naming it ("malformed reply: usage is a list").
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import json
 import re
 import secrets
 import time
+import zlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,13 +28,21 @@ from openai import AsyncOpenAI
 
 from vcot.engine.clients.base import CallContext, ModelClient
 from vcot.engine.errors import AuthError, ConfigError, FatalCallError, RetryableError
-from vcot.engine.settings import GenSettings
+from vcot.engine.settings import DEFAULT_MAX_REPLY_BYTES, GenSettings
 from vcot.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
 
 # Header carrying (run, uid, condition, epoch, turn) when tagging is on; lets a server (our mock, a proxy)
 # attribute requests. Off by default: real providers need not learn benchmark identifiers.
 TAG_HEADER = "X-Vcot-Call"
 _MAX_ERROR_BODY = 300
+# Bounds on what a reply may hold, beyond the body size: no model reports a billion tokens for one reply
+# (and sums of such counts stay far inside SQLite's and Arrow's 64-bit integers), no episode uses more than
+# a few tool calls per turn, and a finish reason is a word.
+MAX_TOKEN_COUNT = 10**9
+MAX_TOOL_CALLS = 128
+MAX_FINISH_REASON = 64
+# The only codings advertised, because they are the ones ReplyGuard can inflate under its bound.
+ACCEPT_ENCODING = "gzip, deflate"
 
 
 def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -147,34 +160,222 @@ def parse_retry_after(headers: Any) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+_JSON_KINDS: dict[type, str] = {dict: "an object", list: "a list", str: "a string", int: "an integer",
+                                float: "a number", bool: "a boolean", type(None): "null"}
+
+
+def kind_of(value: Any) -> str:
+    """What a decoded JSON value is, in JSON's words ("a list", "an object"), for error messages."""
+    return _JSON_KINDS.get(type(value)) or f"a {type(value).__name__}"
+
+
+def malformed(what: str) -> RetryableError:
+    """The error of a reply that cannot be used. Retried like a 5xx: one reply cannot tell a faulty replica
+    or proxy from a server that always answers so, a retry costs one more request at most --max-attempts
+    times, and the error stored when attempts run out names what was wrong."""
+    return RetryableError(f"malformed reply: {what}", kind="malformed")
+
+
+def token_count(value: Any, where: str) -> int | None:
+    """A reported token count as an int within 0..MAX_TOKEN_COUNT (an integral float is accepted), or None
+    when it is absent; anything else is a malformed reply."""
+    if value is None:
+        return None
+    if type(value) is int:
+        if 0 <= value <= MAX_TOKEN_COUNT:
+            return value
+    elif type(value) is float:
+        if not value.is_integer():
+            raise malformed(f"{where} is not a whole number")
+        if 0 <= value <= MAX_TOKEN_COUNT:
+            return int(value)
+    else:
+        raise malformed(f"{where} is {kind_of(value)}")
+    raise malformed(f"{where} is out of range (0..{MAX_TOKEN_COUNT:.0e})")
+
+
+def finish_reason(value: Any, where: str) -> str | None:
+    if value is None or (type(value) is str and len(value) <= MAX_FINISH_REASON):
+        return value
+    if type(value) is str:
+        raise malformed(f"{where} is {len(value)} characters long (limit {MAX_FINISH_REASON})")
+    raise malformed(f"{where} is {kind_of(value)}")
+
+
+def _content_text(content: Any) -> str:
+    if content is None:
+        return ""
+    if type(content) is str:
+        return content
+    if type(content) is not list:
+        raise malformed(f"message.content is {kind_of(content)}")
+    texts = []
+    for i, part in enumerate(content):  # some servers return content parts
+        if type(part) is not dict:
+            raise malformed(f"message.content[{i}] is {kind_of(part)}")
+        text = part.get("text")
+        if text is None:
+            continue  # a part of another kind (an image, a refusal) carries no answer text
+        if type(text) is not str:
+            raise malformed(f"message.content[{i}].text is {kind_of(text)}")
+        texts.append(text)
+    return "".join(texts)
+
+
+def _tool_calls(raw: Any) -> list[ToolCall]:
+    if raw is None:
+        return []
+    if type(raw) is not list:
+        raise malformed(f"message.tool_calls is {kind_of(raw)}")
+    if len(raw) > MAX_TOOL_CALLS:
+        raise malformed(f"message.tool_calls has {len(raw)} entries (limit {MAX_TOOL_CALLS})")
+    calls = []
+    for i, c in enumerate(raw):
+        where = f"message.tool_calls[{i}]"
+        if type(c) is not dict:
+            raise malformed(f"{where} is {kind_of(c)}")
+        fn = c.get("function")
+        if type(fn) is not dict:
+            raise malformed(f"{where}.function is {kind_of(fn)}")
+        name = fn.get("name", "")
+        if type(name) is not str:
+            raise malformed(f"{where}.function.name is {kind_of(name)}")
+        args = fn.get("arguments")
+        if args is None:
+            args = ""
+        elif type(args) is dict or type(args) is list:  # some servers send the arguments decoded
+            args = json.dumps(args)
+        elif type(args) is not str:
+            raise malformed(f"{where}.function.arguments is {kind_of(args)}")
+        call_id = c.get("id")
+        if call_id is None or call_id == "":
+            call_id = f"call_{i}"
+        elif type(call_id) is not str:
+            raise malformed(f"{where}.id is {kind_of(call_id)}")
+        calls.append(ToolCall(id=call_id, name=name, arguments=args))
+    return calls
+
+
 def parse_completion(body: str) -> ModelResponse:
-    """A Chat Completions body → ModelResponse. Malformed bodies are transient (truncation, proxies)."""
+    """A Chat Completions body → ModelResponse; a body that is not a well-typed completion raises the
+    RetryableError of `malformed`, naming the first field that is wrong."""
     try:
         data = json.loads(body)
-        choice = data["choices"][0]
-        msg = choice.get("message") or {}
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-        raise RetryableError(f"malformed response body ({type(exc).__name__})", kind="malformed") from None
-    content = msg.get("content")
-    if isinstance(content, list):  # some servers return content parts
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    calls = []
-    for i, c in enumerate(msg.get("tool_calls") or []):
-        if not isinstance(c, dict):
-            continue
-        fn = c.get("function") if isinstance(c.get("function"), dict) else {}
-        args = fn.get("arguments", "")
-        calls.append(ToolCall(id=str(c.get("id") or f"call_{i}"), name=str(fn.get("name", "")),
-                              arguments=args if isinstance(args, str) else json.dumps(args)))
-    usage = data.get("usage") or {}
+    except ValueError as exc:  # not JSON, or a number of more digits than Python converts
+        raise malformed(f"not JSON ({type(exc).__name__})") from None
+    except RecursionError:
+        raise malformed("nested too deeply to parse") from None
+    try:
+        return _completion(data, body)
+    except RecursionError:  # encoding tool arguments sent as an object nested near the parser's limit
+        raise malformed("nested too deeply") from None
+
+
+def _completion(data: Any, body: str) -> ModelResponse:
+    if type(data) is not dict:
+        raise malformed(f"the body is {kind_of(data)}, not an object")
+    choices = data.get("choices")
+    if type(choices) is not list or not choices:
+        raise malformed("choices is missing" if choices is None else
+                        "choices is an empty list" if type(choices) is list else f"choices is {kind_of(choices)}")
+    choice = choices[0]
+    if type(choice) is not dict:
+        raise malformed(f"choices[0] is {kind_of(choice)}")
+    msg = choice.get("message")
+    if type(msg) is not dict:
+        raise malformed(f"choices[0].message is {kind_of(msg)}")
+    usage = data.get("usage")
+    if usage is None:
+        usage = {}
+    elif type(usage) is not dict:
+        raise malformed(f"usage is {kind_of(usage)}")
     return ModelResponse(
-        text=content if isinstance(content, str) else "",
-        tool_calls=calls,
-        finish_reason=choice.get("finish_reason"),
-        input_tokens=usage.get("prompt_tokens"),
-        output_tokens=usage.get("completion_tokens"),
+        text=_content_text(msg.get("content")),
+        tool_calls=_tool_calls(msg.get("tool_calls")),
+        finish_reason=finish_reason(choice.get("finish_reason"), "choices[0].finish_reason"),
+        input_tokens=token_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
+        output_tokens=token_count(usage.get("completion_tokens"), "usage.completion_tokens"),
         raw=body,
     )
+
+
+class ReplyRejected(Exception):
+    """Raised while a reply is read (by ReplyGuard): `kind` as in RetryableError."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def _too_large(limit: int) -> ReplyRejected:
+    return ReplyRejected(f"reply too large: more than {limit / 2**20:g} MiB (--max-reply-mb)", "too_large")
+
+
+class ReplyGuard:
+    """An httpx2 response hook bounding each reply body, as decoded, to `limit` bytes while it arrives: a
+    100 MB reply costs at most `limit` bytes before the call fails, and a gzip bomb is cut off as it
+    inflates. It runs before the client reads the body, error bodies included; `limit` may be changed
+    between requests."""
+
+    def __init__(self, limit: int = DEFAULT_MAX_REPLY_BYTES) -> None:
+        self.limit = limit
+
+    async def __call__(self, response: httpx2.Response) -> None:
+        limit = self.limit
+        length = response.headers.get("content-length")
+        if length is not None and length.isdigit() and (len(length) > 18 or int(length) > limit):
+            raise _too_large(limit)
+        wbits = None
+        coding = response.headers.get("content-encoding")
+        if coding is not None:
+            coding = coding.strip().lower()
+            if coding in ("gzip", "x-gzip"):
+                wbits = zlib.MAX_WBITS | 16
+            elif coding == "deflate":
+                wbits = zlib.MAX_WBITS
+            elif coding not in ("", "identity"):
+                raise ReplyRejected(f"malformed reply: content-encoding {coding[:40]!r} was not offered",
+                                    "malformed")
+            # Inflated below, under the bound; httpx2 would inflate it whole.
+            del response.headers["content-encoding"]
+        response.stream = _BoundedStream(response.stream, limit, wbits)
+
+
+class _BoundedStream(httpx2.AsyncByteStream):
+    def __init__(self, inner: Any, limit: int, wbits: int | None) -> None:
+        self._inner = inner
+        self._limit = limit
+        self._wbits = wbits
+
+    async def __aiter__(self) -> Any:
+        left = self._limit
+        wbits = self._wbits
+        inflater = None if wbits is None else zlib.decompressobj(wbits)
+        first = True
+        async for chunk in self._inner:
+            if inflater is not None:
+                try:
+                    data = inflater.decompress(chunk, left + 1)
+                except zlib.error:
+                    if not (first and wbits == zlib.MAX_WBITS):
+                        raise ReplyRejected("malformed reply: the body does not inflate", "malformed") from None
+                    # "deflate" sent as a raw stream without its zlib header, as some servers do.
+                    inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+                    data = inflater.decompress(chunk, left + 1)
+                if inflater.unconsumed_tail:
+                    raise _too_large(self._limit)
+                chunk = data
+            first = False
+            left -= len(chunk)
+            if left < 0:
+                raise _too_large(self._limit)
+            if chunk:
+                yield chunk
+        if inflater is not None and len(inflater.flush()) > left:
+            raise _too_large(self._limit)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
 
 
 def _error_text(exc: openai.APIStatusError) -> str:
@@ -186,16 +387,34 @@ def _error_text(exc: openai.APIStatusError) -> str:
     return f"HTTP {exc.status_code}: {body}".strip()
 
 
-def _http_client(limits: httpx2.Limits) -> httpx2.AsyncClient:
+def _http_client(limits: httpx2.Limits, guard: ReplyGuard) -> httpx2.AsyncClient:
     """The SDK's aiohttp transport when aiohttp is installed, else its httpx default.
 
     httpx's connection pool checks every pooled connection on every request, which at 64–256 connections
     was a quarter of the engine's CPU (docs/evaluation.md, "Engine"); aiohttp's pool is a free list.
     """
+    kwargs: dict[str, Any] = {"limits": limits, "event_hooks": {"response": [guard]},
+                              "headers": {"Accept-Encoding": ACCEPT_ENCODING}}
     try:
-        return openai.DefaultAioHttpClient(limits=limits)
+        return openai.DefaultAioHttpClient(**kwargs)
     except RuntimeError:  # the SDK raises this when its aiohttp extra is missing
-        return openai.DefaultAsyncHttpxClient(limits=limits)
+        return openai.DefaultAsyncHttpxClient(**kwargs)
+
+
+def transport_error(exc: Exception) -> RetryableError | None:
+    """The RetryableError for an exception of the HTTP stack that escaped the SDK's own mapping, or None
+    when it is not one. aiohttp refuses a response head it cannot parse (a 64 KiB header line, a garbled
+    status line) with ClientResponseError, which the SDK's transport passes through as it is."""
+    module = type(exc).__module__
+    if module.startswith("aiohttp") and type(exc).__name__ == "ClientResponseError":
+        detail = " ".join(str(getattr(exc, "message", "") or "").split())[:120]
+        return malformed(f"the response head was refused ({detail})")
+    if isinstance(exc, json.JSONDecodeError):  # an SDK decoding the body itself
+        return malformed("not JSON (JSONDecodeError)")
+    if module.startswith(("httpx", "httpcore", "h11", "anyio", "aiohttp")) or isinstance(
+            exc, (ConnectionError, asyncio.IncompleteReadError, ValueError)):
+        return RetryableError(f"transport error ({type(exc).__name__})", kind="connection")
+    return None
 
 
 class OpenAICompatClient(ModelClient):
@@ -210,8 +429,9 @@ class OpenAICompatClient(ModelClient):
         self._max_tokens_field = "max_completion_tokens" if provider == "openai" and base_url is None \
             else "max_tokens"
         limits = httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+        self._guard = ReplyGuard()
         self._client = AsyncOpenAI(api_key=api_key or "EMPTY", base_url=base_url, max_retries=0,
-                                   http_client=_http_client(limits))
+                                   http_client=_http_client(limits, self._guard))
 
     def describe(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.model, "base_url": str(self._client.base_url),
@@ -221,7 +441,8 @@ class OpenAICompatClient(ModelClient):
         last = ""
         for attempt in range(attempts):
             try:
-                await self._client.models.with_raw_response.list(timeout=timeout)
+                async with asyncio.timeout(timeout):  # however slowly the listing drips
+                    await self._client.models.with_raw_response.list(timeout=timeout)
                 return
             except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
                 raise AuthError(f"{self._client.base_url} rejected the credentials ({_error_text(exc)}); "
@@ -253,13 +474,21 @@ class OpenAICompatClient(ModelClient):
             options["headers"] = {TAG_HEADER: ctx.tag()}
         body["model"] = self.model
         body["messages"] = to_openai_messages(messages)
+        self._guard.limit = settings.max_reply_bytes
         try:
-            # The SDK's generic POST: same auth, errors and transport as chat.completions.create, without
-            # its per-field request transformation, which costs milliseconds of CPU on image-heavy bodies; the
-            # body goes as bytes (encode_body), which the SDK sends as they are, as JSON.
-            resp = await self._client.post("/chat/completions", cast_to=httpx2.Response, content=encode_body(body),
-                                           options=options)  # type: ignore[arg-type]
-            text = resp.text
+            # The SDK's timeout bounds each phase (connect, each read) on its own, so a body dripping a byte
+            # at a time never trips it; this deadline holds for the attempt as a whole.
+            async with asyncio.timeout(settings.timeout_s):
+                # The SDK's generic POST: same auth, errors and transport as chat.completions.create, without
+                # its per-field request transformation, which costs milliseconds of CPU on image-heavy
+                # bodies; the body goes as bytes (encode_body), which the SDK sends as they are, as JSON.
+                resp = await self._client.post("/chat/completions", cast_to=httpx2.Response,
+                                               content=encode_body(body), options=options)  # type: ignore[arg-type]
+            # JSON travels as UTF-8 (RFC 8259); a charset naming another encoding (utf-16 without a BOM
+            # raises even with errors="replace") is not obeyed.
+            text = resp.content.decode("utf-8", "replace")
+        except ReplyRejected as exc:
+            raise RetryableError(str(exc), kind=exc.kind) from None
         except openai.RateLimitError as exc:
             raise RetryableError(_error_text(exc), parse_retry_after(exc.response.headers), kind="429") from None
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
@@ -270,18 +499,22 @@ class OpenAICompatClient(ModelClient):
                 raise RetryableError(_error_text(exc), parse_retry_after(exc.response.headers),
                                      kind=str(exc.status_code)) from None
             raise FatalCallError(_error_text(exc)) from None
-        except openai.APITimeoutError:
-            raise RetryableError(f"no response within {settings.timeout_s:g} s", kind="timeout") from None
+        except (openai.APITimeoutError, TimeoutError):
+            raise RetryableError(f"no complete response within {settings.timeout_s:g} s", kind="timeout") from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
+            if isinstance(cause, ReplyRejected):
+                raise RetryableError(str(cause), kind=cause.kind) from None
             raise RetryableError(f"connection failed ({type(cause).__name__})", kind="connection") from None
         except openai.APIResponseValidationError:
-            raise RetryableError("malformed response body", kind="malformed") from None
+            raise malformed("the SDK refused the response") from None
+        except RecursionError:
+            raise malformed("nested too deeply") from None
         except Exception as exc:  # noqa: BLE001 - transport errors surfacing from body reads
-            if type(exc).__module__.startswith(("httpx", "httpcore", "h11", "anyio")) or isinstance(
-                    exc, (ConnectionError, asyncio.IncompleteReadError, ValueError)):
-                raise RetryableError(f"transport error ({type(exc).__name__})", kind="connection") from None
-            raise
+            mapped = transport_error(exc)
+            if mapped is None:
+                raise
+            raise mapped from None
         return parse_completion(text)
 
     async def aclose(self) -> None:

@@ -20,12 +20,19 @@ from vcot.seeding import derive_seed
 if TYPE_CHECKING:
     from vcot.engine.mock.config import MockConfig
 
-FAULT_KINDS = ("429", "500", "timeout", "malformed", "truncated", "drop", "hostile")
+# Well-formed 200 replies of the wrong shape, each breaking one field a client reads (an attack campaign
+# on loopback found each of them ending a run): what the client must refuse, naming the field.
+HOSTILE_SHAPES = ("usage_list", "message_str", "tokens_str", "tokens_huge", "finish_object", "parts_nonstr",
+                  "deep_nesting", "huge_header")
+FAULT_KINDS = ("429", "500", "timeout", "malformed", "truncated", "drop", "hostile", *HOSTILE_SHAPES)
 # "hostile" is a well-formed 200 reply whose text attacks the consumer (control bytes, a lone surrogate,
-# markup, a huge line); it is off unless asked for, so a fault rate does not change what a run scores.
-DEFAULT_FAULTS = FAULT_KINDS[:-1]
+# markup, a huge line); it and the hostile shapes are off unless asked for, so a fault rate does not change
+# what a run scores.
+DEFAULT_FAULTS = FAULT_KINDS[:6]
 HOSTILE_TEXT = ("\x00\x1b[31m<script>alert('x')</script>\ud800 {{7*7}} ${env:OPENAI_API_KEY} "
                 + "A" * 20_000 + "\n<answer>\x00\x1b]0;owned\x07</answer>")
+DEEP_NESTING = 100_000  # levels of the array a deep_nesting reply puts in its usage
+HUGE_HEADER = 64 * 1024  # bytes of the header line a huge_header reply carries
 
 
 class FaultInjector:
@@ -70,6 +77,10 @@ async def act_out(fault: str | None, resp: dict[str, Any], cfg: MockConfig, writ
     if fault == "hostile" and resp["choices"][0]["message"].get("content") is not None:
         resp["choices"][0]["message"]["content"] = HOSTILE_TEXT
         status["200-hostile"] += 1
+    if fault in HOSTILE_SHAPES:
+        status[f"200-{fault}"] += 1
+        await send_hostile_shape(fault, resp, writer)
+        return True
     if fault not in ("malformed", "truncated"):
         return None
     data = json.dumps(resp).encode()
@@ -81,3 +92,36 @@ async def act_out(fault: str | None, resp: dict[str, Any], cfg: MockConfig, writ
     writer.write(response_head(200, len(data)) + data[: len(data) // 2])
     await writer.drain()
     return False
+
+
+def hostile_shape(fault: str, resp: dict[str, Any]) -> tuple[bytes, dict[str, str]]:
+    """The body and extra headers of the hostile shape `fault` made from the good reply `resp`."""
+    choice = resp["choices"][0]
+    extra: dict[str, str] = {}
+    if fault == "usage_list":
+        resp["usage"] = [resp["usage"]["prompt_tokens"], resp["usage"]["completion_tokens"]]
+    elif fault == "message_str":
+        choice["message"] = str(choice["message"].get("content"))
+    elif fault == "tokens_str":
+        resp["usage"] = {k: str(v) for k, v in resp["usage"].items()}
+    elif fault == "tokens_huge":
+        resp["usage"] = {k: 10**30 for k in resp["usage"]}
+    elif fault == "finish_object":
+        choice["finish_reason"] = {"reason": choice["finish_reason"], "nested": [1, {"x": None}]}
+    elif fault == "parts_nonstr":
+        choice["message"]["content"] = [{"type": "text", "text": 42}, 7, None, ["<answer>1</answer>"]]
+    elif fault == "huge_header":
+        extra["X-Filler"] = "a" * HUGE_HEADER
+    elif fault == "deep_nesting":
+        # Spliced into the text: the encoder itself refuses to nest this deep.
+        resp["usage"] = "__deep__"
+        data = json.dumps(resp).encode().replace(b'"__deep__"', b"[" * DEEP_NESTING + b"]" * DEEP_NESTING)
+        return data, extra
+    else:
+        raise ValueError(f"not a hostile shape: {fault!r}")
+    return json.dumps(resp).encode(), extra
+
+
+async def send_hostile_shape(fault: str, resp: dict[str, Any], writer: asyncio.StreamWriter) -> None:
+    data, extra = hostile_shape(fault, resp)
+    await send(writer, 200, None, extra=extra, raw=data)
