@@ -104,6 +104,15 @@ def test_cycle_finder_sees_a_cycle_through_a_lazy_import(tmp_path: Path) -> None
 def test_low_layers_import_nothing_above_them() -> None:
     """The shared vocabulary and the generators stay free of evaluation code."""
     graph = import_graph()
-    evaluation = {"engine", "conditions", "scoring", "analysis", "cli", "export", "annotate", "human", "local_site"}
+    evaluation = {"engine", "conditions", "scoring", "analysis", "cli", "export", "annotate", "human", "local_site",
+                  "rl"}
     for unit in ("schema", "messages", "images", "seeding", "draw", "tasks", "vaot", "prompts"):
         assert not (graph.get(unit, set()) & evaluation), (unit, graph.get(unit))
+
+
+def test_rl_sits_above_what_it_builds_on() -> None:
+    """Training support uses the generators, prompts, grader and VAoT renderer; none of them may use it."""
+    graph = import_graph()
+    users = sorted(unit for unit, deps in graph.items() if "rl" in deps and unit not in ("rl", "cli"))
+    assert not users, users
+    assert {"tasks", "scoring", "conditions", "vaot", "probes"} <= graph.get("rl", set())

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import typer
 
-from vcot.cli import curate, evaluate, human, report, suite
+from vcot.cli import curate, evaluate, human, report, rl, suite
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   context_settings={"max_content_width": 120, "terminal_width": 120},
                   help="Visual chain-of-thought benchmarks and evaluation.")
 
-for _stage in (suite, evaluate, report, human, curate):
+for _stage in (suite, evaluate, report, human, curate, rl):
     _stage.register(app)
 
 

@@ -250,6 +250,14 @@ class Task(ABC):
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         """Input picture and visual CoT steps with texts."""
 
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        """The input picture alone, pixel for pixel `render(scene, solution).image`.
+
+        Training streams (`vcot.rl`) need only this picture. The default renders everything and keeps the
+        input; a task whose step pictures cost much may override it to skip them.
+        """
+        return self.render(scene, solution).image
+
     def answer_space(self, instance: Instance) -> AnswerSpace:
         """Every answer the question admits under this configuration (the chance baseline draws from it).
 
@@ -320,30 +328,45 @@ class Task(ABC):
     def make(self, index: int, seed: int, with_corruption: bool = True, variant: int = 0) -> Sample:
         """Instance `index` of the stream for `seed`; independent of every other index. `variant` > 0 draws
         another scene for the same index (same uid and answer-balancing slot)."""
-        inst_seed = self.instance_seed(seed, index, variant)
         # Every instance of a task that can corrupt must have a corrupted trajectory, so that the
         # visual_cot_corrupted ablation serves the whole suite; it is computed even when not emitted so
         # that `with_corruption` never changes which scene is accepted.
         can_corrupt = type(self).corrupt is not Task.corrupt
         scene, solution, corruption, attempt = self._accept(index, seed, check_corruption=can_corrupt,
                                                             variant=variant)
-        rendering = self.render(scene, solution)
-        if self.rows_per_problem > 1:
+        return self.assemble(index, seed, scene, solution, variant=variant, attempts=attempt,
+                             corruption=corruption if with_corruption else None)
+
+    def assemble(self, index: int, seed: int, scene: dict[str, Any], solution: Solution, *, variant: int = 0,
+                 attempts: int = 1, corruption: Corruption | None = None, steps: bool = True,
+                 uid: str | None = None) -> Sample:
+        """The instance and its pictures for an accepted scene of instance `index` (what `make` returns once
+        the rejection loop has accepted it). `corruption`: the corrupted trajectory to include, if any.
+
+        `steps=False` draws the input picture only (`render_input`): the instance then has no steps. `uid`
+        replaces the generated uid (and with it the image paths); `vcot.rl` names its problems this way.
+        """
+        inst_seed = self.instance_seed(seed, index, variant)
+        if steps:
+            rendering = self.render(scene, solution)
+        else:
+            rendering = Rendering(image=self.render_input(scene, solution), steps=[])
+        if uid is None and self.rows_per_problem > 1:
             # MIRA's paired form: rows n.1, n.2, ... of one problem share a scene and a uid stem.
             problem, sub = divmod(index, self.rows_per_problem)
             uid = f"{self.name}-{seed}-{problem:06d}.{sub + 1}"
-        else:
+        elif uid is None:
             uid = f"{self.name}-{seed}-{index:06d}"
         stem = f"images/{self.name}/{uid}"
         images: dict[str, Image.Image] = {f"{stem}.png": rendering.image}
-        steps = []
+        step_list = []
         for k, (img, text) in enumerate(rendering.steps, start=1):
             path = f"{stem}_step{k}.png"
             images[path] = img
-            steps.append(Step(image=path, text=text))
+            step_list.append(Step(image=path, text=text))
         corrupted_steps: list[Step] = []
         corruption_note = None
-        if with_corruption and corruption is not None:
+        if corruption is not None:
             corruption_note = corruption.description
             for k, (img, text) in enumerate(corruption.steps, start=1):
                 path = f"{stem}_corrupt{k}.png"
@@ -354,7 +377,8 @@ class Task(ABC):
             "solution": {"states": solution.states, "details": solution.details},
             "generator": {"task": self.name, "version": self.version, "difficulty": self.difficulty,
                           "params": self.params(), "suite_seed": seed, "index": index,
-                          "instance_seed": inst_seed, "attempts": attempt, **({"variant": variant} if variant else {})},
+                          "instance_seed": inst_seed, "attempts": attempts,
+                          **({"variant": variant} if variant else {})},
         }
         if corruption_note is not None:
             meta["corruption"] = corruption_note
@@ -365,7 +389,7 @@ class Task(ABC):
         instance = Instance(
             uid=uid, task=self.name, domain=self.domain, question=self.question(scene),
             image=f"{stem}.png", answer=solution.answer, answer_type=self.answer_type,
-            options=self.options(scene), steps=steps, corrupted_steps=corrupted_steps, meta=meta,
+            options=self.options(scene), steps=step_list, corrupted_steps=corrupted_steps, meta=meta,
         )
         return Sample(instance=instance, images=images)
 

@@ -1,0 +1,218 @@
+"""Reinforcement-learning commands (docs/rl.md): `rl doctor` checks a model folder for multi-turn image RL;
+`export-rl` writes training data for an RL trainer."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vcot.cli.common import console, err, fail, parse_params, progress_bar, require, split_list
+
+rl_app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                     help="Reinforcement-learning helpers (docs/rl.md).")
+
+EXPORT_RL_FORMATS = ("verl", "trl")
+STREAM = "stream"
+
+
+def export_rl(
+    source: Annotated[str, typer.Argument(
+        metavar="SUITE_OR_STREAM", help="A suite folder, or the word `stream` to draw fresh problems from "
+                                        "vcot.rl.stream (--task or --preset, --n, --seed, --difficulty)")],
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output folder (verl: train.parquet, "
+                                      "validation.parquet, tool_config.yaml; trl: a Hugging Face datasets "
+                                      "folder with train and validation splits)")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="verl | trl")] = "verl",
+    task: Annotated[list[str] | None, typer.Option("--task", "-t", metavar="NAME,…", help="With `stream`: the "
+                                                   "task(s), comma-separated or repeated")] = None,
+    preset: Annotated[str | None, typer.Option("--preset", help="With `stream`: the tasks of a preset suite "
+                                               "(mini, mira-synth, see2think-synth)")] = None,
+    n: Annotated[int, typer.Option("--n", help="With `stream`: problems drawn per difficulty (the stream "
+                                   "mixes the tasks in turn)")] = 64,
+    seed: Annotated[int, typer.Option("--seed", help="Stream seed; also seeds which scenes go to "
+                                      "validation")] = 0,
+    difficulty: Annotated[list[str] | None, typer.Option(
+        "--difficulty", "-d", metavar="LEVEL,…", help="With `stream`: easy | medium | hard, or several "
+                                                     "comma-separated (one block of --n per level, for a "
+                                                     "curriculum)")] = None,
+    param: Annotated[list[str], typer.Option(
+        "--param", "-p", metavar="KEY=VALUE", help="With `stream` and one --task: override a task parameter, "
+                                                   "repeatable (vcot tasks lists them)")] = [],  # noqa: B006
+    condition: Annotated[str, typer.Option("--condition", "-c", help="Prompt: direct, text_cot, vaot (the "
+                                           "drawing tool's prompt and verl's tool agent loop) or another of "
+                                           "vcot.rl.CONDITIONS")] = "direct",
+    validation_fraction: Annotated[float, typer.Option(
+        "--validation-fraction", metavar="F", help="Share of each task's scenes held out for validation, in "
+                                                   "[0, 1); whole scenes, never also in train")] = 0.1,
+    exclude: Annotated[list[Path] | None, typer.Option(
+        "--exclude", metavar="SUITE", help="A suite whose scenes must not appear (an evaluation suite), "
+                                           "repeatable")] = None,
+    max_calls: Annotated[int, typer.Option("--max-calls", help="verl: drawing actions per trajectory, written "
+                                           "into tool_config.yaml (1–64)")] = 8,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
+) -> None:
+    """Export RL training data: verl's Parquet files with the drawing tool's config, or a Hugging Face datasets
+    folder for TRL, from a suite or a fresh problem stream (docs/rl.md)."""
+    if fmt not in EXPORT_RL_FORMATS:
+        fail(f"--format: unknown format {fmt!r}; choose {' or '.join(EXPORT_RL_FORMATS)}")
+    if math.isnan(validation_fraction) or not 0.0 <= validation_fraction < 1.0:
+        fail(f"--validation-fraction: must be in [0, 1), got {validation_fraction}")
+    if out.exists() and not out.is_dir():
+        fail(f"--out {out}: exists and is not a folder")
+    if not 1 <= max_calls <= 64:
+        fail(f"--max-calls: must be from 1 to 64, got {max_calls}")
+    from vcot.rl.problems import CONDITIONS
+
+    if condition not in CONDITIONS:
+        fail(f"--condition: unknown condition {condition!r}; choose one of {', '.join(CONDITIONS)}")
+    tasks = split_list(task)
+    levels = split_list(difficulty)
+    streaming = source == STREAM
+    if not streaming:
+        used = [name for name, given in (("--task", tasks), ("--preset", preset), ("--difficulty", levels),
+                                         ("--param", param)) if given]
+        if used:
+            fail(f"{', '.join(used)} go with `stream` as the source, not with the suite folder {source}")
+        if not Path(source).is_dir():
+            fail(f"{source}: no such suite folder (give a suite folder, or `stream` to draw problems)")
+    elif tasks and preset:
+        fail("give --task or --preset, not both")
+    elif n <= 0:
+        fail(f"--n: must be positive, got {n}")
+    elif param and (not tasks or len(tasks) != 1):
+        fail("--param goes with exactly one --task")
+    for level in levels or []:
+        if level not in ("easy", "medium", "hard"):
+            fail(f"--difficulty: unknown level {level!r}; choose easy, medium or hard")
+    for path in exclude or []:
+        if not path.is_dir():
+            fail(f"--exclude {path}: no such suite folder")
+    if fmt == "trl":
+        require("datasets", "rl-trl")
+        require("transformers", "rl-trl")
+
+    from vcot.rl.verl import VerlExportError, split_by_scene
+
+    problems = (_stream_problems(tasks, preset, n, seed, levels, parse_params(param), condition, exclude, progress)
+                if streaming else _suite_problems(Path(source), condition, exclude))
+    try:
+        if fmt == "verl":
+            from vcot.rl.verl import export_verl
+
+            result = export_verl(problems, out, validation_fraction=validation_fraction, seed=seed,
+                                 max_calls=max_calls)
+            console.print(f"wrote {result.n_train} training and {result.n_validation} validation rows "
+                          f"({len(result.counts['train'])} task(s)) to {out}")
+            console.print(f"tool config {result.tool_config}; verl settings: docs/rl.md, \"verl\"", soft_wrap=True)
+        else:
+            train, validation = split_by_scene(problems, validation_fraction, seed)
+            if not train:
+                fail("no problems to export")
+            _write_trl(train, validation, out)
+            console.print(f"wrote {len(train)} training and {len(validation)} validation rows to {out} "
+                          f"(datasets.load_from_disk)")
+    except VerlExportError as exc:
+        fail(exc)
+
+
+def _stream_problems(tasks: list[str] | None, preset: str | None, n: int, seed: int, levels: list[str] | None,
+                     params: dict, condition: str, exclude: list[Path] | None, progress: bool) -> list:
+    from vcot.rl import ExclusionError, stream
+    from vcot.tasks import UnknownTaskError
+    from vcot.tasks.base import GenerationError
+
+    problems: list = []
+    try:
+        with progress_bar(progress) as shown:
+            for level in levels or [None]:
+                s = stream(tasks=tasks, preset=preset, difficulty=level, params=params or None, seed=seed,
+                           exclude=[str(p) for p in exclude] if exclude else None, condition=condition)
+                bar = shown.add_task(f"drawing {level or 'problems'}", total=n)
+                for _ in range(n):
+                    problems.append(next(s))
+                    shown.advance(bar)
+    except (UnknownTaskError, ValueError, TypeError, KeyError, ExclusionError, GenerationError) as exc:
+        fail(exc)
+    return problems
+
+
+def _suite_problems(suite_dir: Path, condition: str, exclude: list[Path] | None) -> list:
+    from vcot.rl import excluded_keys
+    from vcot.rl.verl import problems_from_suite, scene_key
+    from vcot.suite import SuiteError, read_suite
+
+    try:
+        suite = read_suite(suite_dir)
+        held = excluded_keys([str(p) for p in exclude]) if exclude else {}
+    except SuiteError as exc:
+        fail(exc)
+    problems, skipped = problems_from_suite(suite, condition=condition)
+    for message in skipped[:5]:
+        err.print(f"skipped {message}", markup=False, highlight=False, soft_wrap=True)
+    if len(skipped) > 5:
+        err.print(f"skipped {len(skipped) - 5} more instances", markup=False)
+    if held:
+        before = len(problems)
+        problems = [p for p in problems if scene_key(p) not in held.get(p.task, ())]
+        if before != len(problems):
+            err.print(f"left out {before - len(problems)} problems whose scenes are in --exclude", markup=False)
+    if not problems:
+        fail(f"{suite_dir}: no instance can be exported (see the messages above)")
+    return problems
+
+
+def _write_trl(train: list, validation: list, out: Path) -> None:
+    import datasets
+
+    from vcot.rl.trl import features, problem_row
+
+    # The TRL adapter's own rows and schema, so the folder is what vcot.rl.trl.dataset(...) would give.
+    splits = {"train": datasets.Dataset.from_list([problem_row(p) for p in train], features=features())}
+    if validation:
+        splits["validation"] = datasets.Dataset.from_list([problem_row(p) for p in validation], features=features())
+    datasets.DatasetDict(splits).save_to_disk(str(out))
+
+
+# Exit codes of `vcot rl doctor`: every check passed / some check failed / the folder cannot be examined.
+DOCTOR_OK, DOCTOR_FAILED, DOCTOR_BAD_FOLDER = 0, 1, 2
+
+
+@rl_app.command("doctor")
+def doctor(
+    model_dir: Annotated[Path, typer.Argument(metavar="MODEL_DIR", help="Local model folder (config, tokenizer, "
+                                              "processor, chat template); nothing is downloaded")],
+    chat_template: Annotated[Path | None, typer.Option("--chat-template", metavar="FILE", help="Check this Jinja "
+                                                       "chat template instead of the folder's own")] = None,
+    trust_remote_code: Annotated[bool, typer.Option("--trust-remote-code/--no-trust-remote-code",
+                                                    help="Allow a processor class shipped as code inside the "
+                                                         "folder (auto_map)")] = False,
+) -> None:
+    """Check a model folder for multi-turn image RL: tool turns rendered, images kept in tool and follow-up
+    turns, image-token counts, prefix preservation, tool-call parsing. Exit 0 when all pass, 1 when one
+    fails, 2 when the folder cannot be examined."""
+    require("transformers", "rl-trl")
+    from vcot.rl.doctor import DoctorError
+    from vcot.rl.doctor import doctor as run_doctor
+
+    try:
+        checks = run_doctor(model_dir, trust_remote_code=trust_remote_code, chat_template_file=chat_template)
+    except DoctorError as exc:
+        fail(exc, code=DOCTOR_BAD_FOLDER)
+    width = max(len(c.name) for c in checks)
+    for check in checks:
+        console.print(f"[{'green' if check.ok else 'bold red'}]{check.verdict}[/] ", end="")
+        console.print(f"{check.name:<{width}}  {check.reason}", markup=False, highlight=False, soft_wrap=True)
+    failed = [c.name for c in checks if not c.ok]
+    if failed:
+        console.print(f"{len(failed)} of {len(checks)} checks failed: {', '.join(failed)}", markup=False,
+                      highlight=False)
+        raise typer.Exit(DOCTOR_FAILED)
+    console.print(f"all {len(checks)} checks passed", markup=False, highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(rl_app, name="rl")
+    app.command("export-rl")(export_rl)
