@@ -17,6 +17,7 @@ import pytest
 
 from generator_contract import check_generator_contract
 from task_pieces import builtin_task_names, missing_pieces
+from vcot.draw.png import pixel_digest
 from vcot.oracles import get_oracle
 from vcot.tasks import get_task, get_task_class
 from vcot.tasks.scene3d._task import Scene3DTask
@@ -57,6 +58,19 @@ def test_oracle_agrees_with_generator(name: str, difficulty: str) -> None:
         # The scene is what the picture shows: the answer is never stored in it.
         assert "answer" not in scene and "solution" not in scene, (difficulty, i)
         assert oracle(scene, task.params()) == solution.answer, (difficulty, i)
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_input_picture_alone_is_the_rendered_one(name: str) -> None:
+    # Training streams draw `render_input` alone while `vcot generate` keeps `render`'s picture: a task that
+    # draws its input picture without the steps must draw that same picture.
+    for difficulty in LEVELS:
+        task = get_task(name, difficulty)
+        for i in range(1 if _slow(name) else 2):
+            scene, solution = task.solved_scene(i, 5)
+            # render_input first, as a stream calls it: on a fresh solution, before render has touched it.
+            alone = pixel_digest(task.render_input(scene, solution))
+            assert alone == pixel_digest(task.render(scene, solution).image), (difficulty, i)
 
 
 # -- the check itself can fail ------------------------------------------------------------------------------

@@ -64,7 +64,9 @@ def get_task_class(name: str) -> type[Task]:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise UnknownTaskError(f"unknown task {name!r}; registered tasks: {', '.join(task_names())}") from None
+        from vcot.suggest import unknown_name
+
+        raise UnknownTaskError(unknown_name("task", name, task_names(), "registered tasks")) from None
 
 
 def get_task(name: str, difficulty: str = "medium", **params: Any) -> Task:

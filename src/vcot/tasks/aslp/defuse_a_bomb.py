@@ -18,6 +18,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from PIL import Image
+
 from vcot.draw.canvas import Canvas
 from vcot.schema import option_letters
 from vcot.tasks import register
@@ -496,17 +498,20 @@ class DefuseABomb(Task):
     # -- rendering ----------------------------------------------------------------------------------
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        board = _Board(scene)
-        board.draw_wires()
-        board.draw_panels(opaque=True)
-        board.draw_ends()
-        image = board.c.image()
+        image = self.render_input(scene, solution)
         step = _Board(scene)
         step.draw_wires(faded=True)
         step.draw_panels(opaque=False)
         step.draw_trace(solution.details["trace"], _wire(scene, solution.answer)["color"])
         step.draw_ends()
         return Rendering(image=image, steps=[(step.c.image(), _trace_text(scene, solution.details["trace"]))])
+
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        board = _Board(scene)
+        board.draw_wires()
+        board.draw_panels(opaque=True)
+        board.draw_ends()
+        return board.c.image()
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         """Trace another wire into a panel the answer wire crosses, then jump onto the answer wire's exit."""

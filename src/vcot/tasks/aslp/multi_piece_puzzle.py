@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from math import comb
 from typing import Any
 
+from PIL import Image
+
 from vcot.draw.canvas import Canvas
 from vcot.schema import Instance
 from vcot.tasks import register
@@ -283,11 +285,14 @@ class MultiPiecePuzzle(Task):
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         tiling = [placement_from_json(d) for d in solution.states[0]]
-        image = self._board(scene)[2].image()
+        image = self.render_input(scene, solution)
         chosen = {pl.piece for pl in tiling}
         lay, pieces, cv = self._board(scene, faded=tuple(i for i in range(len(scene["pieces"])) if i not in chosen))
         draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in tiling])
         return Rendering(image=image, steps=[(cv.image(), self._step_text(scene, tiling))])
+
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        return self._board(scene)[2].image()
 
     def _step_text(self, scene: dict[str, Any], tiling: list[Placement]) -> str:
         """What the step picture shows: each placed piece with its turn and cells, walked from the bottom-left

@@ -501,11 +501,13 @@ class PuzzleTask(Task):
         return list(scene["options"])
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        image = _input_image(scene)
         piece = solution.states[0]
         rule, gradient = solution.details["rule"], solution.details["family"] == "gradient"
-        return Rendering(image=image, steps=[(_filled_image(scene, piece, rule),
-                                              _filled_text(scene, piece, rule, gradient))])
+        return Rendering(image=self.render_input(scene, solution),
+                         steps=[(_filled_image(scene, piece, rule), _filled_text(scene, piece, rule, gradient))])
+
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        return _input_image(scene)
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         letters = option_letters(4)

@@ -339,7 +339,8 @@ class UnfoldedCube(Task):
     # -- rendering ----------------------------------------------------------------------------------
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        return Rendering(image=self._render_input(scene), steps=self._steps(scene, _answer_pairs(scene, solution)))
+        return Rendering(image=self.render_input(scene, solution),
+                         steps=self._steps(scene, _answer_pairs(scene, solution)))
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         """A wrong option taken for the answer, drawn honestly: in the net form a wrong net, folded and turned
@@ -367,7 +368,7 @@ class UnfoldedCube(Task):
                 return Corruption(steps=self._steps(scene, pairs), description=note)
         return None
 
-    def _render_input(self, scene: dict[str, Any]) -> Image.Image:
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         if scene["form"] == "net":
             views = [cn.view_from_json(v) for v in scene["views"]]
             c = Canvas(960, 950)

@@ -260,6 +260,8 @@ class CubePictureTask(Task):
     def question(self, scene: dict[str, Any]) -> str:
         return PICTURE_RULES + " " + self.ask
 
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        return render_iso(scene["heights"], camera_of(scene), palette=scene["palette"])
+
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        image = render_iso(scene["heights"], camera_of(scene), palette=scene["palette"])
-        return Rendering(image=image, steps=self.steps(scene))
+        return Rendering(image=self.render_input(scene, solution), steps=self.steps(scene))

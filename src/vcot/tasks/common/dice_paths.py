@@ -387,9 +387,11 @@ class SinglePathTask(Task):
         return (f"A die rolls along the blue path on a {scene['rows']}x{scene['cols']} grid board, from the start "
                 f"cell S to the arrow head. {RULES} {self.ask}")
 
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        return single_picture(scene, solution.states[0], done=None, label="Start die")
+
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        img = single_picture(scene, solution.states[0], done=None, label="Start die")
-        return Rendering(image=img, steps=single_steps(scene, solution.states))
+        return Rendering(image=self.render_input(scene, solution), steps=single_steps(scene, solution.states))
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         states, k, wrong = corrupt_roll(scene, scene["path"], rng)

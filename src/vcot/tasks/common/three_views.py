@@ -278,8 +278,10 @@ class ThreeViewsTask(Task):
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         """The three views as the input picture and one step for the maximal structure."""
-        image = render_views(scene["top"], scene["front"], scene["side"], scene["side_name"])
-        return Rendering(image=image, steps=[self.step(scene, solid_of(scene))])
+        return Rendering(image=self.render_input(scene, solution), steps=[self.step(scene, solid_of(scene))])
+
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        return render_views(scene["top"], scene["front"], scene["side"], scene["side_name"])
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         """The step redone with one cell given max(front, side) where the two silhouettes differ."""

@@ -23,6 +23,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
+from PIL import Image
+
 from vcot.schema import Instance
 from vcot.seeding import derive_seed
 from vcot.tasks import register
@@ -30,7 +32,7 @@ from vcot.tasks.answer_space import AnswerSpace, finite
 from vcot.tasks.base import Corruption, GenContext, Limit, ParameterError, Reject, Rendering, Solution, Task
 from vcot.tasks.ct._gear_drawing import draw_system
 from vcot.tasks.ct._gear_geometry import centre_of, check_geometry, dist
-from vcot.tasks.ct._gear_labels import check_labels, label_layout
+from vcot.tasks.ct._gear_labels import Disc, check_labels, label_layout
 from vcot.tasks.ct._gear_layout import build_system
 from vcot.tasks.ct._gear_propagation import DIRS, direction_of, gear_answer, propagate
 from vcot.tasks.ct._gear_steps import cot_steps
@@ -201,9 +203,16 @@ class GearRotationTask(Task):
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         layout = label_layout(scene)
-        image = draw_system(scene, {}, set(), layout=layout)
-        steps = cot_steps(scene, propagate(scene), layout)
-        return Rendering(image=image, steps=steps)
+        return Rendering(image=self._input_picture(scene, layout),
+                         steps=cot_steps(scene, propagate(scene), layout))
+
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        return self._input_picture(scene, label_layout(scene))
+
+    @staticmethod
+    def _input_picture(scene: dict[str, Any], layout: list[Disc]) -> Image.Image:
+        # The layout is a parameter so that render works it out once for the input picture and the steps.
+        return draw_system(scene, {}, set(), layout=layout)
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         prop = propagate(scene)

@@ -279,7 +279,8 @@ class PaperAirplane(Task):
     # -- rendering ----------------------------------------------------------------------------------
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        return Rendering(image=self._render_input(scene), steps=self._fold_steps(scene, scene["folds"]))
+        return Rendering(image=self.render_input(scene, solution),
+                         steps=self._fold_steps(scene, scene["folds"]))
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         ks = list(range(len(scene["folds"])))
@@ -299,7 +300,7 @@ class PaperAirplane(Task):
                               description=f"fold {k + 1} is made in the wrong direction (the other side moves)")
         return None
 
-    def _render_input(self, scene: dict[str, Any]) -> Image.Image:
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         size = scene["size"]
         marks = input_layout(scene)
         if marks is None:  # sample_scene rejects such scenes (check_layouts)

@@ -12,7 +12,12 @@ from vcot.schema import Instance
 from vcot.tasks import register
 from vcot.tasks.answer_space import AnswerSpace
 from vcot.tasks.base import Solution
-from vcot.tasks.common.dice_paths import SinglePathTask, bottom_sum, bottom_sum_space, solve_single
+from vcot.tasks.common.dice_paths import (
+    SinglePathTask,
+    bottom_sum,
+    bottom_sum_space,
+    solve_single,
+)
 
 # Sum answers: the residue mod SUM_BINS is balanced over a suite (the natural spread keeps any single value
 # below ~12%, balancing the residue also removes parity priors).

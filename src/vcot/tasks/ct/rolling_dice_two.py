@@ -162,9 +162,12 @@ class RollingDiceTwo(Task):
         return steps
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
+        return Rendering(image=self.render_input(scene, solution),
+                         steps=self._steps(scene, solution.states[0]))
+
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         states = solution.states[0]
-        img = self._picture(scene, {c: states[c][0] for c in states}, done=None, label="Start die")
-        return Rendering(image=img, steps=self._steps(scene, states))
+        return self._picture(scene, {c: states[c][0] for c in states}, done=None, label="Start die")
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
         """The three words the question offers times the sums a path of this configuration can give (the

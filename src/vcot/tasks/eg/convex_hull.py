@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from PIL import Image
+
 from vcot.draw.canvas import Canvas
 from vcot.schema import Instance
 from vcot.tasks import register
@@ -530,11 +532,14 @@ class ConvexHull(Task):
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         hulls = [[tuple(v) for v in solution.details["hulls"][c]] for c in scene["hull_colours"]]
         inside = [tuple(p) for p in solution.details["inside_points"]]
-        image = self._draw(scene).image()
+        image = self.render_input(scene, solution)
         step1 = self._draw(scene, hulls=hulls)
         step2 = self._draw(scene, hulls=hulls, highlight=inside, examined=points_of(scene, scene["count_colour"]))
         return Rendering(image=image, steps=[(step1.image(), self._hull_text(scene, hulls)),
                                              (step2.image(), self._count_text(scene, inside))])
+
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        return self._draw(scene).image()
 
     def _hull_text(self, scene: dict[str, Any], hulls: list[list[Any]], wrong: str = "") -> str:
         parts = [f"The convex hull of the {c} points has {len(h)} vertices (counter-clockwise): {fmt_pts(h)}."

@@ -13,7 +13,13 @@ from vcot.tasks import register
 from vcot.tasks.answer_space import AnswerSpace
 from vcot.tasks.base import Corruption, Solution, answer_range_presets
 from vcot.tasks.common.cube_scenes import CUBE_LEVELS, CubePictureTask, CubesConfig, drawing_beside
-from vcot.tasks.common.cube_stacks import Heights, balanced_answers, describe_rows, render_height_grid, total
+from vcot.tasks.common.cube_stacks import (
+    Heights,
+    balanced_answers,
+    describe_rows,
+    render_height_grid,
+    total,
+)
 
 
 def rows_back_to_front(heights: Heights) -> list[list[int]]:

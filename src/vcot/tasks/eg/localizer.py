@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from math import comb
 from typing import Any
 
+from PIL import Image
+
 from vcot.draw.canvas import Canvas
 from vcot.schema import Instance
 from vcot.tasks import register
@@ -312,11 +314,13 @@ class Localizer(Task):
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         tiling = [placement_from_json(d) for d in solution.states[0]]
-        _, _, cv = self._board(scene)
-        image = cv.image()
         lay, pieces, cv = self._board(scene)
         draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in tiling])
-        return Rendering(image=image, steps=[(cv.image(), self._step_text(scene, tiling))])
+        return Rendering(image=self.render_input(scene, solution),
+                         steps=[(cv.image(), self._step_text(scene, tiling))])
+
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        return self._board(scene)[2].image()
 
     def _step_text(self, scene: dict[str, Any], tiling: list[Placement]) -> str:
         """What the step picture shows: how each piece was turned and which piece (and circle) is on each cell

@@ -236,11 +236,14 @@ class OverlapTask(Task):
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         letters = option_letters(4)
-        panels = [_input_panel(p, f"Pair {letters[i]}") for i, p in enumerate(scene["pairs"])]
-        image = _grid_2x2(panels)
         areas = solution.states
         step_panels = [_aligned_panel(p, f"Pair {letters[i]}", areas[i]) for i, p in enumerate(scene["pairs"])]
-        return Rendering(image=image, steps=[(_grid_2x2(step_panels), _aligned_text(areas))])
+        return Rendering(image=self.render_input(scene, solution),
+                         steps=[(_grid_2x2(step_panels), _aligned_text(areas))])
+
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        letters = option_letters(4)
+        return _grid_2x2([_input_panel(p, f"Pair {letters[i]}") for i, p in enumerate(scene["pairs"])])
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         letters = option_letters(4)

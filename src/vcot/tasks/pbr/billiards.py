@@ -18,6 +18,8 @@ from fractions import Fraction
 from math import gcd
 from typing import Any
 
+from PIL import Image
+
 from vcot.draw.canvas import Canvas
 from vcot.tasks import register
 from vcot.tasks.base import Corruption, GenContext, Limit, ParameterError, Reject, Rendering, Solution, Task
@@ -274,9 +276,12 @@ class Billiards(Task):
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         points = [(Fraction(x), Fraction(y)) for x, y in solution.details["points"]]
-        return Rendering(image=self._draw(scene, []).image(),
+        return Rendering(image=self.render_input(scene, solution),
                          steps=self._steps(scene, points, solution.details["walls"],
                                            [tuple(d) for d in solution.details["directions"]]))
+
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        return self._draw(scene, []).image()
 
     def _steps(self, scene: dict[str, Any], points: list[QPt], walls: list[str],
                directions: list[tuple[int, int]]) -> list[tuple[Any, str]]:

@@ -225,16 +225,17 @@ class ElectricCharge(Task):
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         fs = [tuple(f) for f in solution.details["forces"]]
-        return self._render_steps(scene, fs, flipped=None)
+        return Rendering(image=self.render_input(scene, solution), steps=self._steps(scene, fs, flipped=None))
 
-    def _render_steps(self, scene: dict[str, Any], fs: list[tuple[float, float]],
-                      flipped: int | None) -> Rendering:
-        """Input: the grid. Steps: the grid (sources numbered, lines of action dashed) beside a force diagram,
-        over a table of the forces. The table prints what the text states, so step pictures and step texts
-        carry the same numbers; the net force is a vector, and its compass direction (the conclusion) is
-        written nowhere."""
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        return self._draw_grid(scene, CANVAS).image()
+
+    def _steps(self, scene: dict[str, Any], fs: list[tuple[float, float]],
+               flipped: int | None) -> list[tuple[Image.Image, str]]:
+        """The grid (sources numbered, lines of action dashed) beside a force diagram, over a table of the
+        forces. The table prints what the text states, so step pictures and step texts carry the same numbers;
+        the net force is a vector, and its compass direction (the conclusion) is written nowhere."""
         net = (sum(f[0] for f in fs), sum(f[1] for f in fs))
-        image = self._draw_grid(scene, CANVAS).image()
         left = self._draw_grid(scene, STEP_GRID, numbered=True).image()
         lines = []
         tq = scene["target"]["q"]
@@ -255,7 +256,7 @@ class ElectricCharge(Task):
                  f"and listed in the table below; {UNITS}: " + "; ".join(lines) + ".")
         text2 = (f"The force diagram adds the net force, the sum of the numbered forces, as the thick black "
                  f"arrow, and the table adds its components: (Fx, Fy) = ({fmt(net[0])}, {fmt(net[1])}).")
-        return Rendering(image=image, steps=[(step1, text1), (step2, text2)])
+        return [(step1, text1), (step2, text2)]
 
     @staticmethod
     def _px(scene: dict[str, Any], p: Any, size: int) -> tuple[float, float]:
@@ -334,9 +335,8 @@ class ElectricCharge(Task):
             wrong[i] = (-fs[i][0], -fs[i][1])
             net = (sum(f[0] for f in wrong), sum(f[1] for f in wrong))
             if math.hypot(*net) > 1e-9 and DIRECTIONS[sector(angle_deg(net))] != solution.answer:
-                r = self._render_steps(scene, wrong, flipped=i)
                 s = scene["sources"][i]
-                return Corruption(steps=r.steps, description=(
+                return Corruption(steps=self._steps(scene, wrong, flipped=i), description=(
                     f"force of source {i + 1} ({charge_label(s['q'])} at {tuple(s['pos'])}) reversed; net points "
                     f"{DIRECTIONS[sector(angle_deg(net))]} instead of {solution.answer}"))
         return None

@@ -320,10 +320,11 @@ class MirrorClock(Task):
         return steps
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        real_h = solution.details["real_hour_angle"]
-        real_m = solution.details["real_minute_angle"]
-        image = mirrored_picture(real_h, real_m, scene["numerals"])
-        return Rendering(image=image, steps=self._steps(scene, solution.states))
+        return Rendering(image=self.render_input(scene, solution), steps=self._steps(scene, solution.states))
+
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        return mirrored_picture(solution.details["real_hour_angle"], solution.details["real_minute_angle"],
+                                scene["numerals"])
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         real_h = Fraction(solution.details["real_hour_angle"])
