@@ -44,7 +44,7 @@ def test_clear_errors():
     r = runner.invoke(app, ["generate", "-t", "nope", "-o", "x"])
     assert r.exit_code == 2 and "unknown task 'nope'" in r.output
     r = runner.invoke(app, ["generate", "-o", "x"])
-    assert r.exit_code == 2 and "exactly one of --task or --suite" in r.output
+    assert r.exit_code == 2 and "exactly one of --task or --preset" in r.output
     r = runner.invoke(app, ["validate", "/nonexistent/suite"])
     assert r.exit_code == 2 and "suite folder not found" in r.output
 

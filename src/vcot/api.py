@@ -73,8 +73,9 @@ class Run:
     _suite: Any = field(default=None, repr=False)
 
     def summary(self) -> Table:
-        """The table `vcot eval` prints at its end (the same accounting as `vcot report`): per condition the
-        problems, accuracy with its interval, accuracy over answered samples, chance and failures."""
+        """The report's summary table, of which `vcot eval` prints a compact form at its end (the same
+        accounting as `vcot report`): per condition the problems, accuracy with its interval, accuracy over
+        answered samples, chance and failures."""
         from vcot.analysis.build_report import summary_table
 
         return summary_table(self._rows, self._suite)

@@ -20,6 +20,7 @@ from vcot.tasks import GenerationError, get_task, get_task_class, task_names
 from vcot.tasks.catalog import mira_synth_counts
 
 MINI_PER_TASK = 3
+SUITE_PRESETS = ("mini", "mira-synth", "see2think-synth")
 DEFAULT_SEED = 0
 
 
@@ -33,7 +34,7 @@ class TaskPlan:
 
 
 def preset_plans(suite: str, seed: int = DEFAULT_SEED, difficulty: str = "medium") -> list[TaskPlan]:
-    """Plans for a named suite over the tasks registered in this vcot."""
+    """Plans for a preset (`SUITE_PRESETS`) over the tasks registered in this vcot."""
     registered = task_names()
     if suite == "mini":
         return [TaskPlan(t, MINI_PER_TASK * get_task_class(t).rows_per_problem, seed, difficulty) for t in registered]
@@ -46,7 +47,9 @@ def preset_plans(suite: str, seed: int = DEFAULT_SEED, difficulty: str = "medium
 
         return [TaskPlan(t, n * get_task_class(t).rows_per_problem, seed, difficulty)
                 for _, t, n in plan(set(registered))]
-    raise ValueError(f"unknown suite {suite!r}; choose 'mini', 'mira-synth' or 'see2think-synth'")
+    from vcot.suggest import unknown_name
+
+    raise ValueError(unknown_name("preset", suite, SUITE_PRESETS, "presets"))
 
 
 class BuildError(ValueError):

@@ -317,11 +317,13 @@ def estimate_embedded_bytes(suite: Suite, instances: Iterable[Instance]) -> int:
 
 
 def render_gallery(suite: Suite, uids: Iterable[str] | None = None, title: str | None = None,
-                   max_bytes: int | None = EMBED_LIMIT_BYTES) -> str:
+                   max_bytes: int | None = EMBED_LIMIT_BYTES,
+                   progress: Callable[[int, int], None] | None = None) -> str:
     """The self-contained gallery: one page, every image a data: URI thumbnail.
 
     Raises GalleryError when the page would be larger than `max_bytes` (None: no limit): at once when the
-    estimate already is, else as soon as the page grows past it, before encoding the rest.
+    estimate already is, else as soon as the page grows past it, before encoding the rest. `progress` gets
+    (instances done, instances) after each instance.
     """
     chosen = [suite.get(u) for u in uids] if uids is not None else suite.instances
     groups = _by_task(chosen)
@@ -338,12 +340,16 @@ def render_gallery(suite: Suite, uids: Iterable[str] | None = None, title: str |
              f"<p class='meta'>{len(chosen)} instances · content hash {escape(suite.content_hash)}</p>",
              "<nav>" + "".join(f"<a href='#task-{escape(t)}'>{escape(t)}</a>" for t in groups) + "</nav>"]
     size = done = 0
+    if progress is not None:
+        progress(0, len(chosen))
     for task, insts in groups.items():
         parts.append(f"<h2 id='task-{escape(task)}'>{escape(task)} ({escape(insts[0].domain)})</h2>")
         for inst in insts:
             parts.append(_instance(inst, image))
             size += len(parts[-1])  # ASCII apart from the texts: close enough to the bytes written
             done += 1
+            if progress is not None:
+                progress(done, len(chosen))
             if max_bytes is not None and size > max_bytes:
                 raise GalleryError(f"{refusal} (it passed the limit after {done} instances)")
     return page(title or suite.name, "\n".join(parts), css=_CSS, csp=content_security_policy(img_src="data:"))
@@ -353,12 +359,15 @@ def render_gallery(suite: Suite, uids: Iterable[str] | None = None, title: str |
 
 
 def write_gallery(suite: Suite, out: str | Path, uids: Iterable[str] | None = None, *, embed: bool = False,
-                  per_page: int = PER_PAGE, max_embed_bytes: int | None = EMBED_LIMIT_BYTES) -> GalleryFiles:
-    """Write the gallery with its index at `out`: linked task pages beside it, or one embedded file."""
+                  per_page: int = PER_PAGE, max_embed_bytes: int | None = EMBED_LIMIT_BYTES,
+                  progress: Callable[[int, int], None] | None = None) -> GalleryFiles:
+    """Write the gallery with its index at `out`: linked task pages beside it, or one embedded file (whose
+    making, the slow one, reports to `progress` as `render_gallery` does)."""
     index = Path(out)
     index.parent.mkdir(parents=True, exist_ok=True)
     if embed:
-        index.write_text(render_gallery(suite, uids, max_bytes=max_embed_bytes), encoding="utf-8")
+        index.write_text(render_gallery(suite, uids, max_bytes=max_embed_bytes, progress=progress),
+                         encoding="utf-8")
         return GalleryFiles(index)
     chosen = [suite.get(u) for u in uids] if uids is not None else list(suite.instances)
     return _write_linked(suite, chosen, index, per_page)

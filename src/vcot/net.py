@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 
 _LOOPBACK_NAMES = {"localhost", "localhost."}
@@ -20,3 +21,14 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def listen_error(exc: OSError, host: str, port: int) -> str:
+    """The one line a serving command prints when it cannot bind `host:port` (instead of `[Errno 98] …`)."""
+    if exc.errno == errno.EADDRINUSE:
+        return f"port {port} is in use on {host}; pass --port 0 for a free one"
+    if exc.errno == errno.EACCES and 0 < port < 1024:
+        return f"port {port} on {host} needs administrator rights (below 1024); pass --port 0 for a free one"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"cannot listen on {host}: it is not an address of this machine (--host)"
+    return f"cannot listen on {host}:{port}: {exc.strerror or exc}"

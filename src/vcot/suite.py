@@ -326,6 +326,9 @@ def _read_manifest(root: Path) -> dict[str, Any]:
         manifest = loads_checked(text, str(path), SuiteError)  # raises, naming the reason
     if not isinstance(manifest, dict):
         raise SuiteError(f"{path}: manifest must be a JSON object")
+    if manifest.get("kind") == "vcot-shards":
+        # Its manifest has no 'tasks' either; "lacks field 'tasks'" would read as a corrupted suite.
+        raise SuiteError(_shard_set_message(root, manifest))
     for key in ("name", "tasks", "content_hash"):
         if key not in manifest:
             raise SuiteError(f"{path}: manifest lacks field {key!r}")
@@ -334,6 +337,24 @@ def _read_manifest(root: Path) -> dict[str, Any]:
     for task in manifest["tasks"]:
         check_name(task, f"{path} (field 'tasks')")
     return manifest
+
+
+def _shard_set_message(root: Path, manifest: dict[str, Any]) -> str:
+    """What to do with a shard set (`vcot generate --shards`) given where a suite is expected: how its format
+    is read (docs/scale.md, "Formats")."""
+    fmt = manifest.get("shard_format")
+    shards = manifest.get("shards")
+    first = shards[0].get("file") if isinstance(shards, list) and shards and isinstance(shards[0], dict) else None
+    if fmt == "folder":
+        example = f", e.g. {root / first}" if isinstance(first, str) else ""
+        how = f"each of its shards is a suite folder: pass one{example}"
+    elif fmt == "parquet":
+        how = "read it with datasets.load_dataset(\"parquet\", ...) or vcot export-training"
+    elif fmt == "webdataset":
+        how = "read it with webdataset.WebDataset(...)"
+    else:
+        how = "read its shards by their format"
+    return f"{root} is a shard set (vcot generate --shards), not a suite; {how} (docs/scale.md, \"Formats\")"
 
 
 def _known_task(task: str, manifest: dict[str, Any]) -> bool:

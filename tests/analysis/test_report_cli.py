@@ -27,7 +27,11 @@ def test_report_command_scores_and_writes(tmp_path):
     pq.write_table(pa.Table.from_pylist(rows), run / "results.parquet")
     result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    assert "Accuracy by condition" in result.output and "Paired condition comparisons" in result.output
+    # The paired tests are the report's; a terminal gets them with --tables.
+    assert "Accuracy by condition" in result.output and "Paired condition comparisons" not in result.output
+    assert "Paired condition comparisons" in (tmp_path / "out" / "report.md").read_text()
+    result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "out"), "--tables"])
+    assert result.exit_code == 0 and "Paired condition comparisons" in result.output, result.output
     assert (tmp_path / "out" / "report.html").is_file()
     assert (tmp_path / "out" / "report.md").is_file()
     scored = pq.read_table(tmp_path / "out" / "scored.parquet")

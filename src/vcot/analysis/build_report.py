@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vcot.analysis.report import Analysis, ReportPaths, analyse, browser_images, write_report
-from vcot.analysis.tables import Table, run_summary
+from vcot.analysis.tables import Table, compact_summary, run_summary
 from vcot.analysis.thumbnails import Thumbnails
 from vcot.analysis.units import Sample, to_samples
 from vcot.scoring.judge import Judge
@@ -27,6 +27,12 @@ def load_results(paths: Sequence[Path]) -> list[dict[str, Any]]:
 
     rows: list[dict[str, Any]] = []
     for p in map(Path, paths):
+        if not p.exists():
+            raise FileNotFoundError(f"{p} not found")
+        if p.is_dir() and (p / "manifest.json").is_file() and (p / "instances.jsonl").is_file():
+            # The commonest slip: the suite given where its run belongs.
+            raise FileNotFoundError(f"{p} is a suite (it has manifest.json and instances.jsonl); pass a run "
+                                    f"folder (vcot eval {p} --run DIR writes one)")
         files = [p] if p.is_file() else sorted(p.glob("*.parquet"))
         if not files and p.is_dir():
             from vcot.engine.results import results_table
@@ -48,10 +54,10 @@ def scored(rows: list[dict[str, Any]], judge: Judge | None = None, rescore: bool
     return rows
 
 
-def summary_table(rows: list[dict[str, Any]], suite: Any = None) -> Table:
-    """The headline table of scored rows (see `tables.run_summary`)."""
+def summary_table(rows: list[dict[str, Any]], suite: Any = None, compact: bool = False) -> Table:
+    """The headline table of scored rows (see `tables.run_summary`; `compact`: its terminal variant)."""
     instances = {i.uid: i for i in suite.instances} if suite is not None else None
-    return run_summary(to_samples(rows, instances))
+    return (compact_summary if compact else run_summary)(to_samples(rows, instances))
 
 
 @dataclass
@@ -71,21 +77,23 @@ SectionBuilder = Callable[[list[dict[str, Any]], list[Sample], Path], ReportSect
 class ReportJob:
     paths: ReportPaths
     analysis: Analysis
-    terminal_tables: list[Table] = field(default_factory=list)  # what a terminal should show
+    # What a terminal shows: the compact summary, then (all_tables) the rest that says something.
+    terminal_tables: list[Table] = field(default_factory=list)
 
 
 def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None = None, judge: Judge | None = None,
                  rescore: bool = False, groups: dict[str, str] | None = None, max_instances: int = 300,
-                 mira: bool = False, terminal_width: int = 200,
+                 mira: bool = False, all_tables: bool = False,
                  sections: Sequence[SectionBuilder] = (), thumbnails: Thumbnails | None = None) -> ReportJob:
     """Score and analyse the runs (or, with `mira`, folders of official MIRA result files) and write the
     report into `out` (default: <first run>/report). Raises FileNotFoundError, ValueError or KeyError on
     unreadable input; nothing is written then. `thumbnails` of `suite` may have been started by the caller
-    (e.g. `vcot quickstart`, during its evaluation); the caller closes them."""
+    (e.g. `vcot quickstart`, during its evaluation); the caller closes them. `all_tables`: the terminal tables
+    also hold MIRA Table 1, the paired tests and the VAoT analyses (`--tables`)."""
     if thumbnails is None and suite is not None:
         with Thumbnails(suite) as made:
             return build_report(run_dirs, suite=suite, out=out, judge=judge, rescore=rescore, groups=groups,
-                                max_instances=max_instances, mira=mira, terminal_width=terminal_width,
+                                max_instances=max_instances, mira=mira, all_tables=all_tables,
                                 sections=sections, thumbnails=made)
     run_dirs = [Path(p) for p in run_dirs]
     extra: list[Table] = []
@@ -125,12 +133,11 @@ def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None =
         if viewer:
             extra_html.append(viewer)
     analysis = analyse(rows, {i.uid: i for i in suite.instances} if suite is not None else None, groups)
-    terminal = [run_summary(analysis.samples)]
-    for anchor, table in analysis.tables:
-        # Table 1 has up to 18 columns: only print it where it fits; the report always has it.
-        if anchor == "paired" or (anchor == "table1" and terminal_width >= 40 + 7 * len(table.header)):
-            terminal.append(table)
-    terminal += extra
+    # A terminal gets one summary and, with --mira, the comparison it asks for; the rest only on request.
+    terminal = [compact_summary(analysis.samples)]
+    if all_tables:
+        terminal += [table for anchor, table in analysis.tables if anchor in ("table1", "paired")]
+    terminal += extra if all_tables or mira else []
     if suite is not None and not mira:
         from vcot.analysis.audit import audit_suite
 
@@ -147,7 +154,7 @@ def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None =
     paths = write_report(rows, out_dir, suite=suite, groups=groups, max_instances=max_instances,
                          extra_tables=[run_summary(analysis.samples), *extra], analysis=analysis,
                          extra_html=extra_html, thumbnails=thumbnails)
-    return ReportJob(paths, analysis, terminal)
+    return ReportJob(paths, analysis, [t for t in terminal if t.informative])
 
 
 def _write_scored(rows: list[dict[str, Any]], path: Path) -> None:

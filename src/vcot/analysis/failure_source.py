@@ -114,7 +114,8 @@ def source_table(rows: Sequence[dict[str, Any]]) -> Table | None:
                  note="Known truth first (no action issued; a key render corrupted by construction; renders of "
                       "vaot and vaot_wrongrender_nonkey faithful), then the process judge (a score ≤ 0.5 fails "
                       "its dimension, in the order action, render, feedback; reasoning when all pass). "
-                      "Unattributed: incorrect and not judged.")
+                      "Unattributed: incorrect and not judged.",
+                 informative=any(sum(c[s] for s in SOURCES) for c in groups.values()))
 
 
 def agreement_table(rows: Sequence[dict[str, Any]], scores: dict[str, dict[str, Any]]) -> Table | None:

@@ -4,6 +4,7 @@ model names and answers come from outside and must never become markup."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from vcot.analysis.tables import Cell, Table
@@ -61,14 +62,133 @@ def to_html(t: Table, anchor: str = "") -> str:
     return "".join(out)
 
 
-def to_rich(t: Table):  # -> rich.table.Table, imported lazily so analysis works without a terminal
+def to_rich(t: Table) -> Any:
+    """The table for a terminal, laid out at the width it is printed at (a rich renderable). A cell is never
+    broken: a condition name or an accuracy with its interval stays on one line; headers wrap between words.
+    A table too wide even so moves a model column holding one value into its title, then is printed as
+    several narrower tables, each repeating the leading label columns (model, condition, …)."""
+    return _Fitted(t)
+
+
+class _Fitted:
+    def __init__(self, t: Table) -> None:
+        self.table = t
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        yield from _fit(self.table, options.max_width, plain=not console.is_terminal)
+
+
+def _overhead(n: int) -> int:
+    # box.SIMPLE_HEAD without edge padding: an edge each side, a separator and one space each side within.
+    return 3 * n - 1
+
+
+def _fit(t: Table, width: int, plain: bool = False) -> list[Any]:
+    """`plain` (a pipe or a log): the rule is ASCII and every line fits in `width` bytes, not only columns, so
+    that byte-counting tools (mawk's `length`, `cut -b`) agree: a "→" in a cell costs the bytes it takes."""
+    from rich.cells import cell_len
+
+    title, header = t.title, list(t.header)
+    rows = [[_text(v, False) for v in row] for row in t.rows]
+
+    def sizes(hdr: list[str], body: list[list[str]]) -> tuple[list[int], list[int]]:
+        cells = [max((cell_len(r[j]) for r in body), default=0) for j in range(len(hdr))]
+        natural = [max(c, cell_len(h), 1) for c, h in zip(cells, hdr, strict=True)]
+        least = [max(c, *(cell_len(w) for w in h.split() or [""]), 1)
+                 for c, h in zip(cells, hdr, strict=True)]
+        return natural, least
+
+    def excess(texts: list[str]) -> int:
+        return sum(len(x.encode()) - cell_len(x) for x in texts)
+
+    natural, least = sizes(header, rows)
+    if sum(natural) + _overhead(len(header)) > width and len(header) > 1 and header[0] == "model" \
+            and len({r[0] for r in rows}) == 1:
+        title = f"{title}: {rows[0][0]}"
+        header, rows = header[1:], [r[1:] for r in rows]
+        natural, least = sizes(header, rows)
+    if plain:  # an upper bound: as if every column were in each part
+        width -= max(excess([title]), excess(header), *(excess(r) for r in rows))
+    cols = list(range(len(header)))
+    if sum(least) + _overhead(len(cols)) <= width or len(cols) == 1:
+        return [_rich_table(title, header, rows, cols, _widen(cols, natural, least, width), plain)]
+    keys = _keys(t, header, least, width)
+    chunks = _chunks(cols[keys:], keys, least, width)
+    return [_rich_table(f"{title} ({k} of {len(chunks)})", header, rows, [*range(keys), *chunk],
+                        _widen([*range(keys), *chunk], natural, least, width), plain)
+            for k, chunk in enumerate(chunks, 1)]
+
+
+def _keys(t: Table, header: list[str], least: list[int], width: int) -> int:
+    """How many leading columns label the rows (text, not numbers): each part of a split table repeats
+    them."""
+    offset = len(t.header) - len(header)  # a model column moved into the title
+    keys = 0
+    for j in range(len(header) - 1):
+        values = [row[j + offset] for row in t.rows]
+        if not all(isinstance(v, str) and not _NUMERIC.match(v) for v in values):
+            break
+        keys += 1
+    keys = max(keys, 1)
+    while keys > 1 and sum(least[:keys]) + _overhead(keys + 1) > width // 2:
+        keys -= 1
+    return keys
+
+
+# Data, not a row label: a number, a signed delta, a missing value ("—") or nothing.
+_NUMERIC = re.compile(r"^\s*(?:[-+−—]|\d|$)")
+
+
+def _chunks(rest: list[int], keys: int, least: list[int], width: int) -> list[list[int]]:
+    """The columns after the keys in as few parts as fit `width`, the parts about equally wide (a greedy
+    packing leaves a last part of one column)."""
+    base = sum(least[:keys]) + _overhead(keys)
+
+    def pack(cap: int) -> list[list[int]]:
+        parts: list[list[int]] = []
+        used = cap + 1
+        for j in rest:
+            if used + least[j] + 3 > cap:
+                parts.append([])
+                used = base
+            parts[-1].append(j)
+            used += least[j] + 3
+        return parts
+
+    fewest = len(pack(width))
+    lo, hi = max(base + least[j] + 3 for j in rest), max(width, base + max(least[j] for j in rest) + 3)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if len(pack(mid)) <= fewest else (mid + 1, hi)
+    return pack(lo)
+
+
+def _widen(cols: list[int], natural: list[int], least: list[int], width: int) -> dict[int, int]:
+    """Column widths: each at least its longest cell and header word; the room left unwraps headers, the
+    narrowest first."""
+    widths = {j: least[j] for j in cols}
+    room = width - _overhead(len(cols)) - sum(widths.values())
+    for j in sorted(cols, key=lambda j: natural[j] - least[j]):
+        grow = natural[j] - least[j]
+        if 0 < grow <= room:
+            widths[j] = natural[j]
+            room -= grow
+    return widths
+
+
+def _rich_table(title: str, header: list[str], rows: list[list[str]], cols: list[int], widths: dict[int, int],
+                plain: bool) -> Any:
     from rich import box
     from rich.markup import escape
     from rich.table import Table as RichTable
 
-    rt = RichTable(title=escape(t.title), show_lines=False, box=box.SIMPLE_HEAD, pad_edge=False)
-    for h in t.header:
-        rt.add_column(escape(h), overflow="fold")
-    for row in t.rows:
-        rt.add_row(*[escape(_text(v, False)) for v in row])
+    rule = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True) if plain \
+        else box.SIMPLE_HEAD
+    rt = RichTable(title=escape(title), show_lines=False, box=rule, pad_edge=False)
+    for j in cols:
+        # The width holds the longest cell, so only a header wraps (between words); fold is the last resort
+        # of a column wider than the terminal.
+        rt.add_column(escape(header[j]), width=widths[j], overflow="fold")
+    for row in rows:
+        rt.add_row(*[escape(row[j]) for j in cols])
     return rt

@@ -132,7 +132,8 @@ def see2think_tables(rows: Sequence[dict[str, Any]], scores: dict[str, dict[str,
                             note="Only aligned pairs whose vaot_wrongrender episode had at least one returned image "
                                  "corrupted count: where nothing was corrupted, a changed answer is sampling noise. "
                                  "Answers compared after type-aware canonicalisation; a missing answer on one side "
-                                 "counts as a change."))
+                                 "counts as a change.",
+                            informative=any(int(r.n) for r in changes.itertuples())))
     return tables
 
 

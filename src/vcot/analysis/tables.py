@@ -65,6 +65,9 @@ class Table:
     header: list[str]
     rows: list[list[Any]] = field(default_factory=list)  # str | float | Cell | None
     note: str = ""
+    # False for rows that hold no finding yet (no pair with a corruption, every failure unattributed): the
+    # report keeps such a table, which says what was not measured; a terminal leaves it out.
+    informative: bool = True
 
 
 def cell(samples: Sequence[Sample]) -> Cell:
@@ -136,6 +139,29 @@ def run_summary(samples: list[Sample]) -> Table:
                        f"{100 * c.acc:.1f} [{100 * c.lo:.1f}, {100 * c.hi:.1f}]",
                        "—" if math.isnan(c.answered_acc) else f"{100 * c.answered_acc:.1f}",
                        "—" if math.isnan(c.chance) else f"{100 * c.chance:.1f}", c.errors, c.timeouts, c.truncated])
+    return t
+
+
+def compact_summary(samples: list[Sample]) -> Table:
+    """`run_summary` for a terminal (the report keeps the full table): per model and condition the problems,
+    accuracy with its interval, the chance level and the engine's errors (timeouts among them). Columns that
+    would only repeat something are left out: the accuracy over answered samples and the truncated count
+    appear only when some sample failed or was truncated."""
+    cells = condition_cells(samples)
+    models = {m for m, _ in cells}
+    epochs = any(c.samples != c.n for c in cells.values())
+    failed = any(c.errors or c.timeouts or c.truncated for c in cells.values())
+    truncated = any(c.truncated for c in cells.values())
+    header = [*(["model"] if len(models) > 1 else []), "condition", "problems",
+              *(["samples"] if epochs else []), "accuracy % [95% CI]", *(["over answered %"] if failed else []),
+              "chance %", "errors", *(["truncated"] if truncated else [])]
+    t = Table("Accuracy by condition" + ("" if len(models) > 1 else f": {next(iter(models), '')}"), header)
+    for (model, cond), c in cells.items():
+        answered = ["—" if math.isnan(c.answered_acc) else f"{100 * c.answered_acc:.1f}"] if failed else []
+        t.rows.append([*([model] if len(models) > 1 else []), cond, c.n, *([c.samples] if epochs else []),
+                       f"{100 * c.acc:.1f} [{100 * c.lo:.1f}, {100 * c.hi:.1f}]", *answered,
+                       "—" if math.isnan(c.chance) else f"{100 * c.chance:.1f}", c.errors + c.timeouts,
+                       *([c.truncated] if truncated else [])])
     return t
 
 

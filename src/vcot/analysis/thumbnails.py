@@ -19,7 +19,7 @@ import signal
 import struct
 import tempfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -187,9 +187,11 @@ class Thumbnails:
     `start` queues images (the report does so as soon as it knows which instances it shows, `vcot quickstart`
     before its evaluation); `get` collects them. Use as a context manager: leaving it stops the workers."""
 
-    def __init__(self, suite: Any, workers: int | None = None) -> None:
+    def __init__(self, suite: Any, workers: int | None = None,
+                 progress: Callable[[int, int], None] | None = None) -> None:
         self.suite = suite
         self.workers = workers if workers is not None else min(2, os.cpu_count() or 1)
+        self.progress = progress  # (collected, asked) as `get` collects each one: for a progress line
         self._pool: ProcessPoolExecutor | None = None
         self._paths: dict[str, str | None] = {}  # every queued image (None: not inside the suite folder)
         self._futures: dict[str, Future[str | None]] = {}  # those given to a worker
@@ -222,12 +224,17 @@ class Thumbnails:
         """The data: URI of each of `rels` (None where its image cannot be read), waiting for any not done."""
         self.start(rels)
         out: dict[str, str | None] = {}
-        for rel in dict.fromkeys(rels):
+        wanted = list(dict.fromkeys(rels))
+        if self.progress is not None:
+            self.progress(0, len(wanted))
+        for rel in wanted:
             path, future = self._paths[rel], self._futures.get(rel)
             try:
                 out[rel] = future.result() if future is not None else thumbnail(path) if path else None
             except BrokenProcessPool:  # a worker died (e.g. killed for memory): made here instead
                 out[rel] = thumbnail(path) if path else None
+            if self.progress is not None:
+                self.progress(len(out), len(wanted))
         return out
 
     def close(self) -> None:

@@ -50,6 +50,22 @@ def pair_key(row: dict[str, Any], instance: Instance | None = None) -> str:
     return uid
 
 
+# How a header names a paired task's rows: "paired gear rows count once".
+PAIR_LABELS = {"gear_rotation": "gear"}
+
+
+def count_phrase(instances: Iterable[Instance]) -> str:
+    """What a suite or a run asks in problems, the unit every table counts: "66 problems (69 instances; paired
+    gear rows count once)", or "69 instances" when each problem is one instance."""
+    instances = list(instances)
+    units = {pair_key({"uid": i.uid, "task": i.task}, i) for i in instances}
+    if len(units) == len(instances):
+        return f"{len(instances)} instances"
+    paired = sorted({i.task for i in instances if pair_key({"uid": i.uid, "task": i.task}, i) != i.uid})
+    names = " and ".join(PAIR_LABELS.get(t, t) for t in paired)
+    return f"{len(units)} problems ({len(instances)} instances; paired {names} rows count once)"
+
+
 @dataclass(slots=True)
 class Sample:
     run_id: str

@@ -11,9 +11,10 @@ from __future__ import annotations
 import typer
 
 from vcot.cli import curate, evaluate, human, report, rl, suite
+from vcot.cli.common import help_width
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
-                  context_settings={"max_content_width": 120, "terminal_width": 120},
+                  context_settings={"max_content_width": 120, "terminal_width": help_width()},
                   help="Visual chain-of-thought benchmarks and evaluation.")
 
 for _stage in (suite, evaluate, report, human, curate, rl):

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import importlib
 import json
+import math
+import os
 import sys
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -19,18 +24,28 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+NOT_A_TERMINAL_WIDTH = 100
+
 
 def _width(stream) -> int | None:
-    """Rich assumes 80 columns when output is not a terminal, which folds every wide table in a log or a
-    pipe; use a generous fixed width there instead (a terminal keeps its own width)."""
+    """$COLUMNS when set, as the shell's own tools honour it in a pipe too; else a terminal keeps its own
+    width and a log or a pipe gets 100 columns (rich would assume 80)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
     try:
-        return None if stream.isatty() else 160
+        return None if stream.isatty() else NOT_A_TERMINAL_WIDTH
     except (AttributeError, ValueError):
-        return 160
+        return NOT_A_TERMINAL_WIDTH
 
 
 console = Console(width=_width(sys.stdout))
 err = Console(stderr=True, width=_width(sys.stderr))
+
+
+def help_width() -> int:
+    """The width of --help text: the console's, at most 120 columns (longer lines are hard to read)."""
+    return min(console.width, 120)
 
 
 def fail(message: object, code: int = 2) -> NoReturn:
@@ -88,6 +103,147 @@ def parse_params(items: list[str]) -> dict:
     return params
 
 
-def progress_bar(enabled: bool = True) -> Progress:
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), TimeRemainingColumn(), console=err, transient=False, disable=not enabled)
+PROGRESS_EVERY_ENV = "VCOT_PROGRESS_EVERY"  # seconds between progress lines in a log (default 30)
+
+
+def progress_bar(enabled: bool = True, *columns: Any, **options: Any) -> Progress | LogProgress:
+    """Every command's progress display: a live bar on a terminal (`columns` instead of the default ones);
+    in a log or a pipe, where a live bar shows nothing until it ends, plain lines (`LogProgress`)."""
+    if not err.is_terminal:
+        return LogProgress(enabled)
+    return Progress(*(columns or (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                  TimeElapsedColumn(), TimeRemainingColumn())),
+                    console=err, transient=False, disable=not enabled, **options)
+
+
+def counter(shown: Progress | LogProgress, description: str) -> Callable[..., None]:
+    """A (done, total, **counts) callback driving a task of `shown` (a `progress_bar`), added at its first
+    call, for library code that reports its progress that way (thumbnails, embedded gallery, curation)."""
+    task: list[Any] = []
+
+    def update(done: int, total: int, **counts: Any) -> None:
+        if not task:
+            task.append(shown.add_task(description, total=total, **counts))
+        shown.update(task[0], completed=done, total=total, **counts)
+
+    return update
+
+
+def progress_every() -> float:
+    try:
+        every = float(os.environ.get(PROGRESS_EVERY_ENV, "30"))
+    except ValueError:
+        return 30.0
+    return every if every > 0 and math.isfinite(every) else 30.0
+
+
+class LogProgress:
+    """The calls of a rich Progress a command makes (add_task, update, advance, start, stop, `with`) as plain
+    lines on stderr: one at every tenth of a task, and at least every $VCOT_PROGRESS_EVERY seconds (30 by
+    default) while it runs, so that a log shows a run that is slow or stuck. A line gives the done and total
+    counts, the task's fields (errors, retries, ...), the time elapsed and the estimated time left."""
+
+    def __init__(self, enabled: bool = True, every: float | None = None) -> None:
+        self.enabled = enabled
+        self.every = every if every is not None else progress_every()
+        self._tasks: dict[int, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last = 0.0
+
+    def add_task(self, description: str, total: float | None = None, completed: float = 0,
+                 **fields: Any) -> int:
+        task_id = len(self._tasks)
+        self._tasks[task_id] = {"description": description, "total": total, "completed": completed,
+                                "fields": fields, "t0": time.monotonic() if self._thread else None,
+                                "base": None, "tenth": -1}
+        with self._lock:
+            self._milestone(self._tasks[task_id])
+        return task_id
+
+    def update(self, task_id: int, *, total: float | None = None, completed: float | None = None,
+               advance: float | None = None, description: str | None = None, **fields: Any) -> None:
+        with self._lock:
+            task = self._tasks[task_id]
+            if description is not None:
+                task["description"] = description
+            if total is not None:
+                task["total"] = total
+            if completed is not None:
+                task["completed"] = completed
+            if advance is not None:
+                task["completed"] += advance
+            task["fields"].update(fields)
+            if task["base"] is None:
+                # Work done before the first update (a resumed run) does not count towards the rate.
+                task["base"] = task["completed"] - (advance or 0)
+            self._milestone(task)
+
+    def advance(self, task_id: int, advance: float = 1) -> None:
+        self.update(task_id, advance=advance)
+
+    def start(self) -> None:
+        if self.enabled and self._thread is None:
+            self._last = time.monotonic()
+            self._thread = threading.Thread(target=self._tick, name="vcot-progress", daemon=True)
+            with self._lock:
+                for task in self._tasks.values():
+                    task["t0"] = task["t0"] or self._last
+                    self._milestone(task)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def __enter__(self) -> LogProgress:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _milestone(self, task: dict[str, Any]) -> None:
+        """A line when a started task first has a total (its 0 %) and at each tenth it reaches."""
+        total, done = task["total"], task["completed"]
+        if self._thread is not None and total:
+            tenth = int(10 * min(done, total) // total)
+            if tenth > task["tenth"]:
+                task["tenth"] = tenth
+                self._print(task)
+
+    def _tick(self) -> None:
+        while not self._stopped.wait(max(0.05, self._last + self.every - time.monotonic())):
+            with self._lock:
+                if time.monotonic() - self._last < self.every:
+                    continue
+                # The task under way; a finished one said so at its 100 % line.
+                running = [t for t in self._tasks.values() if not t["total"] or t["completed"] < t["total"]]
+                for task in running[-1:]:
+                    self._print(task)
+                self._last = time.monotonic()
+
+    def _print(self, task: dict[str, Any]) -> None:
+        now = time.monotonic()
+        total, done = task["total"], task["completed"]
+        parts = [f"{task['description']}: {_count(done)}/{_count(total)} ({100 * done / total:.0f}%)" if total
+                 else f"{task['description']}: {_count(done)} done"]
+        parts += [f"{name} {value}" for name, value in task["fields"].items()]
+        elapsed = now - task["t0"] if task["t0"] is not None else 0.0
+        parts.append(f"{_clock(elapsed)} elapsed")
+        if total and done < total:
+            rate = (done - (task["base"] or 0)) / elapsed if elapsed > 0 else 0.0
+            parts.append(f"ETA {_clock((total - done) / rate)}" if rate > 0 else "ETA unknown")
+        err.print(", ".join(parts), markup=False, highlight=False)
+        self._last = now
+
+
+def _count(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"

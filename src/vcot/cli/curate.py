@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from vcot.cli.common import console, err, fail
+from vcot.cli.common import console, counter, err, fail, progress_bar
 
 curate_app = typer.Typer(no_args_is_help=True, help="Curate a benchmark from existing datasets: ingest, sample, "
                                                     "filter, rewrite, qc, review, freeze, or run (every automatic "
@@ -20,7 +20,7 @@ ConfigArg = Annotated[Path, typer.Argument(help="Curation config (JSON or YAML, 
                                            show_default=False)]
 
 
-def _open(config: Path) -> Any:
+def _open(config: Path, progress: Any = None) -> Any:
     from vcot.curate.categories import CategoryError
     from vcot.curate.pipeline import ConfigError, Curation, CurationConfig
     from vcot.curate.sources import SourceError
@@ -28,7 +28,7 @@ def _open(config: Path) -> Any:
     if not config.is_file():
         fail(f"config not found: {config}")
     try:
-        return Curation(CurationConfig.load(config))
+        return Curation(CurationConfig.load(config), progress)
     except (ConfigError, SourceError, CategoryError, OSError) as exc:
         fail(exc)
 
@@ -38,9 +38,11 @@ def _stage(config: Path, stage: str) -> None:
     from vcot.curate.sources import SourceError
     from vcot.curate.store import SettingsMismatch
 
-    cur = _open(config)
+    shown = progress_bar()
+    cur = _open(config, lambda name: counter(shown, f"curate {name}"))
     try:
-        results = cur.run() if stage == "run" else [getattr(cur, stage)()]
+        with shown:
+            results = cur.run() if stage == "run" else [getattr(cur, stage)()]
     except (ConfigError, SourceError, SettingsMismatch, ValueError) as exc:
         fail(exc)
     finally:
@@ -98,12 +100,15 @@ def review(config: ConfigArg,
     """Serve the review page: approve, edit or remove each surviving item."""
     from vcot.curate.review.app import ReviewApp
     from vcot.curate.review.server import ReviewServer
+    from vcot.net import listen_error
 
     cur = _open(config)
     try:
         site = ReviewServer(ReviewApp(cur), host, port)
-    except (ValueError, OSError) as exc:
+    except ValueError as exc:
         fail(exc)
+    except OSError as exc:
+        fail(listen_error(exc, host, port))
     console.print(f"review page: {site.url}  (Ctrl-C to stop)", markup=False, highlight=False)
     try:
         site.serve_forever()

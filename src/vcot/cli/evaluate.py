@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from vcot.cli.common import console, err, fail, one_suite, parse_value, split_list
+from vcot.cli.common import console, err, fail, one_suite, parse_value, progress_bar, split_list
 from vcot.conditions import REGISTRY
 
 # Exit codes of `vcot eval` beyond 0 (every sample answered) and 2 (bad options or input), listed in the README.
@@ -24,14 +24,15 @@ SUMMARY_MODULES = ("vcot.analysis.build_report", "vcot.analysis.render")
 
 
 def print_run_summary(run_dir: Path, suite: Any, title: str, results: Any = None) -> None:
-    """`vcot eval`'s closing table: the same accounting as `vcot report` (rule-based scoring, no judge).
-    `results` is the run's results table when the caller has it (else it is read from the run folder)."""
+    """`vcot eval`'s closing table, compact (the report has every column): the same accounting as `vcot
+    report` (rule-based scoring, no judge). `results` is the run's results table when the caller has it (else it is
+    read from the run folder)."""
     from vcot.analysis.build_report import scored, summary_table
     from vcot.analysis.render import to_rich
     from vcot.engine.results import results_table
 
     rows = (results_table(run_dir) if results is None else results).to_pylist()
-    table = summary_table(scored(rows), suite)
+    table = summary_table(scored(rows), suite, compact=True)
     table.title = title
     console.print(to_rich(table))
 
@@ -39,8 +40,10 @@ def print_run_summary(run_dir: Path, suite: Any, title: str, results: Any = None
 def eval_command(
     suite: Annotated[Path | None, typer.Argument(help="Suite folder", metavar="SUITE", show_default=False)] = None,
     suite_option: Annotated[Path | None, typer.Option("--suite", hidden=True, help="Same as SUITE")] = None,
-    model: Annotated[str, typer.Option("--model", help="chance | openai/NAME | anthropic/NAME | google/NAME | "
-                                                        "NAME with --base-url")] = "chance",
+    model: Annotated[str | None, typer.Option("--model", help="chance (the default) | openai/NAME | anthropic/NAME "
+                                                               "| google/NAME | NAME with --base-url (default there: "
+                                                               "the one model the server lists)",
+                                              show_default=False)] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. "
                                                                      "http://host:8000/v1")] = None,
     api_key_env: Annotated[str | None, typer.Option("--api-key-env", help="Environment variable holding the "
@@ -78,8 +81,8 @@ def eval_command(
 ) -> None:
     """Evaluate a model on a suite under the chosen conditions; resumable, prints accuracy per condition."""
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-    from rich.progress import Progress as Bar
 
+    from vcot.analysis.units import count_phrase
     from vcot.conditions import ConditionError
     from vcot.engine.errors import ConfigError
     from vcot.engine.retry import RetryPolicy
@@ -89,6 +92,7 @@ def eval_command(
     from vcot.suite import SuiteError, read_suite
 
     suite = one_suite(suite, suite_option, required=True)
+    model = _model_to_ask(model, base_url, api_key_env)
     try:
         spec = EvalSpec(
             suite=suite, model=model, base_url=base_url, api_key_env=api_key_env,
@@ -102,10 +106,11 @@ def eval_command(
     except ValueError as exc:
         fail(exc)
 
-    bar = Bar(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-              TextColumn("errors {task.fields[errors]} · retries {task.fields[retries]} · tokens {task.fields[tokens]}"),
-              TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=err,
-              disable=not progress, refresh_per_second=4)
+    bar = progress_bar(progress, TextColumn("{task.description}"), BarColumn(),
+                       TextColumn("{task.completed}/{task.total}"),
+                       TextColumn("errors {task.fields[errors]} · retries {task.fields[retries]} · tokens "
+                                  "{task.fields[tokens]}"),
+                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), refresh_per_second=4)
     task_id = bar.add_task("eval", total=None, errors=0, retries=0, tokens=0)
 
     suite_name: dict[str, str] = {}
@@ -113,10 +118,11 @@ def eval_command(
     def on_start(info: dict[str, Any]) -> None:
         suite_name["name"] = info["suite_name"]
         skipped = info["skipped_conditions"]
-        err.print(f"run {info['run_id']} in {info['run_dir']}: {info['instances']} instances × "
-                  f"{', '.join(info['conditions'])} × {epochs} epoch(s)", markup=False, soft_wrap=True)
+        # ASCII only: a log's line must fit its width in bytes too (mawk's `length` counts bytes).
+        err.print(f"run {info['run_id']} in {info['run_dir']}: {count_phrase(info['selected'])}; conditions "
+                  f"{', '.join(info['conditions'])}; {epochs} epoch(s)", markup=False)
         for cond, reason in skipped.items():
-            err.print(f"  skipped {cond}: {reason}", markup=False, soft_wrap=True)
+            err.print(f"  skipped {cond}: {reason}", markup=False)
         bar.update(task_id, description=model)
         bar.start()
 
@@ -142,8 +148,7 @@ def eval_command(
     if p.errors:
         # Scripts must be able to tell a run with failures from a clean one; rerunning retries them.
         every = p.done + p.resumed == 0
-        err.print(f"{'every' if every else 'some'} sample(s) failed ({p.errors} of {p.total}); see the error "
-                  "column of the results; rerun the same command to retry them", markup=False, soft_wrap=True)
+        _print_failures(result, every, model, base_url)
         raise typer.Exit(EXIT_ALL_FAILED if every else EXIT_SOME_FAILED)
 
 
@@ -178,7 +183,7 @@ def serve_mock(
 ) -> None:
     """A local OpenAI-compatible server with a scripted policy, latency and fault injection."""
     from vcot.engine.mock import MockConfig, run_server
-    from vcot.net import is_loopback
+    from vcot.net import is_loopback, listen_error
 
     suite = one_suite(suite, suite_option, required=False)
     if not is_loopback(host):
@@ -207,6 +212,10 @@ def serve_mock(
                                announce=lambda msg: (print(msg), sys.stdout.flush())))
     except KeyboardInterrupt:
         pass
+    except OSError as exc:
+        if exc.filename is not None:  # the --port-file, not the address
+            fail(exc)
+        fail(listen_error(exc, host, port))
 
 
 def sweep(
@@ -218,7 +227,7 @@ def sweep(
     n: Annotated[int, typer.Option("--n", help="Instances per value")] = 50,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Sweep folder (rerun to resume); default "
                                                                  "sweep-TASK-NAME")] = None,
-    model: Annotated[str, typer.Option("--model", help="As for vcot eval")] = "chance",
+    model: Annotated[str | None, typer.Option("--model", help="As for vcot eval", show_default=False)] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="As for vcot eval")] = None,
     api_key_env: Annotated[str | None, typer.Option("--api-key-env", help="As for vcot eval")] = None,
     conditions: Annotated[str, typer.Option("--conditions", "-c", metavar="NAME,…",
@@ -246,7 +255,7 @@ def sweep(
     conds = split_list([conditions]) or ["direct"]
     unknown = [c for c in conds if not REGISTRY.known(c)]
     if unknown:
-        fail(f"unknown condition(s) {', '.join(unknown)}; known: {', '.join(REGISTRY.names())}")
+        fail(REGISTRY.unknown_message(unknown))
     if n < 1:
         fail("--n must be positive")
     name: str | None = None
@@ -282,7 +291,8 @@ def sweep(
     except (UnknownTaskError, ValueError, TypeError) as exc:
         fail(exc)
     folder = out or Path(f"sweep-{task}-{name or 'preset'}")
-    spec = SweepSpec(task=task, param=name, values=values, n=n, out=folder, model=model, base_url=base_url,
+    model = model if generate_only else _model_to_ask(model, base_url, api_key_env)
+    spec = SweepSpec(task=task, param=name, values=values, n=n, out=folder, model=model or "chance", base_url=base_url,
                      api_key_env=api_key_env, conditions=conds, seed=seed, difficulty=difficulty,
                      concurrency=concurrency, tag_requests=tag_requests)
 
@@ -308,6 +318,43 @@ def sweep(
         return
     console.print(to_rich(sweep_table(result)))
     console.print(f"wrote {folder / 'sweep.md'}, {folder / 'sweep.png'} and {folder / 'sweep.json'}", markup=False)
+
+
+def _model_to_ask(model: str | None, base_url: str | None, api_key_env: str | None) -> str:
+    """--model as given; without it chance, or with --base-url the one model the server lists (said so)."""
+    if model is not None or not base_url:
+        return model or "chance"
+    from vcot.engine.clients import served_model
+    from vcot.engine.errors import ConfigError
+
+    try:
+        found = served_model(base_url, api_key_env)
+    except ConfigError as exc:
+        fail(exc)
+    err.print(f"using model {found}, the only one {base_url} lists", markup=False, soft_wrap=True)
+    return found
+
+
+def _print_failures(result: Any, every: bool, model: str, base_url: str | None) -> None:
+    """The closing lines of a run with failed samples: their most frequent causes with counts, each one line
+    of the terminal, and the fix of the causes vcot knows."""
+    from vcot.engine.diagnose import error_causes, failure_lines, http_status
+
+    p = result.progress
+    table = result.table
+    if table is None:
+        from vcot.engine.results import results_table
+
+        table = results_table(result.run_dir)
+    errors = [e for e in table.column("error").to_pylist() if e]  # a failed sample's row, and only it, has one
+    head = f"{'every' if every else 'some'} sample(s) failed ({p.errors} of {p.total})"
+    status = http_status(error_causes(errors)) if every else None
+    if status:
+        head += f", with HTTP {status}"
+    err.print(f"{head}; the most frequent causes:", markup=False, soft_wrap=True)
+    for line in failure_lines(errors, base_url, model, width=err.width):
+        err.print(line, markup=False, highlight=False, soft_wrap=True)
+    err.print("rerun the same command to retry them", markup=False, soft_wrap=True)
 
 
 def _reply_bytes(mb: float) -> int:

@@ -53,7 +53,7 @@ def human(
         prepare_study,
     )
     from vcot.human.study import LOCK_FILE
-    from vcot.net import is_loopback
+    from vcot.net import is_loopback, listen_error
 
     if not is_loopback(host) and not allow_network:
         fail(f"--host {host} makes the study reachable from other machines; add --allow-network to do so on "
@@ -81,7 +81,7 @@ def human(
         try:
             server = StudyServer(HumanApp(study), host, port, verbose)
         except OSError as exc:
-            fail(f"cannot listen on {host}:{port}: {exc}")
+            fail(listen_error(exc, host, port))
         _describe(study, created)
         if not is_loopback(host):
             err.print(f"warning: listening on {host}, reachable from other machines; every request needs the "

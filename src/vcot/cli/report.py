@@ -45,10 +45,14 @@ def report(
     mira: Annotated[bool, typer.Option("--mira", help="Inputs are official MIRA result files")] = False,
     human: Annotated[Path | None, typer.Option("--human", metavar="STUDY", help="A human-baseline study folder "
                                                "(vcot human) to report beside the models")] = None,
+    tables: Annotated[bool, typer.Option("--tables", help="Also print MIRA Table 1, the paired tests and the "
+                                                          "VAoT analyses (always in the report)")] = False,
 ) -> None:
     """Score runs and write report.md + report.html (self-contained) with tables, plots and an instance browser."""
     from vcot.analysis.build_report import build_report, load_groups
     from vcot.analysis.render import to_rich
+    from vcot.analysis.thumbnails import Thumbnails
+    from vcot.cli.common import counter, progress_bar
 
     out_dir = out or (run_dirs[0] if run_dirs[0].is_dir() else run_dirs[0].parent) / "report"
     # The report opens a suite image only for its thumbnail, which shows "unavailable" for one it cannot
@@ -70,15 +74,22 @@ def report(
         out_dir.mkdir(parents=True, exist_ok=True)  # the judge's cache and log live beside the report
         judge = LLMJudge(judge_model, base_url=judge_base_url, api_key=key, cache_path=out_dir / "judge_cache.sqlite",
                          log_path=out_dir / "judge_log.jsonl")
+    shown = progress_bar()
+    # Collecting the browser's thumbnails is most of a report's time with --suite: that is what progress shows.
+    thumbnails = None if the_suite is None else Thumbnails(the_suite, progress=counter(shown, "thumbnails"))
     try:
-        job = build_report(run_dirs, suite=the_suite, out=out_dir, judge=judge, rescore=rescore,
-                           groups=load_groups(groups), max_instances=max_instances, mira=mira,
-                           terminal_width=console.width, sections=sections)
+        with shown:
+            job = build_report(run_dirs, suite=the_suite, out=out_dir, judge=judge, rescore=rescore,
+                               groups=load_groups(groups), max_instances=max_instances, mira=mira,
+                               all_tables=tables, sections=sections, thumbnails=thumbnails)
     except (FileNotFoundError, ValueError, KeyError) as exc:
         if created and out_dir.is_dir():
             # Only the judge's cache and log can be in it: a failed report leaves no folder behind.
             shutil.rmtree(out_dir, ignore_errors=True)
         fail(exc)
+    finally:
+        if thumbnails is not None:
+            thumbnails.close()
     for table in job.terminal_tables:
         console.print(to_rich(table))
     console.print(f"wrote {job.paths.markdown} and {job.paths.html}", markup=False)
@@ -196,7 +207,7 @@ def annotate(
     """Score sampled VAoT trajectories (AR, RF, FU) in the browser; agreement with the judge at /agreement."""
     from vcot.annotate import ANNOTATIONS_DB, AnnotationApp, AnnotationServer, sample_trajectories
     from vcot.engine.trajectories import read_trajectories
-    from vcot.net import is_loopback
+    from vcot.net import is_loopback, listen_error
 
     if sample < 1:
         fail("--sample must be at least 1")
@@ -211,7 +222,7 @@ def annotate(
     try:
         server = AnnotationServer(AnnotationApp(run_dir, s, picked, scores_path=judge_scores), host, port, verbose)
     except OSError as exc:
-        fail(f"cannot listen on {host}:{port}: {exc}")
+        fail(listen_error(exc, host, port))
     console.print(f"{len(picked)} of {len(trajs)} trajectories sampled (seed {seed}); scores go to "
                   f"{Path(run_dir) / ANNOTATIONS_DB}")
     if not is_loopback(host):

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from vcot import __version__
-from vcot.cli.common import console, err, fail, parse_params, progress_bar
+from vcot.cli.common import console, counter, err, fail, parse_params, progress_bar
 
 
 def version() -> None:
@@ -87,14 +87,15 @@ def generate(
     ray_address: Annotated[str | None, typer.Option("--ray-address", metavar="ADDR", help="Ray cluster to join "
                                                     "with --backend ray (default: start a local one)")] = None,
 ) -> None:
-    """Generate a suite: one task (--task) or a preset (--suite mini|mira-synth); with --shards, a shard set
-    (Parquet, WebDataset or suite folders) written streaming, resumable, on local processes or Ray."""
+    """Generate a suite: one task (--task) or a preset (--preset mini|mira-synth|see2think-synth); with
+    --shards, a shard set (Parquet, WebDataset or suite folders) written streaming, resumable, on local
+    processes or Ray."""
     from vcot.build import build_suite, generation_plans
     from vcot.suite import SuiteError
     from vcot.tasks import UnknownTaskError
 
     if (task is None) == (suite is None):
-        fail("give exactly one of --task or --suite")
+        fail("give exactly one of --task or --preset")
     if task is not None and n <= 0:
         fail("--n must be positive")
     if processes < 1:
@@ -244,10 +245,13 @@ def gallery(
     from vcot.gallery import GalleryError, write_gallery
     from vcot.suite import SuiteError, read_suite
 
+    shown = progress_bar(embed)  # the linked pages take seconds; embedding every image can take minutes
     try:
         s = read_suite(suite_dir)
         uids = s.first_per_task(per_task) if per_task > 0 else None
-        files = write_gallery(s, out or (suite_dir / "gallery.html"), uids, embed=embed, per_page=per_page)
+        with shown:
+            files = write_gallery(s, out or (suite_dir / "gallery.html"), uids, embed=embed, per_page=per_page,
+                                  progress=counter(shown, "embedding images"))
     except (SuiteError, GalleryError, OSError) as exc:  # OSError: --out cannot be written (a folder, no access)
         fail(exc)
     pages = f" and {len(files.pages)} task pages in {files.pages_dir}" if not embed else ""
@@ -365,6 +369,8 @@ def quickstart(
     out: Annotated[Path, typer.Option("--out", "-o", help="Working folder")] = Path("vcot-quickstart"),
     seed: Annotated[int, typer.Option("--seed", help="Seed of the mini suite")] = 0,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
+    tables: Annotated[bool, typer.Option("--tables", help="Also print MIRA Table 1, the paired tests and the "
+                                                          "VAoT analyses (always in the report)")] = False,
 ) -> None:
     """The main job on the embedded default, offline: generate the mini suite, validate it, write its
     gallery, evaluate the chance baseline under every condition the suite serves, and write the report."""
@@ -374,8 +380,8 @@ def quickstart(
     from vcot.analysis.render import to_rich
     from vcot.analysis.report import instance_images
     from vcot.analysis.thumbnails import Thumbnails
+    from vcot.analysis.units import count_phrase
     from vcot.build import build_suite, preset_plans
-    from vcot.cli.evaluate import print_run_summary
     from vcot.engine.runner import EvalSpec, run_eval
     from vcot.gallery import write_gallery
     from vcot.validate import validate_suite
@@ -388,27 +394,29 @@ def quickstart(
         # Output is identical on any number of processes; two halve the wait on the usual laptop or CI runner.
         manifest = build_suite(suite_dir, "mini", plans, processes=min(2, os.cpu_count() or 1),
                                progress=lambda k: shown.advance(bar, k))
-    console.print(f"mini suite: {manifest['total']} instances of {len(manifest['counts'])} tasks in {suite_dir}")
     clock.append(time.perf_counter())
     checked = validate_suite(suite_dir)
     if not checked.ok:
         fail("the generated suite does not validate: " + "; ".join(checked.problems[:5]), code=1)
-    console.print(f"[green]ok[/] {checked.resolved} answers re-solved from meta; hash {checked.suite.content_hash}",
-                  soft_wrap=True)
+    console.print(f"mini suite: {len(manifest['counts'])} tasks, {count_phrase(checked.suite.instances)}",
+                  markup=False)
+    console.print(f"[green]ok[/] {checked.resolved} answers re-solved from meta in {suite_dir}")
+    console.print(f"content hash {checked.suite.content_hash}", markup=False)
     clock.append(time.perf_counter())
     # The report's thumbnails are made by worker processes during the gallery and the evaluation (which
     # keep this process busy); the chance model answers every instance, so the browser shows the first 300.
     with Thumbnails(checked.suite) as thumbnails:
         thumbnails.start(instance_images(checked.suite.instances[:300]))
         files = write_gallery(checked.suite, out / "gallery.html")
-        console.print(f"gallery: {files.index} (task pages in {files.pages_dir})", markup=False, soft_wrap=True)
+        console.print(f"gallery: {files.index} (task pages in {files.pages_dir})", markup=False)
         clock.append(time.perf_counter())
         result = run_eval(EvalSpec(suite=suite_dir, model="chance", run_dir=out / "run-chance"))
         for cond, reason in result.skipped_conditions.items():
-            console.print(f"  skipped {cond}: {reason}", markup=False, soft_wrap=True)
-        print_run_summary(result.run_dir, checked.suite, "chance on mini", result.table)
+            console.print(f"  skipped {cond}: {reason}", markup=False)
         clock.append(time.perf_counter())
-        job = build_report([result.run_dir], suite=checked.suite, out=out / "report", thumbnails=thumbnails)
+        # The report's terminal tables open with the run's summary: printed once, after the report.
+        job = build_report([result.run_dir], suite=checked.suite, out=out / "report", thumbnails=thumbnails,
+                           all_tables=tables)
     clock.append(time.perf_counter())
     for table in job.terminal_tables:
         console.print(to_rich(table))
@@ -416,6 +424,34 @@ def quickstart(
     steps = ("generate", "validate", "gallery", "eval", "report")
     console.print(f"took {clock[-1] - clock[0]:.1f} s: " + ", ".join(
         f"{name} {b - a:.1f} s" for name, a, b in zip(steps, clock[:-1], clock[1:], strict=True)), markup=False)
+    _next_steps(suite_dir, result.run_dir, job.paths.html)
+
+
+def _next_steps(suite_dir: Path, chance_run: Path, report: Path) -> None:
+    """Where a newcomer goes from the quickstart, as commands to copy (a model named NAME, served locally)."""
+    run = chance_run.parent / "run-NAME"
+    console.print("\nnext steps:", markup=False)
+    console.print(f"  1. open the report (every table, an instance browser): {report}", markup=False)
+    console.print("  2. evaluate your model, served OpenAI-compatible (recipes: docs/models.md):", markup=False)
+    _print_command([["vcot", "eval"], [suite_dir], ["--base-url", "http://localhost:8000/v1"], ["--model", "NAME"],
+                    ["--run", run]])
+    console.print("  3. report it beside the chance baseline:", markup=False)
+    _print_command([["vcot", "report"], [run], [chance_run], ["--suite", suite_dir]])
+
+
+def _print_command(parts: list[list[object]], indent: str = "     ") -> None:
+    """A shell command in lines that fit the console, broken between its parts (an option and its value stay
+    together) and continued with a backslash, so that it can be copied and pasted as printed."""
+    import shlex
+
+    lines = [""]
+    for part in (" ".join(shlex.quote(str(w)) for w in words) for words in parts):
+        if lines[-1] and len(indent) + len(lines[-1]) + len(part) + 3 > console.width:
+            lines[-1] += " \\"
+            lines.append("  ")
+        lines[-1] += f" {part}" if lines[-1].strip() else part
+    for line in lines:
+        console.print(indent + line, markup=False, highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

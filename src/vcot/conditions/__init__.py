@@ -96,7 +96,8 @@ def register_prefix(k: int) -> str:
 
 
 # `-c visual_cot_prefix_k2` names a fixed k on the command line (docs/evaluation.md).
-REGISTRY.add_family(r"visual_cot_prefix_k([1-9][0-9]?)", lambda m: _prefix_condition(int(m.group(1))))
+REGISTRY.add_family(r"visual_cot_prefix_k([1-9][0-9]?)", lambda m: _prefix_condition(int(m.group(1))),
+                    label="visual_cot_prefix_kN (the first N steps)")
 
 
 def _prompt_version() -> str:

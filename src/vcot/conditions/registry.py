@@ -8,7 +8,7 @@ comparisons the report tests are all read from here, so adding a condition is on
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from vcot.conditions.episode import Episode
@@ -48,10 +48,14 @@ class Registry:
         self._items: dict[str, Condition] = {}
         # Parameterised conditions (e.g. visual_cot_prefix_k2): registered the first time their name is asked.
         self._families: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Condition]]] = []
+        self._family_labels: list[str] = []
 
-    def add_family(self, pattern: str, make: Callable[[re.Match[str]], Condition]) -> None:
-        """Names matching `pattern` (a regular expression, whole name) are conditions made by `make`."""
+    def add_family(self, pattern: str, make: Callable[[re.Match[str]], Condition], label: str = "") -> None:
+        """Names matching `pattern` (a regular expression, whole name) are conditions made by `make`; `label`
+        names the family where known conditions are listed (e.g. "visual_cot_prefix_kN (the first N steps)")."""
         self._families.append((re.compile(pattern), make))
+        if label:
+            self._family_labels.append(label)
 
     def known(self, name: str) -> bool:
         """Whether `name` is a condition, registering it if it belongs to a family."""
@@ -74,10 +78,19 @@ class Registry:
         try:
             return self._items[name]
         except KeyError:
-            raise ConditionError(f"unknown condition {name!r}; known: {', '.join(self._items)}") from None
+            raise ConditionError(self.unknown_message([name])) from None
 
     def names(self) -> list[str]:
         return list(self._items)
+
+    def unknown_message(self, names: Sequence[str]) -> str:
+        """What to say of condition names that are not conditions: a close known name for a typo, then the
+        list (families such as visual_cot_prefix_kN by their pattern)."""
+        from vcot.suggest import did_you_mean
+
+        hint = did_you_mean(names, self._items)
+        families = "".join(f" and {label}" for label in self._family_labels)
+        return f"unknown condition(s) {', '.join(names)}{hint or ';'} known: {', '.join(self._items)}{families}"
 
     def defaults(self) -> list[str]:
         return [c.name for c in self._items.values() if c.default]
@@ -96,7 +109,7 @@ class Registry:
         self.known(name)
         cond = self._items.get(name)
         if cond is None:
-            return f"unknown condition {name!r}; known: {', '.join(self._items)}"
+            return self.unknown_message([name])
         return cond.unservable(instance)
 
     def make_episode(self, instance: Instance, name: str, epoch: int, images: ImageSource) -> Episode:

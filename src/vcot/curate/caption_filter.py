@@ -73,4 +73,4 @@ async def run_filter(caller: Caller, instances: list[Instance], images: ImageSou
         except CallFailed as exc:  # no decision: the next run retries exactly the missing calls
             return {"uid": inst.uid, "verdict": "pending", "reason": str(exc)}
 
-    return list(await asyncio.gather(*(one(i) for i in instances)))
+    return await caller.gather(one(i) for i in instances)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -58,7 +58,8 @@ class Caller:
     """Sends (role, stage, candidate, trial) calls, each at most once across runs, with bounded concurrency."""
 
     def __init__(self, store: CurationStore, specs: dict[str, ModelSpec], concurrency: int = 8,
-                 retry: RetryPolicy | None = None, tag_requests: bool = True) -> None:
+                 retry: RetryPolicy | None = None, tag_requests: bool = True,
+                 progress: Callable[..., None] | None = None) -> None:
         self.store = store
         self.specs = specs
         self.retry = retry or RetryPolicy(max_attempts=4, initial_s=0.2, max_backoff_s=5.0)
@@ -67,6 +68,9 @@ class Caller:
         self.clients: dict[str, ModelClient] = {}
         self.run_ids: dict[str, str] = {}
         self.sent = 0  # calls actually sent by this process (the rest came from the store)
+        self.retries = 0
+        # (items done, items, pending=…, retries=…) as a stage's items finish (`gather`): a command's progress.
+        self.progress = progress
 
     def _client(self, role: str) -> tuple[ModelClient, str]:
         if role not in self.clients:
@@ -94,7 +98,7 @@ class Caller:
             self.sent += 1
             try:
                 resp, attempts = await call_with_retries(lambda: client.complete(messages, None, settings, ctx),
-                                                         self.retry)
+                                                         self.retry, on_retry=self._retried)
             except (RetryableError, EngineError) as exc:
                 self.store.record_call(run_id, spec.model, stage, inst.uid, trial, {
                     "request_digest": digest, "error": f"{type(exc).__name__}: {exc}", "started_at": started,
@@ -106,6 +110,27 @@ class Caller:
                 "started_at": started, "finished_at": time.time()}
         self.store.record_call(run_id, spec.model, stage, inst.uid, trial, call, ok=True)
         return resp.text
+
+    def _retried(self, exc: RetryableError) -> None:
+        self.retries += 1
+
+    async def gather(self, items: Iterable[Awaitable[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """A stage's per-item results in order, each reported to `progress` as it finishes."""
+        waiting = list(items)
+        done = pending = 0
+        if self.progress is not None:  # a line as the stage starts, however long its first item takes
+            self.progress(0, len(waiting), pending=0, retries=self.retries)
+
+        async def tracked(item: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+            nonlocal done, pending
+            result = await item
+            done += 1
+            pending += result.get("verdict") == "pending"
+            if self.progress is not None:
+                self.progress(done, len(waiting), pending=pending, retries=self.retries)
+            return result
+
+        return list(await asyncio.gather(*(tracked(i) for i in waiting)))
 
     async def aclose(self) -> None:
         for c in self.clients.values():

@@ -94,9 +94,10 @@ class CurationConfig:
         return cfg
 
 
-def _run(make: Callable[[Caller], Awaitable[T]], cfg: CurationConfig, store: CurationStore) -> tuple[T, int]:
+def _run(make: Callable[[Caller], Awaitable[T]], cfg: CurationConfig, store: CurationStore,
+         progress: Callable[..., None] | None = None) -> tuple[T, int]:
     async def go() -> tuple[T, int]:
-        caller = Caller(store, cfg.models, cfg.concurrency)
+        caller = Caller(store, cfg.models, cfg.concurrency, progress=progress)
         try:
             return await make(caller), caller.sent
         finally:
@@ -108,8 +109,10 @@ def _run(make: Callable[[Caller], Awaitable[T]], cfg: CurationConfig, store: Cur
 class Curation:
     """The stages over one work folder."""
 
-    def __init__(self, cfg: CurationConfig) -> None:
+    def __init__(self, cfg: CurationConfig, progress: Callable[[str], Callable[..., None]] | None = None) -> None:
         self.cfg = cfg
+        # Called with a stage's name, returns what gets (items done, items, pending=…, retries=…) in the stage.
+        self.progress = progress
         cfg.work.mkdir(parents=True, exist_ok=True)
         self.store = CurationStore(cfg.work)
 
@@ -163,12 +166,14 @@ class Curation:
         items = [i for i, _ in self.selected()]
         scene = self.cfg.models.get("captioner", ModelSpec("")).model == SCENE_GRAPH
         images = self.images()
-        res, sent = _run(lambda c: run_filter(c, items, images, self.cfg.filter, scene), self.cfg, self.store)
+        res, sent = _run(lambda c: run_filter(c, items, images, self.cfg.filter, scene), self.cfg, self.store,
+                         self._progress("filter"))
         return _summary("filter", res, sent)
 
     def rewrite(self) -> dict[str, Any]:
         items = self.after("filter", ("kept",))
-        res, sent = _run(lambda c: run_rewrite(c, items, self.cfg.rewrite), self.cfg, self.store)
+        res, sent = _run(lambda c: run_rewrite(c, items, self.cfg.rewrite), self.cfg, self.store,
+                         self._progress("rewrite"))
         return _summary("rewrite", res, sent)
 
     def qc(self) -> dict[str, Any]:
@@ -176,8 +181,11 @@ class Curation:
                  if self.store.decision("rewrite", i.uid) and self.store.decision("rewrite", i.uid)["verdict"]
                  != "removed"]
         images = self.images()
-        res, sent = _run(lambda c: run_qc(c, items, images), self.cfg, self.store)
+        res, sent = _run(lambda c: run_qc(c, items, images), self.cfg, self.store, self._progress("qc"))
         return _summary("qc", res, sent)
+
+    def _progress(self, stage: str) -> Callable[..., None] | None:
+        return self.progress(stage) if self.progress is not None else None
 
     def survivors(self) -> list[tuple[Instance, str]]:
         """Items that passed every automatic stage (qc passed or flagged), in their current form."""

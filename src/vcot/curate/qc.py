@@ -5,7 +5,6 @@ Decision `qc`."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from vcot.curate.models import Caller, CallFailed
@@ -45,4 +44,4 @@ async def run_qc(caller: Caller, instances: list[Instance], images: ImageSource)
         except CallFailed as exc:
             return {"uid": inst.uid, "verdict": "pending", "reason": str(exc)}
 
-    return list(await asyncio.gather(*(one(i) for i in instances)))
+    return await caller.gather(one(i) for i in instances)

@@ -126,4 +126,4 @@ async def run_rewrite(caller: Caller, items: list[tuple[Instance, str]], setting
         except CallFailed as exc:
             return {"uid": inst.uid, "verdict": "pending", "reason": str(exc)}
 
-    return list(await asyncio.gather(*(one(i, c) for i, c in items)))
+    return await caller.gather(one(i, c) for i, c in items)

@@ -122,8 +122,7 @@ def resolve_conditions(instances: Sequence[Instance], conditions: Sequence[str] 
     if conditions:
         unknown = [c for c in conditions if not REGISTRY.known(c)]
         if unknown:
-            raise ConfigError(f"unknown condition(s) {', '.join(unknown)}; known: {', '.join(REGISTRY.names())} "
-                              "and visual_cot_prefix_kN (the first N steps)")
+            raise ConfigError(REGISTRY.unknown_message(unknown))
         for cond in conditions:
             why_not = REGISTRY.get(cond).unservable  # once, not through the registry per instance
             bad = [(i.uid, r) for i in instances if (r := why_not(i)) is not None]
@@ -559,6 +558,8 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
         client = make_client(spec.model, spec.base_url, spec.api_key_env, tag_requests=spec.tag_requests,
                              max_connections=max(16, spec.concurrency * 2))
     try:
+        # Before the run folder is made: an endpoint where nothing listens leaves nothing behind.
+        await client.preflight()
         run_id, settings = run_identity(suite, client, spec)
         run_dir = Path(spec.run_dir) if spec.run_dir else \
             Path(spec.runs_root) / f"{_slug(suite.name)}-{_slug(spec.model)}-{run_id}"
@@ -580,11 +581,10 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
                     # A run recorded when the endpoint was part of the id: same run, keep its id.
                     run_id = existing[0]
                     settings = {**settings, "run_id": run_id}
-                await client.preflight()
                 store.init_run(run_id, settings)
                 if on_start is not None:
                     on_start({**settings, "conditions": conditions, "skipped_conditions": skipped,
-                              "run_dir": str(run_dir), "instances": len(instances)})
+                              "run_dir": str(run_dir), "instances": len(instances), "selected": instances})
                 runner = Runner(spec, suite, instances, conditions, client, store, run_id, on_progress)
                 try:
                     progress = await runner.run()
@@ -609,5 +609,6 @@ def run_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | None = No
              on_start: Callable[[dict[str, Any]], None] | None = None) -> RunResult:
     """Run `spec` to the end in a fresh event loop (see `arun_eval`): every call and finished sample is stored
     in the run folder's store as it happens, so a rerun resumes; returns the RunResult with the results
-    table. `on_start` gets the run's plan once it is checked, `on_progress` the counts as they change."""
+    table. `on_start` gets the run's plan once it is checked (with the selected instances as "selected"),
+    `on_progress` the counts as they change."""
     return asyncio.run(arun_eval(spec, on_progress, on_start))

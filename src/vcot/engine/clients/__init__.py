@@ -50,6 +50,10 @@ def make_client(model: str, base_url: str | None = None, api_key_env: str | None
       (or `api_key_env`).
     """
     if base_url:
+        if model == "chance" or not model.strip():
+            # Sent as it is, "chance" made every request ask the server for a model it does not serve.
+            raise ConfigError("chance is the built-in offline baseline; name the served model with --model"
+                              if model == "chance" else "name the served model with --model")
         key, env = _key((api_key_env,), f"endpoint {base_url}") if api_key_env else (None, None)
         from vcot.engine.clients.openai_compat import OpenAICompatClient
 
@@ -83,4 +87,29 @@ def make_client(model: str, base_url: str | None = None, api_key_env: str | None
     return GoogleClient(name, key, env)
 
 
-__all__ = ["CallContext", "ModelClient", "make_client", "endpoint_key", "PROVIDERS", "KEY_ENVS"]
+def served_model(base_url: str, api_key_env: str | None = None, timeout: float = 10.0) -> str:
+    """The one model an OpenAI-compatible endpoint lists (GET /models): what `vcot eval --base-url URL` asks
+    for when no --model is given. ConfigError when nothing answers there, or it lists none or several."""
+    import asyncio
+
+    from vcot.engine.clients.openai_compat import OpenAICompatClient
+
+    key, env = _key((api_key_env,), f"endpoint {base_url}") if api_key_env else (None, None)
+
+    async def listed() -> list[str]:
+        client = OpenAICompatClient("", base_url, key, provider="openai-compatible", key_env=env, max_connections=1)
+        try:
+            return await client.list_models(timeout)
+        finally:
+            await client.aclose()
+
+    ids = list(dict.fromkeys(asyncio.run(listed())))
+    if not ids:
+        raise ConfigError(f"{base_url} lists no models; name the served model with --model")
+    if len(ids) > 1:
+        shown = ", ".join(ids[:20]) + (f", … ({len(ids)} in all)" if len(ids) > 20 else "")
+        raise ConfigError(f"{base_url} lists {len(ids)} models: {shown}; choose one with --model")
+    return ids[0]
+
+
+__all__ = ["CallContext", "ModelClient", "make_client", "endpoint_key", "served_model", "PROVIDERS", "KEY_ENVS"]

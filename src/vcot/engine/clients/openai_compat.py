@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import errno
 import json
 import re
 import secrets
+import socket
 import time
 import zlib
 from collections.abc import Sequence
@@ -27,6 +29,7 @@ import openai
 from openai import AsyncOpenAI
 
 from vcot.engine.clients.base import CallContext, ModelClient
+from vcot.engine.diagnose import CHAT_ROUTE_HINT, names_chat_route
 from vcot.engine.errors import AuthError, ConfigError, FatalCallError, RetryableError
 from vcot.engine.settings import DEFAULT_MAX_REPLY_BYTES, GenSettings
 from vcot.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
@@ -387,6 +390,12 @@ def _error_text(exc: openai.APIStatusError) -> str:
     return f"HTTP {exc.status_code}: {body}".strip()
 
 
+def _url_hint(url: str) -> str:
+    """'; --base-url should end in /v1, …' when the URL names the chat route itself: the SDK appends
+    /chat/completions (and /models) to the base URL, so every request then gets a 404."""
+    return f"; {CHAT_ROUTE_HINT}" if names_chat_route(url) else ""
+
+
 def _http_client(limits: httpx2.Limits, guard: ReplyGuard) -> httpx2.AsyncClient:
     """The SDK's aiohttp transport when aiohttp is installed, else its httpx default.
 
@@ -417,6 +426,22 @@ def transport_error(exc: Exception) -> RetryableError | None:
     return None
 
 
+def unreachable(exc: BaseException, url: str) -> str | None:
+    """Why nothing at all answers at `url`, when the exception's chain says so: a refused connection or a host
+    name that does not resolve. The HTTP stack reports either as a connect failure, and the aiohttp transport
+    as a connect *time-out*, though both are known at once; the cause is found down `__cause__`."""
+    seen = 0
+    cause: BaseException | None = exc
+    while cause is not None and seen < 16:
+        if isinstance(cause, ConnectionRefusedError) or getattr(cause, "errno", None) == errno.ECONNREFUSED:
+            return f"connection refused: nothing listens at {url}"
+        if isinstance(cause, socket.gaierror):
+            return f"cannot resolve the host of {url} ({cause.strerror or cause})"
+        cause = cause.__cause__ or cause.__context__
+        seen += 1
+    return None
+
+
 class OpenAICompatClient(ModelClient):
     def __init__(self, model: str, base_url: str | None, api_key: str | None, *, provider: str = "openai",
                  key_env: str | None = None, tag_requests: bool = False, max_connections: int = 256) -> None:
@@ -437,6 +462,11 @@ class OpenAICompatClient(ModelClient):
         return {"provider": self.provider, "model": self.model, "base_url": str(self._client.base_url),
                 "api_key_env": self.key_env}
 
+    @property
+    def url(self) -> str:
+        """The endpoint as the user gave it (the SDK's own form has a trailing slash added)."""
+        return self.base_url or str(self._client.base_url)
+
     async def preflight(self, attempts: int = 3, timeout: float = 10.0) -> None:
         last = ""
         for attempt in range(attempts):
@@ -450,11 +480,41 @@ class OpenAICompatClient(ModelClient):
             except openai.APIStatusError:
                 return  # reachable; some servers simply do not list models
             except (openai.APIConnectionError, Exception) as exc:  # noqa: BLE001 - any transport failure
+                why = unreachable(exc, self.url)
+                if why is not None:
+                    # Not retried: a second or two of retries cannot outlast a server still starting (vLLM
+                    # takes minutes), and a wrong port or host never starts answering.
+                    raise ConfigError(why) from None
                 last = f"{type(exc).__name__}: {exc}"
             if attempt + 1 < attempts:
                 await asyncio.sleep(0.5 * 2**attempt)
         raise ConfigError(f"cannot reach the endpoint {self._client.base_url} after {attempts} attempts "
                           f"({last}); is the server running and the --base-url right?")
+
+    async def list_models(self, timeout: float = 10.0) -> list[str]:
+        """The ids of the models the endpoint lists (GET /models); ConfigError saying why when there is no
+        readable list (nothing listens, an HTTP error, a body that is not a model list)."""
+        try:
+            async with asyncio.timeout(timeout):
+                resp = await self._client.get("/models", cast_to=httpx2.Response,
+                                              options={"timeout": timeout})  # type: ignore[arg-type]
+                text = resp.content.decode("utf-8", "replace")
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            raise AuthError(f"{self.url} rejected the credentials ({_error_text(exc)}); check the API key in "
+                            f"{self.key_env or 'the variable named by --api-key-env'}") from None
+        except openai.APIStatusError as exc:
+            raise ConfigError(f"{self.url} did not list its models ({_error_text(exc)[:120]}){_url_hint(self.url)}"
+                              "; name the served model with --model") from None
+        except Exception as exc:  # noqa: BLE001 - any transport failure
+            raise ConfigError(unreachable(exc, self.url) or f"cannot list the models of {self.url} "
+                              f"({type(exc).__name__}); name the served model with --model") from None
+        try:
+            data = json.loads(text).get("data")
+            ids = [m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)]
+        except (ValueError, AttributeError, TypeError, RecursionError):
+            raise ConfigError(f"{self.url}/models is not a model list; name the served model with "
+                              "--model") from None
+        return ids
 
     async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,
                        settings: GenSettings, ctx: CallContext) -> ModelResponse:
@@ -499,13 +559,18 @@ class OpenAICompatClient(ModelClient):
                 raise RetryableError(_error_text(exc), parse_retry_after(exc.response.headers),
                                      kind=str(exc.status_code)) from None
             raise FatalCallError(_error_text(exc)) from None
-        except (openai.APITimeoutError, TimeoutError):
+        except (openai.APITimeoutError, TimeoutError) as exc:
+            # Retried, unlike at the preflight: mid-run, a refused connection is most often a server restarting.
+            why = unreachable(exc, self.url)
+            if why is not None:
+                raise RetryableError(why, kind="connection") from None
             raise RetryableError(f"no complete response within {settings.timeout_s:g} s", kind="timeout") from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
             if isinstance(cause, ReplyRejected):
                 raise RetryableError(str(cause), kind=cause.kind) from None
-            raise RetryableError(f"connection failed ({type(cause).__name__})", kind="connection") from None
+            why = unreachable(exc, self.url)
+            raise RetryableError(why or f"connection failed ({type(cause).__name__})", kind="connection") from None
         except openai.APIResponseValidationError:
             raise malformed("the SDK refused the response") from None
         except RecursionError:
