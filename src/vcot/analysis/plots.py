@@ -9,6 +9,9 @@ import math
 from vcot.analysis.tables import CONDITIONS, DOMAINS, PASS_KS, cell, group, ordered, pass_curve
 from vcot.analysis.units import Sample
 
+# The widest figure, in inches: at the report's 90 dpi about 1,000 px, so it fits a 1,280 px window whole.
+MAX_WIDTH = 11.0
+
 
 class _Figures:
     """The part of pyplot the plots use (`subplots`, `close`), on bare `Figure`s: importing pyplot takes about
@@ -40,8 +43,10 @@ def domain_bars(samples: list[Sample]) -> bytes:
     models = sorted({s.model for s in samples})
     conds = ordered({s.condition for s in samples}, CONDITIONS)
     domains = [*ordered({s.domain for s in samples}, DOMAINS), "Overall"]
-    fig, axes = plt.subplots(len(models), 1, figsize=(max(6.0, 1.2 * len(domains) * max(1, len(conds)) / 2),
-                                                     2.8 * len(models)), squeeze=False)
+    # At most MAX_WIDTH wide (plus the legend, placed below): the page shows figures at their natural size
+    # up to its width, and bars for many conditions get thinner instead of running off the screen.
+    width_in = min(MAX_WIDTH, max(6.0, 0.5 * len(domains) * max(1, len(conds)) + 1.0))
+    fig, axes = plt.subplots(len(models), 1, figsize=(width_in, 3.0 * len(models)), squeeze=False)
     width = 0.8 / max(1, len(conds))
     for ax, model in zip(axes[:, 0], models, strict=True):
         ms = [s for s in samples if s.model == model]
@@ -62,7 +67,8 @@ def domain_bars(samples: list[Sample]) -> bytes:
         ax.set_ylabel("accuracy %")
         ax.set_ylim(0, 100)
         ax.set_title(model, fontsize=10)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=min(len(conds) + 1, 6),
+                  frameon=False)
     fig.tight_layout()
     return _png(fig)
 
@@ -99,7 +105,7 @@ def task_heatmaps(samples: list[Sample]) -> list[tuple[str, bytes]]:
         tasks = sorted({(s.domain, s.task) for s in ms},
                        key=lambda k: (DOMAINS.index(k[0]) if k[0] in DOMAINS else 9, k[1]))
         grid = [[cell([s for s in ms if s.task == t and s.condition == c]).acc for c in conds] for _, t in tasks]
-        fig, ax = plt.subplots(figsize=(1.1 * len(conds) + 3, 0.32 * len(tasks) + 1.5))
+        fig, ax = plt.subplots(figsize=(min(MAX_WIDTH, 1.1 * len(conds) + 3), 0.32 * len(tasks) + 1.5))
         img = ax.imshow([[0 if math.isnan(v) else 100 * v for v in row] for row in grid], vmin=0, vmax=100,
                         cmap="viridis", aspect="auto")
         for i, row in enumerate(grid):

@@ -8,6 +8,7 @@ page's policy forbids external loads, so even a missed escape could not fetch an
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,11 +21,13 @@ from vcot.analysis.render import to_html, to_markdown
 from vcot.analysis.tables import (
     CONDITIONS,
     Table,
+    condition_cells,
     condition_overview,
     paired_tests,
     pass_at_k_table,
     per_task_tables,
     relative_gains,
+    run_summary,
     see2think_table,
     table1,
     table2,
@@ -130,29 +133,49 @@ def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = N
 
 
 def _markdown(title: str, analysis: Analysis, figures, prov) -> str:
+    facts = _summary(analysis)
     parts = [f"# {escape(title, quote=False)}", "",
-             f"Generated {_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds')}.", "", "## Runs", ""]
+             f"Generated {_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds')}.", "", "## Summary", "",
+             f"Reading guide: {READING_GUIDE}.", ""]
+    parts += [f"- {escape(line, quote=False)}" for line in [*facts.chance, *facts.paired, facts.failures]]
+    parts += ["", to_markdown(facts.table), "## Runs", ""]
     parts.append(to_markdown(Table("Provenance", ["run", "model", "suite", "suite hash", "prompt", "vcot", "settings"],
                                    [list(p.values()) for p in prov])))
     parts += ["## Results", ""]
-    parts += [to_markdown(t) for _, t in analysis.tables]
+    parts += [to_markdown(t) for a, t in analysis.tables
+              if not (a.startswith("extra-") and t.title == facts.table.title and t.header == facts.table.header)]
     parts += ["## Figures", ""]
     parts += [f"![{escape(cap)}](plots/{name}.png)\n" for name, cap, _ in figures]
     return "\n".join(parts)
 
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1.5rem;color:#222;max-width:1400px}
-h1{font-size:1.6rem} h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem} h3{font-size:1.05rem}
+*,*::before,*::after{box-sizing:border-box}
+html{scroll-behavior:auto}
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;padding:0 1.5rem 2rem;color:#222;
+max-width:1400px;overflow-wrap:anywhere}
+header h1{font-size:1.6rem;margin:1rem 0 .3rem} header p{margin:0 0 .5rem}
+h2{border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem} h3{font-size:1.05rem}
+section.part,section.table,details.long{scroll-margin-top:3.5rem}
 table{border-collapse:collapse;font-size:.82rem} th,td{border:1px solid #ddd;padding:.2rem .4rem;text-align:right}
 th{background:#f3f3f3;position:sticky;top:0} td:first-child,th:first-child{text-align:left}
-.table td{white-space:nowrap} .scroll{overflow-x:auto} .ci{color:#888;font-size:.72rem;margin-left:.25rem} .note{color:#555;font-size:.8rem} .fail{color:#a40;font-size:.72rem;margin-left:.25rem}
-nav a{margin-right:.8rem} figure{margin:1rem 0} figcaption{font-size:.85rem;color:#444}
+.table td{white-space:nowrap} .scroll{overflow-x:auto;max-width:100%}
+.ci{color:#888;font-size:.72rem;margin-left:.25rem} .note{color:#555;font-size:.8rem}
+.fail{color:#a40;font-size:.72rem;margin-left:.25rem}
+nav#toc{position:sticky;top:0;z-index:10;background:#fff;border-bottom:1px solid #ccc;padding:.45rem 0;
+display:flex;flex-wrap:wrap;gap:.3rem 1rem;font-size:.9rem}
+nav#toc a{text-decoration:none;color:#0550ae} nav#toc a:hover{text-decoration:underline}
+.summary ul{margin:.3rem 0 .8rem;padding-left:1.3rem} .summary li{margin:.15rem 0}
+.next a{margin-right:.8rem}
+details.long{border:1px solid #e3e3e3;border-radius:4px;margin:.6rem 0;padding:.3rem .6rem}
+details.long>summary{cursor:pointer;font-weight:600}
+figure{margin:1rem 0;max-width:100%} figcaption{font-size:.85rem;color:#444}
+img{max-width:100%;height:auto}
 details.inst{border:1px solid #ddd;border-radius:4px;margin:.3rem 0;padding:.3rem .6rem}
 details.inst>summary{cursor:pointer} .ok{color:#1a7f37;font-weight:600} .bad{color:#c62828;font-weight:600}
 pre{white-space:pre-wrap;word-break:break-word;background:#f8f8f8;padding:.5rem;max-height:30rem;overflow:auto}
 .steps{display:flex;flex-wrap:wrap;gap:.8rem} .step{max-width:400px;font-size:.8rem}
-img.thumb{max-width:384px;border:1px solid #ccc} .answers td{text-align:left;vertical-align:top}
+img.thumb{max-width:min(384px,100%);border:1px solid #ccc} .answers td{text-align:left;vertical-align:top}
 #filters{margin:.5rem 0} #filters input{margin-right:1rem}
 """
 
@@ -199,25 +222,135 @@ def _shown(rows: Sequence[dict[str, Any]], suite: Any) -> tuple[list[str], dict[
     return [i.uid for i in order] + sorted(seen - inst_of.keys()), inst_of
 
 
+# The report's sections, in the order a reader asks: (id, navigation label, heading).
+SECTIONS = (("summary", "Summary", "Summary"), ("accuracy", "Accuracy", "Accuracy"),
+            ("per-task", "Per task", "Per task"), ("failures", "Failure analysis", "Failure analysis"),
+            ("audit", "Audit", "Audit of the suite"), ("figures", "Figures", "Figures"),
+            ("more", "More", "More"), ("browser", "Instances", "Instance browser"), ("runs", "Runs", "Runs"))
+READING_GUIDE = "docs/report.md in the vcot repository says what each section answers and how to read it"
+# A table with more rows than this starts collapsed.
+LONG_TABLE = 12
+ALPHA = 0.05
+_FAILURE_ANCHORS = ("see2think-categories", "tiers", "without-picture", "interventions", "probe-", "first-wrong")
+_FAILURE_TITLES = ("failure", "process", "semantic", "first wrong", "judge")
+
+
+@dataclass
+class _Summary:
+    table: Table  # tables.run_summary
+    chance: list[str]  # per model: the conditions above, at and below chance
+    paired: list[str]  # the significant paired comparisons, in words
+    failures: str  # errors, timeouts and truncations
+
+
+def _summary(analysis: Analysis) -> _Summary:
+    cells = condition_cells(analysis.samples)
+    chance: list[str] = []
+    for model in sorted({m for m, _ in cells}):
+        verdicts: dict[str, list[str]] = {"above chance": [], "not distinguishable from chance": [],
+                                          "below chance": [], "chance unknown": []}
+        for (m, cond), c in cells.items():
+            if m != model or math.isnan(c.acc):
+                continue
+            text = f"{cond} {100 * c.acc:.1f}% [{100 * c.lo:.1f}, {100 * c.hi:.1f}]"
+            if math.isnan(c.chance):
+                verdicts["chance unknown"].append(text)
+                continue
+            key = ("above chance" if c.lo > c.chance else "below chance" if c.hi < c.chance
+                   else "not distinguishable from chance")
+            verdicts[key].append(f"{text} vs {100 * c.chance:.1f}%")
+        said = "; ".join(f"{k}: {', '.join(v)}" for k, v in verdicts.items() if v)
+        chance.append(f"{model} — {said or 'no scored samples'}")
+    paired_table = dict(analysis.tables).get("paired")
+    paired = []
+    for row in paired_table.rows if paired_table is not None else []:
+        model, pair, delta, p = str(row[0]), str(row[1]), str(row[5]), str(row[8])
+        try:
+            p_value = float(p)
+        except ValueError:
+            continue
+        if p_value >= ALPHA:
+            continue
+        base, _, treat = pair.partition(" → ")
+        verb = "trails" if delta.startswith("-") else "beats"
+        head, _, interval = delta.partition(" ")
+        paired.append(f"{model}: {treat} {verb} {base} by {head} points {interval}, sign test p = {p}")
+    if not paired:
+        paired = [f"No paired difference is significant at p < {ALPHA:g}." if paired_table is not None
+                  else "No paired comparison could be made (no problem was run under two compared conditions)."]
+    n = sum(c.samples for c in cells.values())
+    err, tmo, trunc = (sum(getattr(c, k) for c in cells.values()) for k in ("errors", "timeouts", "truncated"))
+    if err or tmo or trunc:
+        failures = (f"Engine failures: {err} errors, {tmo} timeouts and {trunc} truncated responses among {n} "
+                    "samples (counted as wrong; see the errors / timeouts / truncated columns).")
+    else:
+        failures = f"No engine errors, timeouts or truncated responses among {n} samples."
+    return _Summary(run_summary(analysis.samples), chance, paired, failures)
+
+
+def _section_of(anchor: str, t: Table) -> str:
+    title = t.title.lower()
+    if anchor.startswith("tasks-"):
+        return "per-task"
+    if title.startswith("audit"):
+        return "audit"
+    if anchor.startswith(_FAILURE_ANCHORS) or (anchor.startswith("extra-") and any(w in title for w in _FAILURE_TITLES)):
+        return "failures"
+    return "accuracy"
+
+
+def _table_html(anchor: str, t: Table, collapsed: bool) -> str:
+    if not collapsed:
+        return to_html(t, anchor)
+    e = escape
+    return (f'<details class="long" id="{e(anchor)}"><summary>{e(t.title)} ({len(t.rows)} rows)</summary>'
+            f"{to_html(t)}</details>")
+
+
 def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instances: int,
           extra_html: Sequence[str] = (), thumbnails: Thumbnails | None = None) -> str:
     """`extra_html` sections are trusted markup built by vcot (e.g. the VAoT trajectory viewer), which
     escapes all model text itself."""
     e = escape
-    nav = "".join(f'<a href="#{e(a)}">{e(t.title.split("(")[0].strip())}</a>' for a, t in analysis.tables[:8])
-    parts = [f"<h1>{e(title)}</h1>",
+    facts = _summary(analysis)
+    summary_headers = facts.table.header
+    body: dict[str, list[str]] = {sid: [] for sid, _, _ in SECTIONS}
+    for anchor, t in analysis.tables:
+        if anchor.startswith("extra-") and t.header == summary_headers and t.title == facts.table.title:
+            continue  # the run summary, already at the top
+        where = _section_of(anchor, t)
+        body[where].append(_table_html(anchor, t, where == "audit" or len(t.rows) > LONG_TABLE))
+    for name, cap, png in figures:
+        body["figures"].append(f'<figure id="fig-{e(name)}"><img alt="{e(cap)}" src="{png_data_uri(png)}">'
+                               f"<figcaption>{e(cap)}</figcaption></figure>")
+    body["more"] += list(extra_html)
+    body["runs"].append(to_html(Table("Provenance", ["run", "model", "suite", "suite hash", "prompt", "vcot",
+                                                     "settings"], [list(p.values()) for p in prov])))
+    present = [s for s in SECTIONS if s[0] in ("summary", "browser") or body[s[0]]]
+    nexts = " ".join(f'<a href="#{sid}">{e(label)}</a>' for sid, label, _ in present if sid != "summary")
+    body["summary"] = [
+        '<div class="summary">',
+        "<h3>Accuracy against chance (95% Wilson intervals)</h3>",
+        "<ul>" + "".join(f"<li>{e(line)}</li>" for line in facts.chance) + "</ul>",
+        "<h3>Paired comparisons</h3>",
+        "<ul>" + "".join(f"<li>{e(line)}</li>" for line in facts.paired) + "</ul>",
+        f"<h3>Errors and truncations</h3><p>{e(facts.failures)}</p>",
+        to_html(facts.table, "run-summary"),
+        f'<p class="next"><b>Where to look next:</b> {nexts}</p>',
+        f'<p class="note">Reading guide: {e(READING_GUIDE)}.</p>', "</div>"]
+    nav = "".join(f'<a href="#{sid}">{e(label)}</a>' for sid, label, _ in present)
+    parts = ["<header>", f"<h1>{e(title)}</h1>",
              f"<p>Generated {e(_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds'))} from {len(rows)} scored "
-             f"responses.</p>", f"<nav>{nav}<a href=\"#figures\">Figures</a><a href=\"#browser\">Instances</a></nav>",
-             "<h2>Runs</h2>",
-             to_html(Table("Provenance", ["run", "model", "suite", "suite hash", "prompt", "vcot", "settings"],
-                           [list(p.values()) for p in prov])),
-             "<h2>Results</h2>"]
-    parts += [to_html(t, anchor) for anchor, t in analysis.tables]
-    parts.append('<h2 id="figures">Figures</h2>')
-    for _name, cap, png in figures:
-        parts.append(f'<figure><img alt="{e(cap)}" src="{png_data_uri(png)}"><figcaption>{e(cap)}</figcaption></figure>')
-    parts += list(extra_html)
-    parts.append(_browser(rows, suite, max_instances, thumbnails))
+             "responses.</p>", "</header>", f'<nav id="toc" aria-label="Sections">{nav}</nav>', "<main>"]
+    for sid, _, heading in present:
+        if sid == "browser":
+            parts.append(f'<section class="part" id="browser">{_browser(rows, suite, max_instances, thumbnails)}'
+                         "</section>")
+            continue
+        parts.append(f'<section class="part" id="{sid}"><h2>{e(heading)}</h2>')
+        parts += body[sid]
+        parts.append("</section>")
+    parts.append("</main>")
     parts.append(f"<script>{_JS}</script>")
     return page(title, "\n".join(parts), css=_CSS, csp=_CSP)
 
@@ -233,7 +366,7 @@ def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int, thumbna
         by_uid.setdefault(str(r["uid"]), []).append(r)
     uids, inst_of = _shown(rows, suite)
     shown = uids[:max_instances]
-    parts = ['<h2 id="browser">Instance browser</h2>',
+    parts = ['<h2>Instance browser</h2>',
              '<div id="filters"><input id="q" type="search" placeholder="filter by uid, task, domain">'
              '<label><input id="wrong" type="checkbox"> only with wrong answers</label> <span id="count"></span></div>']
     if len(uids) > len(shown):
@@ -274,7 +407,7 @@ def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int, thumbna
             parts.append(f'<p class="note">{len(rs) - len(kept)} more samples (later epochs) omitted.</p>')
             rs = sorted(kept, key=lambda r: (str(r["model"]), _cond_key(str(r["condition"])),
                                              int(r.get("epoch") or 0)))
-        parts.append(_answers_table(rs))
+        parts.append(f'<div class="scroll">{_answers_table(rs)}</div>')
         parts.append("</details>")
     return "\n".join(parts)
 
