@@ -24,6 +24,8 @@ def mock(suite_large: Path):
     from vcot.engine.mock import spawn_mock_server
 
     handle = spawn_mock_server(suite_large)
+    # The tests also run suite_small (and hand-made requests) against it: answered, not a 404 (unknown).
+    handle.configure(unknown="answer")
     yield handle
     handle.stop()
 
@@ -32,6 +34,7 @@ def mock(suite_large: Path):
 def server(mock):
     """The session server reset to a clean, fault-free, zero-latency state."""
     mock.configure(p=0.5, p_by_condition={}, latency_s=0.0, fault_rate=0.0, script=[], seed=0,
-                   retry_after_s=0.05, hang_s=30.0, truncate_rate=0.0, faults=["429", "500", "timeout", "malformed", "truncated", "drop"])
+                   retry_after_s=0.05, hang_s=30.0, truncate_rate=0.0, faults=["429", "500", "timeout", "malformed", "truncated", "drop"],
+                   unknown="answer")
     mock.reset()
     return mock

@@ -39,6 +39,11 @@ class MockConfig:
     # these uids' quality checks.
     curation_leak_uids: list[str] = field(default_factory=list)
     curation_fail_uids: list[str] = field(default_factory=list)
+    # What a chat request that matches no instance of the loaded suite gets: "404" (an error, as a real
+    # server would give a request it cannot serve: a harness that sends what the suite does not hold fails
+    # loudly rather than scoring wrong answers) or "answer" (a wrong answer, "unknown"). Without a suite,
+    # every request is answered.
+    unknown: str = "404"
 
     def validate(self) -> None:
         bad = [f for f in self.faults if f not in FAULT_KINDS]
@@ -51,6 +56,8 @@ class MockConfig:
             raise ValueError("fault_rate outside 0..1")
         if not 0 <= self.truncate_rate <= 1:
             raise ValueError("truncate_rate outside 0..1")
+        if self.unknown not in ("404", "answer"):
+            raise ValueError(f"unknown={self.unknown!r}: must be '404' or 'answer'")
 
     def updated(self, updates: dict[str, Any]) -> MockConfig:
         """A validated copy with `updates` applied (`POST /config`); names that are not fields are ignored,

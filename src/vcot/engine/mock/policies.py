@@ -3,7 +3,8 @@
 The final answer is correct with probability p (per condition, or per generator parameter, if given),
 decided by a RNG seeded with (seed, uid, condition, epoch): deterministic, so retries and resumed runs get
 the same answer. With a script, a request that offers tools and has had k assistant turns gets the script's
-k-th tool calls until the script runs out; then the final answer. Unidentified requests get a wrong answer.
+k-th tool calls until the script runs out; then the final answer. Unidentified requests get a wrong answer
+(without a suite, or with MockConfig.unknown "answer"; otherwise the server answers them 404, server.py).
 """
 
 from __future__ import annotations

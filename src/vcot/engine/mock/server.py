@@ -3,7 +3,11 @@ identification, the answer policy and fault injection together.
 
 Endpoints: POST /v1/chat/completions, GET /v1/models, GET /stats (request counters), GET /images (what
 record_images kept), GET /health, POST /reset (zero the counters), POST /config (change knobs at run time:
-JSON with any MockConfig field).
+JSON with any MockConfig field). Like vLLM, nothing else answers: another path is a 404 and another method on
+a known path a 405, with an OpenAI-style error body, so that a --base-url that would fail against a real
+server (one ending in /chat/completions, one without /v1) fails against the mock too. With a suite loaded, a
+chat request that matches none of its instances is a 404 as well (MockConfig.unknown), with a warning on
+stderr the first time.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import asyncio
 import base64
 import hashlib
 import json
+import sys
 import time
 from collections import Counter
 from dataclasses import asdict
@@ -24,6 +29,37 @@ from vcot.engine.mock.identify import SuiteIndex, identify
 from vcot.engine.mock.policies import reply
 from vcot.engine.mock.wire import MAX_BODY, parse_head, send
 
+# The routes, by path: the methods each answers (any other path: 404; another method: 405).
+ROUTES: dict[str, tuple[str, ...]] = {
+    "/v1/chat/completions": ("POST",), "/v1/models": ("GET",), "/stats": ("GET",), "/images": ("GET",),
+    "/health": ("GET",), "/reset": ("POST",), "/config": ("POST",),
+}
+# The model GET /v1/models lists: what `vcot eval --base-url URL` without --model picks (served_model).
+MODEL_ID = "mock"
+
+
+class UnknownInstance(Exception):
+    """A chat request that matches no instance of the loaded suite."""
+
+
+def _error(message: str, kind: str, code: int) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def _question_start(messages: list[Any], n: int = 60) -> str:
+    """The start of a request's question (its first user text, from "Question: " when it has one)."""
+    first = next((m for m in messages if isinstance(m, dict) and m.get("role") == "user"), {})
+    content = first.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") == "text")
+    else:
+        text = ""
+    at = text.find("Question: ")
+    text = " ".join((text[at + len("Question: "):] if at >= 0 else text).split())
+    return text[:n] + ("…" if len(text) > n else "")
+
 
 class MockServer:
     def __init__(self, config: MockConfig, suite_dir: str | Path | None = None) -> None:
@@ -32,6 +68,7 @@ class MockServer:
         self.index = SuiteIndex(suite_dir)
         self._faults = FaultInjector(config.seed)
         self._server: asyncio.base_events.Server | None = None
+        self._warned_unknown = False
         self.reset()
 
     def reset(self) -> None:
@@ -67,6 +104,7 @@ class MockServer:
         if not isinstance(messages, list) or not messages:
             raise ValueError("'messages' must be a non-empty list")
         uid, cond, epoch, turn = self.identify(headers, messages)
+        self._check_known(body, messages, uid, cond, turn)
         self.roles[",".join(str(m.get("role")) if isinstance(m, dict) else "?" for m in messages)] += 1
         n_chars = 0
         n_images = 0
@@ -101,6 +139,23 @@ class MockServer:
                       "total_tokens": n_chars // 4 + 256 * n_images + out_chars // 4 + 1},
         }
         return resp, headers.get("x-vcot-call") or f"{uid}|{cond}|{epoch}|{turn}"
+
+    def _check_known(self, body: dict[str, Any], messages: list[Any], uid: str | None, cond: str,
+                     turn: int) -> None:
+        """Raise UnknownInstance for a request the loaded suite has no instance for and that would get a
+        final answer (a curation role or a scripted tool call needs none); nothing without a suite, or with
+        MockConfig.unknown "answer"."""
+        if not self.index.items or uid in self.index.items or self.config.unknown == "answer":
+            return
+        if cond.startswith("curate.") or (body.get("tools") and turn < len(self.config.script)):
+            return
+        start = _question_start(messages)
+        if not self._warned_unknown:
+            self._warned_unknown = True
+            print(f"mock: a request matched no suite item (question starts {start!r}); answering 404",
+                  file=sys.stderr, flush=True)
+        raise UnknownInstance(f"the mock server's suite has no instance this request is about (question "
+                              f"starts {start!r}{f', tagged uid {uid!r}' if uid else ''})")
 
     # -- HTTP -----------------------------------------------------------------------------------------------
 
@@ -146,24 +201,31 @@ class MockServer:
     async def _route(self, method: str, path: str, headers: dict[str, str], body: bytes,
                      writer: asyncio.StreamWriter) -> bool:
         """Answer one request; whether the connection stays open."""
-        if method == "GET" and path in ("/v1/models", "/models"):
-            await send(writer, 200, {"object": "list", "data": [{"id": "mock", "object": "model",
+        if path not in ROUTES:
+            await send(writer, 404, _error(f"no route {method} {path}: the mock server, like vLLM, answers "
+                                           "POST /v1/chat/completions and GET /v1/models (is the --base-url "
+                                           "the server's root followed by /v1?)", "not_found_error", 404))
+            return True
+        if method not in ROUTES[path]:
+            await send(writer, 405, _error(f"method {method} not allowed on {path} (use "
+                                           f"{' or '.join(ROUTES[path])})", "method_not_allowed", 405),
+                       extra={"Allow": ", ".join(ROUTES[path])})
+            return True
+        if path == "/v1/chat/completions":
+            return await self._chat(headers, body, writer)
+        if path == "/v1/models":
+            await send(writer, 200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model",
                                                                  "owned_by": "vcot"}]})
-            return True
-        if method == "GET" and path == "/stats":
+        elif path == "/stats":
             await send(writer, 200, self.stats())
-            return True
-        if method == "GET" and path == "/images":
+        elif path == "/images":
             await send(writer, 200, self.images)
-            return True
-        if method == "GET" and path == "/health":
+        elif path == "/health":
             await send(writer, 200, {"ok": True})
-            return True
-        if method == "POST" and path == "/reset":
+        elif path == "/reset":
             self.reset()
             await send(writer, 200, {"ok": True})
-            return True
-        if method == "POST" and path == "/config":
+        else:  # POST /config
             try:
                 cfg = self.config.updated(json.loads(body or b"{}"))
             except (ValueError, TypeError) as exc:
@@ -171,10 +233,6 @@ class MockServer:
                 return True
             self.config = cfg
             await send(writer, 200, asdict(cfg))
-            return True
-        if method == "POST" and path in ("/v1/chat/completions", "/chat/completions"):
-            return await self._chat(headers, body, writer)
-        await send(writer, 404, {"error": {"message": f"no route {method} {path}"}})
         return True
 
     async def _chat(self, headers: dict[str, str], body: bytes, writer: asyncio.StreamWriter) -> bool:
@@ -189,6 +247,10 @@ class MockServer:
             try:
                 req = json.loads(body)
                 resp, key = self.completion(req, headers)
+            except UnknownInstance as exc:
+                self.status["404"] += 1
+                await send(writer, 404, _error(str(exc), "not_found_error", 404))
+                return True
             except (ValueError, TypeError, AttributeError, KeyError) as exc:
                 self.status["400"] += 1
                 await send(writer, 400, {"error": {"message": f"invalid request: {exc}",

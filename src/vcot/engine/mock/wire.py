@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 MAX_BODY = 256 * 1024 * 1024
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 413: "Payload Too Large",
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 413: "Payload Too Large",
             429: "Too Many Requests", 500: "Internal Server Error"}
 
 
