@@ -6,8 +6,8 @@ and what each candidate needs installed.
 
 `taskset -c 0` keeps everything on one core, the budget the issue sets (<= 1 s per scene on one core). The
 optional candidates are imported inside their functions and reported as unavailable when missing. A last
-section times whole object_attributes instances (scene, solve, picture, steps, corrupted steps) per preset
-and at the top of every parameter limit.
+section times whole object_attributes and compositional_3d instances (scene, solve, picture, steps, corrupted
+steps) per preset, and object_attributes at the top of every parameter limit.
 """
 
 from __future__ import annotations
@@ -135,12 +135,14 @@ def instance_times(n: int) -> list[dict[str, Any]]:
     from vcot.tasks import get_task
 
     rows = []
-    for level in ("easy", "medium", "hard"):
-        task = get_task("object_attributes", level)
-        t0 = time.process_time()
-        for i in range(n):
-            task.make(i, 0)
-        rows.append({"preset": level, "s_per_instance": (time.process_time() - t0) / n})
+    for name in ("object_attributes", "compositional_3d"):
+        for level in ("easy", "medium", "hard"):
+            task = get_task(name, level)
+            task.make(n, 1)  # warm-up: imports and caches, outside the timed instances
+            t0 = time.process_time()
+            for i in range(n):
+                task.make(i, 0)
+            rows.append({"task": name, "preset": level, "s_per_instance": (time.process_time() - t0) / n})
     return rows
 
 
@@ -162,7 +164,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--all", action="store_true", help="also try Mitsuba 3 and ModernGL")
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--instances", type=int, default=10, help="object_attributes instances timed per preset")
+    ap.add_argument("--instances", type=int, default=10, help="instances of each 3D task timed per preset")
     args = ap.parse_args()
     rows = [numpy_caster(args.repeats)]
     if args.all:
@@ -170,8 +172,8 @@ def main() -> None:
     for r in rows:
         print(" | ".join(f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}" for k, v in r.items()))
     for r in instance_times(args.instances):
-        print(f"object_attributes {r['preset']}: {r['s_per_instance']:.3f} CPU s per instance (render, steps, "
-              "corrupted steps)")
+        print(f"{r['task']} {r['preset']}: {r['s_per_instance']:.3f} CPU s per instance (scene sampling with its "
+              "visibility checks, render, steps, corrupted steps)")
     upper = upper_limit_times(8)
     print(f"object_attributes at the top of every limit: {min(upper):.2f}-{max(upper):.2f} CPU s per instance "
           f"(8 instances)")

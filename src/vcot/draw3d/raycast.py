@@ -5,6 +5,12 @@ primitive inside the primitive's screen rectangle only, Lambert plus Blinn-Phong
 with a hard shadow ray, a sky and ground fill, and for metal a strong tinted highlight plus a reflection of a
 sky-and-floor environment (no recursive trace). Everything is float32 NumPy with a fixed operation order, so
 the same scene gives the same pixels on the same install. docs/draw3d.md has the measured speed.
+
+Speed without changing a pixel (docs/draw3d.md, "Speed"): every per-ray quantity is computed by the same
+NumPy operations, in the same order and on arrays of the same layout as in the straightforward caster
+(tests/draw3d/reference_raycast.py), only on fewer rays: each primitive is tested against the rays inside
+a tight projected bound of it, normals are computed for the rays a primitive wins only, shading for the rays
+that need it, and each shadow test only for the points and floor rays a screen rectangle can hold.
 """
 
 from __future__ import annotations
@@ -26,6 +32,10 @@ LIGHT /= np.linalg.norm(LIGHT)
 _GROUND = np.array([0.62, 0.62, 0.60], dtype=np.float32)
 _SKY_LOW = np.array([0.80, 0.80, 0.80], dtype=np.float32)
 _SKY_HIGH = np.array([0.55, 0.62, 0.72], dtype=np.float32)
+# Slack of the screen bounds beyond the exact projection: float32 hit tests err by far less than 0.05 scene
+# units or a subpixel, so a bound this loose still holds every ray whose test can pass.
+_PAD_PX = 2
+_PAD_UNITS = 0.05
 
 
 @dataclass(frozen=True)
@@ -90,21 +100,62 @@ class Render3D:
     objects: dict[int, ObjectView] = field(default_factory=dict)
 
 
+def _sum3(p: np.ndarray) -> np.ndarray:
+    """`p.sum(-1)` of rows (N, 3), bit for bit (NumPy adds from a zero start, left to right, which also fixes
+    the sign of a zero sum), without the slow reduction over a short axis."""
+    return ((F(0) + p[:, 0]) + p[:, 1]) + p[:, 2]
+
+
+def _max3(p: np.ndarray) -> np.ndarray:
+    """`p.max(-1)` of rows (N, 3), bit for bit (NaN, infinities and signed zeros included)."""
+    return np.maximum(np.maximum(p[:, 0], p[:, 1]), p[:, 2])
+
+
+def _min3(p: np.ndarray) -> np.ndarray:
+    return np.minimum(np.minimum(p[:, 0], p[:, 1]), p[:, 2])
+
+
+_ROW = np.dtype((np.void, 12))  # one float32 row of three, moved as a unit
+
+
+def _take(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """`a[idx]` of rows (N, 3): the same values, gathered several times faster than by fancy indexing."""
+    return np.take(a, idx, axis=0)
+
+
+def _put(a: np.ndarray, idx: np.ndarray, rows: np.ndarray) -> None:
+    """`a[idx] = rows` of float32 rows (N, 3) into a C-contiguous `a`, as whole 12-byte items."""
+    a.view(_ROW).reshape(-1)[idx] = np.ascontiguousarray(rows, dtype=F).view(_ROW).reshape(-1)
+
+
+def _mm(a: np.ndarray, m: np.ndarray, lift: bool) -> np.ndarray:
+    """`a @ m` for rows a (N, 3). NumPy hands a single row to a different BLAS routine than a stack of rows,
+    and the two round differently (one fuses multiply and add); `lift` computes a single row as one of a stack,
+    for a row that the straightforward caster would have multiplied among others."""
+    if lift and a.shape[0] == 1:
+        return (np.concatenate([a, a]) @ m)[:1]
+    return a @ m
+
+
 # -- intersection in a primitive's local frame ---------------------------------------------------------------
 
-def _sphere(o: np.ndarray, d: np.ndarray, size: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+def _sphere(o: np.ndarray, d: np.ndarray, size: tuple[float, ...],
+            normals: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     r = F(size[0])
-    b = (o * d).sum(-1)
-    c = (o * o).sum(-1) - r * r
+    b = _sum3(o * d)
+    c = _sum3(o * o) - r * r
     disc = b * b - c
     ok = disc >= 0
     t = np.where(ok, -b - np.sqrt(np.maximum(disc, 0)), np.inf).astype(F)
     t[t <= _EPS] = np.inf
+    if not normals:
+        return t, None
     n = (o + t[:, None] * d) / r
     return t, n
 
 
-def _box(o: np.ndarray, d: np.ndarray, size: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+def _box(o: np.ndarray, d: np.ndarray, size: tuple[float, ...],
+         normals: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     h = np.asarray(size, dtype=F)
     dd = np.where(np.abs(d) < 1e-9, F(1e-9), d)
     inv = F(1) / dd
@@ -112,10 +163,12 @@ def _box(o: np.ndarray, d: np.ndarray, size: tuple[float, ...]) -> tuple[np.ndar
     t2 = (h - o) * inv
     near = np.minimum(t1, t2)
     far = np.maximum(t1, t2)
-    tmin = near.max(-1)
-    tmax = far.min(-1)
+    tmin = _max3(near)
+    tmax = _min3(far)
     ok = (tmax >= tmin) & (tmin > _EPS)
     t = np.where(ok, tmin, np.inf).astype(F)
+    if not normals:
+        return t, None
     axis = near.argmax(-1)
     n = np.zeros(np.broadcast_shapes(o.shape, d.shape), dtype=F)
     rows = np.arange(t.shape[0])
@@ -124,7 +177,8 @@ def _box(o: np.ndarray, d: np.ndarray, size: tuple[float, ...]) -> tuple[np.ndar
     return t, n
 
 
-def _cylinder(o: np.ndarray, d: np.ndarray, size: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+def _cylinder(o: np.ndarray, d: np.ndarray, size: tuple[float, ...],
+              normals: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     r, hh = F(size[0]), F(size[1])
     o, d = np.broadcast_arrays(o, d)
     a = d[:, 0] ** 2 + d[:, 1] ** 2
@@ -143,8 +197,10 @@ def _cylinder(o: np.ndarray, d: np.ndarray, size: tuple[float, ...]) -> tuple[np
     py = o[:, 1] + tc * d[:, 1]
     cap_ok = (px * px + py * py <= r * r) & (tc > _EPS)
     t_cap = np.where(cap_ok, tc, np.inf)
-    use_cap = t_cap < t_side
     t = np.minimum(t_side, t_cap).astype(F)
+    if not normals:
+        return t, None
+    use_cap = t_cap < t_side
     p = o + t_side[:, None].astype(F) * d
     n = np.stack([p[:, 0] / r, p[:, 1] / r, np.zeros_like(t)], axis=-1)
     n[use_cap] = 0
@@ -155,33 +211,65 @@ def _cylinder(o: np.ndarray, d: np.ndarray, size: tuple[float, ...]) -> tuple[np
 _INTERSECT = {"sphere": _sphere, "box": _box, "cylinder": _cylinder}
 
 
+def _intersect(prim: Primitive, rot: np.ndarray, origins: np.ndarray, dirs: np.ndarray, normals: bool,
+               lift: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    c = np.asarray(prim.centre, dtype=F)
+    # The origins keep their row count (one camera position, or every shadow ray's start); the directions and
+    # normals of primary rays may be fewer rows than the straightforward caster multiplied: see `_mm`.
+    o = (origins - c) @ rot
+    d = _mm(dirs, rot, lift)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        t, n = _INTERSECT[prim.kind](o, d, prim.size, normals)
+        if n is not None:
+            n = _mm(n, rot.T, lift)
+    return t, n
+
+
 def intersect(prim: Primitive, origins: np.ndarray, dirs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ray parameter of the first hit (inf for a miss) and the world normal there, for rays (N, 3)."""
-    rot = prim.rotation().astype(F)
-    c = np.asarray(prim.centre, dtype=F)
-    o = (origins - c) @ rot
-    d = dirs @ rot
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        t, n = _INTERSECT[prim.kind](o, d, prim.size)
-        n = n @ rot.T
+    t, n = _intersect(prim, prim.rotation().astype(F), origins, dirs, True)
+    assert n is not None
     return t, n
 
 
 # -- the picture --------------------------------------------------------------------------------------------
 
 def _rays(cam: Camera, ss: int) -> tuple[np.ndarray, np.ndarray]:
+    """The camera position and the unit direction of every subpixel's ray as three component planes (3, H, W),
+    float32. Computed per row band with the operations of the straightforward version, (forward + x right) +
+    y up over the root of (x0^2 + x1^2) + x2^2 in float64, then rounded to float32."""
     pos, right, up, forward = cam.basis()
     w, h = cam.width * ss, cam.height * ss
     f = cam.focal(ss)
     xs = (np.arange(w, dtype=np.float64) + 0.5 - w / 2) / f
     ys = (h / 2 - (np.arange(h, dtype=np.float64) + 0.5)) / f
-    d = forward[None, None, :] + xs[None, :, None] * right + ys[:, None, None] * up
-    d /= np.linalg.norm(d, axis=-1, keepdims=True)
-    return pos.astype(F), d.astype(F)
+    across = forward[None, :] + xs[:, None] * right  # (W, 3)
+    down = ys[:, None] * up  # (H, 3)
+    out = np.empty((3, h, w), dtype=F)
+    band = max(1, 16384 // w)
+    comp = np.empty((3, band, w))
+    n2 = np.empty((band, w))
+    sq = np.empty((band, w))
+    for y0 in range(0, h, band):
+        y1 = min(h, y0 + band)
+        m = y1 - y0
+        cm, nm, qm = comp[:, :m], n2[:m], sq[:m]
+        for k in range(3):
+            np.add(across[None, :, k], down[y0:y1, k, None], out=cm[k])
+        np.multiply(cm[0], cm[0], out=nm)
+        np.multiply(cm[1], cm[1], out=qm)
+        nm += qm
+        np.multiply(cm[2], cm[2], out=qm)
+        nm += qm
+        np.sqrt(nm, out=nm)
+        np.divide(cm, nm, out=out[:, y0:y1], casting="same_kind")
+    return pos.astype(F), out
 
 
 def _screen_rect(prim: Primitive, cam: Camera, ss: int) -> tuple[int, int, int, int] | None:
-    """A conservative subpixel rectangle (x0, y0, x1, y1) holding the primitive's projection."""
+    """A conservative subpixel rectangle (x0, y0, x1, y1) holding the primitive's projection: the straightforward
+    caster's, loose by about 1.6 per side. The tight bound is clipped to it, so no ray outside it is tested as
+    before, and its area says whether the straightforward caster multiplied more than one row (`_mm`)."""
     pos, right, up, forward = cam.basis()
     rel = np.asarray(prim.centre) - pos
     depth = float(rel @ forward)
@@ -202,6 +290,78 @@ def _screen_rect(prim: Primitive, cam: Camera, ss: int) -> tuple[int, int, int, 
     return x0, y0, x1, y1
 
 
+class _View:
+    """The camera's frame for bounds: projection of world points to subpixel coordinates."""
+
+    def __init__(self, cam: Camera, ss: int) -> None:
+        self.pos, self.right, self.up, self.forward = cam.basis()
+        self.f = cam.focal(ss)
+        self.w, self.h = cam.width * ss, cam.height * ss
+
+    def rect_of_points(self, pts: np.ndarray) -> tuple[int, int, int, int] | None:
+        """The subpixels whose rays pass through the convex hull of `pts` (K, 3), padded; the whole frame when
+        a point is not in front of the camera; None when the hull misses the frame."""
+        rel = pts - self.pos
+        depth = rel @ self.forward
+        if depth.min() <= 0.05:
+            return 0, 0, self.w, self.h
+        # Subpixel column j's ray passes through x = j + 0.5.
+        sx = self.w / 2 + self.f * (rel @ self.right) / depth - 0.5
+        sy = self.h / 2 - self.f * (rel @ self.up) / depth - 0.5
+        return self._clip(sx.min(), sx.max(), sy.min(), sy.max())
+
+    def rect_of_sphere(self, centre: np.ndarray, rad: float) -> tuple[int, int, int, int] | None:
+        """As `rect_of_points` for a sphere: its outline's extent along each picture axis is where the planes
+        through the eye and the other picture axis touch it."""
+        rel = np.asarray(centre, dtype=float) - self.pos
+        z = float(rel @ self.forward)
+        if z - rad <= 0.05:
+            return 0, 0, self.w, self.h
+        lim = []
+        for axis in (self.right, self.up):
+            x = float(rel @ axis)
+            root = rad * math.sqrt(max(x * x + z * z - rad * rad, 0.0))
+            den = z * z - rad * rad
+            lim.append(((x * z - root) / den, (x * z + root) / den))
+        (kx0, kx1), (ky0, ky1) = lim
+        sx0, sx1 = self.w / 2 + self.f * kx0 - 0.5, self.w / 2 + self.f * kx1 - 0.5
+        sy0, sy1 = self.h / 2 - self.f * ky1 - 0.5, self.h / 2 - self.f * ky0 - 0.5
+        return self._clip(sx0, sx1, sy0, sy1)
+
+    def _clip(self, sx0: float, sx1: float, sy0: float, sy1: float) -> tuple[int, int, int, int] | None:
+        x0 = max(0, math.floor(sx0) - _PAD_PX)
+        x1 = min(self.w, math.ceil(sx1) + 1 + _PAD_PX)
+        y0 = max(0, math.floor(sy0) - _PAD_PX)
+        y1 = min(self.h, math.ceil(sy1) + 1 + _PAD_PX)
+        if x0 >= x1 or y0 >= y1:
+            return None
+        return x0, y0, x1, y1
+
+
+def _corners(centre: np.ndarray, rot: np.ndarray, half: np.ndarray) -> np.ndarray:
+    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
+    return np.asarray(centre, dtype=float) + (signs * half) @ rot.T
+
+
+def _tight_rect(prim: Primitive, rot: np.ndarray, view: _View) -> tuple[int, int, int, int] | None:
+    """A subpixel rectangle holding every ray that can hit the primitive: the padded projection of the sphere,
+    or of the corners of the box (a cylinder's bounding box), which holds the convex primitive's outline."""
+    pad = _PAD_UNITS
+    if prim.kind == "sphere":
+        return view.rect_of_sphere(np.asarray(prim.centre), float(prim.size[0]) + pad)
+    half = np.asarray(prim.size if prim.kind == "box" else (prim.size[0], prim.size[0], prim.size[1]), dtype=float)
+    return view.rect_of_points(_corners(np.asarray(prim.centre), rot.astype(float), half + pad))
+
+
+def _meet(a: tuple[int, int, int, int] | None, b: tuple[int, int, int, int] | None) -> tuple[int, int, int, int] | None:
+    if a is None or b is None:
+        return None
+    x0, y0, x1, y1 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    if x0 >= x1 or y0 >= y1:
+        return None
+    return x0, y0, x1, y1
+
+
 def _env(r: np.ndarray) -> np.ndarray:
     """The environment a metal surface reflects: sky gradient above the horizon, the lit floor below."""
     up = np.clip(r[:, 2:3], -1, 1)
@@ -209,81 +369,240 @@ def _env(r: np.ndarray) -> np.ndarray:
     return np.where(up > 0, sky, _GROUND * F(0.85)).astype(F)
 
 
-def _shadowed(points: np.ndarray, normals: np.ndarray, prims: list[Primitive]) -> np.ndarray:
-    """Whether each point's shadow ray towards the key light hits a primitive (bounding-sphere prefilter)."""
-    out = np.zeros(points.shape[0], dtype=bool)
-    start = points + normals * F(2e-3)
-    for prim in prims:
-        c = np.asarray(prim.centre, dtype=F)
-        rel = c - start
-        along = rel @ LIGHT
-        perp2 = (rel * rel).sum(-1) - along * along
-        rad = F(prim.bound() + 1e-3)
-        cand = np.nonzero((along > -rad) & (perp2 <= rad * rad) & ~out)[0]
+def _sky(dz: np.ndarray) -> np.ndarray:
+    return _SKY_LOW + (_SKY_HIGH - _SKY_LOW) * np.clip(dz, 0, 1)[:, None]
+
+
+def _floor_value(lit: np.ndarray) -> np.ndarray:
+    return _GROUND * (F(0.45) + F(0.6) * LIGHT[2] * lit)[:, None]
+
+
+def _srgb(col: np.ndarray) -> np.ndarray:
+    return np.clip(col, 0, 1) ** F(1 / 2.2)
+
+
+class _Frame:
+    """One render's rays and primary hits, shared by the shading passes."""
+
+    def __init__(self, prims: list[Primitive], cam: Camera, ss: int) -> None:
+        self.prims, self.cam, self.ss = prims, cam, ss
+        self.view = _View(cam, ss)
+        self.rots = [p.rotation().astype(F) for p in prims]
+        self.pos, self.planes = _rays(cam, ss)
+        self.hs, self.ws = self.planes.shape[1:]
+
+    def rect_rays(self, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+        """The directions (N, 3) of the rays of a subpixel rectangle, row by row."""
+        out = np.empty((y1 - y0, x1 - x0, 3), dtype=F)
+        for k in range(3):
+            out[..., k] = self.planes[k, y0:y1, x0:x1]
+        return out.reshape(-1, 3)
+
+    def rays_at(self, pix: np.ndarray) -> np.ndarray:
+        """The directions (N, 3) of the rays of flat subpixel indices `pix`."""
+        out = np.empty((pix.size, 3), dtype=F)
+        for k in range(3):
+            out[:, k] = self.planes[k].reshape(-1)[pix]
+        return out
+
+    def shadow_rect(self, prim: Primitive, zmin: float, zmax: float) -> tuple[int, int, int, int] | None:
+        """The subpixels whose surface points, with heights in [zmin, zmax], can have a shadow ray passing
+        within `prim`'s bounding sphere: a piece of the cylinder about the light ray through its centre."""
+        c = np.asarray(prim.centre, dtype=float)
+        light = LIGHT.astype(float)
+        rad = prim.bound() + 1e-3 + _PAD_UNITS
+        lz = float(light[2])
+        s_lo = (zmin - _PAD_UNITS - c[2] - rad) / lz
+        s_hi = min(rad, (zmax + _PAD_UNITS - c[2] + rad) / lz)
+        if s_lo > s_hi:
+            return None
+        ends = np.array([c + s_lo * light, c + s_hi * light])
+        lo, hi = ends.min(0) - rad, ends.max(0) + rad
+        box = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+        return self.view.rect_of_points(box)
+
+    def floor_rect(self, fx: float, fy: float, rad: float) -> tuple[int, int, int, int] | None:
+        """The subpixels whose floor points can lie within `rad` of (fx, fy)."""
+        if self.view.pos[2] <= _PAD_UNITS:
+            return 0, 0, self.ws, self.hs
+        r = rad + _PAD_UNITS
+        sq = np.array([[fx + sx * r, fy + sy * r, 0.0] for sx in (-1, 1) for sy in (-1, 1)])
+        return self.view.rect_of_points(sq)
+
+
+def _floor_lit(fr: _Frame, floor: np.ndarray, tg: np.ndarray) -> np.ndarray:
+    """Whether each floor point (z = 0) sees the key light, over the frame (False off the floor). A shadow ray
+    from the floor passes within r of a primitive's centre c only if, at the height of c, it lies within r / L_z
+    of c horizontally: a circle test on the floor around c's shadow picks the few candidates the exact test then
+    checks; the circle test runs on the floor rays inside the circle's projected rectangle only."""
+    lit = floor.copy()
+    lz = float(LIGHT[2])
+    pos = fr.pos
+    d0, d1 = fr.planes[0], fr.planes[1]
+    for prim, rot in zip(fr.prims, fr.rots, strict=True):
+        cx, cy, cz = prim.centre
+        fx, fy = cx - cz / lz * float(LIGHT[0]), cy - cz / lz * float(LIGHT[1])
+        rad = (prim.bound() + 1e-3) / lz
+        rect = fr.floor_rect(fx, fy, rad)
+        if rect is None:
+            continue
+        x0, y0, x1, y1 = rect
+        ok = lit[y0:y1, x0:x1]
+        if not ok.any():
+            continue
+        tgs = tg[y0:y1, x0:x1][ok]
+        px = pos[0] + tgs * d0[y0:y1, x0:x1][ok]
+        py = pos[1] + tgs * d1[y0:y1, x0:x1][ok]
+        near = (px - F(fx)) ** 2 + (py - F(fy)) ** 2 <= F(rad * rad)
+        cand = np.nonzero(near)[0]
         if cand.size:
-            t, _ = intersect(prim, start[cand], LIGHT[None, :])
+            start = np.stack([px[cand], py[cand], np.full(cand.size, F(2e-3))], axis=-1)
+            t, _ = _intersect(prim, rot, start, LIGHT[None, :], False)
+            shade = np.zeros(tgs.shape[0], dtype=bool)
+            shade[cand[np.isfinite(t)]] = True
+            ok[ok] = ~shade
+    return lit
+
+
+def _shadowed(fr: _Frame, points: np.ndarray, normals: np.ndarray, pix: np.ndarray) -> np.ndarray:
+    """Whether each point's shadow ray towards the key light hits a primitive (bounding-sphere prefilter, run
+    only on the points whose subpixels `pix` lie in the primitive's shadow rectangle)."""
+    m = points.shape[0]
+    out = np.zeros(m, dtype=bool)
+    if not m:
+        return out
+    start = points + normals * F(2e-3)
+    where = np.full(fr.hs * fr.ws, -1, dtype=np.int64)
+    where[pix] = np.arange(m)
+    where = where.reshape(fr.hs, fr.ws)
+    zmin, zmax = float(start[:, 2].min()), float(start[:, 2].max())
+    for prim, rot in zip(fr.prims, fr.rots, strict=True):
+        rect = fr.shadow_rect(prim, zmin, zmax)
+        if rect is None:
+            continue
+        x0, y0, x1, y1 = rect
+        sel = where[y0:y1, x0:x1].ravel()
+        sel = sel[sel >= 0]
+        sel = sel[~out[sel]]
+        if not sel.size:
+            continue
+        c = np.asarray(prim.centre, dtype=F)
+        rel = c - _take(start, sel)
+        along = _mm(rel, LIGHT, m > 1)
+        perp2 = _sum3(rel * rel) - along * along
+        rad = F(prim.bound() + 1e-3)
+        cand = sel[np.nonzero((along > -rad) & (perp2 <= rad * rad))[0]]
+        if cand.size:
+            t, _ = _intersect(prim, rot, _take(start, cand), LIGHT[None, :], False)
             out[cand[np.isfinite(t)]] = True
     return out
 
 
-def _floor_lit(px: np.ndarray, py: np.ndarray, prims: list[Primitive]) -> np.ndarray:
-    """Whether each floor point (z = 0) sees the key light. A shadow ray from the floor passes within r of a
-    primitive's centre c only if, at the height of c, it lies within r / L_z of c horizontally: a circle test
-    on the floor around c's shadow picks the few candidates the exact test then checks."""
-    lit = np.ones(px.shape[0], dtype=bool)
-    lz = float(LIGHT[2])
-    for prim in prims:
-        cx, cy, cz = prim.centre
-        fx, fy = cx - cz / lz * float(LIGHT[0]), cy - cz / lz * float(LIGHT[1])
-        rad = (prim.bound() + 1e-3) / lz
-        cand = np.nonzero(((px - F(fx)) ** 2 + (py - F(fy)) ** 2 <= F(rad * rad)) & lit)[0]
-        if cand.size:
-            start = np.stack([px[cand], py[cand], np.full(cand.size, F(2e-3))], axis=-1)
-            t, _ = intersect(prim, start, LIGHT[None, :])
-            lit[cand[np.isfinite(t)]] = False
-    return lit
-
-
-def _shade(prims: list[Primitive], best: np.ndarray, t: np.ndarray, n: np.ndarray, pos: np.ndarray,
-           d: np.ndarray) -> np.ndarray:
-    """Linear RGB of every ray (N, 3): sky, lit floor (only its shadows vary), shaded objects."""
-    dz = d[:, 2]
-    col = _SKY_LOW + (_SKY_HIGH - _SKY_LOW) * np.clip(dz, 0, 1)[:, None]
-    hit = best >= 0
-    g = np.nonzero(~hit & (dz < -1e-6))[0]
-    tg = -pos[2] / dz[g]
-    px = pos[0] + tg * d[g, 0]
-    py = pos[1] + tg * d[g, 1]
-    lit_g = _floor_lit(px, py, prims)
-    fade = np.clip((tg - 18) / 22, 0, 1)[:, None]
-    floor = _GROUND * (F(0.45) + F(0.6) * LIGHT[2] * lit_g)[:, None]
-    col[g] = floor * (1 - fade) + col[g] * fade
-    o = np.nonzero(hit)[0]
-    if not o.size:
-        return col
-    dd = d[o]
-    nn = n[o]
-    pts = pos[None, :] + t[o][:, None] * dd
+def _shade_objects(fr: _Frame, hit_pix: np.ndarray, pid: np.ndarray, t: np.ndarray, nn: np.ndarray) -> np.ndarray:
+    """Linear RGB (N, 3) of the rays that hit a primitive."""
+    prims, pos = fr.prims, fr.pos
+    dd = fr.rays_at(hit_pix)
+    pts = pos[None, :] + t[:, None] * dd
     lam = np.clip(nn @ LIGHT, 0, 1)
-    lit = np.ones(o.size, dtype=bool)
+    lit = np.ones(hit_pix.size, dtype=bool)
     facing = np.nonzero(lam > 0)[0]
-    lit[facing] = ~_shadowed(pts[facing], nn[facing], prims)
+    lit[facing] = ~_shadowed(fr, _take(pts, facing), _take(nn, facing), hit_pix[facing])
     lam = lam * lit
     lit_o = lit.astype(F)
-    pid = best[o]
     base = (np.array([p.colour for p in prims], dtype=F) / F(255)) ** F(2.2)
     metal = np.array([p.material == "metal" for p in prims])[pid]
-    albedo = base[pid]
+    albedo = _take(base, pid)
     half = LIGHT[None, :] - dd
-    half /= np.linalg.norm(half, axis=-1, keepdims=True)
-    nh = np.clip((nn * half).sum(-1), 0, 1)
+    half /= np.sqrt(_sum3(half * half))[:, None]
+    nh = np.clip(_sum3(nn * half), 0, 1)
     sky_fill = F(0.5) + F(0.5) * nn[:, 2]
-    rubber = albedo * (F(0.22) * sky_fill + F(0.95) * lam)[:, None] + (F(0.08) * nh ** 20 * lit_o)[:, None]
-    refl = dd - 2 * (dd * nn).sum(-1, keepdims=True) * nn
-    shiny = (albedo * (F(0.12) * sky_fill + F(0.35) * lam)[:, None] + albedo * _env(refl) * F(0.75)
-             + (F(0.9) * nh ** 80 * lit_o)[:, None] * (F(0.5) + F(0.5) * albedo))
-    col[o] = np.where(metal[:, None], shiny, rubber)
+    col = np.empty((hit_pix.size, 3), dtype=F)
+    r = np.nonzero(~metal)[0]
+    if r.size:
+        al, sf, la, lo = _take(albedo, r), sky_fill[r], lam[r], lit_o[r]
+        _put(col, r, al * (F(0.22) * sf + F(0.95) * la)[:, None] + (F(0.08) * nh[r] ** 20 * lo)[:, None])
+    s = np.nonzero(metal)[0]
+    if s.size:
+        al, sf, la, lo, ds, ns = _take(albedo, s), sky_fill[s], lam[s], lit_o[s], _take(dd, s), _take(nn, s)
+        refl = ds - 2 * _sum3(ds * ns)[:, None] * ns
+        _put(col, s, al * (F(0.12) * sf + F(0.35) * la)[:, None] + al * _env(refl) * F(0.75)
+             + (F(0.9) * nh[s] ** 80 * lo)[:, None] * (F(0.5) + F(0.5) * al))
     return col
+
+
+def _picture(fr: _Frame, best: np.ndarray, best_t: np.ndarray, normals: list[tuple[np.ndarray, np.ndarray]]
+             ) -> Image.Image:
+    """The supersampled picture: sky, lit floor (only its shadows vary), shaded objects, averaged per pixel."""
+    hs, ws, ss, pos = fr.hs, fr.ws, fr.ss, fr.pos
+    h, w, n = hs // ss, ws // ss, ss * ss
+    hit = best >= 0
+    dz = fr.planes[2]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        floor = ~hit & (dz < -1e-6)
+        tg = -pos[2] / dz
+    lit = _floor_lit(fr, floor, tg)
+    far_mask = floor & (tg > 18)
+    # A floor point nearer than 18 units has no fade, so its colour is one of two constants (shadow or light),
+    # and a pixel whose subpixels are all such points takes its value from a table of their shadow patterns.
+    values = _floor_value(np.array([False, True]))
+    near_srgb = _srgb(values)
+    other = ~floor | far_mask
+    subs = [(i, j) for i in range(ss) for j in range(ss)]
+    special = np.zeros((h, w), dtype=bool)
+    for i, j in subs:
+        special |= other[i::ss, j::ss]
+    if n <= 16:
+        code = np.zeros((h, w), dtype=np.int32)
+        for i, j in subs:
+            code = (code << 1) | lit[i::ss, j::ss]
+        bits = (np.arange(1 << n)[:, None] >> np.arange(n - 1, -1, -1)[None, :]) & 1
+        img = _average(near_srgb[bits], n)[code]
+    else:
+        img = np.empty((h, w, 3), dtype=np.uint8)
+        special[...] = True
+    sp = np.flatnonzero(special)
+    if sp.size:
+        srgb = np.empty((hs * ws, 3), dtype=F)
+        far = np.flatnonzero(far_mask)
+        if far.size:
+            fade = np.clip((tg.reshape(-1)[far] - 18) / 22, 0, 1)[:, None]
+            # Below the horizon the sky term is exactly its low colour: the gradient's clip gives 0.
+            col = values[lit.reshape(-1)[far].view(np.uint8)] * (1 - fade) + _SKY_LOW * fade
+            _put(srgb, far, _srgb(col))
+        sky = np.flatnonzero(~hit & ~floor)
+        if sky.size:
+            _put(srgb, sky, _srgb(_sky(dz.reshape(-1)[sky])))
+        hit_pix = np.flatnonzero(hit)
+        if hit_pix.size:
+            pid = best.reshape(-1)[hit_pix]
+            nn = np.empty((hit_pix.size, 3), dtype=F)
+            pos_of = np.empty(hs * ws, dtype=np.int64)
+            pos_of[hit_pix] = np.arange(hit_pix.size)
+            for pix, nrm in normals:
+                _put(nn, pos_of[pix], nrm)
+            t = best_t.reshape(-1)[hit_pix]
+            _put(srgb, hit_pix, _srgb(_shade_objects(fr, hit_pix, pid, t, nn)))
+        py, px = np.divmod(sp, w)
+        corner = py * (ss * ws) + px * ss
+        flat_other, flat_lit = other.reshape(-1), lit.reshape(-1)
+        vals = np.empty((sp.size, n, 3), dtype=F)
+        for k, (i, j) in enumerate(subs):
+            at = corner + i * ws + j
+            vals[:, k] = _take(srgb, at)
+            near = np.flatnonzero(~flat_other[at])
+            vals[near, k] = near_srgb[flat_lit[at[near]].view(np.uint8)]
+        img.reshape(-1, 3)[sp] = _average(vals, n)
+    return Image.fromarray(img, "RGB")
+
+
+def _average(vals: np.ndarray, n: int) -> np.ndarray:
+    """Pixel values (K, 3) uint8 of K pixels' subpixel sRGB values (K, n, 3), summed in subpixel order from a
+    zero start as Python's `sum` does."""
+    pix = 0 + vals[:, 0]
+    for k in range(1, n):
+        pix = pix + vals[:, k]
+    pix = pix / F(n)
+    return np.round(pix * 255).astype(np.uint8)
 
 
 def render_scene(prims: list[Primitive], cam: Camera, ss: int = 2, shade: bool = True) -> Render3D:
@@ -292,38 +611,61 @@ def render_scene(prims: list[Primitive], cam: Camera, ss: int = 2, shade: bool =
     for p in prims:
         if p.kind not in KINDS or p.material not in MATERIALS:
             raise ValueError(f"unknown primitive kind or material: {p.kind!r}, {p.material!r}")
-    pos, d = _rays(cam, ss)
-    hs, ws = d.shape[:2]
+    fr = _Frame(prims, cam, ss)
+    pos, hs, ws = fr.pos, fr.hs, fr.ws
     best_t = np.full((hs, ws), np.inf, dtype=F)
     best = np.full((hs, ws), -1, dtype=np.int32)
-    normals = np.zeros((hs, ws, 3), dtype=F)
+    rects: list[tuple[int, int, int, int] | None] = []
+    lifts: list[bool] = []
+    for prim, rot in zip(prims, fr.rots, strict=True):
+        old = _screen_rect(prim, cam, ss)
+        lifts.append(old is not None and (old[2] - old[0]) * (old[3] - old[1]) > 1)
+        rects.append(_meet(old, _tight_rect(prim, rot, fr.view)))
     obj_ids = sorted({p.obj for p in prims})
-    full = {o: np.zeros((hs, ws), dtype=bool) for o in obj_ids}
+    region: dict[int, tuple[int, int, int, int] | None] = dict.fromkeys(obj_ids)
+    for prim, rect in zip(prims, rects, strict=True):
+        r = region[prim.obj]
+        if rect is not None:
+            region[prim.obj] = rect if r is None else (min(r[0], rect[0]), min(r[1], rect[1]),
+                                                       max(r[2], rect[2]), max(r[3], rect[3]))
+    full = {o: np.zeros((0, 0) if r is None else (r[3] - r[1], r[2] - r[0]), dtype=bool)
+            for o, r in region.items()}
     for k, prim in enumerate(prims):
-        rect = _screen_rect(prim, cam, ss)
+        rect = rects[k]
         if rect is None:
             continue
         x0, y0, x1, y1 = rect
-        sub = d[y0:y1, x0:x1].reshape(-1, 3)
-        t, n = intersect(prim, pos[None, :], sub)
+        sub = fr.rect_rays(x0, y0, x1, y1)
+        t, _ = _intersect(prim, fr.rots[k], pos[None, :], sub, False, lifts[k])
         t = t.reshape(y1 - y0, x1 - x0)
-        full[prim.obj][y0:y1, x0:x1] |= np.isfinite(t)
-        closer = t < best_t[y0:y1, x0:x1]
-        best_t[y0:y1, x0:x1] = np.where(closer, t, best_t[y0:y1, x0:x1])
-        best[y0:y1, x0:x1] = np.where(closer, k, best[y0:y1, x0:x1])
-        normals[y0:y1, x0:x1][closer] = n.reshape(y1 - y0, x1 - x0, 3)[closer]
-    prim_obj = np.array([p.obj for p in prims] + [-1], dtype=np.int32)
-    ids_ss = prim_obj[best]  # best == -1 indexes the trailing -1
+        rx0, ry0 = region[prim.obj][:2]  # type: ignore[index]
+        full[prim.obj][y0 - ry0:y1 - ry0, x0 - rx0:x1 - rx0] |= np.isfinite(t)
+        bt = best_t[y0:y1, x0:x1]
+        closer = t < bt
+        np.copyto(bt, t, where=closer)
+        best[y0:y1, x0:x1][closer] = k
     image = None
     if shade:
-        col = _shade(prims, best.reshape(-1), best_t.reshape(-1), normals.reshape(-1, 3), pos, d.reshape(-1, 3))
-        srgb = np.clip(col, 0, 1) ** F(1 / 2.2)
-        grid = srgb.reshape(cam.height * ss, cam.width * ss, 3)
-        pix = sum(grid[i::ss, j::ss] for i in range(ss) for j in range(ss)) / F(ss * ss)
-        image = Image.fromarray(np.round(pix * 255).astype(np.uint8), "RGB")
-    views = _views(ids_ss, full, prims, cam, ss)
+        normals = []
+        for k, prim in enumerate(prims):
+            rect = rects[k]
+            if rect is None:
+                continue
+            x0, y0, x1, y1 = rect
+            won = best[y0:y1, x0:x1] == k
+            if not won.any():
+                continue
+            ys, xs = np.nonzero(won)
+            pix = (ys + y0) * ws + (xs + x0)
+            _, n = _intersect(prim, fr.rots[k], pos[None, :], fr.rays_at(pix), True, lifts[k])
+            assert n is not None
+            normals.append((pix, n))
+        image = _picture(fr, best, best_t, normals)
+    views = _views(best, full, region, prims, cam, ss)
+    prim_obj = np.array([p.obj for p in prims] + [-1], dtype=np.int32)
+    first = best[::ss, ::ss]
     # The buffers at picture resolution take each pixel's first subpixel.
-    return Render3D(image=image, ids=ids_ss[::ss, ::ss].astype(np.int16), parts=best[::ss, ::ss].astype(np.int16),
+    return Render3D(image=image, ids=prim_obj[first].astype(np.int16), parts=first.astype(np.int16),
                     objects=views)
 
 
@@ -335,18 +677,28 @@ def _box_of(mask: np.ndarray, ss: int) -> tuple[int, int, int, int] | None:
     return int(cols[0]) // ss, int(rows[0]) // ss, int(cols[-1]) // ss + 1, int(rows[-1]) // ss + 1
 
 
-def _views(ids_ss: np.ndarray, full: dict[int, np.ndarray], prims: list[Primitive], cam: Camera,
-           ss: int) -> dict[int, ObjectView]:
+def _views(best: np.ndarray, full: dict[int, np.ndarray], region: dict[int, tuple[int, int, int, int] | None],
+           prims: list[Primitive], cam: Camera, ss: int) -> dict[int, ObjectView]:
     views = {}
     area = float(ss * ss)
-    counts = np.bincount(ids_ss.ravel() + 1, minlength=max(full, default=0) + 2)
+    prim_obj = np.array([p.obj for p in prims] + [-1], dtype=np.int32)
+    if prims and min(p.obj for p in prims) < 0:
+        ids_all = prim_obj[best]
+        counts = np.bincount(ids_all.ravel() + 1, minlength=max(full, default=0) + 2)
+        count_of = {o: int(counts[o + 1]) for o in full}
+    else:
+        per_prim = np.bincount(best.ravel() + 1, minlength=len(prims) + 1)[1:]
+        count_of = dict.fromkeys(full, 0)
+        for p, c in zip(prims, per_prim, strict=True):
+            count_of[p.obj] += int(c)
     for o, mask in full.items():
-        sil = _box_of(mask, 1)
+        sil = _box_of(mask, 1) if mask.size else None
         vis_box = None
         if sil is not None:
+            rx0, ry0 = region[o][:2]  # type: ignore[index]
             # Visible pixels lie inside the unoccluded outline, so their box is searched there only.
-            x0, y0, x1, y1 = sil
-            sub = _box_of(ids_ss[y0:y1, x0:x1] == o, 1)
+            x0, y0, x1, y1 = sil[0] + rx0, sil[1] + ry0, sil[2] + rx0, sil[3] + ry0
+            sub = _box_of(prim_obj[best[y0:y1, x0:x1]] == o, 1)
             if sub is not None:
                 vis_box = ((sub[0] + x0) // ss, (sub[1] + y0) // ss, (sub[2] + x0 - 1) // ss + 1,
                            (sub[3] + y0 - 1) // ss + 1)
@@ -355,7 +707,7 @@ def _views(ids_ss: np.ndarray, full: dict[int, np.ndarray], prims: list[Primitiv
         centre = np.mean([p.centre for p in parts], axis=0)
         cx, cy = cam.project(centre)
         fx, fy = cam.project(np.array([centre[0], centre[1], 0.0]))
-        views[o] = ObjectView(visible=float(counts[o + 1]) / area, full=float(mask.sum()) / area,
+        views[o] = ObjectView(visible=float(count_of[o]) / area, full=float(mask.sum()) / area,
                               bbox=vis_box, silhouette=sil, centre=(float(cx), float(cy)),
                               foot=(float(fx), float(fy)))
     return views
