@@ -9,15 +9,16 @@
 
 from __future__ import annotations
 
-from functools import cache
+from collections.abc import Iterator
 
 import pytest
 
 from task_pieces import builtin_task_names
 from vcot.draw import drawn_labels
 from vcot.engine.chance import answer_space, chance_answer, chance_level
+from vcot.schema import Instance
 from vcot.scoring import score_response
-from vcot.tasks import get_task, get_task_class
+from vcot.tasks import Sample, get_task, get_task_class
 from vcot.tasks.answer_leaks import answer_statements
 from vcot.tasks.scene3d._task import Scene3DTask
 
@@ -25,15 +26,30 @@ PER_DIFFICULTY = {"easy": 34, "medium": 33, "hard": 33}
 SEED = 11
 
 
-@cache
-def samples(name: str) -> tuple:
-    out = []
-    # A ray-cast 3D scene costs ~0.3 s (docs/draw3d.md): a third as many of them.
+# The instances (without their pictures) of every task made so far: the pictures of 100 samples of 22 tasks
+# would hold about 20 GB, so they are checked as they are made and dropped.
+_INSTANCES: dict[str, tuple[Instance, ...]] = {}
+
+
+def samples(name: str) -> Iterator[Sample]:
+    """The samples checked for `name`, made one at a time; their instances are kept in _INSTANCES."""
+    kept = []
+    # A ray-cast 3D scene costs ~0.05 s (docs/draw3d.md): a third as many of them.
     share = 3 if issubclass(get_task_class(name), Scene3DTask) else 1
     for diff, n in PER_DIFFICULTY.items():
         task = get_task(name, difficulty=diff)
-        out += [task.make(k, SEED) for k in range(n // share)]
-    return tuple(out)
+        for k in range(n // share):
+            sample = task.make(k, SEED)
+            kept.append(sample.instance)
+            yield sample
+    _INSTANCES[name] = tuple(kept)
+
+
+def instances(name: str) -> tuple[Instance, ...]:
+    if name not in _INSTANCES:
+        for _ in samples(name):
+            pass
+    return _INSTANCES[name]
 
 
 def _statements(sample, final_state_shows: bool) -> list[str]:
@@ -67,8 +83,7 @@ def test_no_step_states_the_answer(name: str) -> None:
 
 @pytest.mark.parametrize("name", builtin_task_names())
 def test_answer_space_holds_every_gold_and_never_depends_on_it(name: str) -> None:
-    for s in samples(name):
-        inst = s.instance
+    for inst in instances(name):
         space = answer_space(inst)
         assert space.contains(inst.answer), f"{inst.uid}: gold {inst.answer!r} outside {space.description}"
         level = chance_level(inst)
@@ -77,7 +92,7 @@ def test_answer_space_holds_every_gold_and_never_depends_on_it(name: str) -> Non
                      if a != inst.answer)
         assert chance_level(inst.model_copy(update={"answer": other})) == level
     # The baseline's answers are gradeable answers of the task.
-    inst = samples(name)[0].instance
+    inst = instances(name)[0]
     space = answer_space(inst)
     for epoch in range(5):
         guess = chance_answer(inst, "direct", epoch)
