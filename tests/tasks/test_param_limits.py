@@ -194,7 +194,11 @@ def test_relations_between_parameters(name: str, bad: dict, good: dict, words: s
     cls(difficulty="medium", **good)
 
 
-def test_tasks_command_shows_the_limits() -> None:
+def test_tasks_command_shows_the_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vcot.cli import common
+
+    # Wide enough that no parameter cell folds (a log gets 100 columns, where long cells wrap).
+    monkeypatch.setattr(common.console, "width", 220)
     r = runner.invoke(app, ["tasks"])
     assert r.exit_code == 0, r.output
     for name, field in (("rolling_dice_top", "rows"), ("overlap", "max_size"), ("billiards", "max_bounces")):
