@@ -24,6 +24,7 @@ from vcot.gallery import (
     render_gallery,
     write_gallery,
 )
+from vcot.html import escape
 from vcot.schema import AnswerType, Instance, Step
 from vcot.suite import Suite, SuiteError, read_suite, write_suite
 from vcot.tasks import MIRA_TASKS, get_task
@@ -158,21 +159,44 @@ def test_pagination_splits_and_links_neighbours(suite: Suite, tmp_path: Path) ->
     assert "class='pages'" not in (files.pages_dir / "puzzle.html").read_text()  # one page: no page links
 
 
+def _cards(html: str) -> dict[str, str]:
+    return dict(re.findall(r"<article class='card' id='card-([^']+)'>(.*?)</article>", html))
+
+
 def test_index_counts_per_difficulty(suite: Suite, tmp_path: Path) -> None:
     index = write_gallery(suite, tmp_path / "g.html").index
     html = index.read_text()
-    head = re.search(r"<thead><tr>(.*?)</tr></thead>", html)
-    assert head is not None
-    columns = re.findall(r"<th>([^<]*)</th>", head.group(1))
-    assert columns == ["task", "domain", "instances", "easy", "hard", "unspecified", "pages"]
-    rows = {}
-    for row in re.findall(r"<tr><td>.*?</tr>", html):
-        task = re.search(r">([^<]+)</a></td>", row)
-        assert task is not None
-        rows[task.group(1)] = re.findall(r"<td class='n'>(\d+)</td>", row)
-    assert rows["toy_dots"] == [str(TOY_EASY + TOY_HARD), str(TOY_EASY), str(TOY_HARD), "0"]
-    assert all(rows[t] == ["1", "0", "0", "1"] for t in MIRA_TASKS)
+    cards = _cards(html)
+    counts = {task: dict(re.findall(r"<li class='(?:n|zero)'>([a-z]+) <b>(\d+)</b></li>", body))
+              for task, body in cards.items()}
+    # Every card lists the suite's difficulty levels in the same order, zeros included.
+    assert all(list(c) == ["easy", "hard", "unspecified"] for c in counts.values())
+    assert counts["toy_dots"] == {"easy": str(TOY_EASY), "hard": str(TOY_HARD), "unspecified": "0"}
+    assert all(counts[t] == {"easy": "0", "hard": "0", "unspecified": "1"} for t in MIRA_TASKS)
+    assert f"{TOY_EASY + TOY_HARD} instances" in cards["toy_dots"]
     assert f"{TOY_EASY + TOY_HARD + len(MIRA_TASKS)} instances of {len(MIRA_TASKS) + 1} tasks" in html
+
+
+def test_index_has_one_card_per_task_with_thumbnail_description_and_link(suite: Suite, tmp_path: Path) -> None:
+    from vcot.tasks import task_infos
+
+    files = write_gallery(suite, tmp_path / "g.html", per_page=3)
+    html = files.index.read_text()
+    cards = _cards(html)
+    assert list(cards) == ["toy_dots", *MIRA_TASKS]  # one card per task, in suite order
+    about = {t.name: t.description for t in task_infos()}
+    for task, body in cards.items():
+        thumbs = re.findall(r'<img src="(data:image/png;base64,[^"]+)"', body)
+        assert len(thumbs) == 1, task  # embedded: the index loads nothing from outside
+        assert f"href='g_pages/{task}.html'" in body and f">{task}</a></h2>" in body
+        domain = next(i.domain for i in suite.instances if i.task == task)
+        assert f"domain {domain} ·" in body
+        if about.get(task):
+            assert escape(about[task]) in body
+    assert "pages <a href='g_pages/toy_dots.html'>1</a> <a href='g_pages/toy_dots~2.html'>2</a>" in cards["toy_dots"]
+    assert "<table" not in html  # no bare table any more
+    assert not re.search(r"(src|href)=[\"'](?!data:|g_pages/)", html)
+    assert "img-src data:" in html
 
 
 def test_hostile_text_is_escaped_everywhere(suite: Suite, tmp_path: Path) -> None:

@@ -2,7 +2,8 @@
 
 Two layouts:
 
-* linked (the default): an index page listing the tasks with their counts per difficulty, and beside it a
+* linked (the default): an index page with a card per task (a thumbnail of its first instance, its one-line
+  description, domain and counts per difficulty, links to its pages), and beside it a
   folder `<index stem>_pages/` with one page per task (split into pages of `per_page` instances). Images are
   not copied: every <img> points at the suite's own PNG file by a relative path, loads lazily, and carries
   its width and height so the page does not jump while images arrive. The HTML stays small whatever the
@@ -28,7 +29,7 @@ from urllib.parse import quote
 
 from PIL import Image
 
-from vcot.html import NONE, SELF, content_security_policy, escape, page, thumbnail_data_uri
+from vcot.html import SELF, content_security_policy, escape, page, thumbnail_data_uri
 from vcot.schema import Instance
 from vcot.suite import Suite, check_name, resolve_inside
 
@@ -55,7 +56,23 @@ img{max-width:100%;height:auto;border:1px solid #ccc}
 details{margin-top:.5em}
 table{border-collapse:collapse;background:#fff} td,th{border:1px solid #ddd;padding:.25em .6em;text-align:left}
 td.n{text-align:right}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:14px;margin:1em 0}
+.card{background:#fff;border:1px solid #ddd;border-radius:8px;padding:.8em;display:flex;flex-direction:column;
+gap:.35em}
+.card .thumb{display:flex;align-items:center;justify-content:center;height:170px;background:#f3f3f3;
+border-radius:4px;overflow:hidden}
+.card .thumb img{max-height:160px;max-width:100%;width:auto;border:0}
+.card .none{color:#888;font-size:.85em}
+.card h2 a{color:#0550ae;text-decoration:none} .card h2 a:hover{text-decoration:underline}
+.card .desc{margin:0;font-size:.92em;line-height:1.35}
+.counts{display:flex;flex-wrap:wrap;gap:.3em;margin:0;padding:0;list-style:none;font-size:.82em}
+.counts li{background:#eef2f7;border-radius:3px;padding:.1em .45em}
+.counts li.zero{color:#999;background:#f5f5f5}
+.card .pages{font-size:.82em;color:#555;margin:0}
 """
+# Index thumbnails are embedded: a card's picture must show wherever the index is opened, and a few small
+# PNGs keep it small (about 10-30 KB each at this size).
+INDEX_THUMB_SIDE = 240
 
 
 class GalleryError(ValueError):
@@ -249,34 +266,61 @@ def render_task_page(suite: Suite, plan: dict[str, list[TaskPage]], tp: TaskPage
     return _linked_page(f"{tp.task} — {suite.name}", "\n".join(parts))
 
 
+def _descriptions(tasks: Iterable[str]) -> dict[str, str]:
+    """The one-line description of every registered task among `tasks` (imported tasks have none)."""
+    from vcot.tasks import task_infos
+
+    wanted = set(tasks)
+    return {t.name: t.description for t in task_infos() if t.name in wanted and t.description}
+
+
+def _card_thumbnail(suite: Suite, inst: Instance) -> str:
+    """The first instance's input picture as an embedded thumbnail, or a note when it cannot be read (the
+    task page then says which file is wrong)."""
+    try:
+        uri = thumbnail_data_uri(suite.load_image(inst.image), INDEX_THUMB_SIDE, mode="RGB", optimize=True)
+    except (OSError, ValueError):
+        return "<span class='none'>no thumbnail: the input image cannot be read</span>"
+    return f'<img src="{uri}" alt="{escape(inst.task)}: {escape(inst.uid)}, input image">'
+
+
 def render_index(suite: Suite, plan: dict[str, list[TaskPage]], pages_name: str, suite_href: str,
                  title: str | None = None) -> str:
-    """The index page: tasks with their counts per difficulty, linking every task page; `suite_href` is the
-    suite folder as seen from the index (shown, so that a reader knows what the images depend on)."""
+    """The index page: a card per task (thumbnail, one-line description, domain, counts per difficulty, links
+    to its pages); `suite_href` is the suite folder as seen from the index (shown, so that a reader knows
+    what the task pages' images depend on)."""
     groups = {task: [i for p in pages for i in p.instances] for task, pages in plan.items()}
     per_task = {task: Counter(difficulty(i) for i in insts) for task, insts in groups.items()}
     seen = {d for c in per_task.values() for d in c}
     levels = [d for d in DIFFICULTIES if d in seen] + sorted(seen - set(DIFFICULTIES))
+    about = _descriptions(plan)
     prefix = pages_name + "/"
-    head = "".join(f"<th>{escape(d)}</th>" for d in levels)
-    rows = []
+    cards = []
     for task, pages in plan.items():
-        counts = "".join(f"<td class='n'>{per_task[task].get(d, 0)}</td>" for d in levels)
+        first = groups[task][0]
+        href = _href(prefix + pages[0].filename)
+        counts = "".join(f"<li class='{'n' if per_task[task].get(d, 0) else 'zero'}'>{escape(d)} "
+                         f"<b>{per_task[task].get(d, 0)}</b></li>" for d in levels)
         links = " ".join(f"<a href='{_href(prefix + p.filename)}'>{p.number}</a>" for p in pages)
-        rows.append(f"<tr><td><a href='{_href(prefix + pages[0].filename)}'>{escape(task)}</a></td>"
-                    f"<td>{escape(groups[task][0].domain)}</td><td class='n'>{len(groups[task])}</td>"
-                    f"{counts}<td>{links}</td></tr>")
+        pages_line = f"<p class='pages'>pages {links}</p>" if len(pages) > 1 else ""
+        desc = about.get(task, "Not a vcot task: no description (an imported or curated task).")
+        cards.append(f"<article class='card' id='card-{escape(task)}'>"
+                     f"<a class='thumb' href='{href}' aria-label='{escape(task)}'>{_card_thumbnail(suite, first)}</a>"
+                     f"<h2><a href='{href}'>{escape(task)}</a></h2>"
+                     f"<p class='desc'>{escape(desc)}</p>"
+                     f"<p class='meta'>domain {escape(first.domain)} · {len(groups[task])} instances</p>"
+                     f"<ul class='counts' aria-label='instances per difficulty'>{counts}</ul>{pages_line}</article>")
     n = sum(len(g) for g in groups.values())
     body = "\n".join([
         f"<h1>{escape(title or 'Suite ' + suite.name)}</h1>",
         f"<p class='meta'>{n} instances of {len(plan)} tasks · content hash {escape(suite.content_hash)} · "
-        f"images are read from the suite folder {escape(suite_href)}: move the gallery and the suite together</p>",
+        f"the task pages read their images from the suite folder {escape(suite_href)}: move the gallery and the "
+        "suite together</p>",
         _task_nav(plan, prefix, None, None),
-        f"<table><thead><tr><th>task</th><th>domain</th><th>instances</th>{head}<th>pages</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table>",
+        f"<div class='cards'>{''.join(cards)}</div>",
     ])
-    # The index shows no image at all.
-    return page(title or suite.name, body, css=_CSS, csp=content_security_policy(img_src=NONE))
+    # The thumbnails are data: URIs; nothing else loads.
+    return page(title or suite.name, body, css=_CSS, csp=content_security_policy(img_src="data:"))
 
 
 def _write_linked(suite: Suite, chosen: list[Instance], index: Path, per_page: int) -> GalleryFiles:

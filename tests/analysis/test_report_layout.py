@@ -119,6 +119,13 @@ def test_layout_at_1280_in_headless_chromium(report):
             figs = page.evaluate("""Array.from(document.querySelectorAll('figure img'))
                 .map(i => [i.naturalWidth, i.getBoundingClientRect().width])""")
             assert figs and all(natural <= shown + 0.5 for natural, shown in figs), figs
+            # The per-task heat maps (one per model) are shown unscaled, inside the page: their 10 pt labels
+            # stay at least 9 pt on screen.
+            heat = page.evaluate("""Array.from(document.querySelectorAll('figure img'))
+                .filter(i => i.alt.includes('heat map'))
+                .map(i => [i.naturalWidth, i.getBoundingClientRect().width, i.getBoundingClientRect().right])""")
+            assert len(heat) == 2, heat
+            assert all(abs(natural - shown) <= 0.5 and right <= 1280 for natural, shown, right in heat), heat
             # Every table scrolls inside its own box.
             assert page.evaluate("""Array.from(document.querySelectorAll('table')).every(t =>
                 getComputedStyle(t.parentElement).overflowX === 'auto')""")

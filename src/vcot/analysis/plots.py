@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+from typing import Any
 
 from vcot.analysis.tables import CONDITIONS, DOMAINS, PASS_KS, cell, group, ordered, pass_curve
 from vcot.analysis.units import Sample
@@ -97,25 +98,71 @@ def pass_curves(samples: list[Sample]) -> bytes | None:
     return _png(fig)
 
 
+# The report shows a figure at its natural size (never wider than the page), and the page's CSS pixel is
+# 1/96 in, so a font of F points at the figures' 90 dpi is displayed at F * 90 / 96 pt: 10 pt in matplotlib is
+# about 9.4 pt on screen, the smallest size the issue-26 reading check allows.
+HEATMAP_FONT = 10.0
+# Rows and columns in inches at that font: a row holds a 10 pt label with room around it, a column a "100".
+_ROW_IN = 0.3
+_COL_IN = 0.62
+
+
 def task_heatmaps(samples: list[Sample]) -> list[tuple[str, bytes]]:
+    """Per model, a heat map of accuracy % with tasks as rows (grouped by domain) and conditions as columns,
+    the value written in every cell (`heatmap_figure`)."""
+    return [(model, _png(heatmap_figure(model, ms)))
+            for model, ms in sorted(group(samples, lambda s: s.model).items())]
+
+
+def heatmap_figure(model: str, ms: list[Sample]) -> Any:
+    """One model's task × condition heat map as a matplotlib Figure. The height follows the number of tasks,
+    so labels never overlap; the colormap is cividis (sequential, legible with any colour vision, and in
+    grey); cells with no sample are grey with "—"."""
+    import numpy as np
+    from matplotlib import colormaps
+    from matplotlib.colors import Normalize
+
     plt = _plt()
-    out = []
-    for model, ms in sorted(group(samples, lambda s: s.model).items()):
-        conds = ordered({s.condition for s in ms}, CONDITIONS)
-        tasks = sorted({(s.domain, s.task) for s in ms},
-                       key=lambda k: (DOMAINS.index(k[0]) if k[0] in DOMAINS else 9, k[1]))
-        grid = [[cell([s for s in ms if s.task == t and s.condition == c]).acc for c in conds] for _, t in tasks]
-        fig, ax = plt.subplots(figsize=(min(MAX_WIDTH, 1.1 * len(conds) + 3), 0.32 * len(tasks) + 1.5))
-        img = ax.imshow([[0 if math.isnan(v) else 100 * v for v in row] for row in grid], vmin=0, vmax=100,
-                        cmap="viridis", aspect="auto")
-        for i, row in enumerate(grid):
-            for j, v in enumerate(row):
-                ax.text(j, i, "—" if math.isnan(v) else f"{100 * v:.0f}", ha="center", va="center", fontsize=7,
-                        color="white" if math.isnan(v) or v < 0.6 else "black")
-        ax.set_xticks(range(len(conds)), conds, rotation=30, ha="right", fontsize=8)
-        ax.set_yticks(range(len(tasks)), [f"{d} · {t}" for d, t in tasks], fontsize=8)
-        ax.set_title(f"{model}: accuracy % by task × condition", fontsize=10)
-        fig.colorbar(img, ax=ax, fraction=0.03)
-        fig.tight_layout()
-        out.append((model, _png(fig)))
-    return out
+    cmap = colormaps["cividis"].with_extremes(bad="#dddddd")
+    norm = Normalize(0, 100)
+    conds = ordered({s.condition for s in ms}, CONDITIONS)
+    tasks = sorted({(s.domain, s.task) for s in ms},
+                   key=lambda k: (DOMAINS.index(k[0]) if k[0] in DOMAINS else 9, k[1]))
+    by_cell = group(ms, lambda s: (s.task, s.condition))
+    grid = np.array([[100 * cell(by_cell.get((t, c), [])).acc for c in conds] for _, t in tasks])
+    # The number of problems beside each task: 33 % of 3 problems and of 300 read differently.
+    labels = [f"{d} · {t} (n={max(cell(by_cell.get((t, c), [])).n for c in conds)})" for d, t in tasks]
+    # Inches the longest task label and condition label take at the font (about 0.55 em per character).
+    label_in = max(len(x) for x in labels) * 0.55 * HEATMAP_FONT / 72
+    cond_in = max(len(c) for c in conds) * 0.55 * HEATMAP_FONT / 72
+    width = min(MAX_WIDTH, label_in + _COL_IN * len(conds) + 1.3)
+    height = _ROW_IN * len(tasks) + cond_in * 0.75 + 0.9
+    fig, ax = plt.subplots(figsize=(width, height))
+    img = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, norm=norm, aspect="auto", interpolation="nearest")
+    for i, row in enumerate(grid):
+        for j, v in enumerate(row):
+            if math.isnan(v):
+                ax.text(j, i, "—", ha="center", va="center", fontsize=HEATMAP_FONT, color="#333333")
+                continue
+            r, g, b, _ = cmap(norm(v))
+            # Dark text on light cells, white on dark ones (relative luminance, ITU-R BT.709).
+            light = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5
+            ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=HEATMAP_FONT,
+                    color="black" if light else "white")
+    ax.set_xticks(range(len(conds)), conds, rotation=40, ha="right", rotation_mode="anchor",
+                  fontsize=HEATMAP_FONT)
+    ax.set_yticks(range(len(tasks)), labels, fontsize=HEATMAP_FONT)
+    # Thin white lines between cells keep neighbouring values apart where colours are close.
+    ax.set_xticks(np.arange(len(conds) + 1) - 0.5, minor=True)
+    ax.set_yticks(np.arange(len(tasks) + 1) - 0.5, minor=True)
+    ax.grid(which="minor", color="white", linewidth=1.2)
+    ax.tick_params(which="minor", length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.set_title(f"{model}: accuracy % by task × condition (grey: not run)", fontsize=HEATMAP_FONT + 1,
+                 loc="left")
+    bar = fig.colorbar(img, ax=ax, fraction=0.025 if len(tasks) > 12 else 0.05, pad=0.02)
+    bar.ax.tick_params(labelsize=HEATMAP_FONT)
+    bar.set_label("accuracy %", fontsize=HEATMAP_FONT)
+    fig.tight_layout()
+    return fig

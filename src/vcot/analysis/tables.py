@@ -13,7 +13,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from vcot.analysis.metrics import majority_vote, mcnemar, paired_bootstrap, pass_at_k, relative_gain, wilson
+from vcot.analysis.metrics import (
+    majority_vote,
+    mcnemar,
+    paired_bootstrap,
+    pass_at_k,
+    relative_gain_bootstrap,
+    wilson,
+)
 from vcot.analysis.units import Sample
 from vcot.conditions import REGISTRY
 
@@ -26,6 +33,14 @@ SHORT = REGISTRY.short_labels()
 # Condition deltas worth a paired test, each (baseline, treatment); only pairs present in the data are run.
 PAIRED_COMPARISONS = tuple(REGISTRY.paired_comparisons())
 PASS_KS = (1, 2, 4, 8)
+# References rather than models: the offline `chance` model (`vcot.engine.clients.chance`) and the rows of a
+# human study reported as a run (`vcot.human.export.HUMAN_MODEL`; named here, since human imports analysis).
+# An average "over models" that took them in said less about models the more baselines a report held.
+BASELINE_MODELS = frozenset({"chance", "human"})
+# A relative gain divides by the base accuracy, so on a few problems it swings by hundreds of percent (one
+# more right answer on 9 items turned +100% into +200%): below this many paired problems it is left out.
+MIN_GAIN_N = 30
+SMALL_N_MARK = "†"
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,9 +180,51 @@ def compact_summary(samples: list[Sample]) -> Table:
     return t
 
 
-def table1(samples: list[Sample], groups: dict[str, str] | None = None) -> Table | None:
-    """MIRA Table 1: models as rows, (domain + overall) × {direct, text_cot, visual_cot}, group averages, and
-    the relative gains of text_cot and visual_cot over direct."""
+def is_baseline(model: str) -> bool:
+    """True for a built-in baseline (`BASELINE_MODELS`), which cross-model averages leave out."""
+    return model in BASELINE_MODELS
+
+
+def _baseline_note(models: Iterable[str]) -> str:
+    names = sorted({m for m in models if is_baseline(m)})
+    return f"built-in baselines ({', '.join(names)})" if names else ""
+
+
+def _paired_scores(samples: Sequence[Sample], base: str, treat: str) -> tuple[list[float], list[float]]:
+    """Per problem run under both conditions, its accuracy (mean over epochs) under each: the unit of every
+    paired statistic is the problem."""
+    units: dict[str, dict[str, list[float]]] = {}
+    for s in samples:
+        if s.condition in (base, treat):
+            units.setdefault(s.unit, {}).setdefault(s.condition, []).append(float(s.correct))
+    keys = sorted(k for k, v in units.items() if base in v and treat in v)
+    return ([sum(units[k][base]) / len(units[k][base]) for k in keys],
+            [sum(units[k][treat]) / len(units[k][treat]) for k in keys])
+
+
+def gain_cell(samples: Sequence[Sample], base: str, treat: str, n_boot: int = 2000) -> tuple[str, float]:
+    """MIRA's relative gain of `treat` over `base` with its paired-bootstrap 95% interval over problems, as
+    text and as a number; "—" with the small-n mark (NaN) below `MIN_GAIN_N` paired problems."""
+    a, b = _paired_scores(samples, base, treat)
+    if not a:
+        return "—", math.nan
+    if len(a) < MIN_GAIN_N:
+        return f"—{SMALL_N_MARK}", math.nan
+    g, lo, hi = relative_gain_bootstrap(a, b, n_boot=n_boot)
+    if math.isnan(g):
+        return "—", math.nan
+    return f"{100 * g:+.1f}% [{100 * lo:+.1f}, {100 * hi:+.1f}]", g
+
+
+def _gain_note(n_boot: int) -> str:
+    return (f"Relative gain: (treatment − base) / base over the problems run under both, with a paired "
+            f"bootstrap 95% interval ({n_boot:,} resamples of problems, seeded); {SMALL_N_MARK}: n < {MIN_GAIN_N} "
+            f"such problems, too few for a ratio, left out. '—' alone: no such problem, or a base accuracy of 0.")
+
+
+def table1(samples: list[Sample], groups: dict[str, str] | None = None, n_boot: int = 2000) -> Table | None:
+    """MIRA Table 1: models as rows, (domain + overall) × {direct, text_cot, visual_cot}, group averages over
+    models (built-in baselines left out), and the relative gains of text_cot and visual_cot over direct."""
     data = [s for s in samples if s.condition in MIRA_CONDITIONS]
     if not data:
         return None
@@ -176,9 +233,7 @@ def table1(samples: list[Sample], groups: dict[str, str] | None = None) -> Table
     header = ["model"] + [f"{d} {SHORT[c]}" for d in [*domains, "Overall"] for c in conds]
     gains = [c for c in ("text_cot", "visual_cot") if c in conds and "direct" in conds]
     header += [f"rel. gain {SHORT[c]} vs D" for c in gains]
-    t = Table("MIRA Table 1 layout (accuracy %, Wilson 95% interval)", header,
-              note="Rows 'avg' average the models of a group (unweighted); the chance row gives the chance "
-                   "level of the same items.")
+    t = Table("MIRA Table 1 layout (accuracy %, Wilson 95% interval)", header)
     groups = groups or {}
     by_model = group(data, lambda s: s.model)
     model_rows: dict[str, list[Any]] = {}
@@ -188,19 +243,27 @@ def table1(samples: list[Sample], groups: dict[str, str] | None = None) -> Table
         for d in [*domains, "Overall"]:
             for c in conds:
                 row.append(cell([s for s in ms if s.condition == c and (d == "Overall" or s.domain == d)]))
-        overall = {c: cell([s for s in ms if s.condition == c]).acc for c in conds}
-        row += [_pct(relative_gain(overall["direct"], overall[c])) for c in gains]
+        row += [gain_cell(ms, "direct", c, n_boot)[0] for c in gains]
         model_rows[model] = row
-    for g in sorted(set(groups.get(m, "all models") for m in model_rows)):
-        members = [m for m in model_rows if groups.get(m, "all models") == g]
+    notes = ["Rows 'avg' average the models of a group (unweighted), built-in baselines (chance, human) left "
+             "out; the chance row gives the chance level of the same items."]
+    for g in sorted(set(groups.get(m, "models") for m in model_rows)):
+        members = [m for m in model_rows if groups.get(m, "models") == g]
         t.rows += [model_rows[m] for m in members]
-        if len(members) > 1:
-            t.rows.append(_average_row(f"avg ({g})", [model_rows[m] for m in members], len(gains)))
+        real = [m for m in members if not is_baseline(m)]
+        if len(real) > 1:
+            label = f"avg ({g}, baselines excluded)" if len(real) < len(members) else f"avg ({g})"
+            t.rows.append(_average_row(label, [model_rows[m] for m in real], len(gains)))
+        elif not real and len(model_rows) == len(members):
+            notes.append(f"No average: the table holds only {_baseline_note(members)}, no model.")
     chance_row: list[Any] = ["chance level"]
     for d in [*domains, "Overall"]:
         for c in conds:
             chance_row.append(cell([s for s in data if s.condition == c and (d == "Overall" or s.domain == d)]).chance)
     t.rows.append(chance_row + [""] * len(gains))
+    if gains:
+        notes.append(_gain_note(n_boot))
+    t.note = " ".join(notes)
     return t
 
 
@@ -281,28 +344,41 @@ def per_task_tables(samples: list[Sample]) -> list[Table]:
     return out
 
 
-def relative_gains(samples: list[Sample], base: str = "direct", treat: str = "visual_cot") -> Table | None:
-    """MIRA's relative gain (treat - base) / base per model and domain, with the cross-model average."""
+def relative_gains(samples: list[Sample], base: str = "direct", treat: str = "visual_cot",
+                   n_boot: int = 2000) -> Table | None:
+    """MIRA's relative gain (treat - base) / base per model and domain, each with a paired-bootstrap 95%
+    interval over problems and left out below `MIN_GAIN_N` problems, and the average over the models
+    (built-in baselines left out)."""
     data = [s for s in samples if s.condition in (base, treat)]
     if len({s.condition for s in data}) < 2:
         return None
     domains = ordered({s.domain for s in data}, DOMAINS)
-    t = Table(f"Relative gain of {treat} over {base}", ["model", *domains, "Overall"])
+    t = Table(f"Relative gain of {treat} over {base} (paired bootstrap 95% interval; left out below n = "
+              f"{MIN_GAIN_N} problems)", ["model", *domains, "Overall"])
     per_col: dict[str, list[float]] = {}
-    for model, ms in sorted(group(data, lambda s: s.model).items()):
+    by_model = group(data, lambda s: s.model)
+    for model, ms in sorted(by_model.items()):
         row: list[Any] = [model]
         for d in [*domains, "Overall"]:
-            sel = [s for s in ms if d == "Overall" or s.domain == d]
-            g = relative_gain(cell([s for s in sel if s.condition == base]).acc,
-                              cell([s for s in sel if s.condition == treat]).acc)
-            per_col.setdefault(d, []).append(g)
-            row.append(_pct(g))
+            text, g = gain_cell([s for s in ms if d == "Overall" or s.domain == d], base, treat, n_boot)
+            if not is_baseline(model):
+                per_col.setdefault(d, []).append(g)
+            row.append(text)
         t.rows.append(row)
-    avg = ["average"]
-    for d in [*domains, "Overall"]:
-        vals = [v for v in per_col[d] if not math.isnan(v)]
-        avg.append(_pct(sum(vals) / len(vals)) if vals else "—")
-    t.rows.append(avg)
+    real = [m for m in by_model if not is_baseline(m)]
+    notes = [_gain_note(n_boot)]
+    if len(real) > 1:
+        label = "average (models, baselines excluded)" if len(real) < len(by_model) else "average (models)"
+        avg: list[Any] = [label]
+        for d in [*domains, "Overall"]:
+            vals = [v for v in per_col.get(d, []) if not math.isnan(v)]
+            avg.append(_pct(sum(vals) / len(vals)) if vals else "—")
+        t.rows.append(avg)
+        notes.append("The average is the unweighted mean of the models' gains shown above (no interval); "
+                     "built-in baselines (chance, human) are left out.")
+    elif not real:
+        notes.append(f"No average: the table holds only {_baseline_note(by_model)}, no model.")
+    t.note = " ".join(notes)
     return t
 
 
