@@ -43,7 +43,8 @@ def test_sigkill_during_filter_then_rerun(mock, tmp_path):
     mock.reset()
     mock.configure(latency_s=0.03)
     db = tmp_path / "work" / "curate.sqlite"
-    proc = subprocess.Popen([sys.executable, "-m", "vcot.cli", "curate", "filter", str(config)],
+    proc = subprocess.Popen([sys.executable, "-m", "vcot.cli", "curate", "filter", str(config),
+                             "--tag-requests"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
@@ -59,7 +60,7 @@ def test_sigkill_during_filter_then_rerun(mock, tmp_path):
     assert 150 <= len(at_kill) < 720
     sent_before = dict(mock.stats()["by_key"])
     mock.configure(latency_s=0.0)
-    r = runner.invoke(app, ["curate", "filter", str(config)])
+    r = runner.invoke(app, ["curate", "filter", str(config), "--json", "--tag-requests"])
     assert r.exit_code == 0, r.output
     summary = json.loads(next(line for line in r.output.splitlines() if line.startswith("{")))
     assert summary["kept"] + summary["removed"] == 120 and summary["calls_sent"] == 720 - len(at_kill)

@@ -23,7 +23,7 @@ def curated(mock, tmp_path_factory):
     root = tmp_path_factory.mktemp("curate")
     config = make_config(root, mock.base_url)
     mock.reset()
-    r = runner.invoke(app, ["curate", "run", str(config)])
+    r = runner.invoke(app, ["curate", "run", str(config), "--json", "--tag-requests"])
     assert r.exit_code == 0, r.output
     return root, config, [json.loads(line) for line in r.output.splitlines() if line.startswith("{")]
 
@@ -71,7 +71,7 @@ def test_planted_leaking_rewrite_is_rejected_and_judge_failure_removed(curated):
 def test_rerun_sends_no_call_again(curated, mock):
     _, config, _ = curated
     before = mock.stats()["requests"]
-    r = runner.invoke(app, ["curate", "run", str(config)])
+    r = runner.invoke(app, ["curate", "run", str(config), "--json", "--tag-requests"])
     assert r.exit_code == 0, r.output
     assert all(json.loads(line).get("calls_sent", 0) == 0 for line in r.output.splitlines() if line.startswith("{"))
     assert mock.stats()["requests"] == before

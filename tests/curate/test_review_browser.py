@@ -19,7 +19,7 @@ def test_review_page_in_a_browser(mock, tmp_path: Path) -> None:
     require_browser()
     from playwright.sync_api import sync_playwright
 
-    cur = Curation(CurationConfig.load(make_config(tmp_path, mock.base_url, n=12)))
+    cur = Curation(CurationConfig.load(make_config(tmp_path, mock.base_url, n=12)), tag_requests=True)
     cur.run()
     app = ReviewApp(cur)
     uids = [it.inst.uid for it in app.items]

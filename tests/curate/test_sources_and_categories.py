@@ -36,7 +36,7 @@ def test_jsonl_with_column_mapping_keeps_provenance(tmp_path):
     assert (prov["source"], prov["format"], prov["original_id"]) == ("s", "jsonl", "q001")
     assert prov["fields"]["question"] == mc.question and prov["fields"]["kind"] == mc.task
     assert "picture" not in mc.meta["provenance"]["fields"]
-    with pytest.raises(SourceError, match="unknown column"):
+    with pytest.raises(SourceError, match="'columns': unknown key.*picture"):
         _spec(src, "jsonl", columns={"picture": "x"})
 
 

@@ -5,6 +5,7 @@ calls."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,77 +21,99 @@ ConfigArg = Annotated[Path, typer.Argument(help="Curation config (JSON or YAML, 
                                            show_default=False)]
 
 
-def _open(config: Path, progress: Any = None) -> Any:
-    from vcot.curate.categories import CategoryError
-    from vcot.curate.pipeline import ConfigError, Curation, CurationConfig
-    from vcot.curate.sources import SourceError
+TagOption = Annotated[bool, typer.Option("--tag-requests", help="Send X-Vcot-Call headers naming each call (mock "
+                                                                  "server, proxies); off by default, as in vcot eval")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print each stage's result as one JSON line instead of "
+                                                         "a summary")]
 
-    if not config.is_file():
-        fail(f"config not found: {config}")
+
+def _open(config: Path, progress: Any = None, tag_requests: bool = False) -> Any:
+    """The curation of a config, or exit 2 with one line naming what is wrong in it."""
+    from vcot.curate.pipeline import Curation, CurationConfig
+
     try:
-        return Curation(CurationConfig.load(config), progress)
-    except (ConfigError, SourceError, CategoryError, OSError) as exc:
-        fail(exc)
+        return Curation(CurationConfig.load(config), progress, tag_requests=tag_requests)
+    except (ValueError, OSError, sqlite3.Error, RecursionError) as exc:  # every config and source error
+        fail(_one_line(exc))
 
 
-def _stage(config: Path, stage: str) -> None:
-    from vcot.curate.pipeline import ConfigError
-    from vcot.curate.sources import SourceError
-    from vcot.curate.store import SettingsMismatch
+def _one_line(exc: BaseException) -> str:
+    # A message quoting a hostile file could hold line breaks or terminal escapes; the error stays one line.
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
 
+
+def _stage(config: Path, stages: tuple[str, ...], tag_requests: bool = False, as_json: bool = False,
+           force: bool = False) -> None:
+    """Run `stages` in order, printing a summary line (or a JSON line) as each one ends; exit 3 when calls
+    failed after their retries (their items stay pending), 2 on bad input."""
     shown = progress_bar()
-    cur = _open(config, lambda name: counter(shown, f"curate {name}"))
+    cur = _open(config, lambda name: counter(shown, f"curate {name}"), tag_requests)
+    pending = 0
     try:
         with shown:
-            results = cur.run() if stage == "run" else [getattr(cur, stage)()]
-    except (ConfigError, SourceError, SettingsMismatch, ValueError) as exc:
-        fail(exc)
+            for stage in stages:
+                r = cur.ingest(force=force) if stage == "ingest" else getattr(cur, stage)()
+                for warning in r.get("warnings", []):
+                    err.print(f"warning: {_one_line(Exception(warning))}", markup=False, highlight=False)
+                console.print(json.dumps(r) if as_json else summary(r), markup=False, highlight=False,
+                              soft_wrap=True)
+                pending += r.get("pending", 0)
+    except (ValueError, OSError, sqlite3.Error, RecursionError) as exc:
+        fail(_one_line(exc))
     finally:
         cur.close()
-    for r in results:
-        console.print(json.dumps(r), markup=False, highlight=False, soft_wrap=True)
-    pending = sum(r.get("pending", 0) for r in results)
     if pending:
         err.print(f"{pending} item(s) pending after failed calls: rerun the same command to retry them")
         raise typer.Exit(3)
 
 
+def summary(r: dict[str, Any]) -> str:
+    """One human line per stage result: what went in, what came out, the calls it cost."""
+    stage = r["stage"]
+    if stage == "ingest":
+        how = " (from the earlier ingest; --force reads the sources again)" if r.get("resumed") else ""
+        return f"ingest: {r['candidates']} candidates{how}"
+    if stage == "sample":
+        per = ", ".join(f"{c} {n}" for c, n in r.get("per_category", {}).items())
+        return f"sample: {r['chosen']} chosen, {r['left_out']} left out" + (f" — {per}" if per else "")
+    skip = {"stage", "items", "calls_sent"}
+    verdicts = ", ".join(f"{k} {v}" for k, v in r.items() if k not in skip and isinstance(v, int))
+    return f"{stage}: {r['items']} items" + (f" — {verdicts}" if verdicts else "") + f"; {r['calls_sent']} calls sent"
+
+
 def ingest(config: ConfigArg,
            force: Annotated[bool, typer.Option("--force", help="Read the sources again even if candidates exist")
-                            ] = False) -> None:
+                            ] = False, as_json: JsonOption = False) -> None:
     """Read the configured sources into the candidates suite (work/candidates)."""
-    cur = _open(config)
-    try:
-        console.print(json.dumps(cur.ingest(force=force)), markup=False, highlight=False)
-    except (ValueError, OSError) as exc:
-        fail(exc)
-    finally:
-        cur.close()
+    _stage(config, ("ingest",), as_json=as_json, force=force)
 
 
-def sample(config: ConfigArg) -> None:
+def sample(config: ConfigArg, as_json: JsonOption = False) -> None:
     """Map candidates to categories and apply the quotas (seeded)."""
-    _stage(config, "sample")
+    _stage(config, ("sample",), as_json=as_json)
 
 
-def filter_(config: ConfigArg) -> None:
+def filter_(config: ConfigArg, tag_requests: TagOption = False, as_json: JsonOption = False) -> None:
     """Caption-only visual-dependency filter: captioner + text-only reasoner trials."""
-    _stage(config, "filter")
+    _stage(config, ("filter",), tag_requests, as_json)
 
 
-def rewrite(config: ConfigArg) -> None:
+def rewrite(config: ConfigArg, tag_requests: TagOption = False, as_json: JsonOption = False) -> None:
     """Multiple choice → free form, with the leak test and the judge."""
-    _stage(config, "rewrite")
+    _stage(config, ("rewrite",), tag_requests, as_json)
 
 
-def qc(config: ConfigArg) -> None:
+def qc(config: ConfigArg, tag_requests: TagOption = False, as_json: JsonOption = False) -> None:
     """Judge checks: answer uniqueness and image-question consistency."""
-    _stage(config, "qc")
+    _stage(config, ("qc",), tag_requests, as_json)
 
 
-def run(config: ConfigArg) -> None:
+def run(config: ConfigArg, tag_requests: TagOption = False, as_json: JsonOption = False) -> None:
     """Every automatic stage in order: ingest, sample, filter, rewrite, qc."""
-    _stage(config, "run")
+    from vcot.curate.pipeline import STAGES
+
+    _stage(config, STAGES, tag_requests, as_json)
 
 
 def review(config: ConfigArg,

@@ -14,10 +14,11 @@ from typing import Any
 
 from vcot.schema import Instance
 from vcot.seeding import derive_seed
+from vcot.suggest import did_you_mean
 from vcot.tasks.see2think_categories import CATEGORY_TASKS, LEVELS
 
 __all__ = ["CATEGORIES", "LEVELS", "MIRA_DOMAINS", "UNMAPPED", "CategoryError", "category_of", "check_mapping",
-           "counts", "level_of", "sample"]
+           "counts", "level_of", "sample", "unused_quotas"]
 
 # The one list of See2Think's categories, shared with the `see2think-synth` preset.
 CATEGORIES: dict[str, str] = {c: level for level, cats in LEVELS.items() for c in cats}
@@ -31,14 +32,24 @@ class CategoryError(ValueError):
 
 
 def check_mapping(mapping: dict[str, str], quotas: dict[str, int]) -> None:
-    known = set(CATEGORIES) | set(MIRA_DOMAINS)
-    bad = sorted({c for c in mapping.values() if c not in known} | {c for c in quotas if c not in known})
-    if bad:
-        raise CategoryError(f"unknown categor(ies) {bad}; known: {sorted(CATEGORIES)} and MIRA domains "
-                            f"{sorted(MIRA_DOMAINS)}")
-    neg = {c: q for c, q in quotas.items() if not isinstance(q, int) or q < 0}
+    """Refuse a mapping or quota naming no known category, with the key at fault and a did-you-mean: a
+    misspelt quota would otherwise cap nothing, silently."""
+    known = sorted(set(CATEGORIES) | set(MIRA_DOMAINS))
+    listing = f"known: {', '.join(sorted(CATEGORIES))} and MIRA domains {', '.join(sorted(MIRA_DOMAINS))}"
+    for what, cat in [(f"categories[{p!r}]", c) for p, c in mapping.items()] + [(f"quotas[{c!r}]", c) for c in quotas]:
+        if cat not in known:
+            raise CategoryError(f"{what}: unknown category {cat!r}{did_you_mean(str(cat), known) or ';'} {listing}")
+    neg = {c: q for c, q in quotas.items() if isinstance(q, bool) or not isinstance(q, int) or q < 0}
     if neg:
         raise CategoryError(f"quotas must be non-negative integers: {neg}")
+
+
+def unused_quotas(quotas: dict[str, int], present: set[str]) -> list[str]:
+    """A warning for each quota whose category no candidate falls into: it caps nothing, which is usually a
+    mapping that sends the items elsewhere."""
+    have = ", ".join(sorted(present)) or "none"
+    return [f"quota {cat!r} ({q}) matches no candidate: no item maps to that category (categories of the "
+            f"candidates: {have})" for cat, q in sorted(quotas.items()) if cat not in present]
 
 
 def category_of(inst: Instance, mapping: dict[str, str]) -> str:

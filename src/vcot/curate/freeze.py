@@ -12,6 +12,7 @@ from typing import Any
 from PIL import Image
 
 from vcot.curate.categories import MIRA_DOMAINS, level_of
+from vcot.curate.checks import edit_problem
 from vcot.html import NONE, content_security_policy, escape, page
 from vcot.schema import AnswerType, Instance
 from vcot.suite import write_suite
@@ -30,6 +31,15 @@ def _edited(inst: Instance, review: dict[str, Any] | None) -> Instance:
     if not review or review["verdict"] != "edited":
         return inst
     d = review["details"]
+    question, answer = d.get("question"), d.get("answer")
+    if not isinstance(question, str) or not isinstance(answer, str):
+        raise FreezeError(f"review edit of {inst.uid!r}: the stored edit has no question and answer text; edit it "
+                          "again in `vcot curate review`")
+    problem = edit_problem(question, answer)
+    if problem:
+        # The store may have been written by an older vcot, or by hand: what the review page refuses is
+        # refused here too rather than frozen into a suite.
+        raise FreezeError(f"review edit of {inst.uid!r}: {problem}; edit it again in `vcot curate review`")
     atype = inst.answer_type
     if atype == AnswerType.CHOICE and d["answer"] not in [chr(65 + i) for i in range(len(inst.options or []))]:
         atype = AnswerType.TEXT  # a reviewer who writes the answer out turns the item into a free-form one

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from vcot.curate import checks
 from vcot.curate.store import CurationStore
 from vcot.engine.clients import make_client
 from vcot.engine.clients.base import CallContext, ModelClient
@@ -34,16 +35,28 @@ class ModelSpec:
     max_tokens: int = 2048
 
     @classmethod
-    def from_config(cls, value: Any) -> ModelSpec:
+    def from_config(cls, value: Any, where: str = "model spec") -> ModelSpec:
+        """A role's model from its config entry; ValueError naming the entry and key for anything malformed."""
         if isinstance(value, str):
-            return cls(value)
+            return cls(checks.text(value, where, ValueError))
         if not isinstance(value, dict) or "model" not in value:
-            raise ValueError(f"a model spec is a name or a mapping with 'model', got {value!r}")
-        known = {"model", "base_url", "api_key_env", "temperature", "max_tokens"}
-        unknown = set(value) - known
-        if unknown:
-            raise ValueError(f"unknown model spec key(s) {sorted(unknown)}; known: {sorted(known)}")
-        return cls(**value)
+            raise ValueError(f"{where}: a model spec is a name or a mapping with 'model', got {checks.kind(value)}")
+        checks.unknown_keys(value, ("model", "base_url", "api_key_env", "temperature", "max_tokens"), where,
+                            ValueError)
+        model = checks.text(value["model"], f"{where}.model", ValueError)
+        base_url = value.get("base_url")
+        if base_url is not None:
+            checks.text(base_url, f"{where}.base_url", ValueError)
+            if not base_url.startswith(("http://", "https://")):
+                raise ValueError(f"{where}.base_url must start with http:// or https://, got {base_url[:80]!r}")
+        key_env = value.get("api_key_env")
+        if key_env is not None:
+            checks.text(key_env, f"{where}.api_key_env", ValueError)
+        temperature = value.get("temperature")
+        if temperature is not None:
+            temperature = checks.number(temperature, f"{where}.temperature", ValueError, 0.0, 2.0)
+        max_tokens = checks.integer(value.get("max_tokens", 2048), f"{where}.max_tokens", ValueError, 1, 1_000_000)
+        return cls(model, base_url, key_env, temperature, max_tokens)
 
     def identity(self) -> dict[str, Any]:
         """What a rerun must match: the model and its sampling, not the endpoint (docs/evaluation.md)."""
@@ -58,7 +71,7 @@ class Caller:
     """Sends (role, stage, candidate, trial) calls, each at most once across runs, with bounded concurrency."""
 
     def __init__(self, store: CurationStore, specs: dict[str, ModelSpec], concurrency: int = 8,
-                 retry: RetryPolicy | None = None, tag_requests: bool = True,
+                 retry: RetryPolicy | None = None, tag_requests: bool = False,
                  progress: Callable[..., None] | None = None) -> None:
         self.store = store
         self.specs = specs
@@ -69,7 +82,7 @@ class Caller:
         self.run_ids: dict[str, str] = {}
         self.sent = 0  # calls actually sent by this process (the rest came from the store)
         self.retries = 0
-        # (items done, items, pending=…, retries=…) as a stage's items finish (`gather`): a command's progress.
+        # (items done, items, failed=…, retries=…) as a stage's items finish (`gather`); failed items stay pending.
         self.progress = progress
 
     def _client(self, role: str) -> tuple[ModelClient, str]:
@@ -119,7 +132,7 @@ class Caller:
         waiting = list(items)
         done = pending = 0
         if self.progress is not None:  # a line as the stage starts, however long its first item takes
-            self.progress(0, len(waiting), pending=0, retries=self.retries)
+            self.progress(0, len(waiting), failed=0, retries=self.retries)
 
         async def tracked(item: Awaitable[dict[str, Any]]) -> dict[str, Any]:
             nonlocal done, pending
@@ -127,7 +140,7 @@ class Caller:
             done += 1
             pending += result.get("verdict") == "pending"
             if self.progress is not None:
-                self.progress(done, len(waiting), pending=pending, retries=self.retries)
+                self.progress(done, len(waiting), failed=pending, retries=self.retries)
             return result
 
         return list(await asyncio.gather(*(tracked(i) for i in waiting)))

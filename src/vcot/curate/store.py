@@ -10,10 +10,13 @@ reason) live in `decisions`, written after the calls they rest on.
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
+from vcot.curate import checks
 from vcot.engine.store import RunStore
 
 STORE_NAME = "curate.sqlite"
@@ -26,6 +29,10 @@ CREATE TABLE IF NOT EXISTS decisions (
 """
 
 
+class StoreError(ValueError):
+    """The work folder's store cannot be opened."""
+
+
 class SettingsMismatch(ValueError):
     """A role's model or settings differ from what the work folder's store was made with."""
 
@@ -33,9 +40,14 @@ class SettingsMismatch(ValueError):
 class CurationStore:
     def __init__(self, work: str | Path) -> None:
         self.work = Path(work)
-        self.runs = RunStore(self.work / STORE_NAME)
-        self.conn = self.runs.conn
-        self.conn.executescript(_DECISIONS)
+        if os.path.lexists(self.work / STORE_NAME):  # SQLite would block on a FIFO left in its place
+            checks.regular_file(self.work / STORE_NAME, "curation store", StoreError)
+        try:
+            self.runs = RunStore(self.work / STORE_NAME)
+            self.conn = self.runs.conn
+            self.conn.executescript(_DECISIONS)
+        except sqlite3.Error as exc:  # a damaged or foreign file where the store should be
+            raise StoreError(f"{self.work / STORE_NAME}: not a usable curation store ({exc})") from None
 
     def close(self) -> None:
         self.runs.close()

@@ -8,11 +8,17 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs
 
+from vcot.curate.checks import edit_problem
 from vcot.curate.review import page
 from vcot.schema import Instance
 
 ACTIONS = ("approve", "edit", "remove")
-MAX_FIELD = 4000
+
+
+def _field(form: dict[str, list[str]], name: str) -> str:
+    # A textarea posts its line breaks as CRLF; stored text keeps plain newlines. Nothing is cut short here:
+    # an overlong field is refused by `edit_problem`, not silently truncated.
+    return (form.get(name) or [""])[0].replace("\r\n", "\n").strip()
 
 
 def item_key(uid: str) -> str:
@@ -65,14 +71,18 @@ class ReviewApp:
         action = (form.get("action") or [""])[0]
         if action not in ACTIONS:
             raise ValueError(f"action must be one of {ACTIONS}")
-        note = (form.get("note") or [""])[0].strip()[:MAX_FIELD]
+        note = _field(form, "note")
         details: dict[str, Any] = {}
         if action == "edit":
-            question = (form.get("question") or [""])[0].strip()[:MAX_FIELD]
-            answer = (form.get("answer") or [""])[0].strip()[:MAX_FIELD]
-            if not question or not answer:
-                raise ValueError("an edit needs both a question and an answer")
+            question, answer = _field(form, "question"), _field(form, "answer")
+            problem = edit_problem(question, answer, note)
+            if problem:
+                raise ValueError(f"edit not saved: {problem}")
             details = {"question": question, "answer": answer}
+        else:
+            problem = edit_problem("-", "-", note)
+            if problem:
+                raise ValueError(f"not saved: {problem}")
         verdict = {"approve": "approved", "edit": "edited", "remove": "removed"}[action]
         with self._lock:
             self.store.decide("review", self.by_key[key].inst.uid, verdict, note or action, details)
