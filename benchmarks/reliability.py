@@ -1,4 +1,4 @@
-"""Reliability benchmark (issue 18, docs/evaluation.md "Engine"): a run under a fault matrix, killed with
+"""Reliability benchmark (issue 18, docs/engine.md): a run under a fault matrix, killed with
 SIGKILL several times and resumed, must finish every sample exactly once and never pay twice for a call
 whose answer was already stored.
 

@@ -1,7 +1,7 @@
 """The curation store: the engine's run store (`vcot.engine.store.RunStore`) plus a table of decisions.
 
 Every model call of a stage is one engine `calls` row and one `samples` row, committed together as the engine
-does (docs/evaluation.md, "Engine and run store"): run id `curate-<role>`, condition `<stage>`, uid the
+does (docs/engine.md, "Run store"): run id `curate-<role>`, condition `<stage>`, uid the
 candidate, epoch the trial. A rerun asks `done()` first and sends only the calls that have no row, so a process
 killed at any moment loses at most the calls in flight. Decisions (one per stage and candidate, with the
 reason) live in `decisions`, written after the calls they rest on.

@@ -29,7 +29,7 @@ class MockConfig:
     # Fraction of answers cut off by the token limit (finish_reason "length"): the text stops mid-reasoning
     # on a line that names the gold answer without an answer tag, the trap a last-line fallback falls into.
     truncate_rate: float = 0.0
-    # Issue 20 (docs/evaluation.md, "Mock server"): state_probe replies right on the first j steps and wrong
+    # Issue 20 (docs/engine.md, "The mock server"): state_probe replies right on the first j steps and wrong
     # after (the final answer right only when every step is), and a policy that reads only the last image
     # sent: right exactly when it is the instance's last step picture.
     probe_right_steps: int | None = None
