@@ -1,7 +1,8 @@
 """The straightforward ray caster `vcot.draw3d.raycast` replaced (kept verbatim as the reference the fast one
-must equal pixel for pixel; tests/draw3d/test_raycast_reference.py): every primitive intersected over its whole
-loose screen rectangle with normals, every ray shaded, every shadow prefilter run over every point. Not used by
-the package."""
+is compared with; tests/draw3d/test_raycast_reference.py): every primitive intersected over its whole loose
+screen rectangle with normals, every ray shaded, every shadow prefilter run over every point. Not used by the
+package. Its metal is the old one (a dim diffuse, a highlight and a directional sky-and-floor reflection), so the
+fast caster must equal it in geometry and in every pixel that shows no metal, not in metal's pixels (issue 29)."""
 
 from __future__ import annotations
 

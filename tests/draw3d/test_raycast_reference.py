@@ -1,9 +1,17 @@
-"""The fast ray caster equals the straightforward one (reference_raycast.py, the previous code kept verbatim) to
-the last pixel, buffer entry and view, on random small scenes and on full-size task-like ones."""
+"""The fast ray caster equals the straightforward one (reference_raycast.py, the earlier code kept verbatim) on
+random small scenes and on full-size task-like ones.
+
+What must still be identical since metal got its own shading (issue 29: mirror rays, the studio's strip lights):
+the geometry — id buffer, part buffer, every object view (visible and unoccluded areas, boxes, centres) — on
+every scene, and the picture's every pixel none of whose subpixels shows a metal primitive (floor, sky, shadows,
+rubber). A scene with its metal turned to rubber must give the reference's picture to the last pixel, so the
+whole rest of the shading pipeline (supersampling, shadow prefilters, floor table, averaging) is still checked
+bit for bit. Metal pixels are not compared: the reference's metal is the old one."""
 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -49,14 +57,33 @@ def _random_scene(rng: random.Random) -> tuple[list[Primitive], Camera]:
     return prims, cam
 
 
-def _assert_same(fast: Render3D, slow: Render3D) -> None:
+def _assert_same_geometry(fast: Render3D, slow: Render3D) -> None:
     assert (fast.image is None) == (slow.image is None)
-    if slow.image is not None:
-        assert fast.image is not None
-        assert np.array_equal(np.asarray(fast.image), np.asarray(slow.image))
     assert fast.ids.dtype == slow.ids.dtype and np.array_equal(fast.ids, slow.ids)
     assert fast.parts.dtype == slow.parts.dtype and np.array_equal(fast.parts, slow.parts)
     assert fast.objects == slow.objects
+    assert fast.subparts is not None and np.array_equal(fast.subparts[::fast.ss, ::fast.ss], fast.parts)
+
+
+def _as_rubber(prims: list[Primitive]) -> list[Primitive]:
+    return [replace(p, material="rubber") for p in prims]
+
+
+def _assert_same(prims: list[Primitive], cam: Camera, ss: int, shade: bool) -> None:
+    """Geometry identical; the picture identical off metal, and identical everywhere with the metal as rubber."""
+    fast, slow = render_scene(prims, cam, ss=ss, shade=shade), ref.render_scene(prims, cam, ss=ss, shade=shade)
+    _assert_same_geometry(fast, slow)
+    if slow.image is None:
+        return
+    assert fast.image is not None
+    metal = [k for k, p in enumerate(prims) if p.material == "metal"]
+    off_metal = fast.coverage(metal) == 0
+    assert np.array_equal(np.asarray(fast.image)[off_metal], np.asarray(slow.image)[off_metal])
+    if metal:
+        rubber = _as_rubber(prims)
+        fast_r, slow_r = render_scene(rubber, cam, ss=ss), ref.render_scene(rubber, cam, ss=ss)
+        assert fast_r.image is not None and slow_r.image is not None
+        assert np.array_equal(np.asarray(fast_r.image), np.asarray(slow_r.image))
 
 
 @pytest.mark.parametrize("block", range(4))
@@ -66,7 +93,7 @@ def test_random_small_scenes_match_the_reference(block: int) -> None:
         prims, cam = _random_scene(rng)
         ss = rng.choice([1, 2, 2, 3])
         shade = rng.random() < 0.75
-        _assert_same(render_scene(prims, cam, ss=ss, shade=shade), ref.render_scene(prims, cam, ss=ss, shade=shade))
+        _assert_same(prims, cam, ss, shade)
 
 
 def _clevr_like(rng: random.Random) -> list[Primitive]:
@@ -98,7 +125,7 @@ def test_full_size_task_like_scenes_match_the_reference(seed: int) -> None:
     scenes.append(vehicle_primitives(vehicles, {"a": (229, 15, 65), "b": (0, 96, 245), "c": (40, 40, 40)}))
     for prims in scenes:
         for ss, shade in ((2, True), (1, False)):
-            _assert_same(render_scene(prims, cam, ss=ss, shade=shade), ref.render_scene(prims, cam, ss=ss, shade=shade))
+            _assert_same(prims, cam, ss, shade)
 
 
 def test_a_lifted_single_row_is_multiplied_as_one_of_many() -> None:

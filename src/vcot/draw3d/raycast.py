@@ -2,15 +2,17 @@
 
 Per picture: one primary ray per subpixel (2x2 supersampling by default), analytic intersection with every
 primitive inside the primitive's screen rectangle only, Lambert plus Blinn-Phong shading under one key light
-with a hard shadow ray, a sky and ground fill, and for metal a strong tinted highlight plus a reflection of a
-sky-and-floor environment (no recursive trace). Everything is float32 NumPy with a fixed operation order, so
-the same scene gives the same pixels on the same install. docs/draw3d.md has the measured speed.
+with a hard shadow ray, a sky and ground fill. Rubber is diffuse with a faint highlight; metal is a tinted mirror:
+one reflection ray per metal subpixel sees the other primitives, the floor with its shadows, or a studio of sky,
+a broad glow and strip lights on a ceiling (docs/draw3d.md, "Materials"). Everything is float32 NumPy with a
+fixed operation order, so the same scene gives the same pixels on the same install. docs/draw3d.md has the
+measured speed.
 
-Speed without changing a pixel (docs/draw3d.md, "Speed"): every per-ray quantity is computed by the same
-NumPy operations, in the same order and on arrays of the same layout as in the straightforward caster
-(tests/draw3d/reference_raycast.py), only on fewer rays: each primitive is tested against the rays inside
-a tight projected bound of it, normals are computed for the rays a primitive wins only, shading for the rays
-that need it, and each shadow test only for the points and floor rays a screen rectangle can hold.
+Speed (docs/draw3d.md, "Speed"): every per-ray quantity of the geometry, the floor, the shadows and rubber is
+computed by the same NumPy operations, in the same order and on arrays of the same layout as in the
+straightforward caster (tests/draw3d/reference_raycast.py), only on fewer rays: each primitive is tested against
+the rays inside a tight projected bound of it, normals are computed for the rays a primitive wins only, shading
+for the rays that need it, and each shadow test only for the points and floor rays a screen rectangle can hold.
 """
 
 from __future__ import annotations
@@ -32,6 +34,13 @@ LIGHT /= np.linalg.norm(LIGHT)
 _GROUND = np.array([0.62, 0.62, 0.60], dtype=np.float32)
 _SKY_LOW = np.array([0.80, 0.80, 0.80], dtype=np.float32)
 _SKY_HIGH = np.array([0.55, 0.62, 0.72], dtype=np.float32)
+_SOFTBOX = np.array([0.0, 0.788, 0.616], dtype=np.float32)  # unit: towards +y, 38 degrees up
+_SOFTBOX /= np.linalg.norm(_SOFTBOX)
+# The studio's strip lights (`_environment`): a ceiling this high, strips along x from y = _STRIP_Y0 to
+# _STRIP_Y1, one every _STRIP_PERIOD units, _STRIP_WIDTH wide. The period is shorter than a small cube's top
+# plus the spread of its rays' reflections, so every top face shows part of a strip.
+_CEIL_Z = 6.5
+_STRIP_Y0, _STRIP_Y1, _STRIP_PERIOD, _STRIP_WIDTH, _STRIP_LEVEL = 1.0, 16.0, 1.5, 0.5, 3.0
 # Slack of the screen bounds beyond the exact projection: float32 hit tests err by far less than 0.05 scene
 # units or a subpixel, so a bound this loose still holds every ray whose test can pass.
 _PAD_PX = 2
@@ -92,12 +101,26 @@ class ObjectView:
 
 @dataclass
 class Render3D:
-    """The picture, the object-id buffer (-1 for floor and sky), the primitive buffer and per-object views."""
+    """The picture, the object-id buffer (-1 for floor and sky), the primitive buffer and per-object views.
+    `ids` and `parts` take each pixel's first (top-left) subpixel; `subparts` is the primitive buffer of every
+    subpixel (`ss` per axis), for what a pixel shows in part, such as an object's antialiased edge."""
 
     image: Image.Image | None
     ids: np.ndarray
     parts: np.ndarray
     objects: dict[int, ObjectView] = field(default_factory=dict)
+    subparts: np.ndarray | None = None
+    ss: int = 1
+
+    def coverage(self, parts: np.ndarray | list[int]) -> np.ndarray:
+        """Per pixel, the share (0-1, float32) of its subpixels that show one of the primitives `parts`: more
+        than the first-subpixel buffers see, since an edge pixel whose top-left subpixel misses the primitive
+        still shows it in its other subpixels."""
+        sub = self.subparts if self.subparts is not None else self.parts
+        ss = self.ss if self.subparts is not None else 1
+        hit = np.isin(sub, np.asarray(parts, dtype=np.int64))
+        h, w = hit.shape[0] // ss, hit.shape[1] // ss
+        return hit.reshape(h, ss, w, ss).mean(axis=(1, 3), dtype=F)
 
 
 def _sum3(p: np.ndarray) -> np.ndarray:
@@ -362,11 +385,29 @@ def _meet(a: tuple[int, int, int, int] | None, b: tuple[int, int, int, int] | No
     return x0, y0, x1, y1
 
 
-def _env(r: np.ndarray) -> np.ndarray:
-    """The environment a metal surface reflects: sky gradient above the horizon, the lit floor below."""
-    up = np.clip(r[:, 2:3], -1, 1)
-    sky = _SKY_LOW + (_SKY_HIGH - _SKY_LOW) * np.clip(up, 0, 1)
-    return np.where(up > 0, sky, _GROUND * F(0.85)).astype(F)
+def _environment(start: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Linear RGB of the studio that mirror rays from `start` escaping upwards (r_z >= 0) see: the sky
+    gradient, a broad glow behind the scene (around world +y, the side the tasks' cameras look towards) and,
+    on a ceiling `_CEIL_Z` up, strip lights running along x. The studio lights nothing diffusely and lies
+    above every view of the tasks, so only metal shows it. The strips are at a finite distance, so a flat face
+    mirrors a piece of them that moves with the point (not one direction): every top face of a cube, cap of a
+    cylinder or roof of a vehicle shows sharp bright bands on a dimmer ground, the cue that reads as metal (a
+    point light's highlight never falls on a flat face seen from the tasks' cameras)."""
+    up = np.clip(r[:, 2], 0, 1)
+    sky = _SKY_LOW + (_SKY_HIGH - _SKY_LOW) * up[:, None]
+    c = r @ _SOFTBOX
+    w = np.clip((c - F(0.5)) / F(0.4), 0, 1)
+    glow = F(0.35) * w * w * (F(3) - F(2) * w)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        t = (F(_CEIL_Z) - start[:, 2]) / r[:, 2]
+        x = start[:, 0] + t * r[:, 0]
+        y = start[:, 1] + t * r[:, 1]
+        ok = (r[:, 2] > F(1e-3)) & (t > 0) & (np.abs(x) < F(9)) & (y > F(_STRIP_Y0)) & (y < F(_STRIP_Y1))
+        phase = np.where(ok, np.mod(y - F(_STRIP_Y0), F(_STRIP_PERIOD)), F(_STRIP_PERIOD))
+    # A band _STRIP_WIDTH wide with edges softened over 0.05 units (the supersampling does the rest).
+    half = F(_STRIP_WIDTH / 2)
+    edge = np.clip((half - np.abs(phase - half)) / F(0.05) + F(0.5), 0, 1)
+    return (sky + (glow + F(_STRIP_LEVEL) * edge)[:, None]).astype(F)
 
 
 def _sky(dz: np.ndarray) -> np.ndarray:
@@ -517,17 +558,97 @@ def _shade_objects(fr: _Frame, hit_pix: np.ndarray, pid: np.ndarray, t: np.ndarr
     nh = np.clip(_sum3(nn * half), 0, 1)
     sky_fill = F(0.5) + F(0.5) * nn[:, 2]
     col = np.empty((hit_pix.size, 3), dtype=F)
+    sf_s = sky_fill[np.nonzero(metal)[0]]
     r = np.nonzero(~metal)[0]
     if r.size:
         al, sf, la, lo = _take(albedo, r), sky_fill[r], lam[r], lit_o[r]
         _put(col, r, al * (F(0.22) * sf + F(0.95) * la)[:, None] + (F(0.08) * nh[r] ** 20 * lo)[:, None])
     s = np.nonzero(metal)[0]
     if s.size:
-        al, sf, la, lo, ds, ns = _take(albedo, s), sky_fill[s], lam[s], lit_o[s], _take(dd, s), _take(nn, s)
+        al, sf, la, lo, ds, ns = _take(albedo, s), sf_s, lam[s], lit_o[s], _take(dd, s), _take(nn, s)
+        cos = np.clip(-_sum3(ds * ns), 0, 1)
         refl = ds - 2 * _sum3(ds * ns)[:, None] * ns
-        _put(col, s, al * (F(0.12) * sf + F(0.35) * la)[:, None] + al * _env(refl) * F(0.75)
-             + (F(0.9) * nh[s] ** 80 * lo)[:, None] * (F(0.5) + F(0.5) * al))
+        seen = _reflection(fr, _take(pts, s) + ns * F(2e-3), refl, base)
+        # Metal's reflectance is its colour (real metal tints what it mirrors), with a thin clear coat so that
+        # the brightest reflections of dark colours still lighten, and Schlick's rise to white at grazing angles.
+        f0 = al * F(0.95) + F(0.01)
+        fres = f0 + (F(1) - f0) * ((F(1) - cos) ** 5)[:, None]
+        spec = (F(0.9) * nh[s] ** 80 + F(0.5) * nh[s] ** 20) * lo
+        _put(col, s, _bleed(al * (F(0.05) * sf + F(0.15) * la)[:, None] + fres * seen
+                            + spec[:, None] * (F(0.5) + F(0.5) * al)))
     return col
+
+
+def _bleed(col: np.ndarray) -> np.ndarray:
+    """Overexposed linear RGB spilled into the other channels, as film and sensors do: a strip light mirrored
+    in saturated red metal shows as a pale core on red rather than as the same clipped red."""
+    excess = _sum3(np.maximum(col - F(1), F(0)))
+    low = np.minimum(col, F(1))
+    return low + (F(1) - low) * np.minimum(F(0.35) * excess, F(1))[:, None]
+
+
+def _reflection(fr: _Frame, start: np.ndarray, dirs: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """Linear RGB that one mirror ray per row sees (no further bounce): the nearest primitive, shaded diffuse
+    under the key light (without its shadow); else the floor with its shadows, fading far away as in the
+    picture; else the studio environment. Primitives are tested only against the rays passing within their
+    bounding sphere."""
+    m = start.shape[0]
+    best_t = np.full(m, np.inf, dtype=F)
+    best_k = np.full(m, -1, dtype=np.int64)
+    best_n = np.zeros((m, 3), dtype=F)
+    for k, (prim, rot) in enumerate(zip(fr.prims, fr.rots, strict=True)):
+        rel = np.asarray(prim.centre, dtype=F) - start
+        along = _sum3(rel * dirs)
+        perp2 = _sum3(rel * rel) - along * along
+        rad = F(prim.bound() + 1e-3)
+        cand = np.nonzero((along > -rad) & (perp2 <= rad * rad))[0]
+        if not cand.size:
+            continue
+        t, n = _intersect(prim, rot, _take(start, cand), _take(dirs, cand), True)
+        assert n is not None
+        closer = np.nonzero(t < best_t[cand])[0]
+        if closer.size:
+            rows = cand[closer]
+            best_t[rows] = t[closer]
+            best_k[rows] = k
+            _put(best_n, rows, n[closer])
+    out = np.empty((m, 3), dtype=F)
+    hit = np.nonzero(best_k >= 0)[0]
+    if hit.size:
+        n = _take(best_n, hit)
+        lam = np.clip(n @ LIGHT, 0, 1)
+        _put(out, hit, _take(base, best_k[hit]) * (F(0.22) * (F(0.5) + F(0.5) * n[:, 2]) + F(0.95) * lam)[:, None])
+    miss = best_k < 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tg = -start[:, 2] / dirs[:, 2]
+    down = np.nonzero(miss & (dirs[:, 2] < -1e-6) & (tg > 0))[0]
+    if down.size:
+        g = _take(start, down) + tg[down, None] * _take(dirs, down)
+        lit = _floor_points_lit(fr, g[:, 0], g[:, 1])
+        rel = g - fr.pos
+        fade = np.clip((np.sqrt(_sum3(rel * rel)) - 18) / 22, 0, 1)[:, None]
+        _put(out, down, _floor_value(lit) * (1 - fade) + _SKY_LOW * fade)
+    up = np.nonzero(miss & ~np.isin(np.arange(m), down))[0]
+    if up.size:
+        _put(out, up, _environment(_take(start, up), _take(dirs, up)))
+    return out
+
+
+def _floor_points_lit(fr: _Frame, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    """Whether floor points (px, py, 0) see the key light: `_floor_lit`'s circle test around each primitive's
+    shadow, then the exact shadow ray, for points anywhere (reflected ones have no subpixel of their own)."""
+    lit = np.ones(px.shape[0], dtype=bool)
+    lz = float(LIGHT[2])
+    for prim, rot in zip(fr.prims, fr.rots, strict=True):
+        cx, cy, cz = prim.centre
+        fx, fy = cx - cz / lz * float(LIGHT[0]), cy - cz / lz * float(LIGHT[1])
+        rad = (prim.bound() + 1e-3) / lz
+        cand = np.nonzero(lit & ((px - F(fx)) ** 2 + (py - F(fy)) ** 2 <= F(rad * rad)))[0]
+        if cand.size:
+            start = np.stack([px[cand], py[cand], np.full(cand.size, F(2e-3))], axis=-1)
+            t, _ = _intersect(prim, rot, start, LIGHT[None, :], False)
+            lit[cand[np.isfinite(t)]] = False
+    return lit
 
 
 def _picture(fr: _Frame, best: np.ndarray, best_t: np.ndarray, normals: list[tuple[np.ndarray, np.ndarray]]
@@ -666,7 +787,7 @@ def render_scene(prims: list[Primitive], cam: Camera, ss: int = 2, shade: bool =
     first = best[::ss, ::ss]
     # The buffers at picture resolution take each pixel's first subpixel.
     return Render3D(image=image, ids=prim_obj[first].astype(np.int16), parts=first.astype(np.int16),
-                    objects=views)
+                    objects=views, subparts=best.astype(np.int16), ss=ss)
 
 
 def _box_of(mask: np.ndarray, ss: int) -> tuple[int, int, int, int] | None:

@@ -427,6 +427,15 @@ def greyed_where(res: Render3D, mask: np.ndarray | None) -> Image.Image:
     assert res.image is not None
     arr = np.asarray(res.image, dtype=np.float32)
     if mask is not None and mask.any():
+        # `mask` comes from the first-subpixel buffers, which miss the antialiased pixels along an object's top
+        # and left edges (their top-left subpixel shows the floor); every pixel whose subpixels show the masked
+        # primitives at least as much as other ones is greyed too, so no fringe of true colour stays.
+        grey_parts = np.unique(res.parts[mask])
+        grey_parts = grey_parts[grey_parts >= 0]
+        if grey_parts.size:
+            cov = res.coverage(grey_parts)
+            others = 1 - cov - res.coverage([-1])
+            mask = mask | ((cov > 0) & (cov >= others))
         lum = arr @ np.array([0.299, 0.587, 0.114], dtype=np.float32)
         pale = 150 + 0.35 * lum
         arr = arr.copy()
