@@ -56,10 +56,10 @@ def analyse(rows: list[dict[str, Any]], instances: dict | None = None, groups: d
     samples = to_samples(rows, instances)
     tables: list[tuple[str, Table | None]] = [
         ("overview", condition_overview(samples)),
-        ("table1", table1(samples, groups)),
+        ("table1", table1(samples, groups, n_boot=n_boot)),
         ("see2think-categories", see2think_table(samples)),
-        ("gain-visual", relative_gains(samples, "direct", "visual_cot")),
-        ("gain-text", relative_gains(samples, "direct", "text_cot")),
+        ("gain-visual", relative_gains(samples, "direct", "visual_cot", n_boot=n_boot)),
+        ("gain-text", relative_gains(samples, "direct", "text_cot", n_boot=n_boot)),
         ("table2", table2(samples)),
         ("passk", pass_at_k_table(samples)),
         ("paired", paired_tests(samples, n_boot=n_boot)),
@@ -85,6 +85,42 @@ def _provenance(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
                                                       "vcot_version", "settings")}
         seen.setdefault(tuple(rec.values()), rec)
     return list(seen.values())
+
+
+def _endpoint_table(rows: Sequence[dict[str, Any]]) -> Table | None:
+    """Per run over several endpoints, each invocation's figures per endpoint (results column `endpoints`,
+    issue 30); None when no run had several."""
+    import json
+
+    seen: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        text = r.get("endpoints")
+        key = (str(r.get("run_id") or ""), str(text or ""))
+        if text and key not in seen:
+            try:
+                figures = json.loads(text)
+            except ValueError:
+                continue
+            seen[key] = [f for f in figures if isinstance(f, dict)] if isinstance(figures, list) else []
+
+    def secs(v: Any) -> str:
+        return f"{v:.3f}" if isinstance(v, (int, float)) else "-"
+
+    out = []
+    for (run_id, _), figures in seen.items():
+        for f in figures:
+            started = f.get("session")
+            when = _dt.datetime.fromtimestamp(started, _dt.UTC).strftime("%Y-%m-%d %H:%M") \
+                if isinstance(started, (int, float)) else ""
+            kinds = f.get("error_kinds") if isinstance(f.get("error_kinds"), dict) else {}
+            out.append([run_id, when, str(f.get("url", "")), str(f.get("requests", "")), str(f.get("ok", "")),
+                        str(f.get("errors", "")) + (f" ({', '.join(f'{n} {k}' for k, n in kinds.items())})"
+                                                    if kinds else ""),
+                        secs(f.get("mean_s")), secs(f.get("p50_s")), str(f.get("taken_out", ""))])
+    if not out:
+        return None
+    return Table("Endpoints", ["run", "started (UTC)", "endpoint", "requests", "ok", "errors", "mean s", "p50 s",
+                               "taken out"], out)
 
 
 def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = None,
@@ -117,7 +153,8 @@ def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = N
     if curves:
         figures.append(("passk", "pass@k", curves))
     for i, (model, png) in enumerate(plots.task_heatmaps(analysis.samples)):
-        figures.append((f"heatmap-{i}", f"Task × condition: {model}", png))
+        figures.append((f"heatmap-{i}", f"Task × condition heat map: {model} (accuracy %; n: problems per task)",
+                        png))
     for i, (model, png) in enumerate(step_curve_plots(rows)):
         figures.append((f"probe-steps-{i}", f"First wrong step: state-probe accuracy by step, {model}", png))
     for i, (model, png) in enumerate(first_wrong_plots(rows)):
@@ -125,14 +162,14 @@ def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = N
     for name, _, png in figures:
         (out / "plots" / f"{name}.png").write_bytes(png)
     prov = _provenance(rows)
-    md = _markdown(title, analysis, figures, prov)
+    md = _markdown(title, analysis, figures, prov, rows)
     (out / "report.md").write_text(md, encoding="utf-8")
     page = _html(title, analysis, figures, prov, rows, suite, max_instances, extra_html, thumbnails)
     (out / "report.html").write_text(page, encoding="utf-8")
     return ReportPaths(out / "report.md", out / "report.html")
 
 
-def _markdown(title: str, analysis: Analysis, figures, prov) -> str:
+def _markdown(title: str, analysis: Analysis, figures, prov, rows: Sequence[dict[str, Any]] = ()) -> str:
     facts = _summary(analysis)
     parts = [f"# {escape(title, quote=False)}", "",
              f"Generated {_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds')}.", "", "## Summary", "",
@@ -141,6 +178,8 @@ def _markdown(title: str, analysis: Analysis, figures, prov) -> str:
     parts += ["", to_markdown(facts.table), "## Runs", ""]
     parts.append(to_markdown(Table("Provenance", ["run", "model", "suite", "suite hash", "prompt", "vcot", "settings"],
                                    [list(p.values()) for p in prov])))
+    if (endpoints := _endpoint_table(rows)) is not None:
+        parts.append(to_markdown(endpoints))
     parts += ["## Results", ""]
     parts += [to_markdown(t) for a, t in analysis.tables
               if not (a.startswith("extra-") and t.title == facts.table.title and t.header == facts.table.header)]
@@ -326,6 +365,8 @@ def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instan
     body["more"] += list(extra_html)
     body["runs"].append(to_html(Table("Provenance", ["run", "model", "suite", "suite hash", "prompt", "vcot",
                                                      "settings"], [list(p.values()) for p in prov])))
+    if (endpoints := _endpoint_table(rows)) is not None:
+        body["runs"].append(to_html(endpoints))
     present = [s for s in SECTIONS if s[0] in ("summary", "browser") or body[s[0]]]
     nexts = " ".join(f'<a href="#{sid}">{e(label)}</a>' for sid, label, _ in present if sid != "summary")
     body["summary"] = [
