@@ -11,6 +11,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import os
+import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -158,6 +160,27 @@ def encode_image_bytes(data: bytes, policy: ImagePolicy, source: str) -> Encoded
     return _sent(out, mime, size, (w, h), source)
 
 
+def read_regular_file(path: Path, source: str) -> bytes:
+    """The bytes of an image file; ImageError for anything but a regular file. Opened without blocking and
+    checked on the open descriptor: a FIFO's reader waits forever for a writer, a device never ends, and a
+    check of the name before opening could be raced."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise ImageError(f"{source}: cannot read image file ({exc.strerror or exc})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a FIFO" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode) else "a special file"
+            raise ImageError(f"{source}: the image is {kind}, not a regular file; refused")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read()
+    except OSError as exc:
+        raise ImageError(f"{source}: cannot read image file ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
 class ImageCache:
     """Encoded images keyed by (file, policy), least recently used evicted beyond a byte budget.
 
@@ -183,10 +206,7 @@ class ImageCache:
                 self._items.move_to_end(key)
                 self.hits += 1
                 return item
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise ImageError(f"{source or path}: cannot read image file ({exc.strerror or exc})") from None
+        data = read_regular_file(Path(path), source or str(path))
         item = encode_image_bytes(data, pol, source or str(path))
         with self._lock:
             self.misses += 1

@@ -19,6 +19,12 @@ from vcot.html import escape, page
 from vcot.net import is_loopback
 
 MAX_BODY = 64 * 1024
+# Fields a query string may carry: more is refused with a 400 (parse_qs raises past the limit).
+MAX_QUERY_FIELDS = 20
+# Seconds a connection may sit idle mid-request: idle connections would otherwise each hold a thread for ever.
+READ_TIMEOUT = 30.0
+# Connections waiting to be accepted: 20 reviewers posting at once overflowed the default of 5 (resets).
+LISTEN_BACKLOG = 128
 FORM_TYPE = "application/x-www-form-urlencoded"
 
 AppT = TypeVar("AppT")
@@ -45,6 +51,7 @@ class SiteHandler(BaseHTTPRequestHandler):
     token_cookie = "vcot_token"
     tool_name = "vcot"
     _set_cookie = ""
+    timeout = READ_TIMEOUT  # StreamRequestHandler sets it on the socket: an idle client is dropped, not waited on
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - signature of the base class
         if self.server.verbose:
@@ -85,7 +92,7 @@ class SiteHandler(BaseHTTPRequestHandler):
 
     def route(self) -> tuple[str, dict[str, list[str]]]:
         parts = urlsplit(self.path)
-        return parts.path, parse_qs(parts.query, max_num_fields=20)
+        return parts.path, parse_qs(parts.query, max_num_fields=MAX_QUERY_FIELDS)
 
     def _cookie_token(self) -> str:
         for item in (self.headers.get("Cookie") or "").split(";"):
@@ -93,6 +100,16 @@ class SiteHandler(BaseHTTPRequestHandler):
             if name == self.token_cookie:
                 return value
         return ""
+
+    def query_ok(self) -> bool:
+        """Whether the query string parses within the field limit; else answered with a 400 (parse_qs raising
+        inside a handler closed the connection without a reply)."""
+        try:
+            parse_qs(urlsplit(self.path).query, max_num_fields=MAX_QUERY_FIELDS)
+        except ValueError:
+            self.send_error_page(400, f"the query string has more than {MAX_QUERY_FIELDS} fields")
+            return False
+        return True
 
     def allowed(self) -> bool:
         """Refuse (and answer) a request that is not for this server or lacks the access token.
@@ -107,9 +124,13 @@ class SiteHandler(BaseHTTPRequestHandler):
             if not is_loopback(host_of(self.headers.get("Host") or "")):
                 self.send_error_page(403, "request for another host refused (this server answers to localhost only)")
                 return False
-            return True
-        offered = (parse_qs(urlsplit(self.path).query, max_num_fields=20).get("token") or [""])[0] \
-            or self._cookie_token()
+            return self.query_ok()
+        try:
+            query = parse_qs(urlsplit(self.path).query, max_num_fields=MAX_QUERY_FIELDS)
+        except ValueError:
+            self.send_error_page(400, f"the query string has more than {MAX_QUERY_FIELDS} fields")
+            return False
+        offered = (query.get("token") or [""])[0] or self._cookie_token()
         if not hmac.compare_digest(offered.encode(), token.encode()):
             self.send_error_page(403, f"access token missing or wrong: open the URL printed by {self.tool_name}")
             return False
@@ -146,6 +167,7 @@ class SiteHandler(BaseHTTPRequestHandler):
 
 class SiteServer(ThreadingHTTPServer, Generic[AppT]):
     daemon_threads = True
+    request_queue_size = LISTEN_BACKLOG
 
     def __init__(self, address: tuple[str, int], handler: type[SiteHandler], app: AppT, verbose: bool = False,
                  token: str | None = None) -> None:

@@ -124,3 +124,33 @@ def test_app_grades_stores_and_logs_refusals(tmp_path: Path, suite_dir: Path) ->
     assert {(r["raw_ms"], r["active_ms"], r["idle_ms"], r["views"]) for r in rows} == {(5000, 2500, 2500, 2)}
     assert len(study.store.rejections()) == 6
     assert app.resume("P1").location == "/p/P1/done"
+
+
+# ------------------------------------------------------------ issue 31: digits of other scripts, yes/no
+
+
+def test_digits_of_other_scripts_are_read_as_the_grader_reads_them() -> None:
+    from vcot.human.answers import check_answer, grade
+    from vcot.schema import Instance
+
+    inst = Instance(uid="u", task="t", domain="EG", question="How many?", image="images/u.png", answer="3",
+                    answer_type="integer")
+    for typed in ("٣", "３", "3"):
+        assert check_answer(inst, typed) == "3"
+        assert grade(inst, check_answer(inst, typed)).correct
+    from vcot.scoring import score_fields
+
+    assert score_fields("<answer>٣</answer>", "3", inst.answer_type, None, "").correct  # the grader agrees
+
+
+def test_a_yes_no_question_offers_two_buttons() -> None:
+    from vcot.human.page import _control, yes_no_pair
+    from vcot.schema import Instance
+
+    inst = Instance(uid="u", task="t", domain="EG", question="Is it?", image="images/u.png", answer="No",
+                    answer_type="text")
+    assert yes_no_pair(inst) == ("yes", "no")
+    html = _control(inst, "")
+    assert 'value="yes"' in html and 'value="no"' in html and 'type="text"' not in html
+    other = inst.model_copy(update={"answer": "Quokka"})
+    assert yes_no_pair(other) is None and 'type="text"' in _control(other, "")

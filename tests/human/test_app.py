@@ -163,3 +163,20 @@ def test_token_mode_and_restart(server: StudyServer, tmp_path: Path) -> None:
         assert status == 303 and headers["Location"] == "/p/P3/2"  # resumed after the answered item
         assert _request(port, "POST", "/p/P3/2", host, "answer=1&view=1")[0] == 403
         assert _request(port, "GET", "/p/P3/2", cookie)[0] == 200
+
+
+def test_a_full_disk_on_submit_gets_a_507_page(server: StudyServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    from vcot.human.store import StudyStore
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(StudyStore, "submit", full)
+    port = server.port
+    _request(port, "GET", "/p/P1/1")
+    first = server.app.study.instance(server.app.jobs("P1")[0].uid)
+    status, _, body = _request(port, "POST", "/p/P1/1", body=f"answer={quote(first.answer)}&view=1")
+    assert status == 507
+    assert b"disk" in body and b"Nothing was recorded" in body

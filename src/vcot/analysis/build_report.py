@@ -44,8 +44,25 @@ def load_results(paths: Sequence[Path]) -> list[dict[str, Any]]:
         if not files:
             raise FileNotFoundError(f"{p}: no results .parquet file found")
         for f in files:
-            rows += pq.ParquetFile(f).read().to_pylist()  # read_table imports pyarrow.dataset (0.5 s)
+            rows += _read_results_file(pq, f)
     return rows
+
+
+# What every results row needs to be scored and counted; a Parquet file without them is not a results table.
+RESULTS_COLUMNS = ("model", "condition", "uid", "answer_type", "gold")
+
+
+def _read_results_file(pq: Any, path: Path) -> list[dict[str, Any]]:
+    try:
+        pf = pq.ParquetFile(path)  # read_table imports pyarrow.dataset (0.5 s)
+    except (OSError, ValueError) as exc:  # ArrowInvalid is a ValueError
+        raise ValueError(f"{path}: not a readable Parquet file ({exc}); move it out of the folder or restore "
+                         "it") from None
+    missing = [c for c in RESULTS_COLUMNS if c not in pf.schema_arrow.names]
+    if missing:
+        raise ValueError(f"{path}: not a vcot results table (no column {', '.join(missing)}); move it out of "
+                         "the run folder, or pass the results file itself")
+    return pf.read().to_pylist()
 
 
 def scored(rows: list[dict[str, Any]], judge: Judge | None = None, rescore: bool = False) -> list[dict[str, Any]]:

@@ -247,3 +247,32 @@ def _count(x: float) -> str:
 def _clock(seconds: float) -> str:
     s = int(seconds)
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
+# -- option checks: every option a command takes is checked here before anything is opened or created ----
+
+MAX_PORT = 65535
+
+
+def check_port(port: int, option: str = "--port") -> int:
+    """`port` when it is one a socket can bind (0 asks the system for a free one)."""
+    if not 0 <= port <= MAX_PORT:
+        # Python's bind raises OverflowError past 65535 (a traceback) and binds -1 nowhere useful.
+        fail(f"{option} {port}: a port is a whole number from 0 to {MAX_PORT} (0 picks a free one)")
+    return port
+
+
+def check_number(value: float | None, option: str, *, low: float | None = 0.0, strict: bool = False,
+                 high: float | None = None, what: str = "a number") -> float | None:
+    """`value` (None passes: the option was not given) when it is finite and within [low, high]
+    (`strict`: above `low`). NaN compares false with every bound, so it is named before any of them."""
+    if value is None:
+        return None
+    below = low is not None and (value <= low if strict else value < low)
+    if not math.isfinite(value) or below or (high is not None and value > high):
+        span = (f"above {low:g}" if strict else f"at least {low:g}") if low is not None else ""
+        if high is not None:
+            span = f"{span} and at most {high:g}" if span else f"at most {high:g}"
+        fail(f"{option} {value:g}: must be {what}{' ' + span if span else ''} (a finite value)"
+             if not math.isfinite(value) else f"{option} {value:g}: must be {what}{' ' + span if span else ''}")
+    return value

@@ -121,10 +121,12 @@ def review(config: ConfigArg,
                                                            "is required)")] = "127.0.0.1",
            port: Annotated[int, typer.Option("--port", help="Port (0 picks a free one)")] = 8765) -> None:
     """Serve the review page: approve, edit or remove each surviving item."""
+    from vcot.cli.common import check_port
     from vcot.curate.review.app import ReviewApp
     from vcot.curate.review.server import ReviewServer
     from vcot.net import listen_error
 
+    check_port(port)  # before the curation is opened: a bad port is refused with nothing read
     cur = _open(config)
     try:
         site = ReviewServer(ReviewApp(cur), host, port)

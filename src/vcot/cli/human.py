@@ -5,13 +5,14 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from vcot.cli.common import console, err, fail, split_list
+from vcot.cli.common import check_port, console, err, fail, split_list
 
 if TYPE_CHECKING:
     from vcot.human.study import Study
@@ -55,6 +56,11 @@ def human(
     from vcot.human.study import LOCK_FILE
     from vcot.net import is_loopback, listen_error
 
+    # Every option is checked before the study folder is made: a refused command leaves nothing behind.
+    check_port(port)
+    for value, option in ((k, "--k"), (items, "--items")):
+        if value is not None and value < 1:
+            fail(f"{option} {value}: must be at least 1")
     if not is_loopback(host) and not allow_network:
         fail(f"--host {host} makes the study reachable from other machines; add --allow-network to do so on "
              "purpose (every request then needs the access token in the printed URL)")
@@ -81,6 +87,9 @@ def human(
         try:
             server = StudyServer(HumanApp(study), host, port, verbose)
         except OSError as exc:
+            if new_dir and created:  # nobody has answered anything yet: the folder made here goes again
+                lock.release()
+                shutil.rmtree(out, ignore_errors=True)
             fail(listen_error(exc, host, port))
         _describe(study, created)
         if not is_loopback(host):

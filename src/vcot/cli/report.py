@@ -3,6 +3,7 @@ human annotation page)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import signal
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from vcot.cli.common import console, err, fail
+from vcot.cli.common import check_port, console, err, fail
 
 if TYPE_CHECKING:
     from vcot.analysis.build_report import SectionBuilder
@@ -49,11 +50,14 @@ def report(
                                                           "VAoT analyses (always in the report)")] = False,
 ) -> None:
     """Score runs and write report.md + report.html (self-contained) with tables, plots and an instance browser."""
-    from vcot.analysis.build_report import build_report, load_groups
+    from vcot.analysis.build_report import build_report
     from vcot.analysis.render import to_rich
     from vcot.analysis.thumbnails import Thumbnails
     from vcot.cli.common import counter, progress_bar
 
+    if max_instances < 0:
+        fail(f"--max-instances {max_instances}: must be 0 or more (0 leaves the instance browser out)")
+    group_map = _read_groups(groups)
     out_dir = out or (run_dirs[0] if run_dirs[0].is_dir() else run_dirs[0].parent) / "report"
     # The report opens a suite image only for its thumbnail, which shows "unavailable" for one it cannot
     # read, within the suite's limits; checking every image first was a tenth of a report's time.
@@ -80,7 +84,7 @@ def report(
     try:
         with shown:
             job = build_report(run_dirs, suite=the_suite, out=out_dir, judge=judge, rescore=rescore,
-                               groups=load_groups(groups), max_instances=max_instances, mira=mira,
+                               groups=group_map, max_instances=max_instances, mira=mira,
                                all_tables=tables, sections=sections, thumbnails=thumbnails)
     except (FileNotFoundError, ValueError, KeyError) as exc:
         if created and out_dir.is_dir():
@@ -93,6 +97,23 @@ def report(
     for table in job.terminal_tables:
         console.print(to_rich(table))
     console.print(f"wrote {job.paths.markdown} and {job.paths.html}", markup=False)
+
+
+def _read_groups(path: Path | None) -> dict[str, str] | None:
+    """The --groups file as {model: group}, checked before the report reads any run."""
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"--groups {path}: cannot be read ({getattr(exc, 'strerror', None) or exc})")
+    except (ValueError, RecursionError) as exc:
+        fail(f"--groups {path}: not JSON ({exc}); expected an object {{\"model\": \"group\", ...}}")
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        kind = type(data).__name__ if not isinstance(data, dict) else "an object with a value that is no text"
+        fail(f"--groups {path}: expected a JSON object mapping each model to its group name, e.g. "
+             f"{{\"gpt-4o\": \"closed\"}}; found {'a ' + kind if not isinstance(data, dict) else kind}")
+    return data
 
 
 def _human_section(study: Path, suite: Suite | None) -> SectionBuilder:
@@ -140,7 +161,7 @@ def trajectories(
 
     try:
         path = rebuild_trajectories(run_dir, _read_suite(suite))
-    except ReplayMismatch as exc:
+    except (ReplayMismatch, FileNotFoundError, ValueError) as exc:  # not a run folder; a damaged store
         fail(exc)
     n = len(read_trajectories(run_dir))
     console.print(f"{n} trajectories written to {path}")
@@ -161,10 +182,13 @@ def judge_process(
 
     s = _read_suite(suite)
     try:
-        trajs = read_trajectories(run_dir)
-    except FileNotFoundError:
-        rebuild_trajectories(run_dir, s)
-        trajs = read_trajectories(run_dir)
+        try:
+            trajs = read_trajectories(run_dir)
+        except FileNotFoundError:
+            rebuild_trajectories(run_dir, s)
+            trajs = read_trajectories(run_dir)
+    except (FileNotFoundError, ValueError) as exc:  # not a run folder; a damaged store or trajectories file
+        fail(exc)
     from vcot.engine.clients import endpoint_key
     from vcot.engine.errors import ConfigError
 
@@ -209,6 +233,7 @@ def annotate(
     from vcot.engine.trajectories import read_trajectories
     from vcot.net import is_loopback, listen_error
 
+    check_port(port)
     if sample < 1:
         fail("--sample must be at least 1")
     s = _read_suite(suite)

@@ -86,6 +86,8 @@ def generate(
                                                 "default; --processes worker processes) | ray")] = None,
     ray_address: Annotated[str | None, typer.Option("--ray-address", metavar="ADDR", help="Ray cluster to join "
                                                     "with --backend ray (default: start a local one)")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="With --shards: replace the shards of another plan "
+                                            "(or shard-named files without a manifest) in --out")] = False,
 ) -> None:
     """Generate a suite: one task (--task) or a preset (--preset mini|mira-synth|see2think-synth); with
     --shards, a shard set (Parquet, WebDataset or suite folders) written streaming, resumable, on local
@@ -100,8 +102,9 @@ def generate(
         fail("--n must be positive")
     if processes < 1:
         fail(f"--processes must be at least 1, got {processes}")
-    if shards is None and (fmt is not None or backend is not None or ray_address is not None):
-        fail("--format, --backend and --ray-address go with --shards (a suite without it is one folder)")
+    if shards is None and (fmt is not None or backend is not None or ray_address is not None or overwrite):
+        fail("--format, --backend, --ray-address and --overwrite go with --shards (a suite without it is one "
+             "folder)")
     if "://" not in out and Path(out).exists() and not Path(out).is_dir():
         fail(f"--out {out}: exists and is not a folder")
     params = parse_params(param) if task is not None else {}
@@ -113,7 +116,7 @@ def generate(
     total = sum(p.n for p in plans)
     if shards is not None:
         _generate_shards(out, suite_name, plans, shards, fmt or "parquet", backend or "local", processes,
-                         ray_address, progress)
+                         ray_address, progress, overwrite)
         return
     try:
         with progress_bar(progress) as shown:
@@ -130,7 +133,7 @@ def generate(
 
 
 def _generate_shards(out: str, name: str, plans: list, shards: int, fmt: str, backend: str, processes: int,
-                     ray_address: str | None, progress: bool) -> None:
+                     ray_address: str | None, progress: bool, overwrite: bool = False) -> None:
     from vcot.cli.common import require
     from vcot.shards import ShardError, generate_shards
 
@@ -140,7 +143,8 @@ def _generate_shards(out: str, name: str, plans: list, shards: int, fmt: str, ba
         with progress_bar(progress) as shown:
             bar = shown.add_task(f"generating {name} in {shards} {fmt} shards", total=sum(p.n for p in plans))
             manifest = generate_shards(out, name, plans, shards, fmt, backend=backend, processes=processes,
-                                       ray_address=ray_address, progress=lambda k: shown.advance(bar, k))
+                                       ray_address=ray_address, progress=lambda k: shown.advance(bar, k),
+                                       overwrite=overwrite)
     except (ShardError, ValueError, OSError) as exc:  # BuildError is a ValueError
         fail(exc)
     except KeyboardInterrupt:
@@ -245,6 +249,8 @@ def gallery(
     from vcot.gallery import GalleryError, write_gallery
     from vcot.suite import SuiteError, read_suite
 
+    if per_task < 0:
+        fail(f"--per-task {per_task}: must be 0 (every instance) or more")
     shown = progress_bar(embed)  # the linked pages take seconds; embedding every image can take minutes
     try:
         s = read_suite(suite_dir)

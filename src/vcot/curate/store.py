@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from vcot.curate import checks
-from vcot.engine.store import RunStore
+from vcot.engine.store import RunStore, StoreDamaged
 
 STORE_NAME = "curate.sqlite"
 
@@ -46,6 +46,9 @@ class CurationStore:
             self.runs = RunStore(self.work / STORE_NAME)
             self.conn = self.runs.conn
             self.conn.executescript(_DECISIONS)
+        except StoreDamaged as exc:
+            raise StoreError(f"{self.work / STORE_NAME}: not a usable curation store ({exc.what}); restore it "
+                             "from a backup, or curate into a new work folder") from None
         except sqlite3.Error as exc:  # a damaged or foreign file where the store should be
             raise StoreError(f"{self.work / STORE_NAME}: not a usable curation store ({exc})") from None
 

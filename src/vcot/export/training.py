@@ -37,6 +37,59 @@ METADATA = "metadata.jsonl"
 SHAREGPT = "sharegpt.json"
 CARD = "README.md"
 IMAGE_TOKEN = "<image>"
+# Written into OUT by an export: what it wrote, so that the next export into OUT removes exactly that (a stale
+# image or a README of the user's own is never mixed with or silently overwritten by a new export).
+MARKER = ".vcot-training-export.json"
+
+
+def prepare_out(root: Path) -> None:
+    """Make `root` ready for an export: new or empty, or an earlier export's (whose files are removed first).
+    Anything else is refused (ValueError) before a byte is written."""
+    if root.exists() and not root.is_dir():
+        raise ValueError(f"--out {root}: exists and is not a folder")
+    entries = list(root.iterdir()) if root.is_dir() else []
+    if entries and not (root / MARKER).is_file():
+        raise ValueError(f"--out {root}: the folder is not empty and no vcot training export wrote it (no {MARKER}); "
+                         "choose a new or empty folder")
+    if entries:
+        try:
+            record = json.loads((root / MARKER).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{root / MARKER}: unreadable ({exc}); choose a new or empty --out folder") from None
+        files = record.get("files") if isinstance(record, dict) else None
+        if files is None:  # an export that was interrupted: everything it may have written is its own
+            files = [METADATA, SHAREGPT, CARD]
+            _remove_tree(root / "images")
+        for rel in files:
+            if isinstance(rel, str):
+                target = resolve_inside(root, rel, where=f"{root / MARKER}")
+                if target.is_file() and not target.is_symlink():
+                    target.unlink()
+        _prune_empty(root / "images")
+    root.mkdir(parents=True, exist_ok=True)
+    _write_marker(root, None)
+
+
+def _write_marker(root: Path, files: list[str] | None) -> None:
+    record = {"kind": "vcot-training-export", "vcot_version": __version__, "files": files}
+    (root / MARKER).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def _remove_tree(folder: Path) -> None:
+    import shutil
+
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder)
+
+
+def _prune_empty(folder: Path) -> None:
+    if not folder.is_dir() or folder.is_symlink():
+        return
+    for sub in sorted((p for p in folder.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+        if not any(sub.iterdir()):
+            sub.rmdir()
+    if not any(folder.iterdir()):
+        folder.rmdir()
 
 
 @dataclass
@@ -119,6 +172,7 @@ class _Images:
         self.out = out
         self.seen: set[str] | None = set() if shared else None
         self.count = 0
+        self.written: list[str] = []  # for the export's marker (MARKER)
 
     def add(self, rel: str, data: Callable[[], bytes]) -> str:
         if not rel.startswith("images/"):
@@ -128,6 +182,7 @@ class _Images:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data())
             self.count += 1
+            self.written.append(rel)
             if self.seen is not None:
                 self.seen.add(rel)
         return rel
@@ -210,7 +265,7 @@ def export_training(source: Source, out: str | Path, fmt: str, license_id: str =
     if fmt not in ("trl", "sharegpt"):
         raise ValueError(f"unknown training format {fmt!r}; choose trl or sharegpt (vaot: export_vaot_episodes)")
     root = Path(out)
-    root.mkdir(parents=True, exist_ok=True)
+    prepare_out(root)
     images = _Images(root)
     counts: Counter[str] = Counter()
     if fmt == "trl":
@@ -227,6 +282,7 @@ def export_training(source: Source, out: str | Path, fmt: str, license_id: str =
                 counts[inst.task] += 1
             fh.write("\n]\n")
     write_card(root, source, fmt, counts, images.count, license_id)
+    _write_marker(root, [METADATA if fmt == "trl" else SHAREGPT, CARD, *images.written])
     return root
 
 
@@ -276,7 +332,7 @@ def export_vaot_episodes(source: Source, trajectories: Iterable[Any], returned: 
     conversations in `OUT/metadata.jsonl`, loadable like the `trl` export; `returned(digest)` is the path of a
     returned image (`engine.trajectories.returned_image_path`)."""
     root = Path(out)
-    root.mkdir(parents=True, exist_ok=True)
+    prepare_out(root)
     images = _Images(root, shared=True)
     suite = {inst.uid: (inst, fetch) for inst, fetch in source.instances()}
     counts: Counter[str] = Counter()
@@ -295,6 +351,7 @@ def export_vaot_episodes(source: Source, trajectories: Iterable[Any], returned: 
             }, ensure_ascii=False) + "\n")
             counts[inst.task] += 1
     write_card(root, source, "vaot", counts, images.count, license_id)
+    _write_marker(root, [METADATA, CARD, *images.written])
     return root
 
 
@@ -316,12 +373,18 @@ def write_card(root: Path, source: Source, fmt: str, counts: Mapping[str, int], 
                license_id: str) -> Path:
     """The dataset card: what the data is, how it was generated (tasks, parameters, seeds, vcot version),
     how to load it, and its licence."""
+    import yaml
+
     total = sum(counts.values())
+    # Emitted, never formatted: a name or licence holding a newline would otherwise add keys of its own.
+    front = yaml.safe_dump({"license": license_id, "pretty_name": f"{source.name} ({fmt} training export)",
+                            "task_categories": ["visual-question-answering", "image-text-to-text"],
+                            "tags": ["visual-chain-of-thought", "synthetic", "vcot"]},
+                           sort_keys=False, allow_unicode=True, width=1 << 16)
+    title = " ".join(source.name.split())  # one heading line whatever the name holds
     lines = [
-        "---", f"license: {license_id}", f"pretty_name: {source.name} ({fmt} training export)",
-        "task_categories:", "- visual-question-answering", "- image-text-to-text",
-        "tags:", "- visual-chain-of-thought", "- synthetic", "- vcot", "---", "",
-        f"# {source.name}: visual chain-of-thought training data ({fmt})", "",
+        "---", front.rstrip("\n"), "---", "",
+        f"# {title}: visual chain-of-thought training data ({fmt})", "",
         f"{total} {'episodes' if fmt == 'vaot' else 'instances'} of {len(counts)} task(s) and {n_images} images, "
         f"generated by vcot {__version__} (every answer computed by the task's solver; scenes sampled from seeded "
         "generators, so the same plan regenerates the same data).", "",

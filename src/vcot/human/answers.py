@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 from vcot.schema import AnswerType, Instance, option_letters
 from vcot.scoring import Score, score_fields
@@ -48,6 +49,8 @@ def check_answer(inst: Instance, raw: str) -> str:
     if not value.isprintable():
         raise AnswerError("The answer contains control characters or line breaks; enter it on one line.")
     at = inst.answer_type
+    if at in (AnswerType.INTEGER, AnswerType.NUMBER, AnswerType.TIME):
+        value = ascii_digits(value)
     if at == AnswerType.CHOICE:
         letters = option_letters(len(inst.options or []))
         if value.upper() not in letters:
@@ -70,6 +73,13 @@ def check_answer(inst: Instance, raw: str) -> str:
     if "<" in value or ">" in value:
         raise AnswerError("The characters < and > cannot be used in an answer.")
     return value
+
+
+def ascii_digits(value: str) -> str:
+    """`value` with every decimal digit of another script ("٣", "３") as its ASCII digit. The grader reads
+    such digits as their values (Python's int and float do), so a participant typing them is held to the same
+    rule as a model, and the stored answer is one spelling whatever keyboard was used."""
+    return "".join(str(unicodedata.decimal(c)) if not c.isascii() and c.isdecimal() else c for c in value)
 
 
 def grade(inst: Instance, answer: str) -> Score:

@@ -133,6 +133,19 @@ def _steps(inst: Instance, condition: str, base: str) -> str:
     return ""
 
 
+def yes_no_pair(inst: Instance) -> tuple[str, str] | None:
+    """The two words of a yes/no (or true/false) question, by its gold answer's vocabulary (what the grader
+    uses to grade it as one: `scoring.grade`); both words are always offered, so the choice shows nothing."""
+    if inst.answer_type != AnswerType.TEXT:
+        return None
+    gold = inst.answer.strip().lower()
+    if gold in ("yes", "no"):
+        return ("yes", "no")
+    if gold in ("true", "false"):
+        return ("true", "false")
+    return None
+
+
 def _control(inst: Instance, value: str) -> str:
     at = inst.answer_type
     if at == AnswerType.CHOICE:
@@ -143,6 +156,13 @@ def _control(inst: Instance, value: str) -> str:
             f"<button type=\"submit\" class=\"option\" name=\"answer\" value=\"{a}\" id=\"option-{a}\">"
             f"<b>{a}</b>{'' if bare else ' ' + escape(o)}</button>" for a, o in zip(letters, opts, strict=True))
         return f"<p>Choose one option:</p><div class=\"options\">{buttons}</div>"
+    pair = yes_no_pair(inst)
+    if pair is not None:
+        # A yes/no question answered in a text box invites "Yes." or "y"; two buttons send the grader's words.
+        buttons = "".join(
+            f"<button type=\"submit\" class=\"option\" name=\"answer\" value=\"{w}\" id=\"option-{w}\">"
+            f"<b>{w.capitalize()}</b></button>" for w in pair)
+        return f"<p>Choose one:</p><div class=\"options\">{buttons}</div>"
     if at == AnswerType.INTEGER:
         field = (f"<input type=\"number\" step=\"1\" inputmode=\"numeric\" id=\"answer\" name=\"answer\" required "
                  f"value=\"{escape(value)}\">")

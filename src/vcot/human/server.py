@@ -8,7 +8,9 @@ shows it, POST answers it), `/p/ID/N/seen` (the timing script's report), `/p/ID/
 
 from __future__ import annotations
 
+import errno
 import re
+import sqlite3
 from urllib.parse import unquote, urlsplit
 
 from vcot.html import NONE, SELF, content_security_policy
@@ -84,10 +86,27 @@ class _Handler(SiteHandler):
         if body is None:
             return
         participant, position = m.group(1), int(m.group(3))
-        if m.group(4) == "seen":
-            self._answer(app.seen(participant, position, body))
-        else:
-            self._answer(app.submit(participant, position, body))
+        try:
+            if m.group(4) == "seen":
+                self._answer(app.seen(participant, position, body))
+            else:
+                self._answer(app.submit(participant, position, body))
+        except (OSError, sqlite3.Error) as exc:
+            # An error escaping the handler closes the connection without a reply: the participant would see
+            # a browser error and not know whether the answer counted. Nothing was stored (one transaction).
+            if _disk_full(exc):
+                self.send_error_page(507, "The study could not save your answer: the disk of the computer "
+                                          "running it is full. Nothing was recorded; tell the person running "
+                                          "the study, and submit again once they have made room.")
+            else:
+                self.send_error_page(500, f"The study could not save your answer ({exc}). Nothing was "
+                                          "recorded; tell the person running the study.")
+
+
+def _disk_full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return exc.errno == errno.ENOSPC
+    return getattr(exc, "sqlite_errorcode", None) == 13 or "disk is full" in str(exc)  # SQLITE_FULL
 
 
 class StudyServer(LocalSite[HumanApp]):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -108,9 +109,10 @@ def _manifest(record: dict[str, Any], entries: dict[int, dict[str, Any]], comple
 
 def generate_shards(out: str | Path, name: str, plans: list[TaskPlan], shards: int, fmt: str = "parquet",
                     backend: str = "local", processes: int = 1, ray_address: str | None = None,
-                    progress: Tick | None = None, rows_per_group: int = 256) -> dict[str, Any]:
+                    progress: Tick | None = None, rows_per_group: int = 256, overwrite: bool = False) -> dict[str, Any]:
     """Write `plans` as `shards` shards of format `fmt` under `out`, resuming an interrupted run of the same
-    plan; returns the final manifest. `progress` is called with the number of instances just written
+    plan; returns the final manifest. A folder holding another plan's shards, or shard-named files without a
+    manifest, is refused unless `overwrite`, which first deletes those shards (and only those). `progress` is called with the number of instances just written
     (per instance on one local process, per shard otherwise, after the finished shards of an earlier run)."""
     check_layout(plans, shards, fmt)
     if backend not in BACKENDS:
@@ -122,7 +124,7 @@ def generate_shards(out: str | Path, name: str, plans: list[TaskPlan], shards: i
         raise ShardError(f"{out}: the folder format writes suite folders on a local disk; use parquet or "
                          "webdataset for a remote filesystem")
     record = plan_record(name, plans, shards, fmt)
-    entries = _resume(target, record)
+    entries = _resume(target, record, overwrite)
     fs, root = _fs(target)
     fs.create_dir(root, recursive=True)
     _remove_partials(target)
@@ -161,14 +163,57 @@ def _remove_partials(out: str) -> None:
                 fs.delete_file(info.path)
 
 
-def _resume(out: str, record: dict[str, Any]) -> dict[int, dict[str, Any]]:
-    """Entries of the shards an earlier run of the same plan finished; a folder with another plan is refused."""
+_SHARD_NAME = re.compile(r"shard-\d{5}(?:\.parquet|\.tar)?")
+
+
+def _shard_named(out: str) -> list[Any]:
+    """What in the folder has a shard's name (of any format): FileInfo entries, in name order."""
+    from pyarrow.fs import FileSelector
+
+    fs, root = _fs(out)
+    found = fs.get_file_info(FileSelector(root, allow_not_found=True))
+    return sorted((i for i in found if _SHARD_NAME.fullmatch(i.base_name)), key=lambda i: i.base_name)
+
+
+def _delete(out: str, infos: list[Any]) -> None:
+    import shutil
+
+    from pyarrow.fs import FileType
+
+    fs, _ = _fs(out)
+    for info in infos:
+        if info.type == FileType.Directory:
+            shutil.rmtree(info.path)  # folder shards live on local disks only
+        elif info.type == FileType.File:
+            fs.delete_file(info.path)
+
+
+def _resume(out: str, record: dict[str, Any], overwrite: bool = False) -> dict[int, dict[str, Any]]:
+    """Entries of the shards an earlier run of the same plan finished. Without `overwrite`, a folder with
+    another plan, or with shard-named files but no manifest, is refused: a glob over the folder would read the
+    stale shards with the new ones, and a user's own file of a shard's name would be overwritten."""
+    from pyarrow.fs import FileSelector
+
     manifest = read_manifest(out)
     if manifest is None:
+        strays = _shard_named(out)
+        if strays and not overwrite:
+            raise ShardError(f"{out} holds {len(strays)} file(s) named like shards ({strays[0].base_name}, …) but no "
+                             f"{MANIFEST}: they are not this shard set's; write to a new folder, or pass --overwrite "
+                             "to delete them first")
+        _delete(out, strays)
         return {}
     if manifest.get("fingerprint") != fingerprint(record):
-        raise ShardError(f"{out} holds shards of another plan (tasks, counts, parameters, shard count, format or "
-                         "vcot version differ); write to a new folder or delete it")
+        if not overwrite:
+            raise ShardError(f"{out} holds shards of another plan (tasks, counts, parameters, shard count, format "
+                             "or vcot version differ); write to a new folder, or pass --overwrite to replace them")
+        # Exactly the files the old manifest lists: with fewer shards now, the rest would stay and be read.
+        fs, root = _fs(out)
+        listed = {str(e.get("file")) for e in manifest.get("shards", []) if isinstance(e, dict)}
+        found = fs.get_file_info(FileSelector(root, allow_not_found=True))
+        _delete(out, [i for i in found if i.base_name in listed and _SHARD_NAME.fullmatch(i.base_name)])
+        fs.delete_file(f"{root}/{MANIFEST}")
+        return {}
     entries = {}
     for entry in manifest.get("shards", []):
         if entry.get("file") == shard_file(entry.get("index", -1), record["format"]) and _finished(out, entry):
