@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import sys
 from pathlib import Path
@@ -10,7 +11,17 @@ from typing import Annotated, Any
 
 import typer
 
-from vcot.cli.common import console, err, fail, one_suite, parse_value, progress_bar, split_list
+from vcot.cli.common import (
+    check_number,
+    check_port,
+    console,
+    err,
+    fail,
+    one_suite,
+    parse_value,
+    progress_bar,
+    split_list,
+)
 from vcot.conditions import REGISTRY
 
 # Exit codes of `vcot eval` beyond 0 (every sample answered) and 2 (bad options or input), listed in the README.
@@ -44,8 +55,13 @@ def eval_command(
                                                                "| google/NAME | NAME with --base-url (default there: "
                                                                "the one model the server lists)",
                                               show_default=False)] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. "
-                                                                     "http://host:8000/v1")] = None,
+    base_url: Annotated[list[str] | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint, e.g. "
+                                                                           "http://host:8000/v1; repeatable: "
+                                                                           "several servers of one model share "
+                                                                           "the work")] = None,
+    endpoint_concurrency: Annotated[int | None, typer.Option(
+        "--endpoint-concurrency", help="With several --base-url: requests in flight at each at most (default: "
+                                       "only --concurrency bounds them)", show_default=False)] = None,
     api_key_env: Annotated[str | None, typer.Option("--api-key-env", help="Environment variable holding the "
                                                                            "API key (with --base-url: none "
                                                                            "sent unless given)")] = None,
@@ -92,12 +108,18 @@ def eval_command(
     from vcot.suite import SuiteError, read_suite
 
     suite = one_suite(suite, suite_option, required=True)
-    model = _model_to_ask(model, base_url, api_key_env)
+    _check_eval_numbers(timeout=timeout, temperature=temperature, top_p=top_p, rpm=rpm, epochs=epochs,
+                        concurrency=concurrency, limit=limit, max_tokens=max_tokens, max_attempts=max_attempts,
+                        max_side=max_side)
+    if run is not None and run.exists() and not run.is_dir():
+        fail(f"--run {run}: exists and is not a folder; give a run folder (new, or one to resume)")
+    urls = base_url or []
+    model = _model_to_ask(model, urls[0] if len(urls) == 1 else urls or None, api_key_env)
     try:
         spec = EvalSpec(
-            suite=suite, model=model, base_url=base_url, api_key_env=api_key_env,
+            suite=suite, model=model, base_url=urls[0] if len(urls) == 1 else urls or None, api_key_env=api_key_env,
             conditions=split_list(conditions), epochs=epochs, limit=limit, tasks=split_list(tasks),
-            concurrency=concurrency, requests_per_minute=rpm,
+            concurrency=concurrency, endpoint_concurrency=endpoint_concurrency, requests_per_minute=rpm,
             settings=GenSettings(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed,
                                  timeout_s=timeout, max_reply_bytes=_reply_bytes(max_reply_mb)),
             image_policy=ImagePolicy(max_side=max_side, format=image_format),
@@ -138,17 +160,26 @@ def eval_command(
     except KeyboardInterrupt:
         bar.stop()
         fail("interrupted: every finished sample is stored; rerun the same command to resume", code=EXIT_INTERRUPTED)
+    except OSError as exc:
+        bar.stop()
+        if exc.errno != errno.ENOSPC:
+            raise
+        # Every committed sample is in the store: the same command resumes once there is room.
+        fail(f"no space left on device: {exc.filename or run or runs_root}; every finished sample is stored; free "
+             "some space and rerun the same command to resume")
     finally:
         bar.stop()
     p = result.progress
     err.print(f"finished: {p.done} answered, {p.errors} failed, {p.resumed} already done, {p.retries} retries")
+    if result.endpoints:
+        _print_endpoints(result.endpoints)
     print_run_summary(result.run_dir, result.suite or read_suite(suite, check_images="none"),
                       f"{model} on {suite_name.get('name', suite.name)}", result.table)
     console.print(f"results: {result.results_path}")
     if p.errors:
         # Scripts must be able to tell a run with failures from a clean one; rerunning retries them.
         every = p.done + p.resumed == 0
-        _print_failures(result, every, model, base_url)
+        _print_failures(result, every, model, urls[0] if urls else None)
         raise typer.Exit(EXIT_ALL_FAILED if every else EXIT_SOME_FAILED)
 
 
@@ -186,13 +217,22 @@ def serve_mock(
     from vcot.net import is_loopback, listen_error
 
     suite = one_suite(suite, suite_option, required=False)
+    check_port(port)
+    check_number(latency, "--latency", what="a number of seconds")
+    check_number(retry_after, "--retry-after", what="a number of seconds")
+    check_number(hang, "--hang", what="a number of seconds")
+    for rate, option in ((p, "--correct-rate"), (fault_rate, "--fault-rate"), (truncate_rate, "--truncate-rate")):
+        check_number(rate, option, high=1.0, what="a rate")
     if not is_loopback(host):
         err.print(f"warning: listening on {host}: anyone who can reach this machine can use the mock server "
                   "and change its configuration (POST /config)", markup=False, soft_wrap=True)
     by_cond = {}
     for item in p_condition or []:
         cond, _, val = item.partition("=")
-        by_cond[cond.strip()] = float(val)
+        try:
+            by_cond[cond.strip()] = float(val)
+        except ValueError:
+            fail(f"--correct-rate-for {item!r}: expected CONDITION=P, P a number in 0..1")
     by_param = {}
     for item in p_param or []:
         setting, _, val = item.rpartition(":")
@@ -320,19 +360,42 @@ def sweep(
     console.print(f"wrote {folder / 'sweep.md'}, {folder / 'sweep.png'} and {folder / 'sweep.json'}", markup=False)
 
 
-def _model_to_ask(model: str | None, base_url: str | None, api_key_env: str | None) -> str:
-    """--model as given; without it chance, or with --base-url the one model the server lists (said so)."""
+def _model_to_ask(model: str | None, base_url: str | list[str] | None, api_key_env: str | None) -> str:
+    """--model as given; without it chance, or with --base-url the one model the server lists (said so); with
+    several, the one model every one of them lists."""
     if model is not None or not base_url:
         return model or "chance"
-    from vcot.engine.clients import served_model
+    from vcot.engine.clients import served_model, served_model_of_all
     from vcot.engine.errors import ConfigError
 
     try:
-        found = served_model(base_url, api_key_env)
+        if isinstance(base_url, str):
+            found = served_model(base_url, api_key_env)
+            said = f"using model {found}, the only one {base_url} lists"
+        else:
+            found = served_model_of_all(base_url, api_key_env)
+            said = f"using model {found}, the only one each of the {len(base_url)} endpoints lists"
     except ConfigError as exc:
         fail(exc)
-    err.print(f"using model {found}, the only one {base_url} lists", markup=False, soft_wrap=True)
+    err.print(said, markup=False, soft_wrap=True)
     return found
+
+
+def _print_endpoints(endpoints: list[dict[str, Any]]) -> None:
+    """One closing line per endpoint of a run over several: its share of the requests, errors and latency
+    (URLs as stored: without credentials)."""
+    total = sum(e["requests"] for e in endpoints) or 1
+
+    def secs(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f} s"
+
+    err.print("endpoints:", markup=False)
+    for e in endpoints:
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(e["error_kinds"].items(), key=lambda kv: -kv[1]))
+        out = f", taken out {e['taken_out']}x" if e["taken_out"] else ""
+        err.print(f"  {e['url']}: {e['requests']} requests ({100 * e['requests'] / total:.0f}%), {e['ok']} ok, "
+                  f"{e['errors']} errors{f' ({kinds})' if kinds else ''}{out}; latency mean {secs(e['mean_s'])}, "
+                  f"p50 {secs(e['p50_s'])}", markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_failures(result: Any, every: bool, model: str, base_url: str | None) -> None:
@@ -355,6 +418,21 @@ def _print_failures(result: Any, every: bool, model: str, base_url: str | None) 
     for line in failure_lines(errors, base_url, model, width=err.width):
         err.print(line, markup=False, highlight=False, soft_wrap=True)
     err.print("rerun the same command to retry them", markup=False, soft_wrap=True)
+
+
+def _check_eval_numbers(*, timeout: float, temperature: float | None, top_p: float | None, rpm: float | None,
+                        epochs: int, concurrency: int, limit: int | None, max_tokens: int | None,
+                        max_attempts: int, max_side: int) -> None:
+    """`vcot eval`'s numbers, named as typed: NaN, infinity or a negative count get one line, not a traceback
+    or a run that waits forever."""
+    check_number(timeout, "--timeout", strict=True, what="a number of seconds")
+    check_number(temperature, "--temperature", what="a sampling temperature")
+    check_number(top_p, "--top-p", strict=True, high=1.0, what="a probability")
+    # --rpm and --max-attempts have the engine's own checks and messages (runner.arun_eval, RetryPolicy).
+    for value, option in ((epochs, "--epochs"), (concurrency, "--concurrency"), (limit, "--limit"),
+                          (max_tokens, "--max-tokens"), (max_side, "--max-side")):
+        if value is not None and value < 1:
+            fail(f"{option} {value}: must be at least 1")
 
 
 def _reply_bytes(mb: float) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from vcot.engine.store import STORE_NAME
+from vcot.engine.store import STORE_NAME, damaged, open_readonly
 
 RESULTS_NAME = "results.parquet"
 
@@ -29,6 +29,9 @@ SCHEMA = pa.schema([
     # Issue 20: state_probe rows name their probe count; intervention rows the steps sent (JSON list, 1-based,
     # in the order sent). Per-step correctness is scoring's (vcot.scoring.probes.add_probe_columns).
     ("probe_n", pa.int32()), ("steps_sent", pa.string()),
+    # Issue 30: with several endpoints, the run's per-endpoint figures (JSON list, one entry per invocation and
+    # endpoint: session, url, requests, ok, errors, error_kinds, mean_s, p50_s, taken_out); else null.
+    ("endpoints", pa.string()),
 ])
 
 
@@ -51,14 +54,17 @@ _SAMPLE_COLS = ["run_id", "model", "condition", "uid", "task", "domain", "answer
 def results_table(run_dir: str | Path) -> pa.Table:
     """Every finished sample of the run folder's store, with the run's settings on each row."""
     path = Path(run_dir) / STORE_NAME
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no run store (is {run_dir} a vcot run folder?)")
     # Read-only so exporting never contends with (or alters) a running evaluation.
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = open_readonly(run_dir)
     try:
         runs = {rid: json.loads(s) for rid, s in conn.execute("SELECT run_id, settings FROM runs")}
         rows = conn.execute(f"SELECT {', '.join(_SAMPLE_COLS)} FROM samples "
                             "ORDER BY run_id, model, condition, uid, epoch").fetchall()
+        endpoints = _endpoint_figures(conn)
+    except sqlite3.DatabaseError as exc:  # a page lost inside the file, a column dropped
+        raise damaged(path, str(exc)) from None
+    except ValueError as exc:  # a settings record that is not JSON
+        raise damaged(path, f"a run's settings are not JSON: {exc}") from None
     finally:
         conn.close()
     cols: dict[str, list] = {name: [] for name in SCHEMA.names}
@@ -80,7 +86,20 @@ def results_table(run_dir: str | Path) -> pa.Table:
                 {"generation": s.get("generation"), "image_policy": s.get("image_policy"), "model": s.get("model"),
                  "timeout_s": s.get("timeout_s"), "max_turns": s.get("max_turns")}, sort_keys=True)
         cols["settings"].append(settings_json[rec["run_id"]])
+        cols["endpoints"].append(endpoints.get(rec["run_id"]))
     return pa.table(cols, schema=SCHEMA)
+
+
+def _endpoint_figures(conn: sqlite3.Connection) -> dict[str, str]:
+    """Per run, its per-endpoint figures as one JSON list (stores written before issue 30 have none)."""
+    try:
+        found = conn.execute("SELECT run_id, session, stats FROM endpoints ORDER BY run_id, session, position")
+        by_run: dict[str, list[dict]] = {}
+        for run_id, session, stats in found:
+            by_run.setdefault(run_id, []).append({"session": session, **json.loads(stats)})
+    except (sqlite3.OperationalError, ValueError, TypeError):
+        return {}
+    return {run_id: json.dumps(figures) for run_id, figures in by_run.items()}
 
 
 def write_results(run_dir: str | Path, table: pa.Table | None = None) -> Path:

@@ -43,7 +43,8 @@ class EvalSpec:
 
     suite: str | Path
     model: str = "chance"
-    base_url: str | None = None
+    # One OpenAI-compatible endpoint, or several serving the same model (engine/endpoints.py).
+    base_url: str | Sequence[str] | None = None
     api_key_env: str | None = None
     # None: every default condition (conditions.REGISTRY) that all selected instances can serve.
     conditions: Sequence[str] | None = None
@@ -51,6 +52,9 @@ class EvalSpec:
     limit: int | None = None  # at most this many instances per task (suite order)
     tasks: Sequence[str] | None = None
     concurrency: int = 8
+    # With several endpoints: at most this many requests in flight at each (None: only --concurrency bounds
+    # them, and the least-loaded choice spreads them evenly).
+    endpoint_concurrency: int | None = None
     requests_per_minute: float | None = None
     settings: GenSettings = field(default_factory=GenSettings)
     image_policy: ImagePolicy = field(default_factory=ImagePolicy)
@@ -88,6 +92,8 @@ class RunResult:
     # out of the repr: asyncio formats a finished task's result, and a suite's repr lists every instance).
     suite: Any = field(default=None, repr=False)
     table: Any = field(default=None, repr=False)
+    # With several endpoints, this invocation's figures per endpoint (EndpointPool.endpoint_stats); else None.
+    endpoints: list[dict[str, Any]] | None = None
 
 
 def _slug(text: str) -> str:
@@ -147,7 +153,7 @@ def resolve_conditions(instances: Sequence[Instance], conditions: Sequence[str] 
 # Where a model is served and which variable holds its key do not change what it answers, so they are not
 # part of a run's identity: a server restarted on another port, or reached as localhost instead of
 # 127.0.0.1, resumes the run (docs/evaluation.md, "Resuming after the endpoint changed").
-ENDPOINT_FIELDS = ("base_url", "api_key_env")
+ENDPOINT_FIELDS = ("base_url", "base_urls", "api_key_env")
 IDENTITY_FIELDS = ("suite_hash", "model", "prompt_version", "generation", "image_policy")
 
 
@@ -556,7 +562,9 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
         instances = select_instances(suite.instances, spec.tasks, spec.limit)
         conditions, skipped = resolve_conditions(instances, spec.conditions)
         client = make_client(spec.model, spec.base_url, spec.api_key_env, tag_requests=spec.tag_requests,
-                             max_connections=max(16, spec.concurrency * 2))
+                             max_connections=max(16, spec.concurrency * 2),
+                             endpoint_concurrency=spec.endpoint_concurrency)
+    endpoints: list[dict[str, Any]] | None = None
     try:
         # Before the run folder is made: an endpoint where nothing listens leaves nothing behind.
         await client.preflight()
@@ -586,10 +594,12 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
                     on_start({**settings, "conditions": conditions, "skipped_conditions": skipped,
                               "run_dir": str(run_dir), "instances": len(instances), "selected": instances})
                 runner = Runner(spec, suite, instances, conditions, client, store, run_id, on_progress)
+                session = time.time()
                 try:
                     progress = await runner.run()
                 finally:
                     runner.join_warm_imports()
+                    endpoints = _record_endpoints(store, run_id, session, client)
             finally:
                 store.close()
         finally:
@@ -602,7 +612,21 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
 
         table = results_table(run_dir)
         results_path = write_results(run_dir, table)
-    return RunResult(run_id, run_dir, conditions, progress, skipped, results_path, suite, table)
+    return RunResult(run_id, run_dir, conditions, progress, skipped, results_path, suite, table, endpoints)
+
+
+def _record_endpoints(store: RunStore, run_id: str, session: float, client: ModelClient) -> list[dict[str, Any]] | None:
+    """Store this invocation's per-endpoint figures (a client over several endpoints has them), an interrupted
+    run's too; they are provenance, so a store that cannot take them does not fail the run."""
+    stats = getattr(client, "endpoint_stats", None)
+    if stats is None:
+        return None
+    rows = stats()
+    try:
+        store.record_endpoints(run_id, session, rows)
+    except Exception:  # noqa: BLE001, S110 - the samples are stored; only the figures are lost
+        pass
+    return rows
 
 
 def run_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | None = None,

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from vcot.draw.png import encode_png
-from vcot.engine.store import STORE_NAME
+from vcot.engine.store import STORE_NAME, damaged, open_readonly
 from vcot.images import ImagePolicy, SuiteImages
 from vcot.jsonl import iter_jsonl
 from vcot.messages import ModelResponse, ToolCall
@@ -88,7 +88,7 @@ def _rows(conn: sqlite3.Connection, sql: str, args: tuple) -> Iterator[dict[str,
 def rebuild_trajectories(run_dir: str | Path, suite: Suite) -> Path:
     """Replay every finished VAoT sample of the run; returns the path of trajectories.jsonl."""
     run_dir = Path(run_dir)
-    conn = sqlite3.connect(f"file:{run_dir / STORE_NAME}?mode=ro", uri=True)
+    conn = open_readonly(run_dir)  # before anything is written: a suite or damaged store leaves no folder
     out_dir = run_dir / TRAJ_DIR / "images"
     out_dir.mkdir(parents=True, exist_ok=True)
     written: set[str] = {p.stem for p in out_dir.glob("*.png")}
@@ -127,6 +127,8 @@ def rebuild_trajectories(run_dir: str | Path, suite: Suite) -> Path:
                 final_response=s["response"] or "", input_image=inst.image, steps=steps,
                 corruption=episode.corruption)
             records.append(traj.to_json())
+    except sqlite3.DatabaseError as exc:  # a page lost inside the file, a column dropped
+        raise damaged(run_dir / STORE_NAME, str(exc)) from None
     finally:
         conn.close()
     path = run_dir / TRAJ_DIR / TRAJ_FILE

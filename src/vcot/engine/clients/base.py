@@ -6,10 +6,28 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from vcot.engine.settings import GenSettings
 from vcot.messages import Message, ModelResponse, ToolSpec
 from vcot.schema import Instance
+
+
+def display_url(url: str) -> str:
+    """The URL as it may be printed and stored: without user:password and without query or fragment (where
+    some gateways take a key)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "<unparsable url>"
+    netloc = parts.netloc
+    if parts.username is not None or parts.password is not None:
+        host = parts.hostname or ""
+        if ":" in host:  # an IPv6 literal loses its brackets in hostname
+            host = f"[{host}]"
+        netloc = host + (f":{port}" if port is not None else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ import httpx2
 import openai
 from openai import AsyncOpenAI
 
-from vcot.engine.clients.base import CallContext, ModelClient
+from vcot.engine.clients.base import CallContext, ModelClient, display_url
 from vcot.engine.diagnose import CHAT_ROUTE_HINT, names_chat_route
 from vcot.engine.errors import AuthError, ConfigError, FatalCallError, RetryableError
 from vcot.engine.settings import DEFAULT_MAX_REPLY_BYTES, GenSettings
@@ -459,13 +459,14 @@ class OpenAICompatClient(ModelClient):
                                    http_client=_http_client(limits, self._guard))
 
     def describe(self) -> dict[str, Any]:
-        return {"provider": self.provider, "model": self.model, "base_url": str(self._client.base_url),
+        return {"provider": self.provider, "model": self.model, "base_url": display_url(str(self._client.base_url)),
                 "api_key_env": self.key_env}
 
     @property
     def url(self) -> str:
-        """The endpoint as the user gave it (the SDK's own form has a trailing slash added)."""
-        return self.base_url or str(self._client.base_url)
+        """The endpoint as the user gave it (the SDK's own form has a trailing slash added), without the
+        credentials a URL can carry, since it is printed and stored in error messages."""
+        return display_url(self.base_url or str(self._client.base_url))
 
     async def preflight(self, attempts: int = 3, timeout: float = 10.0) -> None:
         last = ""
@@ -475,7 +476,7 @@ class OpenAICompatClient(ModelClient):
                     await self._client.models.with_raw_response.list(timeout=timeout)
                 return
             except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-                raise AuthError(f"{self._client.base_url} rejected the credentials ({_error_text(exc)}); "
+                raise AuthError(f"{display_url(str(self._client.base_url))} rejected the credentials ({_error_text(exc)}); "
                                 f"check the API key in {self.key_env or 'the key variable'}") from None
             except openai.APIStatusError:
                 return  # reachable; some servers simply do not list models
@@ -488,7 +489,7 @@ class OpenAICompatClient(ModelClient):
                 last = f"{type(exc).__name__}: {exc}"
             if attempt + 1 < attempts:
                 await asyncio.sleep(0.5 * 2**attempt)
-        raise ConfigError(f"cannot reach the endpoint {self._client.base_url} after {attempts} attempts "
+        raise ConfigError(f"cannot reach the endpoint {display_url(str(self._client.base_url))} after {attempts} attempts "
                           f"({last}); is the server running and the --base-url right?")
 
     async def list_models(self, timeout: float = 10.0) -> list[str]:
@@ -535,6 +536,7 @@ class OpenAICompatClient(ModelClient):
         body["model"] = self.model
         body["messages"] = to_openai_messages(messages)
         self._guard.limit = settings.max_reply_bytes
+        t0 = time.monotonic()
         try:
             # The SDK's timeout bounds each phase (connect, each read) on its own, so a body dripping a byte
             # at a time never trips it; this deadline holds for the attempt as a whole.
@@ -564,6 +566,11 @@ class OpenAICompatClient(ModelClient):
             why = unreachable(exc, self.url)
             if why is not None:
                 raise RetryableError(why, kind="connection") from None
+            if time.monotonic() - t0 < settings.timeout_s:
+                # The aiohttp transport reports a connection the server closed or reset mid-request (a server
+                # killed under load) as a time-out, at once; no deadline can have passed yet.
+                raise RetryableError("connection closed by the server before its reply", kind="connection") \
+                    from None
             raise RetryableError(f"no complete response within {settings.timeout_s:g} s", kind="timeout") from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
