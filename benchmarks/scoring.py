@@ -1,6 +1,7 @@
 """Throughput of rule-based scoring (tiers 1-2 + type-aware grading) on one core.
 
     python benchmarks/scoring.py [--n 20000] [--seed 0] [--formats]
+    python benchmarks/scoring.py --hostile [--size 1000000] [--bar 1.0]
 
 Responses are synthetic but shaped like real ones: a few hundred to a few thousand characters of reasoning,
 sometimes inside <think> blocks with abandoned answers, echoed templates, markdown; about 80% end in answer
@@ -9,6 +10,9 @@ tags, the rest state the answer in prose or on the last line. Gold answers cover
 working, revisions, JSON, times in words, LaTeX, named coordinates; and marks 5% of responses truncated.
 The default workload is unchanged, so its figures compare across versions. The bar is >= 5,000 responses per
 second on one core (docs/scoring.md, "Performance").
+`--hostile` instead times single adversarial replies of `--size` characters (unclosed or paired tags, nested
+tags, a flood of `<step1>` probe tags, escaped tags, phrase floods) through score_fields and the probe
+extractor, and exits non-zero when one takes longer than `--bar` seconds of CPU time.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import statistics
 import time
 
 from vcot.scoring import score_fields
+from vcot.scoring.probes import step_answers
 
 FILLER = ("Let me look at the picture carefully. The first object sits near the left edge, and the second one is "
           "slightly above it. Counting the elements row by row gives a consistent total. ")
@@ -84,13 +89,54 @@ def run(items: list[tuple]) -> tuple[float, collections.Counter]:
     return time.perf_counter() - t0, verdicts
 
 
+def hostile(size: int) -> dict[str, str]:
+    """Adversarial replies of about `size` characters: the shapes that once made extraction quadratic."""
+    def fill(unit: str) -> str:
+        return unit * max(1, size // len(unit))
+
+    nest = size // 17
+    return {
+        "unclosed <answer> tags": fill("<answer>"),
+        "<answer></answer> pairs": fill("<answer></answer>"),
+        "<answer>7</answer> pairs": fill("<answer>7</answer>"),
+        "nested <answer> tags": "<answer>" * nest + "7" + "</answer>" * nest,
+        "nested <think> tags": "<think>" * nest + "x" + "</think>" * nest + "<answer>7</answer>",
+        "unclosed <think> tags": fill("<think>"),
+        "unclosed <step1> tags": fill("<step1>"),
+        "unclosed &lt;answer&gt; tags": fill("&lt;answer&gt;"),
+        "'the answer is' flood": fill("the answer is 7. "),
+        "'the correct choice is' flood": fill("so the correct choice is C. "),
+        "stars": fill("**"),
+    }
+
+
+def run_hostile(size: int, bar: float) -> None:
+    worst = 0.0
+    for name, reply in hostile(size).items():
+        t0 = time.process_time()
+        s = score_fields(reply, "7", "integer")
+        t1 = time.process_time()
+        step_answers(reply)
+        t2 = time.process_time()
+        worst = max(worst, t1 - t0, t2 - t1)
+        print(f"{name:32} {len(reply):>9,} chars  score_fields {t1 - t0:7.3f} s  step_answers {t2 - t1:7.3f} s  "
+              f"-> {s.verdict}")
+    print(f"worst: {worst:.3f} s CPU; bar: {bar} s")
+    raise SystemExit(0 if worst <= bar else 1)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--formats", action="store_true", help="add negations, working, JSON, time words, ...")
+    ap.add_argument("--hostile", action="store_true", help="time adversarial replies instead")
+    ap.add_argument("--size", type=int, default=1_000_000, help="characters per adversarial reply")
+    ap.add_argument("--bar", type=float, default=1.0, help="seconds of CPU allowed per adversarial reply")
     args = ap.parse_args()
+    if args.hostile:
+        run_hostile(args.size, args.bar)
     items = build(args.n, args.seed, args.formats)
     mean_len = statistics.mean(len(r) for r, *_ in items)
     run(items[:500])  # warm caches and compiled patterns

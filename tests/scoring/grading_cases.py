@@ -283,4 +283,14 @@ CASES: list[Case] = [
     Case(T("a banana"), "an apple", "text", False, "undecidable by rule and no judge: wrong"),
     Case(T("12"), "12", "text", True, "numeric gold of a text item"),
     Case(T("twelve"), "12", "text", True, "numeric gold of a text item, word form", None, "number"),
+    # ---------------------------------------------------------------- issue 29
+    Case("Pair 2 touches least.\n&lt;answer&gt;B&lt;/answer&gt;", "B", "choice", True,
+         "HTML-escaped answer tag (a serving stack escaped the reply)", PAIRS, "escaped-tag"),
+    Case("For example, write `&lt;answer&gt;A&lt;/answer&gt;`.", "A", "choice", False,
+         "an escaped tag quoted as an example is no answer", PAIRS),
+    Case("Pair 1 shares an edge, pair 3 shares a corner and pair 4 does not touch the other shape at all, so the "
+         "correct choice is B.", "B", "choice", True, "choice committed in a long concluding sentence", PAIRS,
+         "untagged"),
+    Case("Pair 1 shares an edge, pair 3 shares a corner and pair 4 does not touch the other shape at all, so the "
+         "correct choice is not B.", "B", "choice", False, "negated concluding choice", PAIRS),
 ]

@@ -9,20 +9,43 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from typing import Any
 
 from vcot.scoring.grade import grade
 
-_STEP_TAG = re.compile(r"<step\s*(\d+)\s*>(.*?)</step\s*\1\s*>", re.S | re.I)
+# A tag is `<step\s*(\d+)\s*>(.*?)</step\s*\1\s*>` (re.S | re.I) as finditer reads it, but paired from
+# the tag positions (step_answers): the lazy regex retries the rest of the reply from every opening tag that
+# never closes, and replies are untrusted, so 10^5 unclosed `<step1>` tags would take minutes.
+_STEP_OPEN = re.compile(r"<step\s*(\d+)\s*>", re.I)
+_STEP_CLOSE = re.compile(r"</step\s*(\d+)\s*>", re.I)
 
 PROBE_COLUMNS = ("probe_n", "probe_correct", "probe_n_correct", "first_wrong_step")
 
 
 def step_answers(response: str | None) -> dict[int, str]:
     """The text inside each `<stepK>` tag; when a tag repeats, the last one counts (the model's final word)."""
+    text = response or ""
     out: dict[int, str] = {}
-    for m in _STEP_TAG.finditer(response or ""):
-        out[int(m.group(1))] = m.group(2).strip()
+    if "<" not in text:
+        return out
+    # Closing tags by their digits as written: the backreference needs "</step01>" for "<step01>".
+    closes: dict[str, list[tuple[int, int]]] = {}
+    for m in _STEP_CLOSE.finditer(text):
+        closes.setdefault(m.group(1), []).append(m.span())
+    starts = {k: [a for a, _ in v] for k, v in closes.items()}
+    pos = 0
+    for m in _STEP_OPEN.finditer(text):
+        if m.start() < pos:
+            continue  # inside the tag paired before, as finditer resumes after a match
+        digits = m.group(1)
+        spans = closes.get(digits)
+        if not spans:
+            continue
+        i = bisect_left(starts[digits], m.end())
+        if i < len(spans):
+            out[int(digits)] = text[m.end():spans[i][0]].strip()
+            pos = spans[i][1]
     return out
 
 
