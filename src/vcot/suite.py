@@ -31,7 +31,7 @@ from PIL import Image, UnidentifiedImageError
 from pydantic import ValidationError
 
 from vcot import __version__
-from vcot.draw.png import encode_png, pixel_digest
+from vcot.draw.png import encode_png_and_digest, pixel_digest
 from vcot.jsonl import MAX_LINE_BYTES, iter_jsonl_text, loads_checked
 from vcot.schema import Instance
 from vcot.tasks.base import Sample
@@ -157,7 +157,10 @@ def _png_header_size(path: Path) -> tuple[int, int] | None:
 def check_image_file(path: Path, where: str, decode: bool) -> tuple[int, int]:
     """Validate an image file; returns its size. `decode` fully decodes it (slower, catches truncation)."""
     if not path.is_file():
-        raise SuiteError(f"{where}: image file {path.name!r} is missing")
+        # A FIFO or device is no image: named as such, never opened (a FIFO's reader blocks for ever).
+        special = path.exists() and not path.is_dir()
+        raise SuiteError(f"{where}: image file {path.name!r} is "
+                         f"{'a special file (FIFO or device), not a regular file; refused' if special else 'missing'}")
     nbytes = path.stat().st_size
     if nbytes > MAX_IMAGE_BYTES:
         raise SuiteError(f"{where}: image {path.name!r} is {nbytes} bytes, over the {MAX_IMAGE_BYTES} limit")
@@ -223,8 +226,10 @@ class EncodedSample:
 
     @classmethod
     def from_sample(cls, sample: Sample) -> EncodedSample:
-        pngs = {rel: encode_png(img) for rel, img in sample.images.items()}
-        digests = {rel: pixel_digest(img.convert("RGB")) for rel, img in sample.images.items()}
+        pngs: dict[str, bytes] = {}
+        digests: dict[str, str] = {}
+        for rel, img in sample.images.items():
+            pngs[rel], digests[rel] = encode_png_and_digest(img)
         return cls(sample.instance, pngs, digests)
 
 
