@@ -5,6 +5,7 @@ corruptions (docs/draw3d.md)."""
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any, ClassVar
 
@@ -17,12 +18,12 @@ from vcot.tasks.scene3d._scene import (
     COLOURS,
     Ambiguous,
     Layout,
+    chain_result,
     check_counts_and_families,
     draw_family_and_sizes,
     layout,
-    matches,
-    related,
     render_of,
+    run_chain,
 )
 
 FLIP = {"left": "right", "right": "left", "front": "behind", "behind": "front"}
@@ -106,32 +107,31 @@ class Scene3DTask(Task):
         return Rendering(image=res.image.copy(), steps=self.steps(scene, solution.states))
 
     def flipped_relation(self, scene: dict[str, Any], lay: Layout, states: list[dict[str, Any]],
-                         names: list[str], rng: random.Random) -> Corruption | None:
-        """Half the time (when the trace relates), one relation read the wrong way; else None."""
-        relates = [i for i, s in enumerate(states) if s["op"] == "relate"]
-        if relates and rng.random() < 0.5:
-            i = rng.choice(relates)
-            wrong = flipped(scene, lay, states, i)
-            if wrong is not None:
-                s = states[i]
-                return Corruption(steps=self.steps(scene, wrong),
-                                  description=f"relation {s['rel']} of {names[s['anchor']]} taken the wrong way "
-                                              f"({FLIP[s['rel']]})")
-        return None
+                         names: list[str], rng: random.Random, always: bool = False) -> Corruption | None:
+        """Half the time (or `always`, when the program relates), one relation read the wrong way and the whole program
+        carried out from there as a solver would: the same steps, every reference still picking exactly one
+        object, and a different answer. None when the flip leaves a reference empty, plural or within a margin,
+        or reaches the true answer (a wrong mark is tried instead)."""
+        spots = [(key, j) for key, chain in program_chains(scene["program"]) for j, step in enumerate(chain)
+                 if step["relate"] is not None]
+        if not spots or (not always and rng.random() >= 0.5):
+            return None
+        key, j = rng.choice(spots)
+        program = copy.deepcopy(scene["program"])
+        rel = program[key][j]["relate"]
+        program[key][j]["relate"] = FLIP[rel]
+        try:
+            anchor = chain_result(run_chain(scene, lay, scene["program"][key][:j], as_set=False))[0]
+            wrong = self.solve({**scene, "program": program})
+        except (Reject, Ambiguous):
+            return None
+        if wrong.answer == self.solve(scene).answer or len(wrong.states) != len(states):
+            return None
+        return Corruption(steps=self.steps(scene, wrong.states),
+                          description=f"relation {rel} of {names[anchor]} taken the wrong way ({FLIP[rel]})")
 
 
-def flipped(scene: dict[str, Any], lay: Layout, states: list[dict[str, Any]], i: int) -> list[dict[str, Any]] | None:
-    """The trace with relate state i read the other way, continued while its references stay unique."""
-    s = states[i]
-    try:
-        kept = related(lay, s["anchor"], FLIP[s["rel"]])
-    except Ambiguous:
-        return None
-    if kept == s["kept"]:
-        return None
-    out = [*states[:i], {**s, "rel": FLIP[s["rel"]], "kept": kept}]
-    if i + 1 < len(states) and states[i + 1]["op"] == "filter":
-        f = states[i + 1]
-        chosen = [k for k in kept if matches(scene["objects"][k], f["filter"])]
-        out.append({**f, "among": kept, "kept": chosen})
-    return out
+def program_chains(program: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The reference and set chains of a program, by key, in key order."""
+    return [(key, value) for key, value in sorted(program.items())
+            if isinstance(value, list) and value and isinstance(value[0], dict) and "relate" in value[0]]

@@ -95,7 +95,7 @@ class Compositional3D(Scene3DTask):
         "medium": Compositional3DConfig(min_objects=4, max_objects=5, min_hops=1, max_hops=1, max_count=3),
         "hard": Compositional3DConfig(min_objects=5, max_objects=6, min_hops=2, max_hops=3, max_count=3),
     }
-    version = "1"
+    version = "2"
     description = "Super-CLEVR-like questions about toy vehicles whose parts have their own colours."
     limits = {
         "min_objects": Limit(3, 7, "vehicles per scene: a relation needs company"),
@@ -272,18 +272,24 @@ class Compositional3D(Scene3DTask):
             wrong_state = {"op": "part", "parts": [*last["parts"][:-1], [k, other]]}
             return Corruption(steps=self.steps(scene, [*states[:-1], wrong_state]),
                               description=f"the {other} of {names[k]} isolated instead of its {part}")
-        return self._wrong_mark(scene, states, names, rng)
+        return (self._wrong_mark(scene, states, names, rng, in_view=True)
+                or self.flipped_relation(scene, lay, states, names, rng, always=True)
+                or self._wrong_mark(scene, states, names, rng, in_view=False))
 
     def _wrong_mark(self, scene: dict[str, Any], states: list[dict[str, Any]], names: list[str],
-                    rng: random.Random) -> Corruption | None:
+                    rng: random.Random, in_view: bool) -> Corruption | None:
         """The last filter or match state with one boxed vehicle swapped for one that does not belong."""
         idx = max(i for i, s in enumerate(states) if s["op"] in ("filter", "match"))
         s = states[idx]
         # Vehicles the trajectory already uses elsewhere (the other reference) would blur what went wrong.
         used = {int(k) for st in states if st["op"] == "part" for k, _ in st["parts"]}
         used |= {k for st in states[:idx] if st["op"] == "filter" for k in st["kept"]}
-        outside = [k for k in range(len(scene["objects"]))
-                   if k not in s["kept"] and k != s["anchor"] and k not in used]
+        # in_view: a vehicle the step had in view but that does not match (a description misread). Otherwise
+        # any vehicle, which the relation of the step before then let through as well, so that each step's
+        # text agrees with its picture and with the step before.
+        outside = ([k for k in s["among"] if k not in s["kept"] and k not in used] if in_view else
+                   [k for k in range(len(scene["objects"]))
+                    if k not in s["among"] and k != s["anchor"] and k not in used])
         if not outside:
             return None
         new = rng.choice(outside)
@@ -296,12 +302,15 @@ class Compositional3D(Scene3DTask):
             kept = [new]
             what = f"{names[new]} boxed though no vehicle qualifies"
         wrong = {**s, "kept": sorted(kept), "among": sorted(set(s["among"]) | {new})}
+        before = list(states[:idx])
+        if not in_view and before and before[-1]["op"] == "relate":
+            before[-1] = {**before[-1], "kept": wrong["among"]}
         rest = states[idx + 1:]
         if s["op"] == "filter" and rest and rest[0]["op"] == "part" and len(kept) == 1 and len(s["kept"]) == 1:
             # The part step follows the wrongly chosen vehicle.
             rest = [{"op": "part", "parts": [[new if k == s["kept"][0] else k, p] for k, p in rest[0]["parts"]]},
                     *rest[1:]]
-        return Corruption(steps=self.steps(scene, [*states[:idx], wrong, *rest]),
+        return Corruption(steps=self.steps(scene, [*before, wrong, *rest]),
                           description=f"a wrong vehicle marked: {what}")
 
 

@@ -79,7 +79,7 @@ class ObjectAttributes(Scene3DTask):
         "medium": ObjectAttributesConfig(min_objects=5, max_objects=8, min_hops=1, max_hops=1, max_count=4),
         "hard": ObjectAttributesConfig(min_objects=7, max_objects=10, min_hops=2, max_hops=3, max_count=4),
     }
-    version = "1"
+    version = "2"
     description = "CLEVR-like questions about a rendered 3D scene: attributes, counts, comparisons, relation chains."
     limits = {
         "min_objects": Limit(3, 10, "objects per scene: a relation needs company; more than 10 do not fit unoccluded"),
@@ -232,16 +232,26 @@ class ObjectAttributes(Scene3DTask):
         states = solution.states
         lay = layout(scene)
         names = labels(scene, lay)
-        flipped = self.flipped_relation(scene, lay, states, names, rng)
-        return flipped if flipped is not None else self._wrong_mark(scene, states, names, rng)
+        # A flipped relation half the time; else a misread description within the step's view; else a flip
+        # after all; a wrong mark the step before must also have let through only when neither exists.
+        return (self.flipped_relation(scene, lay, states, names, rng)
+                or self._wrong_mark(scene, states, names, rng, in_view=True)
+                or self.flipped_relation(scene, lay, states, names, rng, always=True)
+                or self._wrong_mark(scene, states, names, rng, in_view=False))
 
     def _wrong_mark(self, scene: dict[str, Any], states: list[dict[str, Any]], names: list[str],
-                    rng: random.Random) -> Corruption | None:
+                    rng: random.Random, in_view: bool) -> Corruption | None:
         """The last filter state with one boxed object swapped for an object that does not belong."""
         idx = max(i for i, s in enumerate(states) if s["op"] == "filter")
         s = states[idx]
         n = len(scene["objects"])
-        outside = [k for k in range(n) if k not in s["kept"] and k != s["anchor"]]
+        # in_view: an object the step had in view but that does not match (a description misread). Otherwise
+        # any object, which the relation of the step before then let through as well, so that each step's
+        # text agrees with its picture and with the step before.
+        # Objects the trajectory already picked (the other reference) would blur what went wrong.
+        used = {k for st in states[:idx] if st["op"] == "filter" for k in st["kept"]}
+        outside = ([k for k in s["among"] if k not in s["kept"] and k not in used] if in_view else
+                   [k for k in range(n) if k not in s["among"] and k != s["anchor"] and k not in used])
         if not outside:
             return None
         new = rng.choice(outside)
@@ -254,7 +264,10 @@ class ObjectAttributes(Scene3DTask):
             kept = [new]
             what = f"{names[new]} boxed though no object qualifies"
         among = sorted(set(s["among"]) | {new})
-        wrong = [*states[:idx], {**s, "kept": sorted(kept), "among": among}, *states[idx + 1:]]
+        before = list(states[:idx])
+        if not in_view and before and before[-1]["op"] == "relate":
+            before[-1] = {**before[-1], "kept": among}
+        wrong = [*before, {**s, "kept": sorted(kept), "among": among}, *states[idx + 1:]]
         return Corruption(steps=self.steps(scene, wrong), description=f"a wrong object marked: {what}")
 
 
