@@ -15,7 +15,6 @@ import io
 import struct
 import zlib
 
-import numpy as np
 from PIL import Image
 
 try:  # zlib-ng is a dependency; its absence only costs speed
@@ -71,6 +70,8 @@ def _fast_applies(image: Image.Image) -> bool:
 
 
 def _encode_fast(image: Image.Image, raw: bytes) -> bytes:
+    import numpy as np  # here, not at the top: the request path imports this module and must stay light
+
     assert _fast_zlib is not None
     rows = np.frombuffer(raw, dtype=np.uint8).reshape(image.height, -1)
     # Filter "Up": each byte minus the byte above it (mod 256); the first row's "above" is zero.
