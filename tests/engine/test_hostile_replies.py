@@ -376,7 +376,9 @@ def _max_rss_mb(cmd: list[str]) -> tuple[int, float]:
 
 @pytest.mark.timeout(300)
 def test_six_large_replies_cost_bounded_memory_and_store(raw_server, suite_small: Path, tmp_path: Path) -> None:
-    size = 20 << 20
+    # 20 MB replies in CI; VCOT_BIG_REPLY_MB=100 runs the issue's own case (six 100 MB replies) for the figure.
+    size_mb = int(os.environ.get("VCOT_BIG_REPLY_MB", "20"))
+    size = size_mb << 20
     big = {"on": False}
 
     async def reply(req: Request, writer: asyncio.StreamWriter) -> bool:
@@ -395,7 +397,7 @@ def test_six_large_replies_cost_bounded_memory_and_store(raw_server, suite_small
     assert code == 4 and len(rows) == 6
     assert all(r["error"].startswith("too_large: reply too large: more than 8 MiB") for r in rows)
     store_mb = (tmp_path / "big" / STORE_NAME).stat().st_size / 2**20
-    print(f"\nsix 20 MB replies: peak RSS {big_mb:.0f} MiB (small replies {base_mb:.0f} MiB), "
+    print(f"\nsix {size_mb} MB replies: peak RSS {big_mb:.0f} MiB (small replies {base_mb:.0f} MiB), "
           f"store {store_mb:.2f} MiB")
     # At most the bound per reply in flight (6 x 8 MiB) over a run of small replies; 120 MB were sent.
     assert big_mb - base_mb < 6 * 8 + 16 and store_mb < 1
@@ -421,18 +423,20 @@ def _drip(period: float, total: int = 400) -> Reply:
 
 def test_a_dripping_server_is_cut_off_at_the_deadline(raw_server, suite_small: Path, tmp_path: Path) -> None:
     # One byte every 0.2 s: no read ever waits a whole second, so only a deadline on the attempt ends it.
-    server = raw_server(_drip(0.2))
+    # VCOT_DRIP_TIMEOUT=5 runs the issue's own case (a byte every 0.5 s, --timeout 5, within 15 s).
+    timeout = int(os.environ.get("VCOT_DRIP_TIMEOUT", "1"))
+    server = raw_server(_drip(0.2 if timeout == 1 else 0.5))
     run = tmp_path / "run"
     t0 = time.monotonic()
-    result = _eval(suite_small, run, server.url, "--limit", "1", "--timeout", "1", "--max-attempts", "2")
+    result = _eval(suite_small, run, server.url, "--limit", "1", "--timeout", str(timeout), "--max-attempts", "2")
     elapsed = time.monotonic() - t0
     _no_traceback(result)
-    print(f"\ndripping server, --timeout 1 --max-attempts 2: ended after {elapsed:.1f} s")
+    print(f"\ndripping server, --timeout {timeout} --max-attempts 2: ended after {elapsed:.1f} s")
     assert result.exit_code == 4, result.output
     rows = _rows(run)
-    assert len(rows) == 2 and all(r["error"] == "timeout: no complete response within 1 s (gave up after 2 "
-                                                "attempts)" for r in rows)
-    assert elapsed < 6  # 2 attempts x 1 s and a backoff; the drip alone would take 80 s
+    assert len(rows) == 2 and all(r["error"] == f"timeout: no complete response within {timeout} s (gave up "
+                                                "after 2 attempts)" for r in rows)
+    assert elapsed < 2 * timeout + 4  # 2 attempts and a backoff; the drip alone would take 80 s or more
     assert len(server.requests) == 4
 
 
