@@ -2,7 +2,9 @@
 is compared with; tests/draw3d/test_raycast_reference.py): every primitive intersected over its whole loose
 screen rectangle with normals, every ray shaded, every shadow prefilter run over every point. Not used by the
 package. Its metal is the old one (a dim diffuse, a highlight and a directional sky-and-floor reflection), so the
-fast caster must equal it in geometry and in every pixel that shows no metal, not in metal's pixels (issue 29)."""
+fast caster must equal it in geometry and in every pixel that shows no metal, not in metal's pixels (issue 29).
+Its products of rows with a matrix or a vector are the fast caster's `_mm` (written out per row): BLAS rounds a
+row by its place in the batch on some CPUs, so `@` would compare batching, not casting."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from vcot.draw3d.raycast import (
     Primitive,
     Render3D,
 )
+from vcot.draw3d.raycast import _mm as _rows_times
 
 # -- intersection in a primitive's local frame ---------------------------------------------------------------
 
@@ -95,11 +98,11 @@ def intersect(prim: Primitive, origins: np.ndarray, dirs: np.ndarray) -> tuple[n
     """Ray parameter of the first hit (inf for a miss) and the world normal there, for rays (N, 3)."""
     rot = prim.rotation().astype(F)
     c = np.asarray(prim.centre, dtype=F)
-    o = (origins - c) @ rot
-    d = dirs @ rot
+    o = _rows_times(origins - c, rot)
+    d = _rows_times(dirs, rot)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         t, n = _INTERSECT[prim.kind](o, d, prim.size)
-        n = n @ rot.T
+        n = _rows_times(n, rot.T)
     return t, n
 
 
@@ -152,7 +155,7 @@ def _shadowed(points: np.ndarray, normals: np.ndarray, prims: list[Primitive]) -
     for prim in prims:
         c = np.asarray(prim.centre, dtype=F)
         rel = c - start
-        along = rel @ LIGHT
+        along = _rows_times(rel, LIGHT)
         perp2 = (rel * rel).sum(-1) - along * along
         rad = F(prim.bound() + 1e-3)
         cand = np.nonzero((along > -rad) & (perp2 <= rad * rad) & ~out)[0]
@@ -200,7 +203,7 @@ def _shade(prims: list[Primitive], best: np.ndarray, t: np.ndarray, n: np.ndarra
     dd = d[o]
     nn = n[o]
     pts = pos[None, :] + t[o][:, None] * dd
-    lam = np.clip(nn @ LIGHT, 0, 1)
+    lam = np.clip(_rows_times(nn, LIGHT), 0, 1)
     lit = np.ones(o.size, dtype=bool)
     facing = np.nonzero(lam > 0)[0]
     lit[facing] = ~_shadowed(pts[facing], nn[facing], prims)

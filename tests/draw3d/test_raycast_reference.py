@@ -128,13 +128,17 @@ def test_full_size_task_like_scenes_match_the_reference(seed: int) -> None:
             _assert_same(prims, cam, ss, shade)
 
 
-def test_a_lifted_single_row_is_multiplied_as_one_of_many() -> None:
-    # NumPy sends a lone row to another BLAS routine, which may round differently; the fast caster multiplies
-    # a primitive's few winning rays, and the reference multiplied them among the whole rectangle.
+def test_a_row_is_multiplied_alike_alone_and_in_any_batch() -> None:
+    # The fast caster multiplies a primitive's few winning rays where the reference multiplied them among the
+    # whole rectangle; BLAS (`@`) rounds a row by its place in the batch on some CPUs, `_mm` must not.
     rng = np.random.default_rng(0)
     rows = rng.standard_normal((4000, 3)).astype(F)
     for m in (rng.standard_normal((3, 3)).astype(F), rng.standard_normal((3, 3)).astype(F).T,
               rng.standard_normal(3).astype(F)):
-        many = rows @ m
+        many = _mm(rows, m)
+        assert many.dtype == F and many.shape == (4000, 3)[:m.ndim]
+        assert np.allclose(many, rows.astype(float) @ m.astype(float), rtol=1e-5, atol=1e-5)
         for i in range(0, 4000, 37):
-            assert np.array_equal(_mm(rows[i:i + 1], m, True), many[i:i + 1])
+            # Row i first in batches of 1, 2 and up to 6 rows (alone, before a neighbour, after its neighbours).
+            for batch in (rows[i:i + 1], rows[i:i + 2], rows[max(0, i - 5):i + 1][::-1]):
+                assert np.array_equal(_mm(np.ascontiguousarray(batch), m)[0], many[i])

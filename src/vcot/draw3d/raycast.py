@@ -151,13 +151,18 @@ def _put(a: np.ndarray, idx: np.ndarray, rows: np.ndarray) -> None:
     a.view(_ROW).reshape(-1)[idx] = np.ascontiguousarray(rows, dtype=F).view(_ROW).reshape(-1)
 
 
-def _mm(a: np.ndarray, m: np.ndarray, lift: bool) -> np.ndarray:
-    """`a @ m` for rows a (N, 3). NumPy hands a single row to a different BLAS routine than a stack of rows,
-    and the two round differently (one fuses multiply and add); `lift` computes a single row as one of a stack,
-    for a row that the straightforward caster would have multiplied among others."""
-    if lift and a.shape[0] == 1:
-        return (np.concatenate([a, a]) @ m)[:1]
-    return a @ m
+def _mm(a: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """`a @ m` for rows a (N, 3) and m (3, 3) or (3,), each row's result from that row alone in one fixed order
+    of multiplications and additions. BLAS rounds a row by where it falls in its batch (a lone row, the tail
+    of a block) and by the CPU's kernel, so `@` would give the caster's few winning rays other bits than the
+    same rays among a whole rectangle, and one machine other bits than another (docs/draw3d.md)."""
+    if m.ndim == 1:
+        return (a[:, 0] * m[0] + a[:, 1] * m[1]) + a[:, 2] * m[2]
+    cols = [np.ascontiguousarray(a[:, i]) for i in range(3)]  # broadcasting over (N, 1) columns is slow
+    out = np.empty((a.shape[0], 3), dtype=np.result_type(a, m))
+    for j in range(3):
+        out[:, j] = (cols[0] * m[0, j] + cols[1] * m[1, j]) + cols[2] * m[2, j]
+    return out
 
 
 # -- intersection in a primitive's local frame ---------------------------------------------------------------
@@ -234,17 +239,16 @@ def _cylinder(o: np.ndarray, d: np.ndarray, size: tuple[float, ...],
 _INTERSECT = {"sphere": _sphere, "box": _box, "cylinder": _cylinder}
 
 
-def _intersect(prim: Primitive, rot: np.ndarray, origins: np.ndarray, dirs: np.ndarray, normals: bool,
-               lift: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+def _intersect(prim: Primitive, rot: np.ndarray, origins: np.ndarray, dirs: np.ndarray,
+               normals: bool) -> tuple[np.ndarray, np.ndarray | None]:
     c = np.asarray(prim.centre, dtype=F)
-    # The origins keep their row count (one camera position, or every shadow ray's start); the directions and
-    # normals of primary rays may be fewer rows than the straightforward caster multiplied: see `_mm`.
-    o = (origins - c) @ rot
-    d = _mm(dirs, rot, lift)
+    # Primary rays may be fewer rows than the straightforward caster multiplied: see `_mm`.
+    o = _mm(origins - c, rot)
+    d = _mm(dirs, rot)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         t, n = _INTERSECT[prim.kind](o, d, prim.size, normals)
         if n is not None:
-            n = _mm(n, rot.T, lift)
+            n = _mm(n, rot.T)
     return t, n
 
 
@@ -395,7 +399,7 @@ def _environment(start: np.ndarray, r: np.ndarray) -> np.ndarray:
     point light's highlight never falls on a flat face seen from the tasks' cameras)."""
     up = np.clip(r[:, 2], 0, 1)
     sky = _SKY_LOW + (_SKY_HIGH - _SKY_LOW) * up[:, None]
-    c = r @ _SOFTBOX
+    c = _mm(r, _SOFTBOX)
     w = np.clip((c - F(0.5)) / F(0.4), 0, 1)
     glow = F(0.35) * w * w * (F(3) - F(2) * w)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -529,7 +533,7 @@ def _shadowed(fr: _Frame, points: np.ndarray, normals: np.ndarray, pix: np.ndarr
             continue
         c = np.asarray(prim.centre, dtype=F)
         rel = c - _take(start, sel)
-        along = _mm(rel, LIGHT, m > 1)
+        along = _mm(rel, LIGHT)
         perp2 = _sum3(rel * rel) - along * along
         rad = F(prim.bound() + 1e-3)
         cand = sel[np.nonzero((along > -rad) & (perp2 <= rad * rad))[0]]
@@ -544,7 +548,7 @@ def _shade_objects(fr: _Frame, hit_pix: np.ndarray, pid: np.ndarray, t: np.ndarr
     prims, pos = fr.prims, fr.pos
     dd = fr.rays_at(hit_pix)
     pts = pos[None, :] + t[:, None] * dd
-    lam = np.clip(nn @ LIGHT, 0, 1)
+    lam = np.clip(_mm(nn, LIGHT), 0, 1)
     lit = np.ones(hit_pix.size, dtype=bool)
     facing = np.nonzero(lam > 0)[0]
     lit[facing] = ~_shadowed(fr, _take(pts, facing), _take(nn, facing), hit_pix[facing])
@@ -616,7 +620,7 @@ def _reflection(fr: _Frame, start: np.ndarray, dirs: np.ndarray, base: np.ndarra
     hit = np.nonzero(best_k >= 0)[0]
     if hit.size:
         n = _take(best_n, hit)
-        lam = np.clip(n @ LIGHT, 0, 1)
+        lam = np.clip(_mm(n, LIGHT), 0, 1)
         _put(out, hit, _take(base, best_k[hit]) * (F(0.22) * (F(0.5) + F(0.5) * n[:, 2]) + F(0.95) * lam)[:, None])
     miss = best_k < 0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -737,10 +741,8 @@ def render_scene(prims: list[Primitive], cam: Camera, ss: int = 2, shade: bool =
     best_t = np.full((hs, ws), np.inf, dtype=F)
     best = np.full((hs, ws), -1, dtype=np.int32)
     rects: list[tuple[int, int, int, int] | None] = []
-    lifts: list[bool] = []
     for prim, rot in zip(prims, fr.rots, strict=True):
         old = _screen_rect(prim, cam, ss)
-        lifts.append(old is not None and (old[2] - old[0]) * (old[3] - old[1]) > 1)
         rects.append(_meet(old, _tight_rect(prim, rot, fr.view)))
     obj_ids = sorted({p.obj for p in prims})
     region: dict[int, tuple[int, int, int, int] | None] = dict.fromkeys(obj_ids)
@@ -757,7 +759,7 @@ def render_scene(prims: list[Primitive], cam: Camera, ss: int = 2, shade: bool =
             continue
         x0, y0, x1, y1 = rect
         sub = fr.rect_rays(x0, y0, x1, y1)
-        t, _ = _intersect(prim, fr.rots[k], pos[None, :], sub, False, lifts[k])
+        t, _ = _intersect(prim, fr.rots[k], pos[None, :], sub, False)
         t = t.reshape(y1 - y0, x1 - x0)
         rx0, ry0 = region[prim.obj][:2]  # type: ignore[index]
         full[prim.obj][y0 - ry0:y1 - ry0, x0 - rx0:x1 - rx0] |= np.isfinite(t)
@@ -778,7 +780,7 @@ def render_scene(prims: list[Primitive], cam: Camera, ss: int = 2, shade: bool =
                 continue
             ys, xs = np.nonzero(won)
             pix = (ys + y0) * ws + (xs + x0)
-            _, n = _intersect(prim, fr.rots[k], pos[None, :], fr.rays_at(pix), True, lifts[k])
+            _, n = _intersect(prim, fr.rots[k], pos[None, :], fr.rays_at(pix), True)
             assert n is not None
             normals.append((pix, n))
         image = _picture(fr, best, best_t, normals)

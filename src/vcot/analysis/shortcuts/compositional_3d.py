@@ -11,8 +11,15 @@ from collections import Counter
 from typing import Any
 
 from vcot.analysis.shortcuts import Heuristic
-from vcot.analysis.shortcuts._scene3d import matching, objects_and_program
+from vcot.analysis.shortcuts._scene3d import (
+    DROP_ONE,
+    OUTERMOST,
+    matching,
+    objects_and_program,
+    skipped_hops_answer,
+)
 from vcot.schema import Instance
+from vcot.tasks.scene3d import _vehicles  # noqa: F401  (registers the vehicle scene kind the layout reads)
 
 _COLOURS = ("red", "blue", "green", "orange", "purple", "cyan")
 _TYPES = ("car", "truck", "tractor")
@@ -34,38 +41,55 @@ def most_common(inst: Instance) -> str | None:
     return None
 
 
+def answer_of(prog: dict[str, Any], picked: dict[str, tuple[int, ...]], objs: list[dict[str, Any]]) -> str | None:
+    """The answer of the program's family once each chain's result is `picked` (a reference: one vehicle)."""
+    fam = prog["family"]
+    if fam == "count":
+        return str(len(picked["set"]))
+    if fam == "exist":
+        return "yes" if picked["set"] else "no"
+    if fam == "same_part_colour":
+        a, b = objs[picked["a"][0]], objs[picked["b"][0]]
+        return "yes" if a.get(prog["part_a"]) == b.get(prog["part_b"]) else "no"
+    k = picked["ref"][0]
+    if fam == "query_part_colour":
+        return str(objs[k].get(prog["part"]))
+    if fam == "query_type":
+        return str(objs[k].get("type"))
+    colour = objs[k].get(prog["ref_part"])
+    return str(sum(1 for j, o in enumerate(objs) if j != k and o.get(prog["part"]) == colour))
+
+
 def ignore_relations(inst: Instance) -> str | None:
     """Every chain's last description applied to all vehicles, the relations skipped (only questions with a
-    relation: without one this is the solution itself)."""
+    relation: without one this is the solution itself); a reference takes the first vehicle it fits."""
     parts = objects_and_program(inst)
     if parts is None:
         return None
     objs, prog = parts
-    chains = [prog[k] for k in ("ref", "set", "a", "b") if k in prog]
-    if not any(step.get("relate") for chain in chains for step in chain):
+    keys = [k for k in ("ref", "set", "a", "b") if k in prog]
+    if not any(step.get("relate") for k in keys for step in prog[k]):
         return None
-    fam = prog["family"]
+    picked = {}
+    for key in keys:
+        found = tuple(k for k, o in enumerate(objs) if matching([o], prog[key][-1]["filter"]))
+        if key != "set" and not found:
+            return None
+        picked[key] = found if key == "set" else found[:1]
+    return answer_of(prog, picked, objs)
 
-    def first(key: str) -> dict[str, Any] | None:
-        found = matching(objs, prog[key][-1]["filter"])
-        return found[0] if found else None
 
-    if fam == "count":
-        return str(len(matching(objs, prog["set"][-1]["filter"])))
-    if fam == "exist":
-        return "yes" if matching(objs, prog["set"][-1]["filter"]) else "no"
-    if fam == "same_part_colour":
-        a, b = first("a"), first("b")
-        return None if a is None or b is None else ("yes" if a.get(prog["part_a"]) == b.get(prog["part_b"]) else "no")
-    target = first("ref")
-    if target is None:
-        return None
-    if fam == "query_part_colour":
-        return str(target.get(prog["part"]))
-    if fam == "query_type":
-        return str(target.get("type"))
-    colour = target.get(prog["ref_part"])
-    return str(sum(1 for o in objs if o is not target and o.get(prog["part"]) == colour))
+def outermost_relation(inst: Instance) -> str | None:
+    """Hard questions read with only their outermost relation, the majority answer over the vehicles that
+    fits (as for object_attributes)."""
+    objs = (objects_and_program(inst) or ([], {}))[0]
+    return skipped_hops_answer(inst, OUTERMOST, lambda prog, picked: answer_of(prog, picked, objs))
+
+
+def drop_one_hop(inst: Instance) -> str | None:
+    """Hard questions read with one intermediate vehicle skipped, the majority answer over every such reading."""
+    objs = (objects_and_program(inst) or ([], {}))[0]
+    return skipped_hops_answer(inst, DROP_ONE, lambda prog, picked: answer_of(prog, picked, objs))
 
 
 def body_colour(inst: Instance) -> str | None:
@@ -82,5 +106,7 @@ def body_colour(inst: Instance) -> str | None:
 HEURISTICS: list[tuple[str, Heuristic]] = [
     ("most common value in the scene", most_common),
     ("relations ignored", ignore_relations),
+    ("only the outermost relation", outermost_relation),
+    ("drop one hop", drop_one_hop),
     ("body colour for any part", body_colour),
 ]

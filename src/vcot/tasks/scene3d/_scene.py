@@ -158,6 +158,9 @@ def visibility_render(scene: dict[str, Any], min_visible: float) -> tuple[list[l
             raise Reject(f"object {k} cut by the frame")
         if view.fraction < min_visible:
             raise Reject(f"object {k} only {view.fraction:.0%} visible")
+    ratio = scene["margins"].get("size_ratio", 0.0)
+    if ratio and "program" in scene and uses_size(scene["program"]):
+        check_sizes_read(scene, res, ratio)
     centres = []
     for k in range(len(scene["objects"])):
         ys, xs = np.nonzero(res.ids == k)
@@ -165,17 +168,31 @@ def visibility_render(scene: dict[str, Any], min_visible: float) -> tuple[list[l
     return centres, res
 
 
+def check_sizes_read(scene: dict[str, Any], res: Render3D, ratio: float) -> None:
+    """Reject a scene whose picture misreads size: in perspective a near small object can look as big as a far
+    large one, so a question that reads sizes needs every large object to look at least `ratio` times as big
+    (square root of its unoccluded outline's area) as every small one."""
+    seen: dict[str, list[float]] = {"small": [], "large": []}
+    for k, o in enumerate(scene["objects"]):
+        seen[o["size"]].append(math.sqrt(res.objects[k].full))
+    if seen["small"] and seen["large"] and min(seen["large"]) < ratio * max(seen["small"]):
+        raise Reject("a small object looks as big as a large one")
+
+
 # -- relations --------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Layout:
-    """Where each object is as the camera sees it: the picture x of its centre and its distance along the
-    camera's forward direction on the ground."""
+    """Where each object is as the camera sees it: the picture x of its centre, its distance along the
+    camera's forward direction on the ground, and the picture y of its floor point (the ground under its
+    centre; with no camera roll it falls as the distance grows, so it orders front and behind the same way)."""
 
     px: tuple[float, ...]
     forward: tuple[float, ...]
     lr_margin: float
     fb_margin: float
+    floor_py: tuple[float, ...] = ()
+    fb_px: float = 0.0
 
 
 def layout(scene: dict[str, Any]) -> Layout:
@@ -183,14 +200,22 @@ def layout(scene: dict[str, Any]) -> Layout:
     objs = scene["objects"]
     centres = np.array([vocab_of(scene).centre(o) for o in objs])
     px = cam.project(centres)[:, 0]
+    floor = centres.copy()
+    floor[:, 2] = 0.0
+    floor_py = cam.project(floor)[:, 1]
     _, fwd = cam.ground_axes()
     forward = centres[:, :2] @ fwd[:2]
+    margins = scene["margins"]
+    # Suites of version 2 carry no pixel margin for depth: read as 0, their relations solve as they were made.
     return Layout(tuple(float(v) for v in px), tuple(float(v) for v in forward),
-                  scene["margins"]["left_right_px"], scene["margins"]["front_behind"])
+                  margins["left_right_px"], margins["front_behind"], tuple(float(v) for v in floor_py),
+                  float(margins.get("front_behind_px", 0.0)))
 
 
 def related(lay: Layout, anchor: int, rel: str) -> list[int]:
-    """Objects in relation `rel` to `anchor`; raises Ambiguous when any object is within the margin."""
+    """Objects in relation `rel` to `anchor`; raises Ambiguous when any object is within the margin (for
+    front and behind: nearer than the depth margin in scene units, or floor points nearer than the pixel
+    margin in the picture)."""
     out = []
     for k in range(len(lay.px)):
         if k == anchor:
@@ -198,14 +223,44 @@ def related(lay: Layout, anchor: int, rel: str) -> list[int]:
         if rel in ("left", "right"):
             diff, margin = lay.px[k] - lay.px[anchor], lay.lr_margin
             yes = diff < 0 if rel == "left" else diff > 0
+            close = abs(diff) < margin
         else:
             diff, margin = lay.forward[k] - lay.forward[anchor], lay.fb_margin
             yes = diff < 0 if rel == "front" else diff > 0
-        if abs(diff) < margin:
+            close = abs(diff) < margin or (lay.fb_px > 0 and abs(lay.floor_py[k] - lay.floor_py[anchor]) < lay.fb_px)
+        if close:
             raise Ambiguous(f"objects {k} and {anchor} too close for {rel}")
         if yes:
             out.append(k)
     return out
+
+
+def reachable(scene: dict[str, Any], lay: Layout, chain: list[dict[str, Any]], as_set: bool) -> set[tuple[int, ...]]:
+    """Every result a reader can reach with `chain` when a step's description may fit several objects (each
+    tried as the next anchor): one object per result for a reference, the objects kept for a set."""
+    objs = scene["objects"]
+    heads: list[int | None] = [None]
+    results: set[tuple[int, ...]] = set()
+    for i, step in enumerate(chain):
+        nxt: set[int] = set()
+        for anchor in heads:
+            among = range(len(objs)) if anchor is None or step["relate"] is None else related(lay, anchor, step["relate"])
+            kept = tuple(k for k in among if matches(objs[k], step["filter"]))
+            if i < len(chain) - 1:
+                nxt.update(kept)
+            elif as_set:
+                results.add(kept)
+            else:
+                results.update((k,) for k in kept)
+        heads = sorted(nxt)
+    return results
+
+
+def uses_size(program: dict[str, Any]) -> bool:
+    """Whether the question reads an object's size (a size in a description, or a size asked for)."""
+    return program.get("attr") == "size" or any(
+        "size" in step["filter"] for value in program.values() if isinstance(value, list)
+        for step in value if isinstance(step, dict) and "filter" in step)
 
 
 def matches(obj: dict[str, Any], flt: dict[str, str]) -> bool:

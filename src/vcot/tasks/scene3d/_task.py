@@ -6,7 +6,10 @@ corruptions (docs/draw3d.md)."""
 from __future__ import annotations
 
 import copy
+import dataclasses
+import itertools
 import random
+from collections import Counter
 from typing import Any, ClassVar
 
 from PIL import Image
@@ -22,6 +25,7 @@ from vcot.tasks.scene3d._scene import (
     check_counts_and_families,
     draw_family_and_sizes,
     layout,
+    reachable,
     render_of,
     run_chain,
 )
@@ -65,7 +69,22 @@ class Scene3DTask(Task):
         """The step pictures and texts of a trace."""
         raise NotImplementedError
 
+    @staticmethod
+    def answer_from(scene: dict[str, Any], results: dict[str, list[int]]) -> str:
+        """The program's answer once each chain (by key) has its result: one object for a reference, the
+        objects kept for a set."""
+        raise NotImplementedError
+
+    @staticmethod
+    def as_set(family: str, key: str) -> bool:
+        """Whether the chain under `key` is a set (its last step may keep any number of objects)."""
+        return key == "set" or family == "compare_count"
+
     # -- shared -----------------------------------------------------------------------------------------------
+
+    def step_count(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> int:
+        """How many step pictures `steps` draws for `states` (a task may add a closing picture)."""
+        return len(states)
 
     def check_config(self, config: Any) -> None:
         super().check_config(config)
@@ -83,6 +102,8 @@ class Scene3DTask(Task):
                 if self.solve(scene).answer != target:
                     continue
                 if self.names_answer(family, target, scene["program"]):
+                    continue
+                if not self.every_hop_matters(scene, lay):
                     continue
                 break
             except (Reject, Ambiguous):
@@ -106,6 +127,55 @@ class Scene3DTask(Task):
         assert res.image is not None
         return Rendering(image=res.image.copy(), steps=self.steps(scene, solution.states))
 
+    def every_hop_matters(self, scene: dict[str, Any], lay: Layout) -> bool:
+        """Whether every chain of two relations or more needs all its hops (docs/tasks/object_attributes.md,
+        "Every hop matters"). A reader who leaves hops out (`shorter_readings`: one chain at a time, each
+        shorter reading alone and all its skipped-object readings pooled, and every long chain shortened the
+        same way at once), trying every object a description fits and reading relations without margins as a
+        reader with a perfect scene graph would, must reach nothing, or results whose most common answer is not
+        the program's (a tie with it counts as the program's). Only the answer counts, not the object: a
+        reading that reaches other objects with the same answer still answers right. Chains of one relation
+        are held to the rules of `random_reference` and `set_options` instead."""
+        plain = dataclasses.replace(lay, lr_margin=0.0, fb_margin=0.0, fb_px=0.0)
+        prog = scene["program"]
+        fam = prog["family"]
+        chains = program_chains(prog)
+        results = {key: sorted(next(iter(reachable(scene, plain, chain, self.as_set(fam, key)))))
+                   for key, chain in chains}
+        gold = self.answer_from(scene, results)
+        long = [(key, chain) for key, chain in chains if sum(step["relate"] is not None for step in chain) >= 2]
+
+        def reached(key: str, readings: list[list[dict[str, Any]]]) -> list[tuple[int, ...]]:
+            return sorted({r for shorter in readings for r in reachable(scene, plain, shorter, self.as_set(fam, key))})
+
+        sets = any(self.as_set(fam, key) for key, _ in chains)
+        binary = len(self.answers_of(fam, self.config.max_count)) == 2
+
+        def leaks(votes: Counter[str]) -> bool:
+            if sets:  # sizes of sets cluster: a stricter rule leaves no scene for small counts
+                return set(votes) == {gold}
+            if binary:  # any lean, towards the answer or away from it, would tell it
+                return len(votes) < 2 or len(set(votes.values())) > 1
+            return votes[gold] == max(votes.values())
+
+        tries: list[dict[str, list[tuple[int, ...]]]] = []
+        for key, chain in long:
+            shorter = shorter_readings(chain)
+            tries += [{key: reached(key, [one])} for one in shorter]
+            tries.append({key: reached(key, skipped_objects(chain))})
+        if len(long) > 1:
+            tries.append({key: reached(key, [shorter_readings(chain)[len(chain) - 3]]) for key, chain in long})
+            tries.append({key: reached(key, skipped_objects(chain)) for key, chain in long})
+        for pools in tries:
+            if not all(pools.values()):
+                continue
+            keys = sorted(pools)
+            votes = Counter(self.answer_from(scene, {**results, **{k: list(r) for k, r in zip(keys, combo, strict=True)}})
+                            for combo in itertools.product(*(pools[k] for k in keys)))
+            if leaks(votes):
+                return False
+        return True
+
     def flipped_relation(self, scene: dict[str, Any], lay: Layout, states: list[dict[str, Any]],
                          names: list[str], rng: random.Random, always: bool = False) -> Corruption | None:
         """Half the time (or `always`, when the program relates), one relation read the wrong way and the whole program
@@ -125,10 +195,25 @@ class Scene3DTask(Task):
             wrong = self.solve({**scene, "program": program})
         except (Reject, Ambiguous):
             return None
-        if wrong.answer == self.solve(scene).answer or len(wrong.states) != len(states):
+        if (wrong.answer == self.solve(scene).answer
+                or self.step_count(scene, wrong.states) != self.step_count(scene, states)):
             return None
         return Corruption(steps=self.steps(scene, wrong.states),
                           description=f"relation {rel} of {names[anchor]} taken the wrong way ({FLIP[rel]})")
+
+
+def shorter_readings(chain: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """What a reader who leaves one hop out reads instead of `chain` (docs/tasks/object_attributes.md, "Every
+    hop matters"): the chain started afresh at a later object, found by its own description alone (one
+    relation dropped with everything before it; the last start is the outermost relation alone), and the chain
+    with one intermediate object skipped, its next relation taken from the object before it."""
+    restarts = [[{"relate": None, "filter": chain[j]["filter"]}, *chain[j + 1:]] for j in range(1, len(chain) - 1)]
+    return restarts + skipped_objects(chain)
+
+
+def skipped_objects(chain: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """`chain` with one intermediate object skipped, its next relation taken from the object before it."""
+    return [chain[:j] + chain[j + 1:] for j in range(1, len(chain) - 1)]
 
 
 def program_chains(program: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:

@@ -69,6 +69,8 @@ class Compositional3DConfig:
     min_part_px: int = 20
     left_right_px: float = 16.0
     front_behind: float = 0.5
+    front_behind_px: float = 12.0
+    size_ratio: float = 1.15
     families: list[str] = field(default_factory=lambda: list(FAMILIES))
 
 
@@ -95,7 +97,7 @@ class Compositional3D(Scene3DTask):
         "medium": Compositional3DConfig(min_objects=4, max_objects=5, min_hops=1, max_hops=1, max_count=3),
         "hard": Compositional3DConfig(min_objects=5, max_objects=6, min_hops=2, max_hops=3, max_count=3),
     }
-    version = "2"
+    version = "3"
     description = "Super-CLEVR-like questions about toy vehicles whose parts have their own colours."
     limits = {
         "min_objects": Limit(3, 7, "vehicles per scene: a relation needs company"),
@@ -109,6 +111,10 @@ class Compositional3D(Scene3DTask):
                                     "wheels seen edge-on rarely show more than 60"),
         "left_right_px": Limit(6.0, 24.0, "picture distance below which left or right is ambiguous"),
         "front_behind": Limit(0.2, 0.6, "depth difference (scene units) below which front or behind is ambiguous"),
+        "front_behind_px": Limit(4.0, 24.0, "floor points' picture distance (pixels) below which front or behind "
+                                              "is ambiguous, beside the depth margin in scene units"),
+        "size_ratio": Limit(1.0, 1.5, "how much bigger every large object must look than every small one "
+                                      "when a question reads sizes (1 checks nothing)"),
         "families": Choices(FAMILIES, "question families, each balanced over its answers"),
     }
 
@@ -119,7 +125,8 @@ class Compositional3D(Scene3DTask):
     def new_scene(self, rng: random.Random, n: int) -> dict[str, Any]:
         cfg = self.config
         return {"kind": KIND, "objects": sample_vehicles(rng, n), "camera": sample_camera(rng),
-                "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind},
+                "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind,
+                            "front_behind_px": cfg.front_behind_px, "size_ratio": cfg.size_ratio},
                 "min_visible": cfg.min_visible, "min_part_px": cfg.min_part_px}
 
     def names_answer(self, family: str, target: str, program: dict[str, Any]) -> bool:
@@ -181,43 +188,51 @@ class Compositional3D(Scene3DTask):
 
     # -- solving ----------------------------------------------------------------------------------------------
 
+    @staticmethod
+    def answer_from(scene: dict[str, Any], results: dict[str, list[int]]) -> str:
+        prog, objs = scene["program"], scene["objects"]
+        fam = prog["family"]
+        if fam in ("count", "exist"):
+            c = len(results["set"])
+            return str(c) if fam == "count" else YES_NO[c == 0]
+        if fam == "same_part_colour":
+            return YES_NO[objs[results["a"][0]][prog["part_a"]] != objs[results["b"][0]][prog["part_b"]]]
+        k = results["ref"][0]
+        if fam == "query_type":
+            return str(objs[k]["type"])
+        if fam == "query_part_colour":
+            return str(objs[k][prog["part"]])
+        colour = objs[k][prog["ref_part"]]
+        return str(sum(1 for j in range(len(objs)) if j != k and objs[j][prog["part"]] == colour))
+
     def solve(self, scene: dict[str, Any]) -> Solution:
         prog = scene["program"]
         objs = scene["objects"]
         lay = layout(scene)
         fam = prog["family"]
+        keys = ["set"] if fam in ("count", "exist") else ["a", "b"] if fam == "same_part_colour" else ["ref"]
         try:
-            if fam in ("query_part_colour", "query_type"):
-                trace = run_chain(scene, lay, prog["ref"], as_set=False)
-                k = chain_result(trace)[0]
-                if fam == "query_type":
-                    return Solution(objs[k]["type"], trace, {"family": fam})
-                part = {"op": "part", "parts": [[k, prog["part"]]]}
-                return Solution(objs[k][prog["part"]], [*trace, part], {"family": fam})
-            if fam in ("count", "exist"):
-                trace = run_chain(scene, lay, prog["set"], as_set=True)
-                c = len(chain_result(trace))
-                return Solution(str(c) if fam == "count" else YES_NO[c == 0], trace, {"family": fam})
-            if fam == "same_part_colour":
-                ta = run_chain(scene, lay, prog["a"], as_set=False)
-                tb = run_chain(scene, lay, prog["b"], as_set=False)
-                ka, kb = chain_result(ta)[0], chain_result(tb)[0]
-                if ka == kb:
-                    raise Reject("both references pick one vehicle")
-                part = {"op": "part", "parts": [[ka, prog["part_a"]], [kb, prog["part_b"]]]}
-                same = objs[ka][prog["part_a"]] == objs[kb][prog["part_b"]]
-                return Solution(YES_NO[not same], [*ta, *tb, part], {"family": fam})
-            trace = run_chain(scene, lay, prog["ref"], as_set=False)
-            k = chain_result(trace)[0]
-            colour = objs[k][prog["ref_part"]]
-            others = [j for j in range(len(objs)) if j != k]
-            kept = [j for j in others if objs[j][prog["part"]] == colour]
-            match = {"op": "match", "anchor": k, "part": prog["part"], "ref_part": prog["ref_part"], "among": others,
-                     "kept": kept}
-            part = {"op": "part", "parts": [[k, prog["ref_part"]]]}
-            return Solution(str(len(kept)), [*trace, part, match], {"family": fam})
+            traces = [run_chain(scene, lay, prog[key], as_set=self.as_set(fam, key)) for key in keys]
         except Ambiguous as exc:
             raise Reject(str(exc)) from None
+        results = {key: chain_result(t) for key, t in zip(keys, traces, strict=True)}
+        answer = self.answer_from(scene, results)
+        states = [s for t in traces for s in t]
+        if fam == "same_part_colour":
+            ka, kb = results["a"][0], results["b"][0]
+            if ka == kb:
+                raise Reject("both references pick one vehicle")
+            states.append({"op": "part", "parts": [[ka, prog["part_a"]], [kb, prog["part_b"]]]})
+        elif fam == "query_part_colour":
+            states.append({"op": "part", "parts": [[results["ref"][0], prog["part"]]]})
+        elif fam not in ("count", "exist", "query_type"):
+            k = results["ref"][0]
+            others = [j for j in range(len(objs)) if j != k]
+            kept = [j for j in others if objs[j][prog["part"]] == objs[k][prog["ref_part"]]]
+            states.append({"op": "part", "parts": [[k, prog["ref_part"]]]})
+            states.append({"op": "match", "anchor": k, "part": prog["part"], "ref_part": prog["ref_part"],
+                           "among": others, "kept": kept})
+        return Solution(answer, states, {"family": fam})
 
     def question(self, scene: dict[str, Any]) -> str:
         prog = scene["program"]

@@ -53,6 +53,8 @@ class ObjectAttributesConfig:
     min_visible: float = 0.5
     left_right_px: float = 16.0
     front_behind: float = 0.5
+    front_behind_px: float = 12.0
+    size_ratio: float = 1.15
     families: list[str] = field(default_factory=lambda: list(FAMILIES))
 
 
@@ -79,7 +81,7 @@ class ObjectAttributes(Scene3DTask):
         "medium": ObjectAttributesConfig(min_objects=5, max_objects=8, min_hops=1, max_hops=1, max_count=4),
         "hard": ObjectAttributesConfig(min_objects=7, max_objects=10, min_hops=2, max_hops=3, max_count=4),
     }
-    version = "2"
+    version = "3"
     description = "CLEVR-like questions about a rendered 3D scene: attributes, counts, comparisons, relation chains."
     limits = {
         "min_objects": Limit(3, 10, "objects per scene: a relation needs company; more than 10 do not fit unoccluded"),
@@ -93,6 +95,10 @@ class ObjectAttributes(Scene3DTask):
                                             "margins leave 10-object scenes no usable relation"),
         "front_behind": Limit(0.2, 0.6, "depth difference (scene units) below which front or behind is "
                                          "ambiguous; wider margins leave 10-object scenes no usable relation"),
+        "front_behind_px": Limit(4.0, 24.0, "floor points' picture distance (pixels) below which front or behind "
+                                              "is ambiguous, beside the depth margin in scene units"),
+        "size_ratio": Limit(1.0, 1.5, "how much bigger every large object must look than every small one "
+                                      "when a question reads sizes (1 checks nothing)"),
         "families": Choices(FAMILIES, "question families, each balanced over its answers"),
     }
 
@@ -103,7 +109,8 @@ class ObjectAttributes(Scene3DTask):
     def new_scene(self, rng: random.Random, n: int) -> dict[str, Any]:
         cfg = self.config
         return {"objects": sample_objects(rng, n), "camera": sample_camera(rng),
-                "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind},
+                "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind,
+                            "front_behind_px": cfg.front_behind_px, "size_ratio": cfg.size_ratio},
                 "min_visible": cfg.min_visible}
 
     def names_answer(self, family: str, target: str, program: dict[str, Any]) -> bool:
@@ -160,34 +167,30 @@ class ObjectAttributes(Scene3DTask):
 
     # -- solving ----------------------------------------------------------------------------------------------
 
+    @staticmethod
+    def answer_from(scene: dict[str, Any], results: dict[str, list[int]]) -> str:
+        prog, objs = scene["program"], scene["objects"]
+        fam = prog["family"]
+        if fam.startswith("query_"):
+            return str(objs[results["ref"][0]][prog["attr"]])
+        if fam == "count":
+            return str(len(results["set"]))
+        if fam == "exist":
+            return YES_NO[len(results["set"]) == 0]
+        if fam == "compare_count":
+            return YES_NO[not len(results["a"]) > len(results["b"])]
+        return YES_NO[objs[results["a"][0]][prog["attr"]] != objs[results["b"][0]][prog["attr"]]]
+
     def solve(self, scene: dict[str, Any]) -> Solution:
         prog = scene["program"]
-        objs = scene["objects"]
         lay = layout(scene)
         fam = prog["family"]
+        keys = ["ref"] if fam.startswith("query_") else ["set"] if fam in ("count", "exist") else ["a", "b"]
         try:
-            if fam.startswith("query_"):
-                trace = run_chain(scene, lay, prog["ref"], as_set=False)
-                answer = objs[chain_result(trace)[0]][prog["attr"]]
-                traces = [trace]
-            elif fam in ("count", "exist"):
-                trace = run_chain(scene, lay, prog["set"], as_set=True)
-                c = len(chain_result(trace))
-                answer = str(c) if fam == "count" else YES_NO[c == 0]
-                traces = [trace]
-            elif fam == "compare_count":
-                ta = run_chain(scene, lay, prog["a"], as_set=True)
-                tb = run_chain(scene, lay, prog["b"], as_set=True)
-                answer = YES_NO[not len(chain_result(ta)) > len(chain_result(tb))]
-                traces = [ta, tb]
-            else:
-                ta = run_chain(scene, lay, prog["a"], as_set=False)
-                tb = run_chain(scene, lay, prog["b"], as_set=False)
-                ka, kb = chain_result(ta)[0], chain_result(tb)[0]
-                answer = YES_NO[objs[ka][prog["attr"]] != objs[kb][prog["attr"]]]
-                traces = [ta, tb]
+            traces = [run_chain(scene, lay, prog[key], as_set=self.as_set(fam, key)) for key in keys]
         except Ambiguous as exc:
             raise Reject(str(exc)) from None
+        answer = self.answer_from(scene, {key: chain_result(t) for key, t in zip(keys, traces, strict=True)})
         return Solution(answer=answer, states=[s for t in traces for s in t], details={"family": fam})
 
     def question(self, scene: dict[str, Any]) -> str:
@@ -218,15 +221,16 @@ class ObjectAttributes(Scene3DTask):
         names = labels(scene, lay)
         out = [(draw_state(scene, res, names, s), state_text(scene, names, s)) for s in states]
         prog = scene["program"]
-        if prog["family"] == "same_attribute" and states:
-            ends = [t[-1]["kept"] for t in split_traces(states)]
-            pair = [k[0] for k in ends if len(k) == 1]
-            if len(pair) == 2 and pair[0] != pair[1]:
-                last = {"op": "filter", "filter": {}, "among": pair, "kept": pair, "anchor": None}
-                out.append((draw_state(scene, res, names, last),
-                            f"The two objects whose {prog['attr']} the question compares: boxed "
-                            f"{letters_text(pair, names)}; the others are greyed out."))
+        pair = compared_pair(scene, states)
+        if pair:
+            last = {"op": "filter", "filter": {}, "among": pair, "kept": pair, "anchor": None}
+            out.append((draw_state(scene, res, names, last),
+                        f"The two objects whose {prog['attr']} the question compares: boxed "
+                        f"{letters_text(pair, names)}; the others are greyed out."))
         return out
+
+    def step_count(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> int:
+        return len(states) + bool(compared_pair(scene, states))
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         states = solution.states
@@ -280,3 +284,11 @@ def split_traces(states: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
             out.append([])
         out[-1].append(s)
     return out
+
+
+def compared_pair(scene: dict[str, Any], states: list[dict[str, Any]]) -> list[int]:
+    """The two different objects a same_attribute question compares, once both references are found; else []."""
+    if scene["program"]["family"] != "same_attribute" or not states:
+        return []
+    pair = [k[0] for k in (t[-1]["kept"] for t in split_traces(states)) if len(k) == 1]
+    return pair if len(pair) == 2 and pair[0] != pair[1] else []
