@@ -330,11 +330,14 @@ class MirrorPatternTask(Task):
         return list(scene["options"])
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        image = _input_image(scene)
+        image = self.render_input(scene, solution)
         axis = solution.details["axis"]
         reflected = TRANSFORMS[axis](np.array(scene["pattern"]))
         return Rendering(image=image, steps=[(_step_image(scene, axis, reflected),
                                               _step_text(scene, axis, reflected))])
+
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        return _input_image(scene)
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         pattern = np.array(scene["pattern"])

@@ -127,6 +127,11 @@ class Scene3DTask(Task):
         assert res.image is not None
         return Rendering(image=res.image.copy(), steps=self.steps(scene, solution.states))
 
+    def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
+        res = render_of(scene)
+        assert res.image is not None
+        return res.image.copy()
+
     def every_hop_matters(self, scene: dict[str, Any], lay: Layout) -> bool:
         """Whether every chain of two relations or more needs all its hops (docs/tasks/object_attributes.md,
         "Every hop matters"). A reader who leaves hops out (`shorter_readings`: one chain at a time, each
