@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 Vec = tuple[int, int, int]
 Cell = tuple[int, int]
@@ -203,7 +203,18 @@ def cube_nets() -> list[tuple[Cell, ...]]:
 # -- cube operations ---------------------------------------------------------------------------------------
 
 def rotate_cube(cube: Cube, m: Matrix) -> Cube:
-    return {apply(m, n): Face(f.glyph, f.color, apply(m, f.up)) for n, f in cube.items()}
+    # Normals and ups are unit axis vectors, so a rotation's action on the six of them is a table; the
+    # distractor checks turn cubes tens of thousands of times per instance (docs/tasks/README.md).
+    act = _axis_action(m)
+    return {act[n]: Face(f.glyph, f.color, act[f.up]) for n, f in cube.items()}
+
+
+_AXES: tuple[Vec, ...] = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))
+
+
+@cache
+def _axis_action(m: Matrix) -> dict[Vec, Vec]:
+    return {v: apply(m, v) for v in _AXES}
 
 
 def mirror_cube(cube: Cube) -> Cube:

@@ -364,27 +364,35 @@ def distractor_pool(size: int, folds: list[dict[str, Any]]) -> list[tuple[str, P
     to three units off (`position k`). The last fold is never changed, so every candidate lies on the staying
     side of the last line and touches it, as the answer does: the last fold alone tells them apart no better
     than a guess. A mirrored final outline is no longer offered; it pointed at the answer (its mirror image)."""
-    variants: list[tuple[str, list[dict[str, Any]]]] = []
+    # Every slip keeps the folds before fold k, so each variant starts from the true outline after k folds
+    # (computed once) and runs only its own folds from there: the same outlines, a fraction of the folding.
+    try:
+        before = run_folds(size, folds[:max(0, len(folds) - 2)])  # the outlines after 0 .. n-2 folds
+    except Reject:  # every variant shares the first fold's outline, so none would fold either
+        return []
+    variants: list[tuple[str, int, list[dict[str, Any]]]] = []
     for k in range(len(folds) - 1):
-        flipped = [dict(f) for f in folds]
-        flipped[k]["moving"] = -flipped[k]["moving"]
-        variants.append((f"direction {k + 1}", flipped))
-        variants.append((f"skip {k + 1}", folds[:k] + folds[k + 1:]))
+        flipped = [dict(f) for f in folds[k:]]
+        flipped[0]["moving"] = -flipped[0]["moving"]
+        variants.append((f"direction {k + 1}", k, flipped))
+        variants.append((f"skip {k + 1}", k, folds[k + 1:]))
         if k + 2 < len(folds):
-            swapped = list(folds)
-            swapped[k], swapped[k + 1] = swapped[k + 1], swapped[k]
-            variants.append((f"order {k + 1}-{k + 2}", swapped))
+            swapped = [folds[k + 1], folds[k], *folds[k + 2:]]
+            variants.append((f"order {k + 1}-{k + 2}", k, swapped))
         a, b, c = folds[k]["line"]
         for shift in (-3, -2, -1, 1, 2, 3):
-            moved = [dict(f) for f in folds]
-            moved[k]["line"] = [a, b, c + shift]
-            variants.append((f"position {k + 1}", moved))
+            moved = [dict(f) for f in folds[k:]]
+            moved[0]["line"] = [a, b, c + shift]
+            variants.append((f"position {k + 1}", k, moved))
     out = []
-    for kind, fs in variants:
+    for kind, k, rest in variants:
+        paper = before[k]
         try:
-            out.append((kind, run_folds(size, fs)[-1]))
+            for f in rest:
+                paper = fold(paper, tuple(f["line"]), f["moving"])[0]  # type: ignore[arg-type]
         except Reject:
             continue
+        out.append((kind, paper))
     return out
 
 
@@ -435,7 +443,9 @@ def pick_distractors(pool: list[tuple[str, Polygon]], final: Polygon, size: int,
     eligible = [(kind, p) for kind, p in pool if _within(p, size) and iou(p, final) <= MARGIN_IOU]
     polys = [final] + [p for _, p in eligible]
     n = len(polys)
-    sim = [[iou(polys[i], polys[j]) if i != j else 1.0 for j in range(n)] for i in range(n)]
+    sim = [[1.0] * n for _ in range(n)]
+    for i, j in itertools.combinations(range(n), 2):  # IoU is symmetric: each pair once
+        sim[i][j] = sim[j][i] = iou(polys[i], polys[j])
     subsets = [s for s in itertools.combinations(range(1, n), 3)
                if all(sim[i][j] <= MARGIN_IOU for i, j in itertools.combinations(s, 2))]
     qualifying = [s for s in subsets
