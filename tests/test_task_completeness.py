@@ -103,3 +103,39 @@ def test_the_check_fails_on_a_tree_missing_a_piece(tmp_path: Path, remove: str, 
     found = _check_copy(tmp_path, remove)
     assert [m.split(":")[0] for m in found[task]] == [piece]
     assert not any(found[t] for t in found if t != task)
+
+
+def test_every_generator_module_is_named_for_its_task() -> None:
+    # `is_task_name` (what reading a suite asks) tells a task by its module file without importing every
+    # generator; that holds only while every public module of a domain package registers the task of its name.
+    import importlib
+    import pkgutil
+
+    from vcot.tasks import _DOMAIN_PACKAGES, is_task_name
+
+    modules = []
+    for pkg_name in _DOMAIN_PACKAGES:
+        pkg = importlib.import_module(f"vcot.tasks.{pkg_name}")
+        modules += [m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_")]
+    assert sorted(modules) == sorted(TASKS)
+    for name in TASKS:
+        assert get_task_class(name).__module__.rsplit(".", 1)[1] == name
+        assert is_task_name(name)
+    assert not is_task_name("no_such_task") and not is_task_name("_gear_layout") and not is_task_name("../x")
+
+
+def test_reading_a_suite_of_non_mira_tasks_imports_no_generator(tmp_path: Path) -> None:
+    # The 3D tasks are not MIRA's, so the suite reader once asked the registry, which imports every generator.
+    from vcot.build import TaskPlan, build_suite
+
+    build_suite(tmp_path / "s", "s", [TaskPlan("object_attributes", 1, 0, "easy")])
+    code = ("import json, sys\nfrom vcot.suite import read_suite\nread_suite(sys.argv[1])\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s")], capture_output=True, text=True,
+                         check=True).stdout
+    from vcot.tasks import _DOMAIN_PACKAGES
+
+    loaded = json.loads(out)
+    generators = [m for m in loaded if m.count(".") >= 3 and m.split(".")[2] in _DOMAIN_PACKAGES]
+    assert generators == [] and "shapely" not in loaded and "vcot.draw3d" not in loaded, generators
+    assert "vcot.tasks.scene3d" in loaded  # the reader did look the task up by its file

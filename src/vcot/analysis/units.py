@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from vcot.schema import AnswerType, Instance
-from vcot.scoring.grade import canonical
-from vcot.scoring.score import parse_options
 
 PAIRED_TASKS = frozenset({"gear_rotation"})
 # Finish reasons meaning "cut off by the output-token limit" (OpenAI-compatible, Anthropic, Gemini).
@@ -90,6 +88,7 @@ def chance_of(row: dict[str, Any], instance: Instance | None = None) -> float:
     when no suite is given); falls back to 1/options for choice, and is NaN (shown as "—", never as 0) when
     the answer space is unknown, e.g. a task whose space lives in the scene, reported without its suite."""
     from vcot.engine.chance import NoAnswerSpace, answer_space
+    from vcot.scoring.score import parse_options
 
     opts = parse_options(row.get("options"))
     if instance is None:
@@ -110,6 +109,10 @@ def chance_of(row: dict[str, Any], instance: Instance | None = None) -> float:
 
 def to_samples(rows: Iterable[dict[str, Any]], instances: dict[str, Instance] | None = None) -> list[Sample]:
     """Collapse scored rows into per-problem samples, in first-appearance order."""
+    # Here, not at the top: `vcot eval` imports this module for `count_phrase` before its first request.
+    from vcot.scoring.grade import canonical
+    from vcot.scoring.score import parse_options
+
     instances = instances or {}
     chance_cache: dict[tuple, float] = {}
     # Parsing each answer into its vote was most of this function's time on large runs; the same (answer,

@@ -6,6 +6,7 @@ Code shared by several tasks lives in `vcot/tasks/common/`, which registers noth
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import pkgutil
 import sys
 import types
@@ -50,6 +51,20 @@ def _discover() -> None:
         for mod in pkgutil.iter_modules(pkg.__path__):
             if not mod.name.startswith("_"):
                 importlib.import_module(f"vcot.tasks.{pkg_name}.{mod.name}")
+
+
+def is_task_name(name: str) -> bool:
+    """Whether `name` is a registered task. A built-in generator lives in `vcot/tasks/<domain>/<name>.py`
+    (every module there not starting with "_" registers the task of its name: tests/test_task_completeness.py),
+    so the file tells without importing every generator, which reading a suite before a run's first request
+    would otherwise do (shapely, the 3D renderer, ...)."""
+    if name in _REGISTRY:
+        return True
+    if name.isidentifier() and not name.startswith("_"):
+        for pkg_name in _DOMAIN_PACKAGES:
+            if importlib.util.find_spec(f"vcot.tasks.{pkg_name}.{name}") is not None:
+                return True
+    return name in task_names()
 
 
 def task_names() -> list[str]:
@@ -107,4 +122,4 @@ sys.modules[__name__].__class__ = _TasksPackage
 
 
 __all__ = ["GenContext", "GenerationError", "Reject", "Sample", "Solution", "Task", "TaskInfo", "register",
-           "get_task", "get_task_class", "task_infos", "task_names", "UnknownTaskError", "MIRA_TASKS"]
+           "get_task", "get_task_class", "is_task_name", "task_infos", "task_names", "UnknownTaskError", "MIRA_TASKS"]
