@@ -30,7 +30,9 @@ def matching(objs: list[dict[str, Any]], flt: dict[str, str]) -> list[dict[str, 
 # A reader who skips part of a chained reference ("the cube left of the sphere behind the red cylinder" read as
 # "the cube left of the sphere", or as "the cube left of the red cylinder") still looks at the picture: the
 # relations are read from the objects' places (plain signs, no margins), and where the shorter reference fits
-# several objects every one is tried and the answer most of them give is taken.
+# several objects every one is tried and the answer most of them give is taken. This reading is written apart
+# from the generator's "every hop matters" rule (`tasks/scene3d/_task.py`) on purpose: the audit checks that
+# rule from outside, so a bug shared by both could not hide a shortcut.
 
 OUTERMOST = "outermost"  # only the last relation: its anchor found by its own description alone
 DROP_ONE = "drop one"  # one intermediate object skipped: the next relation taken from the object before it

@@ -82,10 +82,6 @@ class Scene3DTask(Task):
 
     # -- shared -----------------------------------------------------------------------------------------------
 
-    def step_count(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> int:
-        """How many step pictures `steps` draws for `states` (a task may add a closing picture)."""
-        return len(states)
-
     def check_config(self, config: Any) -> None:
         super().check_config(config)
         check_counts_and_families(self.name, config)
@@ -123,9 +119,7 @@ class Scene3DTask(Task):
                       canon=lambda a: a.strip().lower())
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        res = render_of(scene)
-        assert res.image is not None
-        return Rendering(image=res.image.copy(), steps=self.steps(scene, solution.states))
+        return Rendering(image=self.render_input(scene, solution), steps=self.steps(scene, solution.states))
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         res = render_of(scene)
@@ -169,7 +163,7 @@ class Scene3DTask(Task):
             tries += [{key: reached(key, [one])} for one in shorter]
             tries.append({key: reached(key, skipped_objects(chain))})
         if len(long) > 1:
-            tries.append({key: reached(key, [shorter_readings(chain)[len(chain) - 3]]) for key, chain in long})
+            tries.append({key: reached(key, [outermost_reading(chain)]) for key, chain in long})
             tries.append({key: reached(key, skipped_objects(chain)) for key, chain in long})
         for pools in tries:
             if not all(pools.values()):
@@ -200,8 +194,7 @@ class Scene3DTask(Task):
             wrong = self.solve({**scene, "program": program})
         except (Reject, Ambiguous):
             return None
-        if (wrong.answer == self.solve(scene).answer
-                or self.step_count(scene, wrong.states) != self.step_count(scene, states)):
+        if wrong.answer == self.solve(scene).answer or len(wrong.states) != len(states):
             return None
         return Corruption(steps=self.steps(scene, wrong.states),
                           description=f"relation {rel} of {names[anchor]} taken the wrong way ({FLIP[rel]})")
@@ -214,6 +207,12 @@ def shorter_readings(chain: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     with one intermediate object skipped, its next relation taken from the object before it."""
     restarts = [[{"relate": None, "filter": chain[j]["filter"]}, *chain[j + 1:]] for j in range(1, len(chain) - 1)]
     return restarts + skipped_objects(chain)
+
+
+def outermost_reading(chain: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`chain` read with only its outermost relation, that relation's anchor found by its own description
+    (the last of `shorter_readings`' restarts)."""
+    return [{"relate": None, "filter": chain[-2]["filter"]}, chain[-1]]
 
 
 def skipped_objects(chain: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

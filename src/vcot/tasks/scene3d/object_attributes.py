@@ -190,7 +190,10 @@ class ObjectAttributes(Scene3DTask):
             traces = [run_chain(scene, lay, prog[key], as_set=self.as_set(fam, key)) for key in keys]
         except Ambiguous as exc:
             raise Reject(str(exc)) from None
-        answer = self.answer_from(scene, {key: chain_result(t) for key, t in zip(keys, traces, strict=True)})
+        results = {key: chain_result(t) for key, t in zip(keys, traces, strict=True)}
+        if fam == "same_attribute" and results["a"] == results["b"]:
+            raise Reject("both references pick one object")
+        answer = self.answer_from(scene, results)
         return Solution(answer=answer, states=[s for t in traces for s in t], details={"family": fam})
 
     def question(self, scene: dict[str, Any]) -> str:
@@ -228,9 +231,6 @@ class ObjectAttributes(Scene3DTask):
                         f"The two objects whose {prog['attr']} the question compares: boxed "
                         f"{letters_text(pair, names)}; the others are greyed out."))
         return out
-
-    def step_count(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> int:
-        return len(states) + bool(compared_pair(scene, states))
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         states = solution.states
