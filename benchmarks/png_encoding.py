@@ -1,5 +1,5 @@
 """PNG encoding per task: Pillow's encoder (adaptive filtering) against vcot's fast writer (one fixed Up
-filter, zlib-ng level 2), on every picture of a few instances per task (question, step and corrupted-step
+filter, ISA-L level 1), on every picture of a few instances per task (question, step and corrupted-step
 pictures). Every fast-written file is decoded and compared with the source pixels.
 
     python benchmarks/png_encoding.py [--n 5]
@@ -25,7 +25,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=5)
     args = parser.parse_args()
     if not png.fast_png_available():
-        raise SystemExit("zlib-ng is not installed: only Pillow's encoder is available")
+        raise SystemExit("isal is not installed: only Pillow's encoder is available")
     print(f"{args.n} instances per task, every picture, CPU ms per picture; size = fast / Pillow bytes")
     print(f"  {'task':24s} {'pics':>5s} {'Pillow':>7s} {'fast':>6s} {'speed-up':>8s} {'size':>6s}  lossless")
     totals = {"pics": 0, "slow": 0.0, "fast": 0.0, "slow_b": 0, "fast_b": 0}

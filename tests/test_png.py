@@ -13,7 +13,7 @@ from vcot.build import TaskPlan, build_suite
 from vcot.draw import png
 from vcot.tasks import get_task
 
-pytestmark = pytest.mark.skipif(not png.fast_png_available(), reason="zlib-ng is a dependency")
+pytestmark = pytest.mark.skipif(not png.fast_png_available(), reason="isal is a dependency")
 
 
 def _images() -> list[Image.Image]:
@@ -49,7 +49,7 @@ def test_the_fast_writer_is_used_and_differs_from_pillow_in_bytes_only() -> None
         assert len(fast) <= 1.25 * len(slow)
 
 
-def test_other_modes_and_a_missing_zlib_ng_fall_back_to_pillow(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_other_modes_and_a_missing_isal_fall_back_to_pillow(monkeypatch: pytest.MonkeyPatch) -> None:
     palette = Image.new("P", (20, 10), 3)
     assert png.encode_png(palette) == png.encode_png_pillow(palette)
     assert png.decode_png(png.encode_png(palette)).convert("RGB").tobytes() == palette.convert("RGB").tobytes()
