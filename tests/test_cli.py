@@ -79,3 +79,20 @@ def test_help_lists_every_registered_command_and_a_missing_extra_is_named():
     with pytest.raises((typer.Exit, click.exceptions.Exit)) as exc:
         require("vcot_no_such_optional_package", "ray")
     assert exc.value.exit_code == 2
+
+
+def test_command_modules_keep_their_annotations_evaluated():
+    # typer reads every command's signature at each invocation; string annotations (the __future__ import)
+    # cost a compile each, about 30 ms of every command's start-up (docs/design.md, "A new command").
+    import ast
+    from pathlib import Path
+
+    import vcot.cli
+
+    modules = sorted(Path(vcot.cli.__file__).parent.glob("*.py"))
+    commands = [m for m in modules if "typer.Option(" in m.read_text() or "typer.Argument(" in m.read_text()]
+    assert len(commands) >= 6
+    for module in commands:
+        future = [node for node in ast.parse(module.read_text()).body
+                  if isinstance(node, ast.ImportFrom) and node.module == "__future__"]
+        assert not future, f"{module.name} imports from __future__"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -160,3 +161,28 @@ def test_a_jpeg_with_bytes_after_its_end_marker_is_sent_and_a_cut_one_is_not() -
     assert sent.mime == "image/jpeg" and (sent.width, sent.height) == (40, 20)
     with pytest.raises(ImageError, match="a.jpg"):
         encode_image_bytes(jpeg[: len(jpeg) // 2], ImagePolicy(), "a.jpg")
+
+
+def test_a_plain_http_endpoint_reached_directly_builds_no_certificate_context(monkeypatch) -> None:
+    # Loading the system's certificates costs 30-75 ms per endpoint before the first request; a plain-http
+    # endpoint never speaks TLS, unless a proxy in the environment is in the way.
+    import ssl
+
+    from vcot.engine.clients.openai_compat import OpenAICompatClient, needs_tls_context
+
+    for name in [k for k in os.environ if k.lower().endswith("_proxy")]:
+        monkeypatch.delenv(name)
+    assert not needs_tls_context("http://127.0.0.1:8000/v1")
+    assert not needs_tls_context("HTTP://gpu-7:8000/v1")
+    assert needs_tls_context("https://api.example.com/v1")
+    assert needs_tls_context(None)  # the provider's own API
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy:3128")
+    assert needs_tls_context("http://127.0.0.1:8000/v1")
+    monkeypatch.delenv("HTTPS_PROXY")
+
+    def verify_mode(url: str) -> ssl.VerifyMode:
+        client = OpenAICompatClient("m", url, None)
+        return client._client._client._transport.ssl_context.verify_mode  # the SDK's transport's own context
+
+    assert verify_mode("https://api.example.com/v1") == ssl.CERT_REQUIRED
+    assert verify_mode("http://127.0.0.1:8000/v1") == ssl.CERT_NONE

@@ -9,20 +9,15 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 NOT_A_TERMINAL_WIDTH = 100
 
@@ -106,14 +101,25 @@ def parse_params(items: list[str]) -> dict:
 PROGRESS_EVERY_ENV = "VCOT_PROGRESS_EVERY"  # seconds between progress lines in a log (default 30)
 
 
-def progress_bar(enabled: bool = True, *columns: Any, **options: Any) -> Progress | LogProgress:
-    """Every command's progress display: a live bar on a terminal (`columns` instead of the default ones);
-    in a log or a pipe, where a live bar shows nothing until it ends, plain lines (`LogProgress`)."""
+def progress_bar(enabled: bool = True, columns: Callable[[], Sequence[Any]] | None = None,
+                 **options: Any) -> Progress | LogProgress:
+    """Every command's progress display: a live bar on a terminal (the columns `columns()` makes instead of
+    the default ones); in a log or a pipe, where a live bar shows nothing until it ends, plain lines
+    (`LogProgress`). rich's progress module is loaded only for a live bar (8 ms of every command's start-up)."""
     if not err.is_terminal:
         return LogProgress(enabled)
-    return Progress(*(columns or (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                  TimeElapsedColumn(), TimeRemainingColumn())),
-                    console=err, transient=False, disable=not enabled, **options)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    shown = columns() if columns is not None else (TextColumn("[bold]{task.description}"), BarColumn(),
+                                                   MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
+    return Progress(*shown, console=err, transient=False, disable=not enabled, **options)
 
 
 def counter(shown: Progress | LogProgress, description: str) -> Callable[..., None]:

@@ -1,6 +1,5 @@
 """Evaluation commands: `vcot eval` runs a model over a suite; `vcot serve-mock` is the local test server."""
 
-from __future__ import annotations
 
 import asyncio
 import errno
@@ -96,8 +95,6 @@ def eval_command(
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
 ) -> None:
     """Evaluate a model on a suite under the chosen conditions; resumable, prints accuracy per condition."""
-    from rich.progress import BarColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     from vcot.analysis.units import count_phrase
     from vcot.conditions import ConditionError
     from vcot.engine.errors import ConfigError
@@ -128,11 +125,15 @@ def eval_command(
     except ValueError as exc:
         fail(exc)
 
-    bar = progress_bar(progress, TextColumn("{task.description}"), BarColumn(),
-                       TextColumn("{task.completed}/{task.total}"),
-                       TextColumn("errors {task.fields[errors]} · retries {task.fields[retries]} · tokens "
-                                  "{task.fields[tokens]}"),
-                       TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), refresh_per_second=4)
+    def columns() -> tuple[Any, ...]:
+        from rich.progress import BarColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+        return (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
+                TextColumn("errors {task.fields[errors]} · retries {task.fields[retries]} · tokens "
+                           "{task.fields[tokens]}"),
+                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+
+    bar = progress_bar(progress, columns, refresh_per_second=4)
     task_id = bar.add_task("eval", total=None, errors=0, retries=0, tokens=0)
 
     suite_name: dict[str, str] = {}

@@ -3,7 +3,6 @@
 `vcot report RUN... --human STUDY` (in `cli/report.py`) puts a study beside the models.
 """
 
-from __future__ import annotations
 
 import shutil
 import signal
@@ -114,7 +113,7 @@ def human(
         lock.release()
 
 
-def _describe(study: Study, created: bool) -> None:
+def _describe(study: "Study", created: bool) -> None:
     plan = study.plan
     jobs = study.store.all_jobs()
     answered = len(study.store.answers())

@@ -1,7 +1,6 @@
 """Report commands: `vcot report` over runs, and the VAoT process tools (trajectories, process judge,
 human annotation page)."""
 
-from __future__ import annotations
 
 import json
 import shutil
@@ -116,7 +115,7 @@ def _read_groups(path: Path | None) -> dict[str, str] | None:
     return data
 
 
-def _human_section(study: Path, suite: Suite | None) -> SectionBuilder:
+def _human_section(study: Path, suite: "Suite | None") -> "SectionBuilder":
     """The study's report section; the study must have been built on --suite when one is given."""
     from vcot.human import StudyError, open_study
     from vcot.human.analysis import human_section

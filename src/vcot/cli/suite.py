@@ -1,6 +1,5 @@
 """Suite commands: build, check, look at and convert suites, and the quickstart that runs the main job."""
 
-from __future__ import annotations
 
 import json
 import os

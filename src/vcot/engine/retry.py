@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
-
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
-from tenacity.wait import wait_random_exponential
+from typing import TYPE_CHECKING, TypeVar
 
 from vcot.engine.errors import RetryableError
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 T = TypeVar("T")
 
@@ -37,6 +37,8 @@ def _wait_s(policy: RetryPolicy, attempt_number: int, exc: BaseException | None)
     exponential backoff, as tenacity's wait_random_exponential computes it."""
     if isinstance(exc, RetryableError) and exc.retry_after is not None:
         return min(exc.retry_after, policy.max_retry_after_s)
+    from tenacity.wait import wait_random_exponential
+
     backoff = wait_random_exponential(multiplier=policy.initial_s, max=policy.max_backoff_s)
     return backoff(_AttemptNumber(attempt_number))
 
@@ -65,6 +67,8 @@ async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy,
         if on_retry is not None:
             on_retry(exc)
         await asyncio.sleep(_wait_s(policy, 1, exc))
+    # Imported here: a run whose calls all succeed at once never loads tenacity (7 ms of start-up).
+    from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
     def wait(state: RetryCallState) -> float:
         return _wait_s(policy, state.attempt_number + 1, state.outcome.exception() if state.outcome else None)

@@ -16,6 +16,7 @@ import asyncio
 import email.utils
 import errno
 import json
+import os
 import re
 import secrets
 import socket
@@ -396,14 +397,27 @@ def _url_hint(url: str) -> str:
     return f"; {CHAT_ROUTE_HINT}" if names_chat_route(url) else ""
 
 
-def _http_client(limits: httpx2.Limits, guard: ReplyGuard) -> httpx2.AsyncClient:
+def needs_tls_context(base_url: str | None) -> bool:
+    """Whether the client for an endpoint needs a certificate-verifying TLS context: not for a plain-http URL
+    reached without a proxy, which never speaks TLS.
+
+    Building the context loads the system's certificates, 30-75 ms per endpoint before the first request
+    (docs/engine.md, "Performance"). A plain-http server that redirects to https is
+    answered unverified, as the plain-http reply itself is; a proxy in the environment keeps the context.
+    """
+    if base_url is None or not base_url[:7].lower() == "http://":
+        return True
+    return any(name.lower().endswith("_proxy") and value for name, value in os.environ.items())
+
+
+def _http_client(limits: httpx2.Limits, guard: ReplyGuard, verify: bool = True) -> httpx2.AsyncClient:
     """The SDK's aiohttp transport when aiohttp is installed, else its httpx default.
 
     httpx's connection pool checks every pooled connection on every request, which at 64–256 connections
     was a quarter of the engine's CPU (docs/evaluation.md, "Engine"); aiohttp's pool is a free list.
     """
     kwargs: dict[str, Any] = {"limits": limits, "event_hooks": {"response": [guard]},
-                              "headers": {"Accept-Encoding": ACCEPT_ENCODING}}
+                              "headers": {"Accept-Encoding": ACCEPT_ENCODING}, "verify": verify}
     try:
         return openai.DefaultAioHttpClient(**kwargs)
     except RuntimeError:  # the SDK raises this when its aiohttp extra is missing
@@ -456,7 +470,8 @@ class OpenAICompatClient(ModelClient):
         limits = httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
         self._guard = ReplyGuard()
         self._client = AsyncOpenAI(api_key=api_key or "EMPTY", base_url=base_url, max_retries=0,
-                                   http_client=_http_client(limits, self._guard))
+                                   http_client=_http_client(limits, self._guard,
+                                                            verify=needs_tls_context(base_url)))
 
     def describe(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.model, "base_url": display_url(str(self._client.base_url)),
@@ -473,7 +488,9 @@ class OpenAICompatClient(ModelClient):
         for attempt in range(attempts):
             try:
                 async with asyncio.timeout(timeout):  # however slowly the listing drips
-                    await self._client.models.with_raw_response.list(timeout=timeout)
+                    # The generic GET (as list_models): the SDK's models resource costs 8 ms to import.
+                    await self._client.get("/models", cast_to=httpx2.Response,
+                                           options={"timeout": timeout})  # type: ignore[arg-type]
                 return
             except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
                 raise AuthError(f"{display_url(str(self._client.base_url))} rejected the credentials ({_error_text(exc)}); "
