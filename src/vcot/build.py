@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import multiprocessing as mp
-import signal
 import typing
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Any
 from vcot.suite import EncodedSample, write_suite
 from vcot.tasks import GenerationError, get_task, get_task_class, task_names
 from vcot.tasks.catalog import mira_synth_counts
+from vcot.worker_signals import init_worker_signals
 
 MINI_PER_TASK = 3
 SUITE_PRESETS = ("mini", "mira-synth", "see2think-synth")
@@ -151,12 +151,6 @@ def try_plan(plan: TaskPlan) -> None:
     _make_encoded((plan, 0))
 
 
-def _ignore_sigint() -> None:
-    # Ctrl-C reaches every process of the foreground group: workers leave it to the parent, which stops the
-    # pool, instead of each printing a KeyboardInterrupt traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def unique_scenes(plans: list[TaskPlan], encoded: Iterator[EncodedSample]) -> Iterator[EncodedSample]:
     """Pass instances through in order, replacing any whose scene repeats an earlier one of the suite by a
     fresh draw for the same index (variant 1, 2, …). Done in order in one process, so the suite is the same
@@ -193,7 +187,7 @@ def iter_encoded(plans: list[TaskPlan], processes: int = 1) -> Iterator[EncodedS
             yield _make_encoded(job)
         return
     # Ordered imap keeps output identical to the single-process run.
-    with mp.get_context().Pool(processes, initializer=_ignore_sigint) as pool:
+    with mp.get_context().Pool(processes, initializer=init_worker_signals) as pool:
         yield from pool.imap(_make_encoded, jobs, chunksize=4)
 
 

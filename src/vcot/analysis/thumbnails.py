@@ -15,7 +15,6 @@ import hashlib
 import io
 import multiprocessing as mp
 import os
-import signal
 import struct
 import tempfile
 import zlib
@@ -24,6 +23,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
+
+from vcot.worker_signals import init_worker_signals
 
 THUMB_SIDE = 384
 # Fewer images than this are made on the calling thread: starting workers would cost more than it saves.
@@ -176,11 +177,6 @@ def prune_cache(max_bytes: int | None = None) -> int:
     return deleted
 
 
-def _ignore_sigint() -> None:
-    """Ctrl-C is the parent's to handle (it stops the workers); the workers stay quiet."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 class Thumbnails:
     """Thumbnails of a suite's images, made by worker processes from the moment they are asked for.
 
@@ -208,7 +204,7 @@ class Thumbnails:
         if self._pool is None and self.workers > 1 and len(new) >= MIN_FOR_WORKERS:
             try:
                 # The default start method, as `vcot.build` uses: a fork copies the loaded suite for free.
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context(), initializer=_ignore_sigint)
+                self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context(), initializer=init_worker_signals)
             except (OSError, ValueError, NotImplementedError):  # no processes here: made on this thread instead
                 self.workers = 1
         for rel in new:

@@ -26,6 +26,7 @@ from vcot.shards.plan import (
     shard_file,
 )
 from vcot.shards.writers import PARTIAL, write_shard
+from vcot.worker_signals import init_worker_signals
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 1
@@ -227,11 +228,9 @@ _counter: Any = None  # a worker's shared instance counter (set by the pool init
 
 
 def _init_worker(counter: Any) -> None:
-    from vcot.build import _ignore_sigint
-
     global _counter
     _counter = counter
-    _ignore_sigint()
+    init_worker_signals()
 
 
 def _tick_shared(k: int) -> None:
