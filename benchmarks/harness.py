@@ -168,11 +168,11 @@ def paired_startup(suite: Path, runs: int, work: Path, vcot_src: Path | None) ->
         sdk_s = sdk_import_time(1)
         m = run_command(suite, "direct", 1.0, 64, work, stop_after_first=True, vcot_src=vcot_src)
         margins.append(m["startup"] - sdk_s)
-        print(f"start  SDK import {sdk_s:.2f} s, first request at {m['startup']:.2f} s: +{m['startup'] - sdk_s:.2f}",
+        print(f"start  SDK import {sdk_s:.2f} s, first request at {m['startup']:.2f} s: {m['startup'] - sdk_s:+.2f}",
               flush=True)
     ordered = sorted(margins)
-    print(f"start  first request after the SDK's import, {runs} pairs: median +{ordered[len(ordered) // 2]:.2f} s, "
-          f"minimum +{ordered[0]:.2f} s (target ≤ +0.30)", flush=True)
+    print(f"start  first request after the SDK's import, {runs} pairs: median {ordered[len(ordered) // 2]:+.2f} s, "
+          f"minimum {ordered[0]:+.2f} s (target ≤ +0.30)", flush=True)
 
 
 def report(name: str, n: int, latency: float, concurrency: int, m: dict[str, float],
@@ -184,7 +184,7 @@ def report(name: str, n: int, latency: float, concurrency: int, m: dict[str, flo
     vs = (f"{m['wall'] / ideal:.2f}× ideal ({ideal:.2f} s; requests {requests / ideal:.2f}×, closing "
           f"{m['closing']:.2f} s)") if ideal else f"no ideal at L = 0 (closing {m['closing']:.2f} s)"
     per = 1000 / max(m["requests"], 1)
-    sdk = f" (SDK import {sdk_s:.2f} s, +{m['startup'] - sdk_s:.2f})" if sdk_s is not None else ""
+    sdk = f" (SDK import {sdk_s:.2f} s, {m['startup'] - sdk_s:+.2f})" if sdk_s is not None else ""
     print(f"{name:6} L={latency:<4g} C={concurrency:<4d} N={m['requests']:<5d} ok={m['ok']:<5d} "
           f"start-up {m['startup']:5.2f} s{sdk}  wall {m['wall']:6.2f} s = {vs:44}  "
           f"CPU {per * m['cpu']:5.2f} ms/request (server {per * m['server_cpu']:4.2f})  "

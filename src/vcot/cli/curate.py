@@ -2,7 +2,6 @@
 for every automatic stage. Every stage resumes from the work folder's store: rerunning sends only missing
 calls."""
 
-
 import json
 import sqlite3
 from pathlib import Path

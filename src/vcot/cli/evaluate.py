@@ -1,6 +1,5 @@
 """Evaluation commands: `vcot eval` runs a model over a suite; `vcot serve-mock` is the local test server."""
 
-
 import asyncio
 import errno
 import json

@@ -3,7 +3,6 @@
 `vcot report RUN... --human STUDY` (in `cli/report.py`) puts a study beside the models.
 """
 
-
 import shutil
 import signal
 from pathlib import Path

@@ -1,7 +1,6 @@
 """Report commands: `vcot report` over runs, and the VAoT process tools (trajectories, process judge,
 human annotation page)."""
 
-
 import json
 import shutil
 import signal

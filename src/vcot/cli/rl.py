@@ -1,7 +1,6 @@
 """Reinforcement-learning commands (docs/rl.md): `rl doctor` checks a model folder for multi-turn image RL;
 `export-rl` writes training data for an RL trainer."""
 
-
 import math
 from pathlib import Path
 from typing import Annotated

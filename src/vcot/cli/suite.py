@@ -1,6 +1,5 @@
 """Suite commands: build, check, look at and convert suites, and the quickstart that runs the main job."""
 
-
 import json
 import os
 from pathlib import Path

@@ -1,9 +1,9 @@
 """PNG encoding and the pixel digest that suite hashes are built on.
 
 The default encoder writes the PNG itself: one fixed filter for every row, computed in NumPy, and the
-image data compressed by ISA-L (the `isal` bindings) at level 1. Pillow's encoder tries every filter on every row (adaptive filtering),
-which costs more than the drawing on many tasks; generated scenes are flat colour, where one fixed filter
-compresses almost as well (docs/scale.md, "PNG encoding", has the figures). Pillow stays the fallback for
+image data compressed by ISA-L (the `isal` bindings) at level 1. Pillow's encoder tries every filter on
+every row (adaptive filtering), which costs more than the drawing on many tasks; generated scenes are flat
+colour, where one fixed filter compresses almost as well (docs/scale.md, "PNG encoding", has the figures). Pillow stays the fallback for
 modes this writer does not cover and for machines without isal. Either way the pixels are the same, and
 suite hashes are computed from decoded pixels (`pixel_digest`), so the choice never changes a hash.
 """
@@ -24,8 +24,8 @@ except ImportError:  # pragma: no cover - exercised by forcing the fallback in t
 
 # Pillow's level: 1 is its fastest, and files stay small because generated scenes are mostly flat colour.
 PNG_COMPRESS_LEVEL = 1
-# ISA-L's level 1 compresses 2.5-3x faster than zlib-ng's level 2 did, with files 3 % smaller to 10 % larger than
-# Pillow's level 1; its level 0 is no quicker and writes files up to 46 % larger (docs/scale.md, "PNG encoding").
+# ISA-L's level 1 compresses 2.5-3x faster than zlib-ng's level 2 did, with files 3 % smaller to 10 % larger
+# than Pillow's level 1; its level 0 is no quicker and writes files up to 46 % larger (docs/scale.md).
 FAST_COMPRESS_LEVEL = 1
 
 # PNG colour types (PNG spec, IHDR) of the modes written directly; 8 bits per sample.

@@ -401,13 +401,15 @@ def needs_tls_context(base_url: str | None) -> bool:
     """Whether the client for an endpoint needs a certificate-verifying TLS context: not for a plain-http URL
     reached without a proxy, which never speaks TLS.
 
-    Building the context loads the system's certificates, 30-75 ms per endpoint before the first request
-    (docs/engine.md, "Performance"). A plain-http server that redirects to https is
-    answered unverified, as the plain-http reply itself is; a proxy in the environment keeps the context.
+    Building the context loads the system's certificates, about 30 ms per endpoint before the first request
+    (docs/engine.md, "Performance"). A plain-http server that redirects to https is answered unverified, as
+    the plain-http reply itself is; a proxy in the environment (HTTP_PROXY, ALL_PROXY, ...; NO_PROXY names
+    none) keeps the context.
     """
-    if base_url is None or not base_url[:7].lower() == "http://":
+    if base_url is None or base_url[:7].lower() != "http://":
         return True
-    return any(name.lower().endswith("_proxy") and value for name, value in os.environ.items())
+    return any(name.lower().endswith("_proxy") and name.lower() != "no_proxy" and value
+               for name, value in os.environ.items())
 
 
 def _http_client(limits: httpx2.Limits, guard: ReplyGuard, verify: bool = True) -> httpx2.AsyncClient:
