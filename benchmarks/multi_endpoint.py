@@ -10,6 +10,10 @@ on a synthetic suite of N single-request instances:
    whose full reply some server sent, sent again and answered: counted at the servers, the killed one's counts
    read just before the kill), and each server's share.
 
+With `--floor`, first the same requests from a bare aiohttp client (one POST per instance, least-loaded over the
+three servers, no store, no SDK): what the machine and the servers allow, since the client and the three servers
+share its cores.
+
     python benchmarks/multi_endpoint.py                  # N = 2000, L = 0.5 s, C = 192
     python benchmarks/multi_endpoint.py --n 600 --latency 0.2 --concurrency 96
 """
@@ -17,7 +21,12 @@ on a synthetic suite of N single-request instances:
 from __future__ import annotations
 
 import argparse
+import asyncio
+import base64
+import json
+import math
 import os
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -84,6 +93,49 @@ def run_all_up(suite: Path, n: int, latency: float, concurrency: int, work: Path
                                    if line.startswith("  http")), flush=True)
 
 
+def run_floor(suite: Path, n: int, latency: float, concurrency: int) -> None:
+    """The bare client: each instance's question and picture POSTed to the least-loaded of three servers."""
+    import aiohttp
+
+    servers = [spawn_mock_server(suite, "--latency", str(latency)) for _ in range(3)]
+    instances = [json.loads(line) for line in (suite / "instances.jsonl").read_text().splitlines() if line.strip()]
+
+    def body(inst: dict[str, Any]) -> bytes:
+        url = "data:image/png;base64," + base64.b64encode((suite / inst["image"]).read_bytes()).decode()
+        return json.dumps({"model": "mock", "messages": [{"role": "user", "content": [
+            {"type": "text", "text": inst["question"]}, {"type": "image_url", "image_url": {"url": url}}]}]}).encode()
+
+    async def run() -> None:
+        queue = iter(instances)
+        inflight = [0] * len(servers)
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=2 * concurrency)) as session:
+            async def worker() -> None:
+                for inst in queue:
+                    i = min(range(len(servers)), key=inflight.__getitem__)
+                    inflight[i] += 1
+                    async with session.post(f"{servers[i].base_url}/chat/completions", data=body(inst),
+                                            headers={"Content-Type": "application/json"}) as resp:
+                        json.loads(await resp.read())
+                    inflight[i] -= 1
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+
+    try:
+        before = resource.getrusage(resource.RUSAGE_SELF)
+        asyncio.run(run())
+        after = resource.getrusage(resource.RUSAGE_SELF)
+        stats = [s.stats() for s in servers]
+    finally:
+        for s in servers:
+            s.stop()
+    first = min(s["first_request_at"] for s in stats if s["first_request_at"])
+    last = max(s["last_reply_at"] for s in stats if s["last_reply_at"])
+    ideal = n * latency / concurrency
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(f"floor:   bare aiohttp client, servers=3 N={n} L={latency:g} C={concurrency}  request phase "
+          f"{last - first:.2f} s = {(last - first) / ideal:.2f}× N·L/C; client CPU {1000 * cpu / n:.2f} ms per "
+          f"request (a partial last wave alone: {math.ceil(n / concurrency) * concurrency / n:.2f}×)", flush=True)
+
+
 def run_one_killed(suite: Path, n: int, latency: float, concurrency: int, work: Path) -> None:
     servers = [spawn_mock_server(suite, "--latency", str(latency)) for _ in range(3)]
     run = work / "run-kill"
@@ -123,12 +175,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--latency", type=float, default=0.5)
     ap.add_argument("--concurrency", type=int, default=192)
     ap.add_argument("--skip", choices=("up", "kill"), help="leave one of the two runs out")
+    ap.add_argument("--floor", action="store_true",
+                    help="first the same requests from a bare aiohttp client (what the machine allows)")
     ap.add_argument("--single", action="store_true",
                     help="also the same run against one server (what the machine allows without the pool)")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="vcot-multi-"))
     try:
         suite = fresh_suite(work / "suite", args.n, size=(64, 48), steps=0)
+        if args.floor:
+            run_floor(suite, args.n, args.latency, args.concurrency)
         if args.single:
             run_all_up(suite, args.n, args.latency, args.concurrency, work, n_servers=1)
         if args.skip != "up":
