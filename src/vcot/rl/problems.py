@@ -10,7 +10,8 @@ A problem is regenerated from six fields (task, difficulty, params, seed, index,
 suite instance drawn again by `vcot generate`). Seeds from 2**62 up are training-stream seeds (`stream_seed`):
 their scenes are accepted without asking the task for a corrupted trajectory, which halves generation time
 and which the training stream does not need. Seeds below 2**62 are suite seeds and regenerate exactly the
-instance `vcot generate` made (`Task.make`), so a suite's instances can be served as problems too.
+instance `vcot generate` made (`Task.make`), so a suite's instances can be served as problems too; their
+rejection loop asks for the corrupted trajectory but does not draw it (`Corruption.steps` is drawn when read).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import hashlib
 import json
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -83,12 +83,33 @@ class Rendering:
     steps: list[tuple[Image.Image, str]]
 
 
-@dataclass
-class Corruption:
-    """A plausible but wrong trajectory plus a short description of what was changed (kept in meta)."""
+StepList = list[tuple[Image.Image, str]]
 
-    steps: list[tuple[Image.Image, str]]
-    description: str
+
+class Corruption:
+    """A plausible but wrong trajectory plus a short description of what was changed (kept in meta).
+
+    `steps` may be given as the list or as a zero-argument callable that draws it: the rejection loop asks
+    only whether a scene admits a corrupted trajectory, and most of its callers (`make` without the
+    corruption, `vcot.rl` for suite seeds) throw the trajectory away, so its pictures are drawn the first
+    time `steps` is read, once. A task's `corrupt` decides everything (every `Reject`, every use of its
+    RNG) before it returns and leaves only the drawing to the callable.
+    """
+
+    __slots__ = ("_steps", "description")
+
+    def __init__(self, steps: StepList | Callable[[], StepList], description: str) -> None:
+        self._steps = steps
+        self.description = description
+
+    @property
+    def steps(self) -> StepList:
+        if callable(self._steps):
+            self._steps = self._steps()
+        return self._steps
+
+    def __repr__(self) -> str:
+        return f"Corruption(description={self.description!r}, drawn={not callable(self._steps)})"
 
 
 @dataclass

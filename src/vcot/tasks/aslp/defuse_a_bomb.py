@@ -532,12 +532,16 @@ class DefuseABomb(Task):
             return None
         label, head, wrong, tail = rng.choice(options)
         fake = head + [{"hidden": [wrong["hidden"][0], tail[0]["hidden"][1]], "panel": wrong["panel"]}] + tail[1:]
-        board = _Board(scene)
-        board.draw_wires(faded=True)
-        board.draw_panels(opaque=False)
-        board.draw_trace(fake, _wire(scene, label)["color"])
-        board.draw_ends()
-        return Corruption(steps=[(board.c.image(), _trace_text(scene, fake))],
+
+        def draw() -> list[tuple[Image.Image, str]]:
+            board = _Board(scene)
+            board.draw_wires(faded=True)
+            board.draw_panels(opaque=False)
+            board.draw_trace(fake, _wire(scene, label)["color"])
+            board.draw_ends()
+            return [(board.c.image(), _trace_text(scene, fake))]
+
+        return Corruption(steps=draw,
                           description=f"the trace of wire {label} switches to wire {solution.answer} under panel "
                                       f"{wrong['panel'] + 1}")
 

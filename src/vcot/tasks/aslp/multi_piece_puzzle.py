@@ -334,9 +334,14 @@ class MultiPiecePuzzle(Task):
         bad = [new if pl is out_pl else pl for pl in tiling]
         wrong = sorted(pl.piece for pl in bad)
         subset = ", ".join(scene["pieces"][i]["label"] for i in wrong)
-        lay, pieces, cv = self._board(scene, faded=tuple(i for i in range(len(scene["pieces"])) if i not in wrong))
-        draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in bad], opacity=200)
-        return Corruption(steps=[(cv.image(), self._step_text(scene, bad))],
+
+        def draw() -> list[tuple[Image.Image, str]]:
+            faded = tuple(i for i in range(len(scene["pieces"])) if i not in wrong)
+            lay, pieces, cv = self._board(scene, faded=faded)
+            draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in bad], opacity=200)
+            return [(cv.image(), self._step_text(scene, bad))]
+
+        return Corruption(steps=draw,
                           description=f"piece {scene['pieces'][out_pl.piece]['label']} swapped for decoy "
                                       f"{scene['pieces'][decoy]['label']}; placed pieces {subset}")
 

@@ -514,7 +514,8 @@ class PuzzleTask(Task):
         wrong = rng.choice([i for i in range(4) if letters[i] != solution.answer])
         piece = scene["candidates"][wrong]
         rule, gradient = solution.details["rule"], solution.details["family"] == "gradient"
-        return Corruption(steps=[(_filled_image(scene, piece, rule), _filled_text(scene, piece, rule, gradient))],
+        return Corruption(steps=lambda: [(_filled_image(scene, piece, rule),
+                                          _filled_text(scene, piece, rule, gradient))],
                           description=f"hole filled with distractor {letters[wrong]} "
                                       f"({solution.details['candidate_kinds'][wrong]})")
 

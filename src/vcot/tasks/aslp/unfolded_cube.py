@@ -365,7 +365,9 @@ class UnfoldedCube(Task):
                 note = (f"the net is misread ({changed} of its cells drawn otherwise) so that it folds into view "
                         f"{LETTERS[j]} ({solution.details['candidate_kinds'][j]})")
             if _texts(scene, pairs) != right:
-                return Corruption(steps=self._steps(scene, pairs), description=note)
+                # Bound now: `pairs` is rebound on the next pass of the loop (none follows a return, but the
+                # callable must not depend on that).
+                return Corruption(steps=lambda pairs=pairs: self._steps(scene, pairs), description=note)
         return None
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:

@@ -395,5 +395,5 @@ class SinglePathTask(Task):
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         states, k, wrong = corrupt_roll(scene, scene["path"], rng)
-        return Corruption(steps=single_steps(scene, states),
+        return Corruption(steps=lambda: single_steps(scene, states),
                           description=f"roll {k} applied towards {wrong} instead of the path direction")

@@ -291,5 +291,5 @@ class ThreeViewsTask(Task):
         x, y = rng.choice(cells)
         wrong = [list(r) for r in solid_of(scene)]
         wrong[y][x] = max(front[x], side[y])
-        return Corruption(steps=[self.step(scene, wrong)],
+        return Corruption(steps=lambda: [self.step(scene, wrong)],
                           description=f"cell ({x}, {y}) given max(front, side) = {wrong[y][x]} instead of the min")

@@ -224,6 +224,6 @@ class GearRotationTask(Task):
         gear = rng.choice(path)
         wrong = propagate(scene, flip_gear=gear)
         wrong["conflict"] = None  # the corrupted reasoning overlooks any contradiction it creates
-        steps = cot_steps(scene, wrong)
-        return Corruption(steps=steps, description=f"direction of gear {scene['gears'][gear]['label']} "
-                                                   "flipped when first reached; later gears follow it")
+        return Corruption(steps=lambda: cot_steps(scene, wrong),
+                          description=f"direction of gear {scene['gears'][gear]['label']} "
+                                      "flipped when first reached; later gears follow it")

@@ -104,6 +104,23 @@ def sheet(size: int) -> Polygon:
     return Polygon([(0, 0), (size, 0), (size, size), (0, size)])
 
 
+FoldShapes = tuple[Polygon, Polygon, list[Polygon]]  # the paper before a fold, after it, the flap's pieces
+
+
+def fold_shapes(size: int, folds: list[dict[str, Any]]) -> list[FoldShapes]:
+    """What each step picture of `folds` draws: the paper before and after the fold, and the pieces of the
+    reflected flap snapped to the grid (a piece that snaps to nothing or to several rejects the scene)."""
+    paper = sheet(size)
+    shapes = []
+    for f in folds:
+        result, _, flap = fold(paper, tuple(f["line"]), f["moving"])  # type: ignore[arg-type]
+        parts = [snap(part) for part in getattr(flap, "geoms", [flap])
+                 if part.geom_type == "Polygon" and part.area > 0]
+        shapes.append((paper, result, parts))
+        paper = result
+    return shapes
+
+
 def run_folds(size: int, folds: list[dict[str, Any]]) -> list[Polygon]:
     """Paper outline after each fold (index 0 is the flat sheet)."""
     states = [sheet(size)]
@@ -296,7 +313,10 @@ class PaperAirplane(Task):
                 continue
             if any(m is None for m in step_layouts(scene["size"], folds)):
                 continue
-            return Corruption(steps=self._fold_steps(scene, folds),
+            # Snapping a flap piece to the grid can reject the scene, so the shapes are made before the
+            # trajectory is accepted; only the pictures wait until they are read.
+            shapes = fold_shapes(scene["size"], folds)
+            return Corruption(steps=lambda folds=folds, shapes=shapes: self._fold_steps(scene, folds, shapes),
                               description=f"fold {k + 1} is made in the wrong direction (the other side moves)")
         return None
 
@@ -320,15 +340,17 @@ class PaperAirplane(Task):
             pv.polygon(coords, fill="lightblue", outline="blue")
         return c.image()
 
-    def _fold_steps(self, scene: dict[str, Any], folds: list[dict[str, Any]]) -> list[tuple[Image.Image, str]]:
+    def _fold_steps(self, scene: dict[str, Any], folds: list[dict[str, Any]],
+                    shapes: list[FoldShapes] | None = None) -> list[tuple[Image.Image, str]]:
+        """One picture per fold; `shapes` is `fold_shapes(scene["size"], folds)` when already computed."""
         size = scene["size"]
-        paper = sheet(size)
         steps = []
+        if shapes is None:
+            shapes = fold_shapes(size, folds)
         layouts = step_layouts(size, folds)
         frame = step_frame(size)
-        for k, f in enumerate(folds):
+        for k, (f, (paper, result, flap_parts)) in enumerate(zip(folds, shapes, strict=True)):
             line = tuple(f["line"])
-            result, stay, flap = fold(paper, line, f["moving"])  # type: ignore[arg-type]
             marks = layouts[k]
             if marks is None:  # sample_scene and corrupt refuse such fold sequences
                 raise ValueError(f"the mark of fold {k + 1} cannot be laid out apart")
@@ -337,9 +359,8 @@ class PaperAirplane(Task):
             view.dashed_square()
             view.polygon(polygon_coords(paper), fill=None, outline="gray", dash=True)
             view.polygon(polygon_coords(result), fill="lightyellow", outline="black")
-            for part in getattr(flap, "geoms", [flap]):
-                if part.geom_type == "Polygon" and part.area > 0:
-                    view.polygon(polygon_coords(snap(part)), fill="orange", outline="brown", opacity=120)
+            for part in flap_parts:
+                view.polygon(polygon_coords(part), fill="orange", outline="brown", opacity=120)
             # A faint unit grid over the paper, with its numbers, makes the outline's vertices readable, as the
             # text lists them.
             view.grid_lines(color="gray", opacity=70)
@@ -354,7 +375,6 @@ class PaperAirplane(Task):
                     f"(orange, the reflected flap). The outline of the folded paper is now the polygon "
                     f"{_fmt_poly(coords)}.")
             steps.append((c.image(), text))
-            paper = result
         return steps
 
 

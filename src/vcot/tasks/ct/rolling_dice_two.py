@@ -188,5 +188,5 @@ class RollingDiceTwo(Task):
         colour = rng.choice(["red", "black"])
         bad, k, wrong = corrupt_roll(scene, scene["paths"][colour], rng)
         states[colour] = bad
-        return Corruption(steps=self._steps(scene, states),
+        return Corruption(steps=lambda: self._steps(scene, states),
                           description=f"{colour} path: roll {k} applied towards {wrong} instead of the path direction")

@@ -638,11 +638,16 @@ class ConvexHull(Task):
         hi, v, how, wrong_hulls = chosen
         region = region_of(wrong_hulls)
         inside = sorted(p for p in counted_pts if strictly_inside(p, region))
-        step1 = self._draw(scene, hulls=wrong_hulls)
-        step2 = self._draw(scene, hulls=wrong_hulls, highlight=inside, examined=points_of(scene, scene["count_colour"]))
+
+        def draw() -> list[tuple[Image.Image, str]]:
+            step1 = self._draw(scene, hulls=wrong_hulls)
+            step2 = self._draw(scene, hulls=wrong_hulls, highlight=inside,
+                               examined=points_of(scene, scene["count_colour"]))
+            return [(step1.image(), self._hull_text(scene, wrong_hulls)),
+                    (step2.image(), self._count_text(scene, inside))]
+
         desc = f"hull of {hull_colours[hi]}: vertex {fmt_pt(v)} {how}; count {len(inside)} instead of {true_count}"
-        return Corruption(steps=[(step1.image(), self._hull_text(scene, wrong_hulls)),
-                                 (step2.image(), self._count_text(scene, inside))], description=desc)
+        return Corruption(steps=draw, description=desc)
 
 
 def _rotate_min(poly: list[Pt]) -> list[Pt]:

@@ -83,5 +83,5 @@ class CubesCount(CubePictureTask):
         h = heights[y][x]
         wrong[y][x] = h + 1 if h == 1 or rng.random() < 0.5 else h - 1
         n = wrong[y][x]
-        return Corruption(steps=[(step_picture(scene, wrong), count_text(wrong))],
+        return Corruption(steps=lambda: [(step_picture(scene, wrong), count_text(wrong))],
                           description=f"column ({x}, {y}) read as {n} cube{'' if n == 1 else 's'} tall instead of {h}")

@@ -231,5 +231,5 @@ class CubesMissing(CubePictureTask):
         # One level too tall: a last layer of ghosts caps even the tallest columns (a box one level too low would
         # leave cubes outside it, which no completion can explain).
         wrong = h + 1
-        return Corruption(steps=layer_steps(scene, wrong),
+        return Corruption(steps=lambda: layer_steps(scene, wrong),
                           description=f"ghost cubes complete a box {wrong} tall instead of {h}")

@@ -344,11 +344,15 @@ class Localizer(Task):
         if wrong is None:
             return None
         bad = [wrong if pl.piece == wrong.piece else pl for pl in tiling]
-        lay, pieces, cv = self._board(scene)
-        # Translucent fills let an overlap show as a blended colour.
-        draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in bad], opacity=200)
+
+        def draw() -> list[tuple[Image.Image, str]]:
+            lay, pieces, cv = self._board(scene)
+            # Translucent fills let an overlap show as a blended colour.
+            draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in bad], opacity=200)
+            return [(cv.image(), self._step_text(scene, bad))]
+
         num = scene["pieces"][wrong.piece]["number"]
-        return Corruption(steps=[(cv.image(), self._step_text(scene, bad))],
+        return Corruption(steps=draw,
                           description=f"piece {num} placed wrongly (k={wrong.k} at {list(wrong.offset)}), "
                                       f"moving {its_circles(len(wrong.marks))}; the circles lie at "
                                       f"{circles_answer(bad)}")

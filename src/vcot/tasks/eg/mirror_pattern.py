@@ -344,7 +344,8 @@ class MirrorPatternTask(Task):
         right = solution.details["axis"]
         wrong_axis = rng.choice([t for t in REFLECTIONS if t != right])
         wrong = TRANSFORMS[wrong_axis](pattern)
-        return Corruption(steps=[(_step_image(scene, wrong_axis, wrong), _step_text(scene, wrong_axis, wrong))],
+        return Corruption(steps=lambda: [(_step_image(scene, wrong_axis, wrong),
+                                          _step_text(scene, wrong_axis, wrong))],
                           description=f"reflected across {wrong_axis} instead of {right}")
 
 

@@ -257,10 +257,15 @@ class OverlapTask(Task):
             if pair_overlap(scene["pairs"][target], s) < areas[target]:
                 break
         areas[target] = pair_overlap(scene["pairs"][target], shift)
-        panels = []
-        for i, p in enumerate(scene["pairs"]):
-            panels.append(_aligned_panel(p, f"Pair {letters[i]}", areas[i], shift if i == target else (0, 0)))
-        return Corruption(steps=[(_grid_2x2(panels), _aligned_text(areas))],
+
+        def draw() -> list[tuple[Image.Image, str]]:
+            panels = []
+            for i, p in enumerate(scene["pairs"]):
+                offset = shift if i == target else (0, 0)
+                panels.append(_aligned_panel(p, f"Pair {letters[i]}", areas[i], offset))
+            return [(_grid_2x2(panels), _aligned_text(areas))]
+
+        return Corruption(steps=draw,
                           description=f"pair {letters[target]} superposed with the second shape offset by "
                                       f"{shift} from the correct alignment")
 

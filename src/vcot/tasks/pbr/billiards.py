@@ -390,7 +390,10 @@ class Billiards(Task):
             letters = {p: lab for lab, p in pocket_labels(scene).items()}
             desc = (f"bounce {k + 1} on the {wall_name(walls[k], scene)} reflected into ({nd[0]}, {nd[1]}) instead of "
                     f"{dirs[k + 1]}; ends in pocket {letters[tail.pocket]} instead of {solution.answer}")
-            return Corruption(steps=self._steps(scene, pts, wl, ds), description=desc)
+            # Bound now: the loop rebinds these (no pass follows a return, but the callable must not depend
+            # on that).
+            return Corruption(steps=lambda pts=pts, wl=wl, ds=ds: self._steps(scene, pts, wl, ds),
+                              description=desc)
         return None
 
 

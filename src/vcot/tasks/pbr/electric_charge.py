@@ -336,9 +336,12 @@ class ElectricCharge(Task):
             net = (sum(f[0] for f in wrong), sum(f[1] for f in wrong))
             if math.hypot(*net) > 1e-9 and DIRECTIONS[sector(angle_deg(net))] != solution.answer:
                 s = scene["sources"][i]
-                return Corruption(steps=self._steps(scene, wrong, flipped=i), description=(
-                    f"force of source {i + 1} ({charge_label(s['q'])} at {tuple(s['pos'])}) reversed; net points "
-                    f"{DIRECTIONS[sector(angle_deg(net))]} instead of {solution.answer}"))
+                desc = (f"force of source {i + 1} ({charge_label(s['q'])} at {tuple(s['pos'])}) reversed; net "
+                        f"points {DIRECTIONS[sector(angle_deg(net))]} instead of {solution.answer}")
+                # Bound now: the loop rebinds `wrong` and `i` (none of its passes follows a return, but the
+                # callable must not depend on that).
+                return Corruption(steps=lambda wrong=wrong, i=i: self._steps(scene, wrong, flipped=i),
+                                  description=desc)
         return None
 
 

@@ -348,4 +348,4 @@ class MirrorClock(Task):
             shifted = add_time(*bad, scene["shift"]["hours"], scene["shift"]["minutes"])
             ah, am = hand_angles(*shifted)
             states.append({"time": fmt_time(*shifted), "hour_angle": _num(ah), "minute_angle": _num(am)})
-        return Corruption(steps=self._steps(scene, states), description=desc)
+        return Corruption(steps=lambda: self._steps(scene, states), description=desc)

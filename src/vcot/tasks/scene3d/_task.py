@@ -196,7 +196,7 @@ class Scene3DTask(Task):
             return None
         if wrong.answer == self.solve(scene).answer or len(wrong.states) != len(states):
             return None
-        return Corruption(steps=self.steps(scene, wrong.states),
+        return Corruption(steps=lambda: self.steps(scene, wrong.states),
                           description=f"relation {rel} of {names[anchor]} taken the wrong way ({FLIP[rel]})")
 
 

@@ -284,8 +284,8 @@ class Compositional3D(Scene3DTask):
         if last["op"] == "part" and rng.random() < 0.5:
             k, part = last["parts"][-1]
             other = rng.choice([p for p in PARTS if p != part])
-            wrong_state = {"op": "part", "parts": [*last["parts"][:-1], [k, other]]}
-            return Corruption(steps=self.steps(scene, [*states[:-1], wrong_state]),
+            wrong_states = [*states[:-1], {"op": "part", "parts": [*last["parts"][:-1], [k, other]]}]
+            return Corruption(steps=lambda: self.steps(scene, wrong_states),
                               description=f"the {other} of {names[k]} isolated instead of its {part}")
         return (self._wrong_mark(scene, states, names, rng, in_view=True)
                 or self.flipped_relation(scene, lay, states, names, rng, always=True)
@@ -325,7 +325,8 @@ class Compositional3D(Scene3DTask):
             # The part step follows the wrongly chosen vehicle.
             rest = [{"op": "part", "parts": [[new if k == s["kept"][0] else k, p] for k, p in rest[0]["parts"]]},
                     *rest[1:]]
-        return Corruption(steps=self.steps(scene, [*before, wrong, *rest]),
+        wrong_states = [*before, wrong, *rest]
+        return Corruption(steps=lambda: self.steps(scene, wrong_states),
                           description=f"a wrong vehicle marked: {what}")
 
 

@@ -272,7 +272,8 @@ class ObjectAttributes(Scene3DTask):
         if not in_view and before and before[-1]["op"] == "relate":
             before[-1] = {**before[-1], "kept": among}
         wrong = [*before, {**s, "kept": sorted(kept), "among": among}, *states[idx + 1:]]
-        return Corruption(steps=self.steps(scene, wrong), description=f"a wrong object marked: {what}")
+        return Corruption(steps=lambda: self.steps(scene, wrong),
+                          description=f"a wrong object marked: {what}")
 
 
 
