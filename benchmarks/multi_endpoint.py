@@ -68,6 +68,12 @@ def _shares(stats: list[dict[str, Any]]) -> str:
                      f"{s['status'].get('200', 0)} answered" for i, s in enumerate(stats))
 
 
+def _request_phase(stats: list[dict[str, Any]]) -> tuple[float, float]:
+    """(first request received, last reply sent) over the servers, in wall-clock seconds."""
+    return (min(s["first_request_at"] for s in stats if s["first_request_at"]),
+            max(s["last_reply_at"] for s in stats if s["last_reply_at"]))
+
+
 def run_all_up(suite: Path, n: int, latency: float, concurrency: int, work: Path, n_servers: int = 3) -> None:
     servers = [spawn_mock_server(suite, "--latency", str(latency)) for _ in range(n_servers)]
     try:
@@ -81,8 +87,7 @@ def run_all_up(suite: Path, n: int, latency: float, concurrency: int, work: Path
     finally:
         for s in servers:
             s.stop()
-    first = min(s["first_request_at"] for s in stats if s["first_request_at"])
-    last = max(s["last_reply_at"] for s in stats if s["last_reply_at"])
+    first, last = _request_phase(stats)
     ideal = n * latency / concurrency
     requests = sum(s["requests"] for s in stats)
     print(f"{'all up:' if n_servers > 1 else 'one:':8} servers={n_servers} N={requests} L={latency:g} C={concurrency}  request phase {last - first:.2f} s = "
@@ -115,6 +120,8 @@ def run_floor(suite: Path, n: int, latency: float, concurrency: int) -> None:
                     inflight[i] += 1
                     async with session.post(f"{servers[i].base_url}/chat/completions", data=body(inst),
                                             headers={"Content-Type": "application/json"}) as resp:
+                        if resp.status != 200:
+                            raise RuntimeError(f"floor: server {i + 1} answered HTTP {resp.status}")
                         json.loads(await resp.read())
                     inflight[i] -= 1
             await asyncio.gather(*(worker() for _ in range(concurrency)))
@@ -127,13 +134,13 @@ def run_floor(suite: Path, n: int, latency: float, concurrency: int) -> None:
     finally:
         for s in servers:
             s.stop()
-    first = min(s["first_request_at"] for s in stats if s["first_request_at"])
-    last = max(s["last_reply_at"] for s in stats if s["last_reply_at"])
+    first, last = _request_phase(stats)
     ideal = n * latency / concurrency
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     print(f"floor:   bare aiohttp client, servers=3 N={n} L={latency:g} C={concurrency}  request phase "
-          f"{last - first:.2f} s = {(last - first) / ideal:.2f}× N·L/C; client CPU {1000 * cpu / n:.2f} ms per "
-          f"request (a partial last wave alone: {math.ceil(n / concurrency) * concurrency / n:.2f}×)", flush=True)
+          f"{last - first:.2f} s = {(last - first) / ideal:.2f}× N·L/C", flush=True)
+    print(f"         client CPU {1000 * cpu / n:.2f} ms per request; a partial last wave alone: "
+          f"{math.ceil(n / concurrency) * concurrency / n:.2f}×", flush=True)
 
 
 def run_one_killed(suite: Path, n: int, latency: float, concurrency: int, work: Path) -> None:
