@@ -17,7 +17,7 @@ from vcot.tasks.base import GenContext, GenerationError, Reject, Sample, Solutio
 from vcot.tasks.catalog import MIRA_TASKS
 
 _REGISTRY: dict[str, type[Task]] = {}
-_DOMAIN_PACKAGES = ("eg", "pbr", "aslp", "ct", "scene3d")
+_DOMAIN_PACKAGES = ("eg", "pbr", "aslp", "ct", "scene3d", "chem", "sciqa", "physsim", "robot")
 _discovered = False
 
 

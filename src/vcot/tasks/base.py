@@ -51,6 +51,9 @@ class GenContext:
     task: str
     seed: int
     index: int
+    # The setting's label (`Task.setting`): balancing blocks of different difficulties are drawn apart, so
+    # that one index of two difficulties does not share its answer slot.
+    setting: str = "medium"
 
     def balanced(self, n: int, salt: str = "") -> int:
         """A value in range(n), exactly balanced over each block of n consecutive indices.
@@ -62,7 +65,7 @@ class GenContext:
             raise ValueError("n must be positive")
         block, pos = divmod(self.index, n)
         perm = list(range(n))
-        random.Random(derive_seed(self.task, self.seed, "balance", salt, n, block)).shuffle(perm)
+        random.Random(derive_seed(self.task, self.setting, self.seed, "balance", salt, n, block)).shuffle(perm)
         return perm[pos]
 
 
@@ -220,6 +223,18 @@ class Task(ABC):
         self.config = dataclasses.replace(base, **overrides) if overrides else base
         self.difficulty = difficulty if config is None else "custom"
         self.check_config(self.config)
+        self.setting = self._setting_label()
+
+    def _setting_label(self) -> str:
+        """The name of this configuration: the preset's name when the parameters are that preset's, else
+        `custom-` and a digest of the parameters. Instance seeds and uids include it, so instance `index`
+        of one seed is a different draw, with a different uid, at every difficulty and every custom
+        setting (docs/tasks/README.md, "Seeds and uids")."""
+        params = json.dumps(dataclasses.asdict(self.config), sort_keys=True, default=str)
+        preset = self.presets.get(self.difficulty)
+        if preset is not None and json.dumps(dataclasses.asdict(preset), sort_keys=True, default=str) == params:
+            return self.difficulty
+        return "custom-" + hashlib.sha256(params.encode()).hexdigest()[:8]
 
     def check_config(self, config: Any) -> None:
         """Refuse a parameter outside its declared limits, a `min_x` above its `max_x`, and whatever
@@ -304,11 +319,12 @@ class Task(ABC):
         return dataclasses.asdict(self.config)
 
     def instance_seed(self, seed: int, index: int, variant: int = 0) -> int:
-        # Variant 0 keeps the seeds of earlier versions; a variant > 0 is a fresh draw for the same index,
-        # used when a suite would otherwise repeat a scene (vcot.build).
+        # The setting is part of the seed: without it, index i of seed s drew the same random numbers at
+        # every difficulty, and a mixed-difficulty suite held correlated answers. A variant > 0 is a fresh
+        # draw for the same index, used when a suite would otherwise repeat a scene (vcot.build).
         if variant:
-            return derive_seed(self.name, self.version, seed, index, "variant", variant)
-        return derive_seed(self.name, self.version, seed, index)
+            return derive_seed(self.name, self.version, self.setting, seed, index, "variant", variant)
+        return derive_seed(self.name, self.version, self.setting, seed, index)
 
     def scene_key(self, scene: dict[str, Any]) -> str:
         """Identifies the problem a scene poses: two scenes with the same key are the same problem, and a
@@ -320,7 +336,7 @@ class Task(ABC):
                 ) -> tuple[dict[str, Any], Solution, Corruption | None, int]:
         """The rejection loop: draw scenes from the instance's RNG until one is acceptable."""
         inst_seed = self.instance_seed(seed, index, variant)
-        ctx = GenContext(rng=random.Random(inst_seed), task=self.name, seed=seed, index=index)
+        ctx = GenContext(rng=random.Random(inst_seed), task=self.name, seed=seed, index=index, setting=self.setting)
         last: Reject | None = None
         for attempt in range(1, self.max_attempts + 1):
             try:
@@ -372,12 +388,13 @@ class Task(ABC):
             rendering = self.render(scene, solution)
         else:
             rendering = Rendering(image=self.render_input(scene, solution), steps=[])
+        # The setting is in the uid: instance `index` of one seed differs between difficulties.
         if uid is None and self.rows_per_problem > 1:
             # MIRA's paired form: rows n.1, n.2, ... of one problem share a scene and a uid stem.
             problem, sub = divmod(index, self.rows_per_problem)
-            uid = f"{self.name}-{seed}-{problem:06d}.{sub + 1}"
+            uid = f"{self.name}-{seed}-{self.setting}-{problem:06d}.{sub + 1}"
         elif uid is None:
-            uid = f"{self.name}-{seed}-{index:06d}"
+            uid = f"{self.name}-{seed}-{self.setting}-{index:06d}"
         stem = f"images/{self.name}/{uid}"
         images: dict[str, Image.Image] = {f"{stem}.png": rendering.image}
         step_list = []
@@ -397,6 +414,7 @@ class Task(ABC):
             "scene": scene,
             "solution": {"states": solution.states, "details": solution.details},
             "generator": {"task": self.name, "version": self.version, "difficulty": self.difficulty,
+                          "setting": self.setting,
                           "params": self.params(), "suite_seed": seed, "index": index,
                           "instance_seed": inst_seed, "attempts": attempts,
                           **({"variant": variant} if variant else {})},
@@ -404,7 +422,7 @@ class Task(ABC):
         if corruption_note is not None:
             meta["corruption"] = corruption_note
         if self.rows_per_problem > 1:
-            meta["pair_id"] = f"{seed}-{index // self.rows_per_problem}"
+            meta["pair_id"] = f"{seed}-{self.setting}-{index // self.rows_per_problem}"
         # Normalise through JSON (tuples become lists) so that a stored instance equals a re-made one.
         meta = json.loads(json.dumps(meta))
         instance = Instance(

@@ -262,7 +262,7 @@ class DefuseABomb(Task):
         "medium": DefuseConfig(n_wires=4, width=14, height=7, n_panels=2, same_color=True),
         "hard": DefuseConfig(n_wires=6, width=16, height=9, n_panels=3, panel_max_w=3, same_color=True),
     }
-    version = "2"
+    version = "3"
     # The step highlights one wire from its labelled end to the bomb: the picture shows which end leads there,
     # while the text follows "the traced wire" by coordinates and never writes its letter.
     final_state_shows = "the highlighted trace joining a labelled wire end to the detonator"

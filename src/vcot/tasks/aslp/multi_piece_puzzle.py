@@ -150,7 +150,7 @@ class MultiPiecePuzzle(Task):
         "near_miss": Limit(0, 1, "a probability"),
         "min_area_sets": Limit(2, 6, "k-sets with the target's area; fewer than 2 would let counting cells decide"),
     }
-    version = "3"
+    version = "4"
     final_state_shows = "the chosen pieces, in their colours and with their labels, tiling the target"
     description = "Pick the labelled pieces that together tile the target shape exactly."
 

@@ -399,7 +399,7 @@ class PuzzleTask(Task):
                                            "cover under half of a piece, so windows one phase off differ in 0.07-0.45"),
         "altered_prob": Limit(0.0, 1.0, "a probability"),
     }
-    version = "3"
+    version = "4"
     description = "Which candidate piece fills the missing square region of a regular pattern."
 
     def check_config(self, config: PuzzleConfig) -> None:

@@ -30,7 +30,7 @@ _ANSWER_WHY = f"cubes in a block of at most {MAX_SIDE} x {MAX_SIDE} x {MAX_SIDE}
 class TrailerCubesCount(ThreeViewsTask):
     name = "trailer_cubes_count"
     presets = answer_range_presets(VIEWS_LEVELS, easy=(5, 16), medium=(8, 35), hard=(15, 60))
-    version = "2"
+    version = "3"
     description = "Largest number of unit cubes consistent with a structure's top, front and side views."
     ask = ("What is the maximum number of cubes the structure can contain while matching all three views? "
            "Answer with a single integer.")

@@ -41,7 +41,7 @@ _ANSWER_WHY = (f"cubes missing from a block of at most {MAX_SIDE} x {MAX_SIDE} x
 class TrailerCubesMissing(ThreeViewsTask):
     name = "trailer_cubes_missing"
     presets = answer_range_presets(VIEWS_LEVELS, easy=(2, 13), medium=(5, 32), hard=(12, 59))
-    version = "2"
+    version = "3"
     description = "Cubes to add to the largest structure consistent with three views to fill its bounding block."
     ask = ("Assume the structure contains as many cubes as the three views allow. What is the minimum number of "
            "cubes that must be added (none removed) to turn it into a full rectangular block whose size is the "

@@ -214,7 +214,7 @@ class UnfoldedCube(Task):
         "medium": UnfoldedCubeConfig(n_views=2, colored=True, n_glyph_types=6, same_shape=False),
         "hard": UnfoldedCubeConfig(n_views=2, colored=False, n_glyph_types=4, same_shape=False),
     }
-    version = "3"
+    version = "4"
     description = "Views of a cube with oriented marks: which net folds into it, or which view a net gives."
     colour_pools = (COLORS, TINTS, EDGE_COLORS)
     limits: ClassVar[dict[str, Limit | Choices]] = {

@@ -93,7 +93,7 @@ class GearRotationTask(Task):
         "hard": GearRotationConfig(n_min=6, n_max=10, p_mesh=0.5, p_belt=0.15, p_shaft=0.35, extra_links=2,
                                    jammed_per_block=4, min_depth=2),
     }
-    version = "4"
+    version = "5"
     limits = {
         "n_min": Limit(4, 10, "wheels in the system: fewer than 4 cannot give every planned pair of answers, and "
                               "with more than 10 the picture (960 x 640) fills up and sampling slows"),
@@ -124,7 +124,7 @@ class GearRotationTask(Task):
         problem, sub = divmod(ctx.index, 2)
         rng = random.Random(derive_seed(self.name, self.version, sorted(self.params().items()), ctx.seed,
                                         "problem", problem))
-        pctx = GenContext(rng=rng, task=self.name, seed=ctx.seed, index=problem)
+        pctx = GenContext(rng=rng, task=self.name, seed=ctx.seed, index=problem, setting=ctx.setting)
         jammed, want, agree = plan_answers(pctx, self.config.jammed_per_block)
         driver_dir = DIRS[pctx.balanced(2, "driver")]
         size = self.config.n_min + pctx.balanced(self.config.n_max - self.config.n_min + 1, "wheels")

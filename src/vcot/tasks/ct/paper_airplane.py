@@ -192,7 +192,7 @@ class PaperAirplane(Task):
         "medium": PaperAirplaneConfig(n_folds=3, diagonals=True),
         "hard": PaperAirplaneConfig(n_folds=4, diagonals=True),
     }
-    version = "4"
+    version = "5"
     description = "A square sheet folded along a sequence of lines; which outline results."
     colour_pools = (FOLD_COLORS,)
     limits: ClassVar[dict[str, Limit | Choices]] = {

@@ -27,7 +27,7 @@ SUM_BINS = 4
 @register
 class RollingDiceSum(SinglePathTask):
     name = "rolling_dice_sum"
-    version = "2"
+    version = "3"
     description = "A die rolls along a drawn grid path; the sum of its bottom faces after each roll."
     ask = ("After each roll, note the number on the bottom face (the face touching the board); the bottom face at "
            "the start, before the first roll, is not counted. What is the sum of these bottom numbers over all "

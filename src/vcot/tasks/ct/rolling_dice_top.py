@@ -18,7 +18,7 @@ from vcot.tasks.common.dice_paths import SinglePathTask, solve_single
 @register
 class RollingDiceTop(SinglePathTask):
     name = "rolling_dice_top"
-    version = "2"
+    version = "3"
     description = "A die rolls along a drawn grid path; which number is on top at the end?"
     ask = ("What number is on the top face of the die when it reaches the end of the path? Answer with a single "
            "integer.")

@@ -58,7 +58,7 @@ def validate_pair(red: list[list[int]], black: list[list[int]]) -> None:
 class RollingDiceTwo(Task):
     name = "rolling_dice_two"
     config_cls = RollingDiceConfig
-    version = "2"
+    version = "3"
     description = ("The same die can roll along a red or a black path; which path gives the higher sum of "
                    "bottom faces, and that sum.")
     presets = {

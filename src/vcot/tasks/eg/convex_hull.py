@@ -383,7 +383,7 @@ class ConvexHull(Task):
                                               f"{MIN_GAP_PX:g} px of white must stay between them; wider margins "
                                               "leave too few lattice points"),
     }
-    version = "4"
+    version = "5"
     description = ("Coloured lattice point sets; count the points of one colour strictly inside the convex hull "
                    "of another colour or inside the overlap of two hulls.")
 

@@ -44,7 +44,7 @@ def step_picture(scene: dict[str, Any], shown: Heights) -> Image.Image:
 class CubesCount(CubePictureTask):
     name = "cubes_count"
     presets = answer_range_presets(CUBE_LEVELS, easy=(4, 15), medium=(10, 40), hard=(25, 70))
-    version = "3"
+    version = "4"
     description = "Count the unit cubes of a stacked structure drawn in an isometric-style picture."
     ask = "How many cubes does the structure contain in total? Answer with a single integer."
     rising = True

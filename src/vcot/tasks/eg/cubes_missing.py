@@ -194,7 +194,7 @@ def layer_steps(scene: dict[str, Any], box_height: int) -> list[tuple[Image.Imag
 class CubesMissing(CubePictureTask):
     name = "cubes_missing"
     presets = answer_range_presets(CUBE_LEVELS, easy=(2, 11), medium=(5, 28), hard=(12, 47))
-    version = "3"
+    version = "4"
     description = "Count the unit cubes needed to complete the smallest cuboid enclosing a stacked structure."
     ask = ("What is the smallest number of cubes that must be added (none removed) to turn the structure into a "
            "solid rectangular box? The box is the smallest cuboid enclosing the structure: its base is the "

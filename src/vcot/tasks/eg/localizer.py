@@ -211,7 +211,7 @@ class Localizer(Task):
         "max_circles": Limit(1, 8, "circles in the answer"),
         "max_circles_per_piece": Limit(1, 4, "circles on one piece"),
     }
-    version = "3"
+    version = "4"
     final_state_shows = "the circles drawn in their cells of the tiled grid"
     description = "Tile a target region with pieces carrying circles; give the circles' cell coordinates."
 

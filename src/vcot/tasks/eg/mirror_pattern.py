@@ -276,7 +276,7 @@ class MirrorPatternTask(Task):
         "layouts": Choices(LAYOUTS, "how the distractors relate to the answer (docs/tasks/mirror_pattern.md)"),
         "min_diff": Limit(1, SWITCH_CELLS, "candidates one switch apart differ in exactly 4 cells"),
     }
-    version = "3"
+    version = "4"
     description = "Which candidate grid is a single mirror reflection of the pattern."
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:

@@ -146,7 +146,7 @@ class OverlapTask(Task):
         "hard": OverlapConfig(kinds=["right_tri", "triangle", "l_shape", "t_shape", "trapezoid",
                                      "parallelogram"], max_size=5, ref_mode="vertex", min_margin=0.10),
     }
-    version = "3"
+    version = "4"
     description = "Which of four shape pairs overlaps most when each pair is aligned at its marked dots."
     colour_pools = (SHAPE_COLORS,)
     limits = {

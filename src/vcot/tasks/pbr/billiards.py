@@ -180,7 +180,7 @@ class Billiards(Task):
         "hard": BilliardsConfig(min_width=12, max_width=14, min_height=8, max_height=10, min_bounces=3,
                                 max_bounces=6, max_component=3),
     }
-    version = "2"
+    version = "3"
     # The last step's path ends in the pocket, ringed in yellow: the picture shows where the ball drops, as
     # MIRA's do, while no text names that pocket's letter.
     final_state_shows = "the yellow-ringed pocket where the drawn path ends"

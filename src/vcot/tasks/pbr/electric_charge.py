@@ -137,7 +137,7 @@ class ElectricCharge(Task):
         "hard": ElectricChargeConfig(grid=9, min_sources=4, max_sources=6, max_magnitude=4,
                                      target_magnitude=2),
     }
-    version = "3"
+    version = "4"
     # The resultant arrow of the last step points the way the question asks about, as a drawn vector on the
     # diagram's axes; no text or label writes the direction word (tests/tasks/test_electric_charge.py).
     final_state_shows = "the thick black net-force arrow in the force diagram"

@@ -210,7 +210,7 @@ def possible_scenes(cfg: MirrorClockConfig) -> Iterator[dict[str, Any]]:
 class MirrorClock(Task):
     name = "mirror_clock"
     config_cls = MirrorClockConfig
-    version = "3"
+    version = "4"
     # The last face drawn (the un-mirrored face, or the face moved on by the shift) shows the asked time with
     # its hands; the steps never write that time, reading it off is the conclusion.
     final_state_shows = "the hands of the last clock face drawn"

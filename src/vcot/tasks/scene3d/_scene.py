@@ -45,7 +45,8 @@ def draw_family_and_sizes(ctx: GenContext, cfg: Any,
     the answer is balanced within its family: the family's k-th instance takes slot k of its own blocks."""
     fams = list(cfg.families)
     family = fams[ctx.balanced(len(fams), "family")]
-    sub = GenContext(rng=ctx.rng, task=ctx.task, seed=ctx.seed, index=ctx.index // len(fams))
+    sub = GenContext(rng=ctx.rng, task=ctx.task, seed=ctx.seed, index=ctx.index // len(fams),
+                     setting=ctx.setting)
     answers = answers_of(family, cfg.max_count)
     target = answers[sub.balanced(len(answers), family)]
     hops = ctx.rng.randint(cfg.min_hops, cfg.max_hops)

@@ -97,7 +97,7 @@ class Compositional3D(Scene3DTask):
         "medium": Compositional3DConfig(min_objects=4, max_objects=5, min_hops=1, max_hops=1, max_count=3),
         "hard": Compositional3DConfig(min_objects=5, max_objects=6, min_hops=2, max_hops=3, max_count=3),
     }
-    version = "3"
+    version = "4"
     description = "Super-CLEVR-like questions about toy vehicles whose parts have their own colours."
     limits = {
         "min_objects": Limit(3, 7, "vehicles per scene: a relation needs company"),

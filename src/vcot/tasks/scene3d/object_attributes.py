@@ -81,7 +81,7 @@ class ObjectAttributes(Scene3DTask):
         "medium": ObjectAttributesConfig(min_objects=5, max_objects=8, min_hops=1, max_hops=1, max_count=4),
         "hard": ObjectAttributesConfig(min_objects=7, max_objects=10, min_hops=2, max_hops=3, max_count=4),
     }
-    version = "3"
+    version = "4"
     description = "CLEVR-like questions about a rendered 3D scene: attributes, counts, comparisons, relation chains."
     limits = {
         "min_objects": Limit(3, 10, "objects per scene: a relation needs company; more than 10 do not fit unoccluded"),
