@@ -89,7 +89,10 @@ def main(argv: list[str] | None = None) -> int:
     cmd = [sys.executable, "-m", "vcot.cli", "eval", str(suite), "--model", "mock-model", "--base-url",
            server.base_url, "--run", str(run_dir), "-c", ",".join(conds), "--epochs", str(args.epochs),
            "--tag-requests", "--concurrency", str(args.concurrency), "--no-progress", "--timeout",
-           str(args.timeout), "--max-attempts", str(args.max_attempts)]
+           str(args.timeout), "--max-attempts", str(args.max_attempts),
+           # The server's unusable-but-whole replies are transient here (one request in five is a fault of
+           # some kind), so they get the full retry budget: this run measures exactly-once, not retry cost.
+           "--malformed-attempts", str(args.max_attempts)]
     kills = []
     t0 = time.monotonic()
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -265,5 +266,9 @@ def _children(pid: int) -> list[int]:
 def test_tasks_lists_each_parameter_with_its_preset_values() -> None:
     result = runner.invoke(app, ["tasks"])
     assert result.exit_code == 0
-    assert "max_dots: int = 3/6/9" in result.output  # toy_dots: easy/medium/hard
+    # toy_dots: easy/medium/hard; a narrow column wraps the cell rather than cutting it.
+    assert "max_dots: int =" in result.output and "3/6/9" in result.output and "…" not in result.output
+    one = runner.invoke(app, ["tasks", "toy_dots"])
+    assert one.exit_code == 0
+    assert re.search(r"max_dots\s*│\s*int\s*│\s*3\s*│\s*6\s*│\s*9\s*│", one.output), one.output
     assert "min_moves: int" in result.output

@@ -403,16 +403,18 @@ def test_inspect_scorer_grades(suite: Suite, inspect_tasks: types.ModuleType) ->
 
 
 def test_inspect_eval_with_mockllm(suite: Suite, inspect_tasks: types.ModuleType, tmp_path: Path) -> None:
-    """A whole offline `eval` where every reply is "3": right exactly for the items whose answer is 3."""
+    """A whole offline `eval` where every reply is the first die item's answer: right exactly for the items
+    whose answer it is."""
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
     task = inspect_tasks.direct()
-    expected = sum(1 for i in suite if i.answer == "3") / len(suite)
+    reply = next(i.answer for i in suite if i.answer_type == AnswerType.INTEGER)
+    expected = sum(1 for i in suite if i.answer == reply) / len(suite)
     assert 0 < expected < 1
     outputs = []
     for _ in task.dataset:
-        out = ModelOutput.from_content("mockllm/model", "So the top face shows 3.\n<answer>3</answer>")
+        out = ModelOutput.from_content("mockllm/model", f"So the top face shows {reply}.\n<answer>{reply}</answer>")
         # With usage given, mockllm does not count tokens (which would download a tokenizer).
         out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         outputs.append(out)

@@ -1,8 +1,10 @@
 """The lmms-eval and VLMEvalKit exports run by the real harnesses against vcot's mock server.
 
-Each test is skipped unless its harness is importable: both pull in torch, so neither is in the `dev`
-extra and CI skips them. They are run in a virtualenv holding the harness, with the recipes in
-docs/exporters.md ("lmms-eval", "VLMEvalKit").
+Both harnesses pull in torch and pins of their own, so neither is in the `dev` extra: they live in a
+virtualenv of their own (`.ci/run` builds it; recipes in docs/exporters.md, "lmms-eval", "VLMEvalKit"). A test
+runs here when its harness is importable; otherwise, when $VCOT_HARNESS_PYTHON names that virtualenv's
+interpreter (or several, joined by os.pathsep, one per virtualenv), it runs itself there (one pytest process per test) and passes or fails with it; otherwise it is
+skipped, or fails when VCOT_REQUIRE_HARNESS=1 (as in CI), so that a broken harness install cannot pass quietly.
 
 The mock server identifies a request that carries no vcot tag by the bytes of its first image or, failing
 that, by a question text no other item shares. lmms-eval re-encodes every image (losslessly, but not to the
@@ -57,18 +59,49 @@ def _load_module(path: Path, name: str) -> types.ModuleType:
     return module
 
 
-# Checked before any fixture runs, so that a machine without the harness does not generate suites for nothing.
-needs_lmms_eval = pytest.mark.skipif(importlib.util.find_spec("lmms_eval") is None,
-                                     reason="lmms-eval is not installed (pip install -e '.[lmms-eval]')")
-needs_vlmeval = pytest.mark.skipif(importlib.util.find_spec("vlmeval") is None,
-                                   reason="VLMEvalKit is not installed (docs/exporters.md, 'VLMEvalKit')")
+HARNESS_PYTHON_ENV = "VCOT_HARNESS_PYTHON"
+REQUIRE_ENV = "VCOT_REQUIRE_HARNESS"
+_INNER_ENV = "VCOT_HARNESS_INNER"  # set in the delegated run: it must not delegate again
 
 
-@needs_lmms_eval
-def test_lmms_eval_cli_against_the_mock_server(gear_suite: Suite, tmp_path: Path) -> None:
+def _harness_python(module: str) -> str | None:
+    """The first interpreter of $VCOT_HARNESS_PYTHON (one path, or several joined by os.pathsep when the two
+    harnesses' pins need two virtualenvs) that imports `module`."""
+    for python in filter(None, os.environ.get(HARNESS_PYTHON_ENV, "").split(os.pathsep)):
+        probe = subprocess.run([python, "-c", f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) "
+                                "is None)"], capture_output=True, timeout=120)
+        if probe.returncode == 0:
+            return python
+    return None
+
+
+def run_here(module: str, install: str, request: pytest.FixtureRequest) -> bool:
+    """True when this process can run the test (its harness `module` imports). Else the test is run by the
+    harness virtualenv's interpreter and its outcome asserted here (False: the caller returns), or skipped,
+    or failed under VCOT_REQUIRE_HARNESS=1. Called before the test asks for its suite, so that a machine
+    without the harness does not generate suites for nothing."""
+    if importlib.util.find_spec(module) is not None:
+        return True
+    python = _harness_python(module)
+    if python and not os.environ.get(_INNER_ENV):
+        test_id = f"{Path(__file__).resolve()}::{request.node.name}"
+        r = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_id],
+                           env={**os.environ, _INNER_ENV: "1", REQUIRE_ENV: "1"}, capture_output=True, text=True,
+                           timeout=1200, cwd=Path(__file__).resolve().parent.parent)
+        assert r.returncode == 0, f"{test_id} in {python}:\n{r.stdout[-4000:]}\n{r.stderr[-2000:]}"
+        return False
+    reason = f"{module} is not importable ({install}; or set {HARNESS_PYTHON_ENV} to a virtualenv holding it)"
+    if os.environ.get(REQUIRE_ENV) == "1" or os.environ.get(_INNER_ENV):
+        pytest.fail(f"{REQUIRE_ENV}=1 but {reason}")
+    pytest.skip(reason)
+
+
+def test_lmms_eval_cli_against_the_mock_server(request: pytest.FixtureRequest, tmp_path: Path) -> None:
     """`lmms-eval --model openai` on the exported group: per-condition accuracies as the mock server was told,
     and a group row holding their unweighted mean."""
-    suite = gear_suite
+    if not run_here("lmms_eval", "pip install -e '.[lmms-eval]'", request):
+        return
+    suite: Suite = request.getfixturevalue("gear_suite")
     out = export_lmms_eval(suite, tmp_path / "lmms")
     rates = {"direct": 1.0, "text_cot": 0.0, "visual_cot": 1.0}
     server = spawn_mock_server(suite.root, *[a for c, p in rates.items() for a in ("--correct-rate-for", f"{c}={p}")])
@@ -102,15 +135,15 @@ def vlmeval_classes(dice_suite: Suite, tmp_path: Path, monkeypatch: pytest.Monke
     return dataset.VcotDataset, api.VcotOpenAI
 
 
-@needs_vlmeval
-def test_vlmevalkit_api_model_sends_lossless_pngs(dice_suite: Suite, vlmeval_classes: tuple[type, type],
-                                                  tmp_path: Path) -> None:
+def test_vlmevalkit_api_model_sends_lossless_pngs(request: pytest.FixtureRequest, tmp_path: Path) -> None:
     """Through the real VLMEvalKit classes over HTTP: VcotOpenAI delivers the suite's PNG files byte for byte
     and is graded right; VLMEvalKit's own GPT4V delivers other bytes (JPEG)."""
+    if not run_here("vlmeval", "docs/exporters.md, 'VLMEvalKit'", request):
+        return
     from vlmeval.api import GPT4V
 
-    suite = dice_suite
-    dataset_cls, model_cls = vlmeval_classes
+    suite: Suite = request.getfixturevalue("dice_suite")
+    dataset_cls, model_cls = request.getfixturevalue("vlmeval_classes")
     ds = dataset_cls("vcot_d_visual_cot")
     server = spawn_mock_server(suite.root, "--correct-rate", "1")
     try:

@@ -37,14 +37,44 @@ def generate(task: str | None = None, *, preset: str | None = None, n: int = 10,
 
     Give exactly one of `task` (with `n` instances at `difficulty`, `params` overriding the preset's
     parameters, e.g. ``{"grid": 20}``) or `preset` ("mini", "mira-synth" or "see2think-synth"). Raises
-    ValueError naming what is wrong (unknown task or parameter, a value out of its limits) before `out` is
-    touched."""
+    ValueError naming what is wrong (unknown task or parameter, a value out of its limits, an empty `out`,
+    `n` over the one-folder limit of `vcot generate`) and TypeError for an argument of the wrong type (a
+    seed that is a string), before `out` is touched."""
     from vcot.build import build_suite, generation_plans
+    from vcot.cli.suite import MAX_SUITE_N
     from vcot.suite import read_suite
 
+    _check_int("n", n, minimum=1)
+    if task is not None and n > MAX_SUITE_N:
+        raise ValueError(f"n={n:,} is over the limit of {MAX_SUITE_N:,} instances for one suite folder; "
+                         "`vcot generate --shards` streams larger sets (docs/scale.md)")
+    _check_int("seed", seed)
+    _check_int("processes", processes, minimum=1)
+    if not isinstance(difficulty, str):
+        raise TypeError(f"difficulty must be a string (easy, medium or hard), got {difficulty!r}")
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"params must be a mapping of parameter names to values, got {type(params).__name__}")
+    out = _folder("out", out)
     plans, default_name = generation_plans(task, preset, n, seed, difficulty, dict(params or {}))
     build_suite(Path(out), name or default_name, plans, processes=processes)
     return read_suite(out, check_images="none")
+
+
+def _check_int(what: str, value: Any, minimum: int | None = None) -> None:
+    # bool is an int to Python, but `seed=True` is a slip, not a seed.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an integer, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{what} must be at least {minimum}, got {value}")
+
+
+def _folder(what: str, value: Any) -> Path:
+    """A folder argument as a Path; "" would be the current folder, which nobody means to write into."""
+    if not isinstance(value, str | Path):
+        raise TypeError(f"{what} must be a folder path (str or pathlib.Path), got {type(value).__name__}")
+    if not str(value).strip():
+        raise ValueError(f"{what} is empty: name the folder to write")
+    return Path(value)
 
 
 def load_suite(path: str | Path) -> Suite:
@@ -118,9 +148,17 @@ def evaluate(suite: str | Path | Suite, model: str = "chance", base_url: str | N
         raise ValueError(f"unknown setting(s) {', '.join(unknown)}; known: "
                          f"{', '.join(sorted(gen_fields | spec_fields))}")
     gen = GenSettings(**{k: v for k, v in settings.items() if k in gen_fields})
-    path = getattr(suite, "root", suite)
-    spec = EvalSpec(suite=path, model=model, base_url=base_url,
-                    conditions=list(conditions) if conditions is not None else None, run_dir=run, settings=gen,
+    # A folder given as a Path stays that folder (a Path's own `.root` is "/"); a loaded Suite gives its root.
+    from vcot.suite import Suite
+
+    if isinstance(suite, Suite):
+        path: str | Path = suite.root
+    elif isinstance(suite, str | Path):
+        path = suite
+    else:
+        raise TypeError(f"suite must be a folder path or a vcot.suite.Suite, got {type(suite).__name__}")
+    spec = EvalSpec(suite=path, model=model, base_url=base_url, conditions=_names("conditions", conditions),
+                    run_dir=run, settings=gen,
                     **{k: v for k, v in settings.items() if k in spec_fields})
     result = run_eval(spec)
     from vcot.analysis.build_report import scored
@@ -132,6 +170,20 @@ def evaluate(suite: str | Path | Suite, model: str = "chance", base_url: str | N
                resumed=p.resumed, total=p.total, _rows=rows, _suite=result.suite)
 
 
+def _names(what: str, value: str | Sequence[str] | None) -> list[str] | None:
+    """Condition names as a list: one string is one name or a comma-separated list (as on the command line),
+    never its letters."""
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else list(value)
+    if not all(isinstance(v, str) for v in items):
+        raise TypeError(f"{what} must be names (str), got {value!r}")
+    names = [v.strip() for v in items if v.strip()]
+    if not names:
+        raise ValueError(f"{what} is empty: give at least one name, or None for the defaults")
+    return names
+
+
 def report(run: str | Path | Run | Sequence[str | Path | Run], suite: str | Path | Suite | None = None,
            out: str | Path | None = None) -> Path:
     """Score one or more runs and write `report.md` and a self-contained `report.html` into `out` (default:
@@ -141,6 +193,11 @@ def report(run: str | Path | Run | Sequence[str | Path | Run], suite: str | Path
     from vcot.suite import read_suite
 
     runs = [run] if isinstance(run, str | Path | Run) else list(run)
+    if not runs:
+        raise ValueError("report needs at least one run (a run folder or a Run)")
+    bad = [r for r in runs if not isinstance(r, str | Path | Run)]
+    if bad:
+        raise TypeError(f"each run must be a run folder (str or pathlib.Path) or a Run, got {bad[0]!r}")
     run_dirs = [Path(r.run_dir if isinstance(r, Run) else r) for r in runs]
     the_suite = read_suite(suite, check_images="none") if isinstance(suite, str | Path) else suite
     first = run_dirs[0]
@@ -159,6 +216,12 @@ def grade(response: str, gold: str, answer_type: str, options: Sequence[str] | N
     from vcot.schema import AnswerType
     from vcot.scoring import explain
 
+    for what, value in (("response", response), ("gold", gold), ("answer_type", answer_type)):
+        if not isinstance(value, str):
+            raise TypeError(f"{what} must be a string, got {type(value).__name__} {value!r}"
+                            f"{' (pass str(...))' if isinstance(value, int | float) else ''}")
+    if options is not None and (isinstance(options, str) or not all(isinstance(o, str) for o in options)):
+        raise TypeError(f"options must be a sequence of option texts (str), got {options!r}")
     try:
         atype = AnswerType(answer_type)
     except ValueError:

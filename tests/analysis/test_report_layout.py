@@ -55,7 +55,7 @@ def test_summary_comes_first_and_says_the_findings(report):
     summary = html[html.index('id="summary"'):html.index('id="accuracy"')]
     assert re.search(r"model-a: visual_cot beats direct by \+\d+\.\d points \[[^\]]+\], sign test p = 0\.0\d+",
                      summary)
-    assert "chance — " in summary and "above chance" in summary
+    assert "chance (built-in baseline): " in summary and "above chance in" in summary
     assert "No engine errors, timeouts or truncated responses" in summary
     assert "accuracy % [95% CI]" in summary  # the run summary table
     assert "docs/report.md" in summary

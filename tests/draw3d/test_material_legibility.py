@@ -7,7 +7,12 @@ pixels mixed with the floor do not count). Over many seeded task scenes, for eve
 must reach 1.5 and the ratio must separate metal from rubber with a Mann-Whitney AUC of at least 0.9 (for
 vehicles: on the body and on the cabin; the wheels are printed, not held to it — see the test).
 
-`python tests/draw3d/test_material_legibility.py` prints the figures per shape (docs/draw3d.md records them).
+The same figures are then taken at the sizes objects actually have in the suites (issue 45): objects of scenes the
+tasks generate at medium and hard, accepted by their rules, measured in the stored picture at its full size —
+over all of them and over the narrower half (the far and small ones, where a glint is a few pixels).
+
+`python tests/draw3d/test_material_legibility.py` prints the figures per shape and per apparent width
+(docs/draw3d.md records them).
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ import pytest
 
 from vcot.draw3d import Camera, Primitive, Render3D, render_scene
 from vcot.draw3d.composites import part_list
-from vcot.tasks.scene3d._scene import camera_of, primitives, sample_camera, sample_objects
+from vcot.tasks import get_task
+from vcot.tasks.scene3d._scene import camera_of, primitives, render_of, sample_camera, sample_objects
 from vcot.tasks.scene3d._vehicles import primitives as vehicle_prims
 from vcot.tasks.scene3d._vehicles import sample_vehicles
 
@@ -141,6 +147,54 @@ def test_metal_and_rubber_are_legible_on_every_vehicle_type() -> None:
     _check(vehicle_ratios(), [f"{t} {p}" for t in ("car", "tractor", "truck") for p in ("body", "cabin")])
 
 
+# Generated scenes per task and difficulty: few, since generating and rendering at full size is slow.
+GENERATED = (("medium", 5), ("hard", 2))
+
+
+def generated_ratios(task: str, seed: int = 45) -> list[tuple[str, int, float]]:
+    """(material, outline width in pixels, highlight ratio) of the objects of scenes `task` generates at medium
+    and hard, measured in the full-size picture the suite stores; for vehicles, the body and the cabin apart."""
+    out = []
+    for difficulty, n in GENERATED:
+        gen = get_task(task, difficulty)
+        for index in range(n):
+            scene, _ = gen.solved_scene(index, seed)
+            res = render_of(scene)
+            lum = luminance(np.asarray(res.image))
+            owners = part_list(scene["objects"]) if "kind" in scene else None
+            for k, o in enumerate(scene["objects"]):
+                sil = res.objects[k].silhouette
+                assert sil is not None
+                masks = ([np.isin(res.parts, [i for i, key in enumerate(owners) if key == (k, p)])
+                          for p in ("body", "cabin")] if owners else [res.ids == k])
+                for mask in masks:
+                    r = highlight_ratio(lum, mask)
+                    if r is not None:
+                        out.append((str(o["material"]), sil[2] - sil[0], r))
+    return out
+
+
+def by_width(rows: list[tuple[str, int, float]]) -> dict[str, dict[str, list[float]]]:
+    """All rows, and the rows narrower than their median width, as {group: {material: ratios}}."""
+    cut = float(np.median([w for _, w, _ in rows]))
+    groups: dict[str, dict[str, list[float]]] = {"all": defaultdict(list), f"width < {cut:g} px": defaultdict(list)}
+    for material, w, r in rows:
+        groups["all"][material].append(r)
+        if w < cut:
+            groups[f"width < {cut:g} px"][material].append(r)
+    return groups
+
+
+@pytest.mark.parametrize("task", ["object_attributes", "compositional_3d"])
+def test_metal_is_legible_at_the_sizes_generated_scenes_show(task: str) -> None:
+    fig = figures(by_width(generated_ratios(task)))
+    print("\n" + table(fig))
+    for group, (metal, _rubber, a, nm, nr) in fig.items():
+        assert nm >= 5 and nr >= 5, (group, nm, nr)
+        assert metal >= 1.5, f"{task} {group}: metal's median highlight ratio {metal:.2f} < 1.5"
+        assert a >= 0.9, f"{task} {group}: metal/rubber AUC {a:.3f} < 0.9"
+
+
 @pytest.mark.parametrize("kind, size", [("box", (0.6, 0.6, 0.6)), ("cylinder", (0.6, 0.6)), ("sphere", (0.6,))])
 def test_metal_keeps_its_colour(kind: str, size: tuple[float, ...]) -> None:
     # Real metal tints what it reflects: a red metal object still reads red (its mean hue stays red).
@@ -154,3 +208,5 @@ def test_metal_keeps_its_colour(kind: str, size: tuple[float, ...]) -> None:
 if __name__ == "__main__":
     print("CLEVR shapes\n" + table(figures(clevr_ratios())))
     print("\nvehicle parts\n" + table(figures(vehicle_ratios())))
+    for name in ("object_attributes", "compositional_3d"):
+        print(f"\n{name}, objects of generated scenes at full size\n" + table(figures(by_width(generated_ratios(name)))))

@@ -12,6 +12,7 @@ and a fuzz of generated bodies.
 from __future__ import annotations
 
 import asyncio
+import copy
 import gzip
 import json
 import os
@@ -497,7 +498,8 @@ _VALUES: list[Any] = [None, True, False, 0, -1, 1, 2**31, 2**63, 10**30, -(10**3
 def _random_value(rng: random.Random, depth: int = 0) -> Any:
     r = rng.random()
     if r < 0.45 or depth > 3:
-        return rng.choice(_VALUES)
+        # A copy: the fuzzer edits values in place, and a shared [] or {} could come to hold itself.
+        return copy.deepcopy(rng.choice(_VALUES))
     if r < 0.6:
         return "x" * rng.choice([1, 100, 10_000, 300_000])
     if r < 0.8:

@@ -206,9 +206,10 @@ def test_corruption_ends_elsewhere():
         last = inst.corrupted_steps[-1].text
         assert f"reaches the pocket at ({wrong_at[0]}, {wrong_at[1]})" in last
         assert not re.search(rf"(?<![A-Za-z]){wrong}(?![A-Za-z])", last)
-        # The trajectory agrees with the true one before the bent bounce.
-        k = int(desc.split("bounce ")[1].split(" ")[0])
-        assert [s.text for s in inst.corrupted_steps[:k - 1]] == [s.text for s in inst.steps[:k - 1]]
+        # The arrow is misread: the corrupted path leaves the start along the misread direction, not the drawn one.
+        misread = desc.split("initial direction read as ")[1].split(" instead")[0]
+        assert inst.corrupted_steps[0].text.startswith(f"Segment 1: from the start moving {misread},")
+        assert misread != "({}, {})".format(*scene["direction"])
 
 
 def test_steps_describe_the_path_without_naming_the_pocket():

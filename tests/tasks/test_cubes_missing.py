@@ -111,11 +111,11 @@ def test_steps_fill_the_box_layer_by_layer_and_leave_the_count_to_the_reader():
             assert rows == [["ghost" if c < layer else "cube" for c in row] for row in heights]
             ghosts += sum(row.count("ghost") for row in rows)
         assert ghosts == int(inst.answer)  # the layers' ghosts are exactly the cubes to add
-        # The corrupted box is one level too tall: one more layer, all ghosts.
+        # The corrupted steps complete the box around a structure with one column misread: the same floor, a box
+        # as tall as the misread structure's tallest column, other ghosts.
         bad = inst.corrupted_steps
-        assert len(bad) == len(inst.steps) + 1
-        assert f"{w} wide x {d} deep x {h + 1} tall" in bad[-1].text
-        assert _layer_rows(bad[-1].text) == [["ghost"] * w for _ in range(d)]
+        assert bad and all(f"{w} wide x {d} deep x " in s.text for s in bad)
+        assert [s.text for s in bad] != [s.text for s in inst.steps] and " read as " in inst.meta["corruption"]
         for step in [*inst.steps, *bad]:
             assert "=" not in step.text and "add" not in step.text and answer_statements(step.text, inst) == []
             # The pictures write the box size, the layer and the legend; no count.

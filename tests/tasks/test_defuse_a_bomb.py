@@ -154,7 +154,7 @@ def test_hand_step_text_follows_wire_a_without_naming_it():
 
 
 def test_steps_never_name_a_wire_letter():
-    # Neither the correct trace nor the corrupted one (which also reaches the bomb) says which letter it
+    # Neither the correct trace nor the corrupted one (which usually also reaches the bomb) says which letter it
     # follows; the trace starts at the end of the wire the text names by position.
     task = get_task("defuse_a_bomb", difficulty="hard")
     for index in range(6):
@@ -166,7 +166,7 @@ def test_steps_never_name_a_wire_letter():
         scene_labels = set(drawn_labels(sample.images[inst.image]))
         for step in [*inst.steps, *inst.corrupted_steps]:
             assert not re.search(r"(?<![A-Za-z])[A-F](?![A-Za-z])", step.text), step.text
-            assert "which is the detonator" in step.text
+            assert "which is the detonator" in step.text or step in inst.corrupted_steps
             assert set(drawn_labels(sample.images[step.image])) <= scene_labels
 
 

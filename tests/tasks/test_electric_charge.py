@@ -154,11 +154,11 @@ def test_answer_balance():
     assert counts == {d: 12 for d in DIRECTIONS}
 
 
-def test_corruption_flips_one_force():
+def test_corruption_misreads_one_sign():
     for index in range(6):
         inst = TASK.make(index, 5).instance
         desc = inst.meta["corruption"]
-        assert "reversed" in desc and f"instead of {inst.answer}" in desc
+        assert " read as " in desc and f"instead of {inst.answer}" in desc  # one source's sign misread
         wrong = desc.split("net points ")[1].split(" instead")[0]
         assert wrong != inst.answer and wrong in DIRECTIONS
         # The corrupted resultant is a vector in the wrong sector, stated by its components only.

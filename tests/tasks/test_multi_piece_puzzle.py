@@ -177,10 +177,11 @@ def test_steps_show_the_placed_pieces_and_state_no_conclusion() -> None:
         assert f"cover {n} of the {n} target cells with {n} piece cells" in good
         assert answer_statements(good, inst, final_state_shows=True) == []
         assert "answer" not in good.lower() and "so the" not in good.lower()
-        # The corrupted step places the swapped subset, honestly shows the gap, and claims nothing either.
+        # The corrupted step places the swapped subset (a decoy misread as the shape it replaces), covers the
+        # target exactly as a right step does, and claims nothing either.
         placed = inst.meta["corruption"].rsplit("placed pieces ", 1)[1]
         assert sorted(PLACED.findall(bad)) == placed.split(", ") != inst.answer.split(", ")
-        assert f"cover {n} of the {n} target cells" not in bad
+        assert f"cover {n} of the {n} target cells with {n} piece cells" in bad
         assert answer_statements(bad, inst, final_state_shows=True) == []
 
 

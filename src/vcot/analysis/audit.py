@@ -5,8 +5,9 @@ instance's own gold answer, and prints each one's accuracy beside the chance lev
 baseline is shown to beat chance by more than `MARGIN` points measures the cue, not the reasoning
 (`docs/tasks/README.md`, "Audit").
 
-- `majority answer` (question-only): the most frequent gold answer among the *other* instances of the same
-  task, difficulty and question form (leave-one-out), i.e. what a model learns from the question alone.
+- `majority answer` (question-only): the most frequent gold answer among the *other* problems of the same
+  task, difficulty and question form (the instance and the other rows of its paired problem left out),
+  i.e. what a model learns from the question alone.
 - `first option` (candidates-only, choice questions): always the first letter.
 - single-cue heuristics per task, each reading one surface feature of the scene or the options
   (`vcot.analysis.shortcuts.<task>`). Where a heuristic does not apply to an instance it falls back to the
@@ -109,6 +110,12 @@ def _form(inst: Instance) -> str:
     return inst.question.split(".")[0][:120]
 
 
+def _problem(inst: Instance) -> str:
+    """The problem an instance is a row of: its pair id for MIRA's paired rows, else its own uid."""
+    pair = inst.meta.get("pair_id") if isinstance(inst.meta, dict) else None
+    return f"pair:{pair}" if pair is not None else f"uid:{inst.uid}"
+
+
 def _right(inst: Instance, answer: str | None) -> bool:
     if answer is None:
         return False
@@ -126,9 +133,18 @@ def audit_verdicts(instances: Sequence[Instance]) -> list[Verdict]:
         for i in insts:
             by_form.setdefault(_form(i), Counter())[i.answer] += 1
 
-        def majority(i: Instance, counts: dict[str, Counter[str]] = by_form) -> str | None:
+        problems: dict[str, list[Instance]] = {}
+        for i in insts:
+            problems.setdefault(_problem(i), []).append(i)
+
+        def majority(i: Instance, counts: dict[str, Counter[str]] = by_form,
+                     problems: dict[str, list[Instance]] = problems) -> str | None:
             c = counts[_form(i)].copy()
-            c[i.answer] -= 1  # leave this instance out: the baseline never sees its own gold
+            # Leave this instance's whole problem out: the baseline never sees its own gold, nor that of the
+            # other rows of its problem (gear_rotation's .1 and .2 ask about one scene and often agree).
+            for row in problems[_problem(i)]:
+                if _form(row) == _form(i):
+                    c[row.answer] -= 1
             best = [a for a, k in c.most_common() if k > 0]
             return best[0] if best else None
 

@@ -65,6 +65,30 @@ def _read_results_file(pq: Any, path: Path) -> list[dict[str, Any]]:
     return pf.read().to_pylist()
 
 
+def check_same_suite(rows: Sequence[dict[str, Any]], suite: Any) -> None:
+    """Raise ValueError unless the rows were made on `suite`: by the content hash each run recorded (as
+    `vcot eval` refuses to resume a run on another suite), and for rows without one by their uids. A report
+    built on the wrong suite had every chance level "—" and empty per-task, audit and browser sections, and
+    replaced the good report (issue 45)."""
+    want = str(suite.content_hash or "")
+    by_hash: dict[str, set[str]] = {}
+    for r in rows:
+        h = str(r.get("suite_hash") or "")
+        if h:
+            by_hash.setdefault(h, set()).add(str(r.get("suite_name") or "?"))
+    other = {h: names for h, names in by_hash.items() if want and h != want}
+    if other:
+        h, names = next(iter(sorted(other.items())))
+        raise ValueError(f"--suite {suite.root}: the runs were made on another suite ({', '.join(sorted(names))}, "
+                         f"content hash {h}; this suite's is {want}); pass the suite the runs evaluated, or leave "
+                         "--suite out. Nothing was written.")
+    uids = {i.uid for i in suite.instances}
+    unhashed = {str(r["uid"]) for r in rows if not r.get("suite_hash")}
+    if unhashed and not unhashed & uids:
+        raise ValueError(f"--suite {suite.root}: none of the runs' {len(unhashed)} problems is in this suite; pass "
+                         "the suite the runs evaluated, or leave --suite out. Nothing was written.")
+
+
 def scored(rows: list[dict[str, Any]], judge: Judge | None = None, rescore: bool = False) -> list[dict[str, Any]]:
     if rescore or any("correct" not in r or r["correct"] is None for r in rows):
         return score_records(rows, None, judge)
@@ -124,6 +148,8 @@ def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None =
         rows = load_results(run_dirs)
     if not rows:
         raise ValueError("no results rows")
+    if suite is not None and not mira:
+        check_same_suite(rows, suite)
     if thumbnails is not None:
         # Made by worker processes while this one scores, analyses, audits and plots.
         thumbnails.start(browser_images(rows, suite, max_instances))

@@ -7,7 +7,7 @@ import io
 import math
 from typing import Any
 
-from vcot.analysis.tables import CONDITIONS, DOMAINS, PASS_KS, cell, group, ordered, pass_curve
+from vcot.analysis.tables import CONDITIONS, DOMAINS, PASS_KS, cell, group, model_order, ordered, pass_curve
 from vcot.analysis.units import Sample
 
 # The widest figure, in inches: at the report's 90 dpi about 1,000 px, so it fits a 1,280 px window whole.
@@ -41,7 +41,7 @@ def _png(fig) -> bytes:
 
 def domain_bars(samples: list[Sample]) -> bytes:
     plt = _plt()
-    models = sorted({s.model for s in samples})
+    models = sorted({s.model for s in samples}, key=model_order)
     conds = ordered({s.condition for s in samples}, CONDITIONS)
     domains = [*ordered({s.domain for s in samples}, DOMAINS), "Overall"]
     # At most MAX_WIDTH wide (plus the legend, placed below): the page shows figures at their natural size
@@ -80,7 +80,8 @@ def pass_curves(samples: list[Sample]) -> bytes | None:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 4))
     drew = False
-    for (model, cond), ss in sorted(group(samples, lambda s: (s.model, s.condition)).items()):
+    for (model, cond), ss in sorted(group(samples, lambda s: (s.model, s.condition)).items(),
+                                     key=lambda kv: (model_order(kv[0][0]), kv[0][1])):
         curve = pass_curve(ss, PASS_KS)
         pts = [(k, 100 * v) for k, v in curve.items() if v is not None]
         if len(pts) >= 2:
@@ -111,19 +112,21 @@ def task_heatmaps(samples: list[Sample]) -> list[tuple[str, bytes]]:
     """Per model, a heat map of accuracy % with tasks as rows (grouped by domain) and conditions as columns,
     the value written in every cell (`heatmap_figure`)."""
     return [(model, _png(heatmap_figure(model, ms)))
-            for model, ms in sorted(group(samples, lambda s: s.model).items())]
+            for model, ms in sorted(group(samples, lambda s: s.model).items(), key=lambda kv: model_order(kv[0]))]
 
 
 def heatmap_figure(model: str, ms: list[Sample]) -> Any:
     """One model's task × condition heat map as a matplotlib Figure. The height follows the number of tasks,
     so labels never overlap; the colormap is cividis (sequential, legible with any colour vision, and in
-    grey); cells with no sample are grey with "—"."""
+    grey); cells with no sample are white, hatched, with "—" (grey would be a colour of cividis's middle)."""
     import numpy as np
     from matplotlib import colormaps
     from matplotlib.colors import Normalize
+    from matplotlib.patches import Rectangle
 
     plt = _plt()
-    cmap = colormaps["cividis"].with_extremes(bad="#dddddd")
+    # Not run is white and hatched: cividis passes through grey near 50 %, so a grey cell could read as a score.
+    cmap = colormaps["cividis"].with_extremes(bad="white")
     norm = Normalize(0, 100)
     conds = ordered({s.condition for s in ms}, CONDITIONS)
     tasks = sorted({(s.domain, s.task) for s in ms},
@@ -142,6 +145,8 @@ def heatmap_figure(model: str, ms: list[Sample]) -> Any:
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
             if math.isnan(v):
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", edgecolor="#999999",
+                                       linewidth=0))
                 ax.text(j, i, "—", ha="center", va="center", fontsize=HEATMAP_FONT, color="#333333")
                 continue
             r, g, b, _ = cmap(norm(v))
@@ -159,7 +164,7 @@ def heatmap_figure(model: str, ms: list[Sample]) -> Any:
     ax.tick_params(which="minor", length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
-    ax.set_title(f"{model}: accuracy % by task × condition (grey: not run)", fontsize=HEATMAP_FONT + 1,
+    ax.set_title(f"{model}: accuracy % by task × condition (hatched —: not run)", fontsize=HEATMAP_FONT + 1,
                  loc="left")
     bar = fig.colorbar(img, ax=ax, fraction=0.025 if len(tasks) > 12 else 0.05, pad=0.02)
     bar.ax.tick_params(labelsize=HEATMAP_FONT)

@@ -21,9 +21,21 @@ def _text(v: Any, full: bool) -> str:
     return str(v)
 
 
+# What could open raw HTML (a tag, comment, declaration or autolink: "<" then a letter, "/", "!" or "?") or
+# read as a character reference in Markdown; a "<" before a space or a digit is text, so "p < 0.05" stays as it
+# is instead of the "p &lt; 0.05" a reader of the raw file saw (issue 45).
+_MD_MARKUP = re.compile(r"<(?=[A-Za-z/!?])|&(?=#?\w+;)")
+
+
+def md_text(s: str) -> str:
+    """Text for a Markdown line: anything that could become markup escaped as an HTML character reference,
+    everything else left readable."""
+    return _MD_MARKUP.sub(lambda m: "&lt;" if m.group() == "<" else "&amp;", s)
+
+
 def _md_escape(s: str) -> str:
-    # Pipes split Markdown cells; angle brackets could open raw HTML in renderers that allow it.
-    return escape(s, quote=False).replace("|", "\\|").replace("\n", " ")
+    # Pipes split Markdown cells; newlines end them.
+    return md_text(s).replace("|", "\\|").replace("\n", " ")
 
 
 def to_markdown(t: Table, full: bool = True) -> str:
@@ -41,7 +53,11 @@ def to_html(t: Table, anchor: str = "") -> str:
     e = escape
     id_attr = f' id="{e(anchor)}"' if anchor else ""
     out = [f'<section class="table"{id_attr}>',
-           f"<h3>{e(t.title)}</h3>", '<div class="scroll"><table>', "<thead><tr>"]
+           f"<h3>{e(t.title)}</h3>",
+           # Shown by the page's script when the table is wider than the page (the scroll bar alone sits
+           # below a long table, out of sight).
+           '<p class="scroll-cue" hidden>Wider than the page: scroll sideways for more columns →</p>',
+           '<div class="scroll"><table>', "<thead><tr>"]
     out += [f"<th>{e(h)}</th>" for h in t.header]
     out.append("</tr></thead><tbody>")
     for row in t.rows:

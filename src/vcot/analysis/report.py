@@ -17,12 +17,13 @@ from typing import Any
 from vcot.analysis import plots
 from vcot.analysis.interventions import intervention_table
 from vcot.analysis.probes import first_wrong_plots, probe_tables, step_curve_plots
-from vcot.analysis.render import to_html, to_markdown
+from vcot.analysis.render import md_text, to_html, to_markdown
 from vcot.analysis.tables import (
     CONDITIONS,
     Table,
     condition_cells,
     condition_overview,
+    is_baseline,
     paired_tests,
     pass_at_k_table,
     per_task_tables,
@@ -170,11 +171,12 @@ def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = N
 
 
 def _markdown(title: str, analysis: Analysis, figures, prov, rows: Sequence[dict[str, Any]] = ()) -> str:
-    facts = _summary(analysis)
+    facts = _summary(analysis, len(rows) or None)
     parts = [f"# {escape(title, quote=False)}", "",
              f"Generated {_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds')}.", "", "## Summary", "",
              f"Reading guide: {READING_GUIDE}.", ""]
-    parts += [f"- {escape(line, quote=False)}" for line in [*facts.chance, *facts.paired, facts.failures]]
+    parts += [f"- {md_text(line)}".replace("\n", " ") for line in [facts.counts, *facts.chance, *facts.paired,
+                                                                   facts.failures]]
     parts += ["", to_markdown(facts.table), "## Runs", ""]
     parts.append(to_markdown(Table("Provenance", ["run", "model", "suite", "suite hash", "prompt", "vcot", "settings"],
                                    [list(p.values()) for p in prov])))
@@ -199,6 +201,12 @@ section.part,section.table,details.long{scroll-margin-top:3.5rem}
 table{border-collapse:collapse;font-size:.82rem} th,td{border:1px solid #ddd;padding:.2rem .4rem;text-align:right}
 th{background:#f3f3f3;position:sticky;top:0} td:first-child,th:first-child{text-align:left}
 .table td{white-space:nowrap} .scroll{overflow-x:auto;max-width:100%}
+th{overflow-wrap:normal;word-break:normal;hyphens:none}
+.scroll{background:linear-gradient(to right,#fff 30%,rgba(255,255,255,0)) left/2.5rem 100% no-repeat local,
+linear-gradient(to left,#fff 30%,rgba(255,255,255,0)) right/2.5rem 100% no-repeat local,
+radial-gradient(farthest-side at 0 50%,rgba(0,0,0,.28),rgba(0,0,0,0)) left/1rem 100% no-repeat scroll,
+radial-gradient(farthest-side at 100% 50%,rgba(0,0,0,.28),rgba(0,0,0,0)) right/1rem 100% no-repeat scroll}
+.scroll-cue{font-size:.78rem;color:#0550ae;margin:.1rem 0}
 .ci{color:#888;font-size:.72rem;margin-left:.25rem} .note{color:#555;font-size:.8rem}
 .fail{color:#a40;font-size:.72rem;margin-left:.25rem}
 nav#toc{position:sticky;top:0;z-index:10;background:#fff;border-bottom:1px solid #ccc;padding:.45rem 0;
@@ -218,7 +226,8 @@ img.thumb{max-width:min(384px,100%);border:1px solid #ccc} .answers td{text-alig
 #filters{margin:.5rem 0} #filters input{margin-right:1rem}
 """
 
-# Filtering only toggles the hidden attribute of rows that already exist; it reads no model text.
+# Filtering only toggles the hidden attribute of rows that already exist, and the scroll cues that of the
+# cue above each table wider than the page; it reads no model text.
 _JS = """
 (function(){
   var box=document.getElementById('q'), wrong=document.getElementById('wrong');
@@ -233,6 +242,14 @@ _JS = """
     document.getElementById('count').textContent=shown+' shown';
   }
   box.addEventListener('input',apply); wrong.addEventListener('change',apply); apply();
+  function cues(){
+    var cs=document.querySelectorAll('.scroll-cue');
+    for(var i=0;i<cs.length;i++){
+      var sc=cs[i].nextElementSibling;
+      if(sc){cs[i].hidden=!(sc.scrollWidth>sc.clientWidth+1);}
+    }
+  }
+  window.addEventListener('resize',cues); document.addEventListener('toggle',cues,true); cues();
 })();
 """
 
@@ -277,29 +294,56 @@ _FAILURE_TITLES = ("failure", "process", "semantic", "first wrong", "judge")
 @dataclass
 class _Summary:
     table: Table  # tables.run_summary
-    chance: list[str]  # per model: the conditions above, at and below chance
+    chance: list[str]  # one line per model, the user's before the built-in baselines: its verdict against chance
     paired: list[str]  # the significant paired comparisons, in words
     failures: str  # errors, timeouts and truncations
+    counts: str = ""  # how responses, samples and problems relate (the three counts a reader meets first)
 
 
-def _summary(analysis: Analysis) -> _Summary:
+def _chance_line(model: str, cells: list[tuple[str, Any]]) -> str:
+    """One short line: in how many conditions the model is above, at or below chance, and its best condition
+    (the per-condition figures are in the table below it)."""
+    known = [(cond, c) for cond, c in cells if not math.isnan(c.acc)]
+    if not known:
+        return f"{model}: no scored samples"
+    verdicts = {"above": 0, "at": 0, "below": 0, "unknown": 0}
+    for _, c in known:
+        verdicts["unknown" if math.isnan(c.chance) else "above" if c.lo > c.chance else
+                 "below" if c.hi < c.chance else "at"] += 1
+    n = len(known)
+    said = [f"{k} chance in {v} of {n} condition{'s' if n > 1 else ''}" if k != "unknown"
+            else f"chance level unknown in {v}" for k, v in verdicts.items() if v]
+    best_cond, best = max(known, key=lambda kc: kc[1].acc)
+    level = "" if math.isnan(best.chance) else f" vs {100 * best.chance:.1f}% chance"
+    kind = " (built-in baseline)" if is_baseline(model) else ""
+    return (f"{model}{kind}: {', '.join(said)}; best {best_cond} {100 * best.acc:.1f}% "
+            f"[{100 * best.lo:.1f}, {100 * best.hi:.1f}]{level}")
+
+
+def _counts(analysis: Analysis, n_rows: int) -> str:
+    """The three counts of the first screen in one sentence, so that they read as one accounting."""
+    samples = analysis.samples
+    problems = len({s.unit for s in samples})
+    models = len({s.model for s in samples})
+    conds = len({s.condition for s in samples})
+    epochs = len({s.epoch for s in samples})
+    paired_rows = sum(s.n_rows for s in samples if s.n_rows > 1)
+    rows_note = (f"; the {paired_rows} responses to paired problems (two questions about one picture, right only "
+                 "when both are) make one sample per pair" if paired_rows else "")
+    def n_of(n: int, word: str) -> str:
+        return f"{n} {word}{'s' if n != 1 else ''}"
+
+    return (f"{n_rows} scored responses make {len(samples)} samples: {problems} problems, each answered under "
+            f"{'up to ' if conds > 1 else ''}{n_of(conds, 'condition')} by {n_of(models, 'model')} in "
+            f"{n_of(epochs, 'epoch')}{rows_note}. The tables count problems.")
+
+
+def _summary(analysis: Analysis, n_rows: int | None = None) -> _Summary:
     cells = condition_cells(analysis.samples)
-    chance: list[str] = []
-    for model in sorted({m for m, _ in cells}):
-        verdicts: dict[str, list[str]] = {"above chance": [], "not distinguishable from chance": [],
-                                          "below chance": [], "chance unknown": []}
-        for (m, cond), c in cells.items():
-            if m != model or math.isnan(c.acc):
-                continue
-            text = f"{cond} {100 * c.acc:.1f}% [{100 * c.lo:.1f}, {100 * c.hi:.1f}]"
-            if math.isnan(c.chance):
-                verdicts["chance unknown"].append(text)
-                continue
-            key = ("above chance" if c.lo > c.chance else "below chance" if c.hi < c.chance
-                   else "not distinguishable from chance")
-            verdicts[key].append(f"{text} vs {100 * c.chance:.1f}%")
-        said = "; ".join(f"{k}: {', '.join(v)}" for k, v in verdicts.items() if v)
-        chance.append(f"{model} — {said or 'no scored samples'}")
+    by_model: dict[str, list[tuple[str, Any]]] = {}
+    for (m, cond), c in cells.items():  # the user's models first, then the baselines (tables.model_order)
+        by_model.setdefault(m, []).append((cond, c))
+    chance = [_chance_line(m, cs) for m, cs in by_model.items()]
     paired_table = dict(analysis.tables).get("paired")
     paired = []
     for row in paired_table.rows if paired_table is not None else []:
@@ -324,7 +368,8 @@ def _summary(analysis: Analysis) -> _Summary:
                     "samples (counted as wrong; see the errors / timeouts / truncated columns).")
     else:
         failures = f"No engine errors, timeouts or truncated responses among {n} samples."
-    return _Summary(run_summary(analysis.samples), chance, paired, failures)
+    counts = _counts(analysis, n_rows if n_rows is not None else sum(s.n_rows for s in analysis.samples))
+    return _Summary(run_summary(analysis.samples), chance, paired, failures, counts)
 
 
 def _section_of(anchor: str, t: Table) -> str:
@@ -351,7 +396,7 @@ def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instan
     """`extra_html` sections are trusted markup built by vcot (e.g. the VAoT trajectory viewer), which
     escapes all model text itself."""
     e = escape
-    facts = _summary(analysis)
+    facts = _summary(analysis, len(rows))
     summary_headers = facts.table.header
     body: dict[str, list[str]] = {sid: [] for sid, _, _ in SECTIONS}
     for anchor, t in analysis.tables:
@@ -371,6 +416,7 @@ def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instan
     nexts = " ".join(f'<a href="#{sid}">{e(label)}</a>' for sid, label, _ in present if sid != "summary")
     body["summary"] = [
         '<div class="summary">',
+        f'<p class="note">{e(facts.counts)}</p>',
         "<h3>Accuracy against chance (95% Wilson intervals)</h3>",
         "<ul>" + "".join(f"<li>{e(line)}</li>" for line in facts.chance) + "</ul>",
         "<h3>Paired comparisons</h3>",
@@ -381,8 +427,9 @@ def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instan
         f'<p class="note">Reading guide: {e(READING_GUIDE)}.</p>', "</div>"]
     nav = "".join(f'<a href="#{sid}">{e(label)}</a>' for sid, label, _ in present)
     parts = ["<header>", f"<h1>{e(title)}</h1>",
-             f"<p>Generated {e(_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds'))} from {len(rows)} scored "
-             "responses.</p>", "</header>", f'<nav id="toc" aria-label="Sections">{nav}</nav>', "<main>"]
+             f"<p>Generated {e(_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds'))} from "
+             f"{len({str(r.get('run_id') or '') for r in rows})} run(s), {len(rows)} scored responses (see the summary "
+             "for how they are counted).</p>", "</header>", f'<nav id="toc" aria-label="Sections">{nav}</nav>', "<main>"]
     for sid, _, heading in present:
         if sid == "browser":
             parts.append(f'<section class="part" id="browser">{_browser(rows, suite, max_instances, thumbnails)}'
@@ -431,7 +478,7 @@ def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int, thumbna
         if inst is not None:
             parts.append(f"<pre>{e(inst.question)}</pre>")
             if inst.options:
-                parts.append("<ol type=\"A\">" + "".join(f"<li>{e(o)}</li>" for o in inst.options) + "</ol>")
+                parts.append(_options_html(inst.options))
             src = thumbs.get(inst.image)
             parts.append(f'<img class="thumb" alt="input image" src="{src}">' if src else
                          f"<p class=\"note\">input image {e(inst.image)} unavailable</p>")
@@ -451,6 +498,16 @@ def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int, thumbna
         parts.append(f'<div class="scroll">{_answers_table(rs)}</div>')
         parts.append("</details>")
     return "\n".join(parts)
+
+
+def _options_html(options: Sequence[str]) -> str:
+    """A choice question's options. Where every option is its own letter (the candidates are drawn in the
+    picture: billiards' pockets, puzzle pieces) a lettered list read "A. A / B. B" (issue 45): one line then."""
+    e = escape
+    letters = [chr(ord("A") + k) for k in range(len(options))]
+    if [str(o).strip() for o in options] == letters:
+        return f'<p class="note">Options: {e(", ".join(letters))} (labelled in the picture)</p>'
+    return '<ol type="A">' + "".join(f"<li>{e(o)}</li>" for o in options) + "</ol>"
 
 
 def _answers_table(rs: Sequence[dict[str, Any]]) -> str:

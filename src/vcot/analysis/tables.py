@@ -122,7 +122,7 @@ def condition_overview(samples: list[Sample]) -> Table:
     conds = ordered({s.condition for s in samples}, CONDITIONS)
     t = Table("Accuracy by condition (%, Wilson 95% interval)", ["model", *conds, "chance"])
     by_model = group(samples, lambda s: s.model)
-    for model in sorted(by_model):
+    for model in sorted(by_model, key=model_order):
         by_cond = group(by_model[model], lambda s: s.condition)
         t.rows.append([model, *[cell(by_cond.get(c, [])) for c in conds], cell(by_model[model]).chance])
     return t
@@ -131,7 +131,7 @@ def condition_overview(samples: list[Sample]) -> Table:
 def condition_cells(samples: list[Sample]) -> dict[tuple[str, str], Cell]:
     """(model, condition) → accuracy cell, in model then registry order."""
     return {key: cell(ss) for key, ss in sorted(group(samples, lambda s: (s.model, s.condition)).items(),
-                                                key=lambda kv: (kv[0][0], _cond_order(kv[0][1])))}
+                                                key=lambda kv: (model_order(kv[0][0]), _cond_order(kv[0][1])))}
 
 
 def run_summary(samples: list[Sample]) -> Table:
@@ -183,6 +183,12 @@ def compact_summary(samples: list[Sample]) -> Table:
 def is_baseline(model: str) -> bool:
     """True for a built-in baseline (`BASELINE_MODELS`), which cross-model averages leave out."""
     return model in BASELINE_MODELS
+
+
+def model_order(model: str) -> tuple[bool, str]:
+    """Sort key of models in every table and figure: the user's models (by name) before the built-in baselines,
+    which a reader compares them with but did not come to see."""
+    return is_baseline(model), model
 
 
 def _baseline_note(models: Iterable[str]) -> str:
@@ -237,7 +243,7 @@ def table1(samples: list[Sample], groups: dict[str, str] | None = None, n_boot: 
     groups = groups or {}
     by_model = group(data, lambda s: s.model)
     model_rows: dict[str, list[Any]] = {}
-    for model in sorted(by_model, key=lambda m: (groups.get(m, ""), m)):
+    for model in sorted(by_model, key=lambda m: (groups.get(m, ""), model_order(m))):
         ms = by_model[model]
         row: list[Any] = [model]
         for d in [*domains, "Overall"]:
@@ -283,7 +289,7 @@ def see2think_table(samples: list[Sample]) -> Table | None:
     t = Table("See2Think categories (accuracy %, Wilson 95% interval)", ["model", "condition", *cats, "Overall"],
               note="Categories vcot cannot generate (Chemistry, Science QA, the real-world level) have no column; "
                    "the chance rows give the chance level of the same items.")
-    for model, ms in sorted(group(data, lambda s: s.model).items()):
+    for model, ms in sorted(group(data, lambda s: s.model).items(), key=lambda kv: model_order(kv[0])):
         by_cond = group(ms, lambda s: s.condition)
         for c in conds:
             if c in by_cond:
@@ -314,7 +320,7 @@ def table2(samples: list[Sample]) -> Table | None:
     domains = ordered({s.domain for s in data}, DOMAINS)
     header = ["model"] + [f"{d} {x}" for d in [*domains, "Overall"] for x in ("T", "T-spec", "Δ")]
     t = Table("MIRA Table 2 layout: text_cot vs text_cot_spec (accuracy %)", header)
-    for model, ms in sorted(group(data, lambda s: s.model).items()):
+    for model, ms in sorted(group(data, lambda s: s.model).items(), key=lambda kv: model_order(kv[0])):
         row: list[Any] = [model]
         for d in [*domains, "Overall"]:
             a = cell([s for s in ms if s.condition == "text_cot" and (d == "Overall" or s.domain == d)])
@@ -332,7 +338,7 @@ def table2(samples: list[Sample]) -> Table | None:
 def per_task_tables(samples: list[Sample]) -> list[Table]:
     """For each model: tasks as rows (with domain), conditions as columns, chance beside them."""
     out = []
-    for model, ms in sorted(group(samples, lambda s: s.model).items()):
+    for model, ms in sorted(group(samples, lambda s: s.model).items(), key=lambda kv: model_order(kv[0])):
         conds = ordered({s.condition for s in ms}, CONDITIONS)
         t = Table(f"Per-task accuracy: {model} (%, Wilson 95% interval)", ["domain", "task", "n", *conds, "chance"])
         by_task = group(ms, lambda s: (s.domain, s.task))
@@ -357,7 +363,7 @@ def relative_gains(samples: list[Sample], base: str = "direct", treat: str = "vi
               f"{MIN_GAIN_N} problems)", ["model", *domains, "Overall"])
     per_col: dict[str, list[float]] = {}
     by_model = group(data, lambda s: s.model)
-    for model, ms in sorted(by_model.items()):
+    for model, ms in sorted(by_model.items(), key=lambda kv: model_order(kv[0])):
         row: list[Any] = [model]
         for d in [*domains, "Overall"]:
             text, g = gain_cell([s for s in ms if d == "Overall" or s.domain == d], base, treat, n_boot)
@@ -392,7 +398,7 @@ def pass_at_k_table(samples: list[Sample], ks: Sequence[int] = PASS_KS) -> Table
                    "frequent canonical answer; ties go to the answer given first (lowest epoch); missing answers "
                    "do not vote.")
     for (model, cond), ss in sorted(group(samples, lambda s: (s.model, s.condition)).items(),
-                                    key=lambda kv: (kv[0][0], _cond_order(kv[0][1]))):
+                                    key=lambda kv: (model_order(kv[0][0]), _cond_order(kv[0][1]))):
         curves = pass_curve(ss, ks)
         per_unit = group(ss, lambda s: (s.run_id, s.unit))
         ns = sorted({len(v) for v in per_unit.values()})
@@ -441,7 +447,7 @@ def paired_tests(samples: list[Sample], comparisons: Sequence[tuple[str, str]] =
                    "the treatment; ties are not counted, so b + c ≤ n. The test is the sign test on (b, c) over "
                    "problems — with one epoch it is McNemar's test on right/wrong: exact binomial when "
                    "b + c < 25, else chi-square with continuity correction.")
-    for model, ms in sorted(group(samples, lambda s: s.model).items()):
+    for model, ms in sorted(group(samples, lambda s: s.model).items(), key=lambda kv: model_order(kv[0])):
         index = {(s.condition, s.run_id, s.unit, s.epoch): s.correct for s in ms}
         loose: dict[tuple, bool] = {}
         for s in ms:
@@ -482,7 +488,7 @@ def tier_table(samples: list[Sample]) -> Table:
     tiers = ("tag", "regex", "judge", "none")
     t = Table("Extraction tiers (% of responses)", ["model", "condition", "responses", *tiers])
     for (model, cond), ss in sorted(group(samples, lambda s: (s.model, s.condition)).items(),
-                                    key=lambda kv: (kv[0][0], _cond_order(kv[0][1]))):
+                                    key=lambda kv: (model_order(kv[0][0]), _cond_order(kv[0][1]))):
         all_tiers = [x for s in ss for x in s.tiers]
         n = len(all_tiers) or 1
         t.rows.append([model, cond, len(all_tiers), *[f"{100 * all_tiers.count(x) / n:.1f}" for x in tiers]])

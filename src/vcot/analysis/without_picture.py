@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from vcot.analysis.tables import DOMAINS, Cell, Table, cell, group
+from vcot.analysis.tables import DOMAINS, Cell, Table, cell, group, model_order
 from vcot.analysis.units import Sample
 
 TEXT_ONLY = ("caption_only", "question_only")
@@ -45,7 +45,7 @@ def without_picture_table(samples: list[Sample]) -> Table | None:
                    f"(no verdict below {MIN_PROBLEMS} problems). "
                    "Generated suites are captioned from the scene (vcot.captions), so caption_only is an upper "
                    "bound on what a perfect describer's words give a text-only reasoner.")
-    for model, ms in sorted(group(data, lambda s: s.model).items()):
+    for model, ms in sorted(group(data, lambda s: s.model).items(), key=lambda kv: model_order(kv[0])):
         by_task = group(ms, lambda s: (s.domain, s.task))
         keys = sorted(by_task, key=lambda k: (DOMAINS.index(k[0]) if k[0] in DOMAINS else len(DOMAINS), k[1]))
         rows: list[list[Any]] = []

@@ -85,6 +85,9 @@ def eval_command(
     max_reply_mb: Annotated[float, typer.Option("--max-reply-mb", help="Largest reply body accepted, MiB (a "
                                                                        "larger one fails the call)")] = 8.0,
     max_attempts: Annotated[int, typer.Option("--max-attempts", help="Attempts per call incl. retries")] = 6,
+    malformed_attempts: Annotated[int, typer.Option(
+        "--malformed-attempts", help="Attempts per call when the reply arrives whole but vcot cannot use it "
+                                     "(2,000 tool calls, a numeric tool name): each is a paid request")] = 2,
     max_side: Annotated[int, typer.Option("--max-side", help="Longest image side sent, pixels")] = 2000,
     image_format: Annotated[str, typer.Option("--image-format", help="keep | png | jpeg")] = "keep",
     run: Annotated[Path | None, typer.Option("--run", help="Run folder (rerun to resume)")] = None,
@@ -119,7 +122,8 @@ def eval_command(
             settings=GenSettings(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed,
                                  timeout_s=timeout, max_reply_bytes=_reply_bytes(max_reply_mb)),
             image_policy=ImagePolicy(max_side=max_side, format=image_format),
-            retry=RetryPolicy(max_attempts=max_attempts), run_dir=run, runs_root=runs_root,
+            retry=RetryPolicy(max_attempts=max_attempts, malformed_attempts=malformed_attempts), run_dir=run,
+            runs_root=runs_root,
             tag_requests=tag_requests, warm_modules=SUMMARY_MODULES)
     except ValueError as exc:
         fail(exc)
@@ -170,7 +174,9 @@ def eval_command(
     finally:
         bar.stop()
     p = result.progress
-    err.print(f"finished: {p.done} answered, {p.errors} failed, {p.resumed} already done, {p.retries} retries")
+    unusable = f" ({p.malformed_retries} after an unusable reply)" if p.malformed_retries else ""
+    err.print(f"finished: {p.done} answered, {p.errors} failed, {p.resumed} already done, {p.retries} retries"
+              f"{unusable}")
     if result.endpoints:
         _print_endpoints(result.endpoints)
     print_run_summary(result.run_dir, result.suite or read_suite(suite, check_images="none"),

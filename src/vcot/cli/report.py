@@ -4,6 +4,8 @@ human annotation page)."""
 import json
 import shutil
 import signal
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -46,6 +48,7 @@ def report(
                                                "(vcot human) to report beside the models")] = None,
     tables: Annotated[bool, typer.Option("--tables", help="Also print MIRA Table 1, the paired tests and the "
                                                           "VAoT analyses (always in the report)")] = False,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
 ) -> None:
     """Score runs and write report.md + report.html (self-contained) with tables, plots and an instance browser."""
     from vcot.analysis.build_report import build_report
@@ -76,9 +79,12 @@ def report(
         out_dir.mkdir(parents=True, exist_ok=True)  # the judge's cache and log live beside the report
         judge = LLMJudge(judge_model, base_url=judge_base_url, api_key=key, cache_path=out_dir / "judge_cache.sqlite",
                          log_path=out_dir / "judge_log.jsonl")
-    shown = progress_bar()
+    shown = progress_bar(progress)
     # Collecting the browser's thumbnails is most of a report's time with --suite: that is what progress shows.
-    thumbnails = None if the_suite is None else Thumbnails(the_suite, progress=counter(shown, "thumbnails"))
+    # In a log, a step that ends within QUIET_S says nothing (it printed eleven lines in a second, issue 45).
+    update = counter(shown, "thumbnails")
+    thumbnails = None if the_suite is None else Thumbnails(
+        the_suite, progress=update if err.is_terminal else _unless_quick(update, QUIET_S))
     try:
         with shown:
             job = build_report(run_dirs, suite=the_suite, out=out_dir, judge=judge, rescore=rescore,
@@ -95,6 +101,25 @@ def report(
     for table in job.terminal_tables:
         console.print(to_rich(table))
     console.print(f"wrote {job.paths.markdown} and {job.paths.html}", markup=False)
+
+
+# Seconds a step may take before a log hears of it.
+QUIET_S = 2.0
+
+
+def _unless_quick(update: Callable[..., None], after: float) -> Callable[..., None]:
+    """`update` (a `(done, total, **counts)` callback) called only once `after` seconds have passed since the
+    first call: a step that ends sooner reports nothing."""
+    t0: list[float] = []
+
+    def maybe(done: int, total: int, **counts: object) -> None:
+        now = time.monotonic()
+        if not t0:
+            t0.append(now)
+        if now - t0[0] >= after:
+            update(done, total, **counts)
+
+    return maybe
 
 
 def _read_groups(path: Path | None) -> dict[str, str] | None:

@@ -14,6 +14,9 @@ rl_app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mod
 
 EXPORT_RL_FORMATS = ("verl", "trl")
 STREAM = "stream"
+# `export-rl stream` holds every drawn problem (its decoded pictures, up to ~2 MB each) until the split by
+# scene, so the number drawn is bounded up front rather than found out by a MemoryError (docs/rl.md).
+MAX_STREAM_PROBLEMS = 2_048
 
 
 def export_rl(
@@ -80,6 +83,11 @@ def export_rl(
         fail("give --task or --preset, not both")
     elif n <= 0:
         fail(f"--n: must be positive, got {n}")
+    elif n * max(1, len(levels or [])) > MAX_STREAM_PROBLEMS:
+        blocks = max(1, len(levels or []))
+        fail(f"--n: {n:,} problems{f' × {blocks} difficulties' if blocks > 1 else ''} is over the limit of "
+             f"{MAX_STREAM_PROBLEMS:,} problems per export (they are held in memory until written); export in "
+             "parts with different --seed values")
     elif param and (not tasks or len(tasks) != 1):
         fail("--param goes with exactly one --task")
     for level in levels or []:

@@ -17,48 +17,79 @@ def version() -> None:
     console.print(__version__)
 
 
-def _parameters(cls: type) -> str:
-    """One line per config field: `name: type = easy/medium/hard` (one value when the presets agree)."""
-    import dataclasses
-    import typing
-
-    hints = typing.get_type_hints(cls.config_cls)
-    levels = [lv for lv in ("easy", "medium", "hard") if lv in cls.presets]
-    lines = []
-    for f in dataclasses.fields(cls.config_cls):
-        values = [json.dumps(getattr(cls.presets[lv], f.name), default=str) for lv in levels]
-        shown = values[0] if len(set(values)) == 1 else "/".join(values)
-        tp = hints.get(f.name, f.type)
-        lines.append(f"{f.name}: {getattr(tp, '__name__', None) if isinstance(tp, type) else tp} = {shown}")
-    return "\n".join(lines)
-
-
-def tasks() -> None:
+def tasks(
+    name: Annotated[str | None, typer.Argument(metavar="[NAME]", help="One task to show in full: its parameters "
+                                               "as a table, every value whole")] = None,
+) -> None:
     """List registered tasks: domain, answer type, description and every parameter (--param key=value) with
     its easy/medium/hard preset values and the range or values it may take (a value outside is refused with
-    the reason; docs/tasks/README.md, "Parameter limits")."""
-    import dataclasses
+    the reason; docs/tasks/README.md, "Parameter limits"). With NAME, that task in full."""
+    from vcot.tasks import UnknownTaskError, get_task_class, task_names
 
-    from vcot.tasks import get_task_class, task_names
-    from vcot.tasks.base import Limit
-
+    if name is not None:
+        try:
+            cls = get_task_class(name)
+        except UnknownTaskError as exc:
+            fail(exc)
+        _one_task(cls)
+        return
     table = Table(title="vcot tasks (parameter values: easy/medium/hard, then the allowed range or values)",
                   show_lines=True)
     for col in ("task", "domain", "answer type", "description", "parameters"):
-        table.add_column(col)
-    for name in task_names():
-        cls = get_task_class(name)
-        # _parameters gives one line per config field, in field order.
-        lines = _parameters(cls).split("\n")
-        fields = [f.name for f in dataclasses.fields(cls.config_cls)]
-        for i, field in enumerate(fields):
-            limit = cls.limits.get(field)
-            if isinstance(limit, Limit):
-                lines[i] += f"  in {limit.lo:g}..{limit.hi:g}"
-            elif limit is not None:
-                lines[i] += f"  one of {', '.join(limit.values)}"
-        table.add_row(name, cls.domain, str(cls.answer_type), cls.description, "\n".join(lines), end_section=False)
+        # fold, never "…": a preset value cut short is a value the reader cannot type back (issue 45).
+        table.add_column(col, overflow="fold")
+    for task in task_names():
+        cls = get_task_class(task)
+        lines = [f"{f}: {tp} = {vals[0] if len(set(vals)) == 1 else '/'.join(vals)}{'  ' + allowed if allowed else ''}"
+                 for f, tp, vals, allowed in _parameter_rows(cls)]
+        table.add_row(task, cls.domain, str(cls.answer_type), cls.description, "\n".join(lines), end_section=False)
     console.print(table, markup=False, highlight=False)
+    console.print("vcot tasks NAME shows one task in full, a column per difficulty.", markup=False,
+                  highlight=False)
+
+
+def _parameter_rows(cls: type) -> list[tuple[str, str, list[str], str]]:
+    """Per config field, in field order: name, type, its value at each preset present (easy, medium, hard) as
+    JSON, and the range or values it may take ("" when unlimited)."""
+    import dataclasses
+    import typing
+
+    from vcot.tasks.base import Limit
+
+    hints = typing.get_type_hints(cls.config_cls)
+    levels = [lv for lv in ("easy", "medium", "hard") if lv in cls.presets]
+    rows = []
+    for f in dataclasses.fields(cls.config_cls):
+        values = [json.dumps(getattr(cls.presets[lv], f.name), default=str) for lv in levels]
+        tp = hints.get(f.name, f.type)
+        limit = cls.limits.get(f.name)
+        allowed = (f"in {limit.lo:g}..{limit.hi:g}" if isinstance(limit, Limit)
+                   else f"one of {', '.join(limit.values)}" if limit is not None else "")
+        rows.append((f.name, str(getattr(tp, "__name__", None) if isinstance(tp, type) else tp), values, allowed))
+    return rows
+
+
+def _one_task(cls: type) -> None:
+    """`vcot tasks NAME`: the task's facts, then its parameters with one column per difficulty; long values
+    wrap, none is cut."""
+    levels = [lv for lv in ("easy", "medium", "hard") if lv in cls.presets]
+    console.print(f"{cls.name}: {cls.domain}, answer type {cls.answer_type}", markup=False, highlight=False)
+    console.print(cls.description, markup=False, highlight=False)
+    table = Table(title=f"{cls.name} parameters (--param NAME=VALUE)", show_lines=True)
+    rows = _parameter_rows(cls)
+    # Names and types stay whole on one line; the values wrap (between words where they can), never cut.
+    for col in ("parameter", "type"):
+        table.add_column(col, no_wrap=True)
+    for col in (*levels, "allowed"):
+        table.add_column(col, overflow="fold")
+    for f, tp, values, allowed in rows:
+        table.add_row(f, tp, *values, allowed or "any")
+    console.print(table, markup=False, highlight=False)
+
+
+# One suite folder holds every instance's files and the build keeps per-instance bookkeeping (the job list,
+# uids, scene keys), so without --shards, which streams, --n is bounded before anything runs.
+MAX_SUITE_N = 1_000_000
 
 
 def generate(
@@ -98,6 +129,9 @@ def generate(
         fail("give exactly one of --task or --preset")
     if task is not None and n <= 0:
         fail("--n must be positive")
+    if task is not None and shards is None and n > MAX_SUITE_N:
+        fail(f"--n: {n:,} instances is over the limit of {MAX_SUITE_N:,} for one suite folder (its plan and "
+             "bookkeeping grow with --n); stream a larger set with --shards K (docs/scale.md)")
     if processes < 1:
         fail(f"--processes must be at least 1, got {processes}")
     if shards is None and (fmt is not None or backend is not None or ray_address is not None or overwrite):
@@ -202,15 +236,18 @@ def audit(
     console.print(table.note, markup=False, highlight=False)
     flagged = [v for v in verdicts if v.shortcut]
     too_few = sum(v.label == TOO_FEW for v in verdicts)
-    untested = f"; {too_few} of {len(verdicts)} cells have too few items for a verdict" if too_few else ""
     claim = f"beat chance by more than {100 * MARGIN:.0f} points (p <= {ALPHA:g})"
+    # Every line wraps at the console's width (100 columns in a pipe): the verdict is read, not grepped whole.
     for v in flagged:  # every one, so none hides behind a count
         console.print(f"shortcut: {v.task} {v.difficulty} {v.baseline}: {v.right}/{v.n} right "
                       f"({100 * v.accuracy:.1f}% against chance {100 * v.chance:.1f}%), p = {v.p_value:.2g}",
-                      markup=False, highlight=False, soft_wrap=True)
+                      markup=False, highlight=False)
+    if too_few:
+        console.print(f"{too_few} of {len(verdicts)} cells have too few items for a verdict", markup=False,
+                      highlight=False)
     if flagged:
-        fail(f"{len(flagged)} baseline(s) shown to {claim}{untested}", code=1)
-    console.print(f"no baseline shown to {claim}{untested}", markup=False, highlight=False, soft_wrap=True)
+        fail(f"{len(flagged)} baseline(s) shown to {claim}", code=1)
+    console.print(f"no baseline shown to {claim}", markup=False, highlight=False)
 
 
 def overlap(

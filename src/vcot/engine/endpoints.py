@@ -18,6 +18,7 @@ retry policy decides, as it does with one server, when a call is given up.
 from __future__ import annotations
 
 import asyncio
+import logging
 import statistics
 import time
 from collections import Counter, deque
@@ -25,9 +26,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from vcot.engine.clients.base import CallContext, ModelClient, display_url
-from vcot.engine.errors import ConfigError, EngineError, FatalCallError, RetryableError
+from vcot.engine.errors import ConfigError, EngineError, FatalCallError, NoModelList, RetryableError
 from vcot.engine.settings import GenSettings
 from vcot.messages import Message, ModelResponse, ToolSpec
+
+_log = logging.getLogger(__name__)
 
 # RetryableError kinds that say the server is in trouble; a malformed or oversized reply, or a 429, says
 # nothing about whether the next request there would be answered.
@@ -42,7 +45,7 @@ class Endpoint:
     """One server of the pool: its client, load, health and counters."""
 
     __slots__ = ("client", "url", "inflight", "healthy", "failures", "outs", "requests", "ok", "errors", "kinds",
-                 "latencies", "taken_out", "probe")
+                 "latencies", "taken_out", "probe", "unlisted")
 
     def __init__(self, client: Any, url: str) -> None:
         self.client = client
@@ -58,6 +61,7 @@ class Endpoint:
         self.latencies: list[float] = []
         self.taken_out = 0
         self.probe: asyncio.Task[None] | None = None
+        self.unlisted = False  # it gives no model list (GET /models); used for --model's model unchecked
 
     def stats(self) -> dict[str, Any]:
         lat = self.latencies
@@ -92,6 +96,7 @@ class EndpointPool(ModelClient):
                                    display)
                           for url, display in zip(base_urls, shown, strict=True)]
         self.limit = per_endpoint_limit
+        self.warnings: list[str] = []  # said at preflight (an endpoint used without a model list)
         self.failure_threshold = failure_threshold
         self.backoff_initial_s = backoff_initial_s
         self.backoff_max_s = backoff_max_s
@@ -113,10 +118,23 @@ class EndpointPool(ModelClient):
 
     async def preflight(self) -> None:
         """Every endpoint must list the model (GET /models), checked together; ConfigError naming each one
-        that does not."""
+        that does not. An endpoint that answers but lists no models at all (some servers have no GET /models)
+        is used for the model --model named, with a warning (logged, `warnings`): refusing it said "name the
+        served model with --model" to a user who had."""
+        unlisted: dict[int, str] = {}
+
         async def check(ep: Endpoint) -> str | None:
             try:
                 ids = await ep.client.list_models()
+            except NoModelList as exc:
+                try:
+                    await ep.client.preflight()  # it answers at all: else the reason it cannot be reached
+                except ConfigError as unreachable:
+                    return str(unreachable)
+                ep.unlisted = True
+                unlisted[id(ep)] = (f"warning: {exc.reason}; sending it requests for {self.model!r} as --model "
+                                    "names, unchecked")
+                return None
             except ConfigError as exc:
                 return str(exc)
             if self.model not in ids:
@@ -126,6 +144,10 @@ class EndpointPool(ModelClient):
             return None
 
         problems = [p for p in await asyncio.gather(*(check(e) for e in self.endpoints)) if p]
+        for ep in self.endpoints:  # in --base-url order, however the checks finished
+            if id(ep) in unlisted:
+                self.warnings.append(unlisted[id(ep)])
+                _log.warning("%s", unlisted[id(ep)])
         if problems:
             raise ConfigError("; ".join(problems))
 
@@ -232,7 +254,11 @@ class EndpointPool(ModelClient):
             ep.outs += 1
             await asyncio.sleep(min(self.backoff_max_s, self.backoff_initial_s * 2 ** (ep.outs - 1)))
             try:
-                listed = self.model in await ep.client.list_models(self.probe_timeout_s)
+                if ep.unlisted:  # it has no model list to check: that it answers again must do
+                    await ep.client.preflight(attempts=1, timeout=self.probe_timeout_s)
+                    listed = True
+                else:
+                    listed = self.model in await ep.client.list_models(self.probe_timeout_s)
             except Exception:  # noqa: BLE001 - any failure of the probe keeps the endpoint out
                 listed = False
             if listed:

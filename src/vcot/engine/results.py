@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from vcot.engine.store import STORE_NAME, damaged, open_readonly
+from vcot.engine.store import STORE_NAME, StoreDamaged, damaged, open_readonly, parse_settings
 
 RESULTS_NAME = "results.parquet"
 
@@ -57,14 +57,16 @@ def results_table(run_dir: str | Path) -> pa.Table:
     # Read-only so exporting never contends with (or alters) a running evaluation.
     conn = open_readonly(run_dir)
     try:
-        runs = {rid: json.loads(s) for rid, s in conn.execute("SELECT run_id, settings FROM runs")}
+        runs = {rid: parse_settings(path, rid, s) for rid, s in conn.execute("SELECT run_id, settings FROM runs")}
         rows = conn.execute(f"SELECT {', '.join(_SAMPLE_COLS)} FROM samples "
                             "ORDER BY run_id, model, condition, uid, epoch").fetchall()
         endpoints = _endpoint_figures(conn)
     except sqlite3.DatabaseError as exc:  # a page lost inside the file, a column dropped
         raise damaged(path, str(exc)) from None
-    except ValueError as exc:  # a settings record that is not JSON
-        raise damaged(path, f"a run's settings are not JSON: {exc}") from None
+    except StoreDamaged:  # already said in one line (parse_settings)
+        raise
+    except ValueError as exc:  # an endpoint record that is not JSON
+        raise damaged(path, f"a stored record is not JSON: {exc}") from None
     finally:
         conn.close()
     cols: dict[str, list] = {name: [] for name in SCHEMA.names}

@@ -22,10 +22,18 @@ class RetryPolicy:
     max_backoff_s: float = 30.0
     # A server asking for longer than this is capped, so one bad header cannot stall a run for hours.
     max_retry_after_s: float = 120.0
+    # Attempts (within max_attempts) for a call whose replies arrive whole but are unusable (RetryableError
+    # `well_formed`): a model that answered with 2,000 tool calls mostly does so again, and every attempt is
+    # a paid request, so such a reply is retried once by default (docs/engine.md, "Concurrency and retries").
+    malformed_attempts: int = 2
 
     def __post_init__(self) -> None:
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
             raise ValueError(f"--max-attempts must be an integer of at least 1, got {self.max_attempts!r}")
+        if (isinstance(self.malformed_attempts, bool) or not isinstance(self.malformed_attempts, int)
+                or self.malformed_attempts < 1):
+            raise ValueError("--malformed-attempts must be an integer of at least 1, got "
+                             f"{self.malformed_attempts!r}")
         for name in ("initial_s", "max_backoff_s", "max_retry_after_s"):
             value = getattr(self, name)
             if not value >= 0:  # also refuses NaN
@@ -55,20 +63,38 @@ async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy,
                             on_retry: Callable[[RetryableError], None] | None = None) -> tuple[T, int]:
     """Run `fn` until it succeeds or attempts run out; returns (result, attempts used).
 
-    Only RetryableError is retried; the last one is re-raised when attempts run out.
+    Only RetryableError is retried; the last one is re-raised when attempts run out (`max_attempts` in all,
+    `malformed_attempts` of them ending in a well-formed but unusable reply), with `attempts` set on it.
     """
+    made = 0
+    unusable = 0
+
+    async def attempt() -> T:
+        nonlocal made, unusable
+        made += 1
+        try:
+            return await fn()
+        except RetryableError as exc:
+            if exc.well_formed:
+                unusable += 1
+            exc.attempts = made
+            raise
+
+    def more(exc: BaseException) -> bool:
+        return isinstance(exc, RetryableError) and unusable < policy.malformed_attempts
+
     # Nearly every call succeeds at once: the first attempt is made directly, since setting up tenacity's
     # machinery for it cost a tenth of a request's CPU (docs/evaluation.md, "Engine").
     try:
-        return await fn(), 1
+        return await attempt(), 1
     except RetryableError as exc:
-        if policy.max_attempts == 1:
+        if policy.max_attempts == 1 or not more(exc):
             raise
         if on_retry is not None:
             on_retry(exc)
         await asyncio.sleep(_wait_s(policy, 1, exc))
     # Imported here: a run whose calls all succeed at once never loads tenacity (7 ms of start-up).
-    from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+    from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
     def wait(state: RetryCallState) -> float:
         return _wait_s(policy, state.attempt_number + 1, state.outcome.exception() if state.outcome else None)
@@ -78,11 +104,8 @@ async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy,
         if on_retry is not None and isinstance(exc, RetryableError):
             on_retry(exc)
 
-    attempts = 1
-    async for attempt in AsyncRetrying(stop=stop_after_attempt(policy.max_attempts - 1), wait=wait,
-                                       retry=retry_if_exception_type(RetryableError), reraise=True,
-                                       before_sleep=before_sleep):
-        with attempt:
-            attempts = attempt.retry_state.attempt_number + 1
-            result = await fn()
-    return result, attempts
+    async for state in AsyncRetrying(stop=stop_after_attempt(policy.max_attempts - 1), wait=wait,
+                                     retry=retry_if_exception(more), reraise=True, before_sleep=before_sleep):
+        with state:
+            result = await attempt()
+    return result, made

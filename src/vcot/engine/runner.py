@@ -76,6 +76,9 @@ class Progress:
     done: int = 0
     errors: int = 0
     retries: int = 0
+    # Of `retries`, those after a well-formed reply vcot could not use (RetryPolicy.malformed_attempts): each
+    # is a paid request that most often brings the same reply.
+    malformed_retries: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
 
@@ -359,6 +362,8 @@ class Runner:
 
     def _on_retry(self, exc: RetryableError) -> None:
         self.progress.retries += 1
+        if exc.well_formed:
+            self.progress.malformed_retries += 1
         self.on_progress(self.progress)
 
     async def _call(self, messages: list[Any], tools: Any, ctx: CallContext) -> ModelResponse:
@@ -473,8 +478,8 @@ class Runner:
         """The error and attempt count recorded for a call that raised (a rejected key is not one of them: it
         stops the run instead)."""
         if isinstance(exc, RetryableError):
-            return (f"{exc.kind}: {exc} (gave up after {self.spec.retry.max_attempts} attempts)",
-                    self.spec.retry.max_attempts)
+            attempts = exc.attempts or self.spec.retry.max_attempts
+            return f"{exc.kind}: {exc} (gave up after {attempts} attempt{'s' * (attempts != 1)})", attempts
         if isinstance(exc, FatalCallError):
             return f"rejected: {exc}", 1
         return f"engine: {exc}", 0

@@ -121,6 +121,18 @@ def damaged(path: Path, what: str) -> StoreDamaged:
     return exc
 
 
+def parse_settings(path: Path, run_id: str, text: Any) -> dict[str, Any]:
+    """A run's stored settings as the JSON object `init_run` wrote; anything else (edited, cut short) is a
+    damaged store, said in one line instead of a JSONDecodeError."""
+    try:
+        settings = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        settings = None
+    if not isinstance(settings, dict):
+        raise damaged(path, f"the settings of run {run_id} are not a JSON object")
+    return settings
+
+
 def check_store_file(path: Path) -> None:
     """Refuse a store file that is empty, not SQLite, or shorter than its own header says (a truncated copy
     reads as a smaller run without any error from SQLite until a lost page is touched). Reads 100 bytes."""
@@ -236,7 +248,7 @@ class RunStore:
     def run_settings(self, run_id: str | None = None) -> dict[str, Any] | None:
         sql = "SELECT settings FROM runs" + (" WHERE run_id = ?" if run_id else " ORDER BY created_at LIMIT 1")
         row = self.conn.execute(sql, (run_id,) if run_id else ()).fetchone()
-        return json.loads(row[0]) if row else None
+        return parse_settings(self.path, run_id or "(first)", row[0]) if row else None
 
     def run_ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT run_id FROM runs ORDER BY created_at")]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from vcot.draw.png import encode_png
-from vcot.engine.store import STORE_NAME, damaged, open_readonly
+from vcot.engine.store import STORE_NAME, damaged, open_readonly, parse_settings
 from vcot.images import ImagePolicy, SuiteImages
 from vcot.jsonl import iter_jsonl
 from vcot.messages import ModelResponse, ToolCall
@@ -94,7 +94,8 @@ def rebuild_trajectories(run_dir: str | Path, suite: Suite) -> Path:
     written: set[str] = {p.stem for p in out_dir.glob("*.png")}
     records: list[str] = []
     try:
-        settings = {r["run_id"]: json.loads(r["settings"]) for r in _rows(conn, "SELECT * FROM runs", ())}
+        settings = {r["run_id"]: parse_settings(run_dir / STORE_NAME, r["run_id"], r["settings"])
+                    for r in _rows(conn, "SELECT * FROM runs", ())}
         marks = ",".join("?" * len(VAOT_CONDITIONS))
         samples = list(_rows(conn, f"SELECT * FROM samples WHERE status='ok' AND condition IN ({marks}) "
                                    "ORDER BY run_id, model, condition, uid, epoch", VAOT_CONDITIONS))

@@ -290,10 +290,51 @@ class Curriculum:
         if mine != theirs:
             diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
             raise ValueError(f"curriculum state was saved with another configuration (differs in {diff})")
-        for t in self.tasks:
-            s = state["tasks"][t]
-            self._value[t] = s["value"]
-            self._recent[t] = [float(r) for r in s["recent"]]
-            self._since_check[t] = int(s["since_check"])
-            self._observed[t] = int(s["observed"])
-        self.history = [dict(h) for h in state.get("history", [])]
+        # Every value is checked before any is taken, so a state refused here leaves the curriculum as it was
+        # and a bad knob value fails now, not at the next draw.
+        tasks = state.get("tasks")
+        if not isinstance(tasks, Mapping):
+            raise ValueError("curriculum state has no 'tasks' mapping")
+        loaded = {t: self._loaded_task(t, tasks.get(t)) for t in self.tasks}
+        history = state.get("history", [])
+        if not isinstance(history, list) or not all(isinstance(h, Mapping) for h in history):
+            raise ValueError("curriculum state 'history' must be a list of records")
+        for t, (value, recent, since_check, observed) in loaded.items():
+            self._value[t] = value
+            self._recent[t] = recent
+            self._since_check[t] = since_check
+            self._observed[t] = observed
+        self.history = [dict(h) for h in history]
+
+    def _loaded_task(self, task: str, s: Any) -> tuple[Any, list[float], int, int]:
+        """One task's saved (value, recent rewards, since_check, observed), checked against its knob."""
+        if not isinstance(s, Mapping):
+            raise ValueError(f"curriculum state has no record for task {task}")
+        k = self._knob[task]
+        value = s.get("value")
+        where = f"curriculum state: knob {k.name} of task {task}"
+        if k.ladder or k.name == LEVEL:
+            ladder = list(k.ladder or LEVELS)
+            if value not in ladder:
+                raise ValueError(f"{where} is {value!r}, not one of {ladder}")
+        else:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+                raise ValueError(f"{where} is {value!r}, not a finite number")
+            if k.integer and value != int(value):
+                raise ValueError(f"{where} is {value!r}, not a whole number")
+            if not k.lo <= value <= k.hi:
+                raise ValueError(f"{where} is {value!r}, outside its limits {k.lo:g}..{k.hi:g}")
+            if k.integer:
+                value = int(value)
+        if not self._usable(task, value):
+            raise ValueError(f"{where} is {value!r}, a value the task cannot generate at")
+        recent = s.get("recent")
+        if not isinstance(recent, list) or len(recent) > self.window or not all(
+                not isinstance(r, bool) and isinstance(r, int | float) and 0.0 <= r <= 1.0 for r in recent):
+            raise ValueError(f"curriculum state: 'recent' of task {task} must be at most {self.window} rewards "
+                             "in [0, 1]")
+        counts = [s.get("since_check"), s.get("observed")]
+        if not all(not isinstance(c, bool) and isinstance(c, int) and 0 <= c for c in counts):
+            raise ValueError(f"curriculum state: 'since_check' and 'observed' of task {task} must be counts, "
+                             f"got {counts}")
+        return value, [float(r) for r in recent], int(counts[0]), int(counts[1])

@@ -24,6 +24,10 @@ from __future__ import annotations
 
 import copy
 import json
+import multiprocessing
+import os
+import stat
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +40,14 @@ TOOL_NAME = "mark_point"
 TOOL_ARGS = {"x": 12, "y": 34, "label": "vcotsentinel"}
 TOOL_TEXT = "Marked the point; toolresultsentinel."
 ANSWER_TEXT = "The answer is <answer>3</answer>."
+
+
+# A chat template is a few kilobytes; anything far larger is not one (or is a device such as /dev/zero).
+TEMPLATE_MAX_BYTES = 1_000_000
+# Rendering a template runs the template's own loops: a hostile or broken one (nested `range(100000)`) would
+# never finish, so the checks run in a worker process with a wall-clock bound and an address-space bound.
+RENDER_SECONDS = 60.0
+RENDER_MEMORY_BYTES = 2 * 1024 ** 3
 
 
 class DoctorError(Exception):
@@ -299,17 +311,114 @@ def load_processor(model_dir: str | Path, *, trust_remote_code: bool = False) ->
     return processor
 
 
-def doctor(model_dir: str | Path, *, trust_remote_code: bool = False,
-           chat_template_file: str | Path | None = None) -> list[Check]:
-    """Load `model_dir` and run every check (with the template in `chat_template_file` when given)."""
-    template = None
-    if chat_template_file is not None:
+def read_template(path: str | Path, max_bytes: int = TEMPLATE_MAX_BYTES) -> str:
+    """A chat template file's text. Refuses what is not a regular file before opening it (opening a FIFO
+    blocks until a writer appears; a device such as /dev/zero never ends) and anything over `max_bytes`."""
+    path = Path(path)
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise DoctorError(f"cannot read the chat template {path}: {_line(exc)}") from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode)
+                else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "a special file")
+        raise DoctorError(f"the chat template {path} is {kind}, not a regular file")
+    if info.st_size > max_bytes:
+        raise DoctorError(f"the chat template {path} has {info.st_size:,} bytes, over the limit of {max_bytes:,}")
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)  # the file may grow between stat and read
+    except OSError as exc:
+        raise DoctorError(f"cannot read the chat template {path}: {_line(exc)}") from None
+    if len(data) > max_bytes:
+        raise DoctorError(f"the chat template {path} has more than {max_bytes:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DoctorError(f"cannot read the chat template {path}: {_line(exc)}") from None
+
+
+def _limit_memory(budget: int) -> None:
+    """Cap the worker's address space at its current size plus `budget` (Linux; elsewhere a no-op), so a
+    template that builds a huge string or list fails with MemoryError inside its check."""
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            size = int(handle.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = size + budget if hard == resource.RLIM_INFINITY else min(hard, size + budget)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, OSError, ValueError):
+        pass
+
+
+def _worker(conn: Any, processor: Any, memory: int) -> None:
+    _limit_memory(memory)
+    for check in CHECKS:
         try:
-            template = Path(chat_template_file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise DoctorError(f"cannot read the chat template {chat_template_file}: {_line(exc)}") from None
+            result = check(processor)
+        except BaseException as exc:  # MemoryError included: the bound above turns into a verdict
+            result = Check(check.__name__.removeprefix("check_"), False, f"the check crashed ({_line(exc)})")
+        conn.send(result)
+    conn.close()
+
+
+def diagnose_bounded(processor: Any, chat_template: str | None = None, *, seconds: float = RENDER_SECONDS,
+                     memory: int = RENDER_MEMORY_BYTES) -> list[Check]:
+    """`diagnose` with every check run in a forked worker bounded by `seconds` in all and `memory` bytes more
+    than the worker starts with. A check still running at the deadline fails with the bound named, the
+    checks after it fail as not run. Without `fork` (Windows) the checks run unbounded in this process."""
+    if chat_template is not None:
+        processor.chat_template = chat_template
+        processor.tokenizer.chat_template = chat_template
+    if not getattr(processor, "chat_template", None):
+        raise DoctorError("the processor has no chat template")
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return diagnose(processor)
+    context = multiprocessing.get_context("fork")
+    receive, send = context.Pipe(duplex=False)
+    worker = context.Process(target=_worker, args=(send, processor, memory), daemon=True)
+    worker.start()
+    send.close()
+    deadline = time.monotonic() + seconds
+    results: list[Check] = []
+    try:
+        for check in CHECKS:
+            name = check.__name__.removeprefix("check_")
+            if not receive.poll(max(0.0, deadline - time.monotonic())):
+                results.append(Check(name, False, f"rendering the chat template took longer than {seconds:g} s "
+                                                  "(the template's loops are too long)"))
+                break
+            try:
+                results.append(receive.recv())
+            except EOFError:
+                worker.join(5)
+                results.append(Check(name, False, f"the check ended its worker process (exit code "
+                                                  f"{worker.exitcode})"))
+                break
+    finally:
+        if worker.is_alive():
+            worker.kill()
+        worker.join(5)
+        receive.close()
+    done = {c.name for c in results}
+    stopped = results[-1].name
+    for check in CHECKS:
+        name = check.__name__.removeprefix("check_")
+        if name not in done:
+            results.append(Check(name, False, f"not run: the {stopped} check did not finish"))
+    return results
+
+
+def doctor(model_dir: str | Path, *, trust_remote_code: bool = False,
+           chat_template_file: str | Path | None = None, seconds: float = RENDER_SECONDS,
+           memory: int = RENDER_MEMORY_BYTES) -> list[Check]:
+    """Load `model_dir` and run every check (with the template in `chat_template_file` when given), bounded
+    by `seconds` and `memory` (`diagnose_bounded`)."""
+    template = None if chat_template_file is None else read_template(chat_template_file)
     processor = load_processor(model_dir, trust_remote_code=trust_remote_code)
     if template is None and not getattr(processor, "chat_template", None):
         raise DoctorError(f"{model_dir} has no chat template (chat_template.jinja, or chat_template in "
                           "tokenizer_config.json / processor_config.json)")
-    return diagnose(processor, template)
+    return diagnose_bounded(processor, template, seconds=seconds, memory=memory)

@@ -10,6 +10,7 @@ as an exception.
 
 from __future__ import annotations
 
+import operator
 import random
 from typing import Any
 
@@ -24,6 +25,16 @@ from vcot.vaot.render import apply_action, bound_size
 BUDGET_SPENT = "Action rejected: the action budget of this problem is used up. Give your final answer now."
 
 
+def whole_number(what: str, value: Any) -> int:
+    """An integer argument (numpy integers too); NaN, 2.5, "8" or True get a ValueError naming it."""
+    if isinstance(value, bool):
+        raise ValueError(f"{what} must be a whole number, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ValueError(f"{what} must be a whole number, got {value!r}") from None
+
+
 class DrawingSession:
     """The drawing state of one problem. `corruption`: None (faithful), "modify_key" or "modify_non_key".
     `max_calls` bounds the calls to `act` (rejected ones count too: a model repeating a bad call cannot loop
@@ -33,6 +44,7 @@ class DrawingSession:
     def __init__(self, problem: Any, corruption: str | None = None, max_calls: int = 8, seed: int = 0) -> None:
         if corruption is not None and corruption not in CORRUPTIONS:
             raise ValueError(f"unknown corruption {corruption!r}; choose None or one of {CORRUPTIONS}")
+        max_calls, seed = whole_number("max_calls", max_calls), whole_number("seed", seed)
         if max_calls < 0:
             raise ValueError(f"max_calls must be at least 0, got {max_calls}")
         if not problem.images:

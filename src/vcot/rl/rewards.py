@@ -14,6 +14,7 @@ Step rewards grade the `<stepK>` answers of a state-probe completion against the
 from __future__ import annotations
 
 import functools
+import html
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -88,8 +89,11 @@ def _refusal(text: str, extra_tags: re.Pattern[str] | None = None) -> str | None
     """Why `text` is not graded (a size limit), or None."""
     if len(text) > MAX_COMPLETION_CHARS:
         return f"completion of {len(text)} characters is longer than {MAX_COMPLETION_CHARS}"
+    # The grader also reads HTML-escaped tags ("&lt;answer&gt;", scoring/extract.py), so they count: with the
+    # escapes undone the text holds raw and escaped tags alike.
+    tags = html.unescape(text) if "&" in text else text
     for pattern, what in ((_ANSWER_OPENS, "<answer>"), (_THINK_OPENS, "reasoning"), (extra_tags, "<step>")):
-        if pattern is not None and len(pattern.findall(text)) > MAX_TAGS:
+        if pattern is not None and len(pattern.findall(tags)) > MAX_TAGS:
             return f"more than {MAX_TAGS} {what} tags: no single committed answer"
     return None
 

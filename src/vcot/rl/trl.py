@@ -41,6 +41,7 @@ import datasets
 from transformers import TrainerCallback
 
 # A runtime import: transformers resolves the tool methods' type hints (`get_type_hints`) in this module.
+from vcot.rl.drawing import whole_number
 from vcot.vaot.actions import ColorName
 
 if TYPE_CHECKING:
@@ -284,10 +285,11 @@ class DrawingEnvironment:
                  curriculum: Observer | None = None) -> None:
         if corruption not in (None, "modify_key", "modify_non_key"):
             raise ValueError(f"corruption must be None, 'modify_key' or 'modify_non_key', got {corruption!r}")
+        max_calls = whole_number("max_calls", max_calls)  # NaN would fail only at the first rollout
         if max_calls < 0:
             raise ValueError(f"max_calls must be at least 0, got {max_calls}")
         self._corruption = corruption
-        self._max_calls = int(max_calls)
+        self._max_calls = max_calls
         self._curriculum = curriculum
         self._row: dict[str, Any] | None = None
         self._session: DrawingSession | None = None

@@ -390,6 +390,18 @@ def _check_tool_options(max_calls: Any, corruption: Any) -> None:
 _SCORE_KEYS = ("score", "acc", "pred", "format_ok", "draw_calls")
 
 
+def _draw_calls(value: Any) -> float:
+    """The rollout's drawing-call count as a float verl can stack: 0.0 for anything that is not a finite,
+    non-negative number (an int too large for a float, NaN, a bool, a string)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    try:
+        count = float(value)
+    except OverflowError:  # an int beyond 1.8e308
+        return 0.0
+    return count if math.isfinite(count) and count >= 0 else 0.0
+
+
 def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: Mapping[str, Any] | None = None,
                   **kwargs: Any) -> dict[str, Any]:
     """verl's custom reward function (`reward.custom_reward_function`): vcot's grader on the decoded
@@ -397,9 +409,11 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
     metrics use it), `pred` (the extracted answer: verl's majority vote uses it), `format_ok`, `draw_calls` —
     with the same keys whatever the input, since verl stacks every key over the batch. Never raises."""
     info = extra_info if isinstance(extra_info, Mapping) else {}
-    calls = info.get("vcot_draw_calls")
-    out: dict[str, Any] = {"score": 0.0, "acc": 0.0, "pred": "", "format_ok": 0.0,
-                           "draw_calls": float(calls) if isinstance(calls, int | float) else 0.0}
+    out: dict[str, Any] = {"score": 0.0, "acc": 0.0, "pred": "", "format_ok": 0.0, "draw_calls": 0.0}
+    try:
+        out["draw_calls"] = _draw_calls(info.get("vcot_draw_calls"))
+    except Exception:  # an odd Mapping's get; the count stays 0
+        pass
     try:
         from vcot.rl import reward_details
 
@@ -592,6 +606,11 @@ def _build_drawing_tool() -> type:
 def _check_parameters(parameters: Any, limit: int) -> str | None:
     if not isinstance(parameters, Mapping):
         return "error: the arguments must be a JSON object"
+    from vcot.vaot.actions import oversized
+
+    too_big = oversized(dict(parameters))  # counted before json.dumps walks a million elements
+    if too_big is not None:
+        return f"error: {too_big}"
     try:
         size = len(json.dumps(parameters, default=str))
     except (TypeError, ValueError, RecursionError):

@@ -33,6 +33,13 @@ MAX_RAW_ARGUMENTS = 20_000  # characters of one tool call's JSON arguments
 # Levels of JSON arrays and objects in one action's arguments: a point list needs three, so eight leave room
 # for any action, and 9,000 levels fit in MAX_RAW_ARGUMENTS characters (JSON's parser overflows the stack).
 MAX_NESTING = 8
+# Items (array elements and object entries, at every level) in one action's already-parsed arguments: a
+# 64-point polyline has about 200, so 1,000 leave room for any action. Arguments that arrive parsed (the RL
+# adapters' dicts) skip the MAX_RAW_ARGUMENTS check on the JSON text, and a list of a million points took
+# seconds and a gigabyte to validate; counting containers' lengths refuses it before anything is walked.
+MAX_ARGUMENT_ITEMS = 1_000
+# Bits of one integer argument: coordinates and widths are small, and a million-digit int is costly to convert.
+MAX_ARGUMENT_INT_BITS = 256
 # Rejections reported for one turn's JSON blocks: each is a message to the model, and a block of 80,000
 # bare numbers would otherwise send 80,000 of them back.
 MAX_BLOCK_ERRORS = 2 * MAX_ACTIONS_PER_TURN
@@ -252,6 +259,30 @@ def _too_deep(value: Any, limit: int = MAX_NESTING) -> bool:
     return False
 
 
+def oversized(arguments: Any) -> str | None:
+    """Why parsed arguments are too large to validate, or None: more than MAX_ARGUMENT_ITEMS items, more than
+    MAX_RAW_ARGUMENTS characters of strings (keys included), or an integer over MAX_ARGUMENT_INT_BITS bits.
+    A container's length is counted before its elements are looked at, so the cost is bounded by the limits,
+    not by the size of what was sent."""
+    items = chars = 0
+    stack = [arguments]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict | list | tuple):
+            items += len(v)
+            if items > MAX_ARGUMENT_ITEMS:
+                return f"arguments hold more than {MAX_ARGUMENT_ITEMS} items"
+            stack.extend(v.keys() if isinstance(v, dict) else ())
+            stack.extend(v.values() if isinstance(v, dict) else v)
+        elif isinstance(v, str):
+            chars += len(v)
+            if chars > MAX_RAW_ARGUMENTS:
+                return f"arguments hold more than {MAX_RAW_ARGUMENTS} characters of text"
+        elif isinstance(v, int) and v.bit_length() > MAX_ARGUMENT_INT_BITS:
+            return f"arguments hold an integer of more than {MAX_ARGUMENT_INT_BITS} bits"
+    return None
+
+
 def validate_action(name: str, arguments: Any, width: int, height: int) -> Action:
     """Build and clamp one action from a tool name and its (JSON string or dict) arguments."""
     if not isinstance(name, str) or name not in ACTION_TYPES:
@@ -268,6 +299,9 @@ def validate_action(name: str, arguments: Any, width: int, height: int) -> Actio
             raise ActionError(f"{name}: arguments are nested too deeply (limit {MAX_NESTING} levels)") from None
     if not isinstance(arguments, dict):
         raise ActionError(f"{name}: arguments must be a JSON object")
+    too_big = oversized(arguments)
+    if too_big is not None:
+        raise ActionError(f"{name}: {too_big}")
     if _too_deep(arguments):
         raise ActionError(f"{name}: arguments are nested too deeply (limit {MAX_NESTING} levels)")
     arguments = {k: v for k, v in arguments.items() if k != "action"}

@@ -126,9 +126,9 @@ class AnthropicClient(ModelClient):
                 raise RetryableError(str(cause), kind=cause.kind) from None
             raise RetryableError(f"connection failed ({type(exc).__name__})", kind="connection") from None
         except sdk.APIResponseValidationError:
-            raise malformed("the SDK refused the response") from None
+            raise malformed("the SDK refused the response", well_formed=False) from None
         except RecursionError:
-            raise malformed("nested too deeply to parse") from None
+            raise malformed("nested too deeply to parse", well_formed=False) from None
         except Exception as exc:  # noqa: BLE001 - the HTTP stack's own errors, a body that is not JSON
             mapped = transport_error(exc)
             if mapped is None:

@@ -132,14 +132,14 @@ class GoogleClient(ModelClient):
         except TimeoutError:
             raise RetryableError(f"no complete response within {settings.timeout_s:g} s", kind="timeout") from None
         except RecursionError:
-            raise malformed("nested too deeply to parse") from None
+            raise malformed("nested too deeply to parse", well_formed=False) from None
         except Exception as exc:
             # Transport failures surface as the SDK's HTTP library's own errors (httpx or aiohttp); a body the
             # SDK's models refuse, as pydantic's ValidationError (a ValueError), or as whatever its converters
             # raise on a field of the wrong type (a finish reason that is an object: AttributeError).
             if isinstance(exc, (ValueError, TypeError, AttributeError, KeyError, IndexError)) \
                     and type(exc).__module__.split(".")[0] not in _TRANSPORT_MODULES:
-                raise malformed(f"the SDK refused the response ({type(exc).__name__})") from None
+                raise malformed(f"the SDK refused the response ({type(exc).__name__})", well_formed=False) from None
             mapped = transport_error(exc)
             if mapped is None:
                 raise

@@ -31,7 +31,7 @@ from openai import AsyncOpenAI
 
 from vcot.engine.clients.base import CallContext, ModelClient, display_url
 from vcot.engine.diagnose import CHAT_ROUTE_HINT, names_chat_route
-from vcot.engine.errors import AuthError, ConfigError, FatalCallError, RetryableError
+from vcot.engine.errors import AuthError, ConfigError, FatalCallError, NoModelList, RetryableError
 from vcot.engine.settings import DEFAULT_MAX_REPLY_BYTES, GenSettings
 from vcot.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
 
@@ -173,11 +173,13 @@ def kind_of(value: Any) -> str:
     return _JSON_KINDS.get(type(value)) or f"a {type(value).__name__}"
 
 
-def malformed(what: str) -> RetryableError:
-    """The error of a reply that cannot be used. Retried like a 5xx: one reply cannot tell a faulty replica
-    or proxy from a server that always answers so, a retry costs one more request at most --max-attempts
-    times, and the error stored when attempts run out names what was wrong."""
-    return RetryableError(f"malformed reply: {what}", kind="malformed")
+def malformed(what: str, well_formed: bool = True) -> RetryableError:
+    """The error of a reply that cannot be used. Retried: one reply cannot tell a faulty replica or proxy
+    from a server that always answers so, and the error stored when attempts run out names what was wrong.
+    A body that is not JSON (cut short, garbled) is retried like a 5xx, up to --max-attempts; a whole JSON
+    reply vcot cannot use (`well_formed`) most often comes back the same, so it is retried up to
+    --malformed-attempts (RetryPolicy.malformed_attempts)."""
+    return RetryableError(f"malformed reply: {what}", kind="malformed", well_formed=well_formed)
 
 
 def token_count(value: Any, where: str) -> int | None:
@@ -266,9 +268,9 @@ def parse_completion(body: str) -> ModelResponse:
     try:
         data = json.loads(body)
     except ValueError as exc:  # not JSON, or a number of more digits than Python converts
-        raise malformed(f"not JSON ({type(exc).__name__})") from None
+        raise malformed(f"not JSON ({type(exc).__name__})", well_formed=False) from None
     except RecursionError:
-        raise malformed("nested too deeply to parse") from None
+        raise malformed("nested too deeply to parse", well_formed=False) from None
     try:
         return _completion(data, body)
     except RecursionError:  # encoding tool arguments sent as an object nested near the parser's limit
@@ -523,8 +525,8 @@ class OpenAICompatClient(ModelClient):
             raise AuthError(f"{self.url} rejected the credentials ({_error_text(exc)}); check the API key in "
                             f"{self.key_env or 'the variable named by --api-key-env'}") from None
         except openai.APIStatusError as exc:
-            raise ConfigError(f"{self.url} did not list its models ({_error_text(exc)[:120]}){_url_hint(self.url)}"
-                              "; name the served model with --model") from None
+            reason = f"{self.url} did not list its models ({_error_text(exc)[:120]}){_url_hint(self.url)}"
+            raise NoModelList(f"{reason}; name the served model with --model", reason) from None
         except Exception as exc:  # noqa: BLE001 - any transport failure
             raise ConfigError(unreachable(exc, self.url) or f"cannot list the models of {self.url} "
                               f"({type(exc).__name__}); name the served model with --model") from None
@@ -532,8 +534,8 @@ class OpenAICompatClient(ModelClient):
             data = json.loads(text).get("data")
             ids = [m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)]
         except (ValueError, AttributeError, TypeError, RecursionError):
-            raise ConfigError(f"{self.url}/models is not a model list; name the served model with "
-                              "--model") from None
+            reason = f"{self.url}/models is not a model list"
+            raise NoModelList(f"{reason}; name the served model with --model", reason) from None
         return ids
 
     async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,

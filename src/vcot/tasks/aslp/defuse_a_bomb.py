@@ -514,24 +514,44 @@ class DefuseABomb(Task):
         return board.c.image()
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
-        """Trace another wire into a panel the answer wire crosses, then jump onto the answer wire's exit."""
-        good = solution.details["trace"]
+        """Another wire traced until it crosses the answer wire in the open, where the trace takes the crossing
+        for a touch and carries on along the answer wire to the detonator; when the answer wire crosses no other
+        wire in the open, the answer wire traced and turned off at one of its open crossings, away from the
+        detonator, or failing that another wire turned off at an open crossing.
+
+        Under every panel the corrupted trace still runs straight on in the direction it entered, as the
+        question's rule says and a right trace does; what is misread is a visible crossing (its two wires taken
+        as meeting and parting, not passing over each other). A scene without any crossing in the open has no
+        corruption."""
         pieces = visible_pieces(scene)
-        options = []
-        for w in scene["wires"]:
-            if w["label"] == solution.answer:
-                continue
-            passages = trace(scene, pieces, (0, w["rows"][0] * Q))
-            for i, p in enumerate(passages):
-                if "hidden" not in p:
-                    continue
-                for j, g in enumerate(good):
-                    if "hidden" in g and g["panel"] == p["panel"] and g["hidden"][1] != p["hidden"][1]:
-                        options.append((w["label"], passages[:i], p, good[j:]))
+        panels = panels_from_scene(scene)
+        rows_of = {w["label"]: w["rows"] for w in scene["wires"]}
+        # (traced wire, wire taken over, column): onto the answer wire, off it, or between two other wires.
+        into, off, other_pairs = [], [], []
+        for a, ra in rows_of.items():
+            for b, rb in rows_of.items():
+                for x in range(len(ra) - 1 if a != b else 0):
+                    crossing = (x * Q + Q // 2, (ra[x] + ra[x + 1]) * Q // 2)
+                    if ra[x] != ra[x + 1] and (ra[x], ra[x + 1]) == (rb[x + 1], rb[x]) \
+                            and _panel_at(panels, crossing) is None:
+                        kind = into if b == solution.answer else off if a == solution.answer else other_pairs
+                        kind.append((a, b, x))
+        # Rejecting scenes without a crossing on the answer wire would make "the wire with an open crossing" a
+        # cue to the answer, so a trace between two other wires stands in (it still ends away from the bomb).
+        options = into or off or other_pairs
         if not options:
             return None
-        label, head, wrong, tail = rng.choice(options)
-        fake = head + [{"hidden": [wrong["hidden"][0], tail[0]["hidden"][1]], "panel": wrong["panel"]}] + tail[1:]
+        label, other, x = rng.choice(options)
+        crossing = (x * Q + Q // 2, (rows_of[label][x] + rows_of[label][x + 1]) * Q // 2)
+        mine = trace(scene, pieces, (0, rows_of[label][0] * Q))
+        theirs = trace(scene, pieces, (0, rows_of[other][0] * Q))
+        last_mine = [x * Q, rows_of[label][x] * Q]
+        first_theirs = [(x + 1) * Q, rows_of[other][x + 1] * Q]
+        i = next(k for k, p in enumerate(mine) if last_mine in p.get("points", []))
+        j = next(k for k, p in enumerate(theirs) if first_theirs in p.get("points", []))
+        before, after = mine[i]["points"], theirs[j]["points"]
+        joined = before[:before.index(last_mine) + 1] + [list(crossing)] + after[after.index(first_theirs):]
+        fake = mine[:i] + [{"points": joined}] + theirs[j + 1:]
 
         def draw() -> list[tuple[Image.Image, str]]:
             board = _Board(scene)
@@ -542,8 +562,8 @@ class DefuseABomb(Task):
             return [(board.c.image(), _trace_text(scene, fake))]
 
         return Corruption(steps=draw,
-                          description=f"the trace of wire {label} switches to wire {solution.answer} under panel "
-                                      f"{wrong['panel'] + 1}")
+                          description=f"the trace of wire {label} takes its crossing with wire {other} at "
+                                      f"{_fmt(crossing)} for a touch and follows wire {other}")
 
 
 def _wire(scene: dict[str, Any], label: str) -> dict[str, Any]:

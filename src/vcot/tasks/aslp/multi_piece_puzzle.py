@@ -11,6 +11,7 @@ with ctx.balanced over all k-subsets, so every label set is equally likely acros
 
 from __future__ import annotations
 
+import copy
 import itertools
 import random
 from dataclasses import dataclass
@@ -39,7 +40,6 @@ from vcot.tasks.common.polyomino import (
     PIECE_COLORS,
     PIECE_RGB,
     RULE_TEXT,
-    RULE_TRANSFORMS,
     RULES,
     BoardLayout,
     Cell,
@@ -51,7 +51,6 @@ from vcot.tasks.common.polyomino import (
     fmt_cells,
     min_distinct_area,
     mutate_piece,
-    nearby_placements,
     placement_from_json,
     random_region,
     sample_cut_target,
@@ -314,34 +313,36 @@ class MultiPiecePuzzle(Task):
     # -- corruption ---------------------------------------------------------------------------------
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
-        """Swap one true piece for a decoy and draw the decoy where it best fills the vacated cells, leaving
-        a visible gap or overlap; the text still claims the swapped subset."""
+        """A decoy's shape misread as a true piece's: the decoy (of the same size, preferably) is taken to have
+        the shape of the true piece it replaces, so it covers exactly the vacated cells.
+
+        The corrupted step is the true step of the misread scene — the decoy drawn in the panel with the misread
+        shape, the target covered exactly, with no gap or overlap — so no line breaks the stated rule ("cover
+        the target exactly"); only the decoy's shape read off the picture is wrong."""
         tiling = [placement_from_json(d) for d in solution.states[0]]
         chosen = sorted(pl.piece for pl in tiling)
         decoys = [i for i in range(len(scene["pieces"])) if i not in chosen]
-        options: list[tuple[int, Placement, Placement]] = []
-        for out_pl in tiling:
-            for decoy in decoys:
-                cells = [tuple(c) for c in scene["pieces"][decoy]["cells"]]
-                for score, pl in nearby_placements(cells, (), decoy, scene["width"], scene["height"],
-                                                   RULE_TRANSFORMS[scene["rule"]], out_pl.cells):
-                    options.append((score, out_pl, pl))
+        options = [(out_pl, decoy) for out_pl in tiling for decoy in decoys]
         if not options:
             return None
-        best = max(score for score, _, _ in options)
-        _, out_pl, new = rng.choice([o for o in options if o[0] == best])
-        decoy = new.piece
+        rng.shuffle(options)
+        size = {i: len(p["cells"]) for i, p in enumerate(scene["pieces"])}
+        out_pl, decoy = min(options, key=lambda o: size[o[1]] != size[o[0].piece])
+        wrong = copy.deepcopy(scene)
+        wrong["pieces"][decoy]["cells"] = copy.deepcopy(scene["pieces"][out_pl.piece]["cells"])
+        new = Placement(decoy, out_pl.k, out_pl.offset, out_pl.cells, out_pl.marks)
         bad = [new if pl is out_pl else pl for pl in tiling]
-        wrong = sorted(pl.piece for pl in bad)
-        subset = ", ".join(scene["pieces"][i]["label"] for i in wrong)
+        placed = sorted(pl.piece for pl in bad)
+        subset = ", ".join(scene["pieces"][i]["label"] for i in placed)
 
         def draw() -> list[tuple[Image.Image, str]]:
-            faded = tuple(i for i in range(len(scene["pieces"])) if i not in wrong)
-            lay, pieces, cv = self._board(scene, faded=faded)
-            draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in bad], opacity=200)
-            return [(cv.image(), self._step_text(scene, bad))]
+            faded = tuple(i for i in range(len(wrong["pieces"])) if i not in placed)
+            lay, pieces, cv = self._board(wrong, faded=faded)
+            draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in bad])
+            return [(cv.image(), self._step_text(wrong, bad))]
 
         return Corruption(steps=draw,
-                          description=f"piece {scene['pieces'][out_pl.piece]['label']} swapped for decoy "
-                                      f"{scene['pieces'][decoy]['label']}; placed pieces {subset}")
+                          description=f"decoy {scene['pieces'][decoy]['label']} misread as the shape of piece "
+                                      f"{scene['pieces'][out_pl.piece]['label']} and placed in its stead; placed "
+                                      f"pieces {subset}")
 

@@ -509,15 +509,72 @@ class PuzzleTask(Task):
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         return _input_image(scene)
 
-    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
-        letters = option_letters(4)
-        wrong = rng.choice([i for i in range(4) if letters[i] != solution.answer])
-        piece = scene["candidates"][wrong]
-        rule, gradient = solution.details["rule"], solution.details["family"] == "gradient"
-        return Corruption(steps=lambda: [(_filled_image(scene, piece, rule),
-                                          _filled_text(scene, piece, rule, gradient))],
-                          description=f"hole filled with distractor {letters[wrong]} "
-                                      f"({solution.details['candidate_kinds'][wrong]})")
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        """The pattern's period misread by one (a motif's rows or columns, a stripe's period, a gradient's shape
+        cycle), and the gap filled by that misread rule from the nearest visible cells it ties to each gap cell.
+
+        The step then states the misread rule in the words of a right step and fills the gap as that rule says,
+        so no gap cell breaks the rule stated beside it; only the period read off the picture is wrong. A
+        misread that fills the gap as the true rule does is passed over; without another the scene has no
+        corruption."""
+        rule = solution.details["fitted_rule"]
+        gradient = rule["family"] == "gradient"
+        truth = solution.states[0]
+        options = [{**rule, key: rule[key] + step} for key in PERIOD_KEYS[rule["family"]] for step in (-1, 1)
+                   if rule[key] + step >= 1]
+        rng.shuffle(options)
+        # Off by one first, then by two; a period of 1 ("repeat every 1 rows") last, as it reads oddly.
+        wider = [{**rule, key: rule[key] + step} for key in PERIOD_KEYS[rule["family"]] for step in (-2, 2)
+                 if rule[key] + step >= 1]
+        rng.shuffle(wider)
+        ordered = sorted(options + wider, key=lambda r: min(r[k] for k in PERIOD_KEYS[rule["family"]]) < 2)
+        for wrong in ordered:
+            piece = misread_fill(scene, wrong)
+            if piece is not None and piece != truth:
+                text = describe_rule(wrong)
+                return Corruption(steps=lambda piece=piece, text=text: [(_filled_image(scene, piece, text),
+                                                                         _filled_text(scene, piece, text, gradient))],
+                                  description=f"period misread: {text}")
+        return None
+
+
+# The periods of each family's rule that a reader can misread.
+PERIOD_KEYS = {"motif": ("p", "q"), "stripes": ("m", "m2"), "gradient": ("a",)}
+
+
+def channel_keys(rule: dict[str, Any], i: int, j: int) -> tuple[Any, Any, Any]:
+    """Keys of cell (row i, column j) under a rule, one per channel (shape, colour, shade): two cells with the
+    same key in a channel show the same value in it."""
+    f = rule["family"]
+    if f == "motif":
+        return (i % rule["p"], j % rule["q"]), (i % rule["p"], j % rule["q"]), 0
+    if f == "stripes":
+        d = rule["shape_dir"]
+        return (i + d * j) % rule["m"], (i - d * j) % rule["m2"], 0
+    return i % rule["a"], 0, j
+
+
+def misread_fill(scene: dict[str, Any], rule: dict[str, Any]) -> list[list[list[Any]]] | None:
+    """The gap filled by `rule` from the visible cells: each gap cell takes, channel by channel, the value of the
+    nearest visible cell with the same key; None when some gap cell has no such cell."""
+    grid = scene["grid"]
+    r0, c0, k = scene["hole"]
+    visible = [(i, j) for i, row in enumerate(grid) for j, cell in enumerate(row) if cell is not None]
+    piece = []
+    for i in range(r0, r0 + k):
+        row = []
+        for j in range(c0, c0 + k):
+            keys = channel_keys(rule, i, j)
+            cell = []
+            for ch in range(3):
+                same = [(abs(i - a) + abs(j - b), a, b) for a, b in visible if channel_keys(rule, a, b)[ch] == keys[ch]]
+                if not same:
+                    return None
+                _, a, b = min(same)
+                cell.append(grid[a][b][ch])
+            row.append(cell)
+        piece.append(row)
+    return piece
 
 
 def marks_sentence(scene: dict[str, Any]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from abc import abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -336,19 +337,29 @@ def single_picture(scene: dict[str, Any], state: dict[str, Any], done: int | Non
     return cv.image()
 
 
-def corrupt_roll(scene: dict[str, Any], path: list[list[int]], rng: random.Random
-                 ) -> tuple[list[dict[str, Any]], int, str]:
-    """States where roll k uses a wrong direction (the cells stay on the drawn path), later rolls correct."""
-    k = rng.randrange(1, len(path))
-    true_dir = move_direction(path[k - 1], path[k])
-    wrong = rng.choice([d for d in DIRECTIONS if d != true_dir])
-    die = start_die(scene)
-    states = [{"cell": list(path[0]), "move": None, "die": die.as_dict()}]
-    for j in range(1, len(path)):
-        d = move_direction(path[j - 1], path[j])
-        die = die.roll(wrong if j == k else d)
-        states.append({"cell": list(path[j]), "move": d, "die": die.as_dict()})
-    return states, k, wrong
+def misread_start(scene: dict[str, Any], answer_of: Callable[[dict[str, Any]], str], rng: random.Random
+                  ) -> tuple[dict[str, Any], str] | None:
+    """The scene with its start die misread as another standard (right-handed) die whose rolls give another
+    answer, and what was misread; None when no misreading changes the answer.
+
+    A corrupted trajectory rolls the misread die along the drawn path by the stated rule, so every step states
+    a wrong state the way a right step states a right one: each roll turns the faces as its stated direction
+    does, and every state is a standard die (opposite faces sum to 7, right-handed). A die that keeps the top
+    face (drawn on S as well as in the panel) and misreads the side faces is tried first."""
+    true = start_die(scene)
+    answer = answer_of(scene)
+    others = [die for _, die in sorted(ORIENTATIONS.items()) if die != true]
+    same_top = [die for die in others if die.top == true.top]
+    rng.shuffle(same_top)
+    rest = [die for die in others if die.top != true.top]
+    rng.shuffle(rest)
+    for die in same_top + rest:
+        wrong = {**scene, "start_die": die.visible()}
+        if answer_of(wrong) != answer:
+            seen, read = true.visible(), die.visible()
+            faces = ", ".join(f"{f} {read[f]}" for f in ("top", "south", "east") if read[f] != seen[f])
+            return wrong, f"start die misread ({faces}); every roll follows the rule from the misread die"
+    return None
 
 
 class SinglePathTask(Task):
@@ -393,7 +404,10 @@ class SinglePathTask(Task):
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         return Rendering(image=self.render_input(scene, solution), steps=single_steps(scene, solution.states))
 
-    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
-        states, k, wrong = corrupt_roll(scene, scene["path"], rng)
-        return Corruption(steps=lambda: single_steps(scene, states),
-                          description=f"roll {k} applied towards {wrong} instead of the path direction")
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        misread = misread_start(scene, lambda s: self.solve(s).answer, rng)
+        if misread is None:
+            return None
+        wrong, description = misread
+        states = self.solve(wrong).states
+        return Corruption(steps=lambda: single_steps(wrong, states), description=description)

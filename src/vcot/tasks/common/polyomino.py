@@ -684,21 +684,3 @@ def draw_placed(cv: Canvas, lay: BoardLayout, placed: Sequence[tuple[DrawnPiece,
 def placement_from_json(d: dict) -> Placement:
     return Placement(d["piece"], d["k"], tuple(d["offset"]), tuple(tuple(c) for c in d["cells"]),
                      tuple(tuple(c) for c in d["marks"]))
-
-
-def nearby_placements(cells: Sequence[Cell], marks: Sequence[Cell], piece: int, grid_w: int, grid_h: int,
-                      ks: Iterable[int], near: Iterable[Cell]) -> list[tuple[int, Placement]]:
-    """All placements of a piece inside the 1-based grid_w x grid_h frame under transforms ks, each scored
-    by how many cells it shares with `near` (for drawing plausible wrong placements)."""
-    near = set(near)
-    out = []
-    for k in ks:
-        oc, om = transform(cells, k, marks)
-        ow = max(c[0] for c in oc)
-        oh = max(c[1] for c in oc)
-        for dx in range(1, grid_w - ow + 1):
-            for dy in range(1, grid_h - oh + 1):
-                placed = tuple((x + dx, y + dy) for x, y in oc)
-                pl = Placement(piece, k, (dx, dy), placed, tuple((x + dx, y + dy) for x, y in om))
-                out.append((len(set(placed) & near), pl))
-    return out

@@ -283,13 +283,28 @@ class ThreeViewsTask(Task):
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         return render_views(scene["top"], scene["front"], scene["side"], scene["side_name"])
 
-    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
-        """The step redone with one cell given max(front, side) where the two silhouettes differ."""
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        """The step redone from views with one silhouette misread: at a top cell where the two silhouettes
+        differ, the lower one (the front view's column or the side view's row) is read as tall as the other.
+
+        Every cell then holds the lower of its two (misread) silhouette heights, as the step text says, so the
+        corrupted step states a wrong state the way a right step does; only a view read off the picture is
+        wrong, and the step's grid writes the misread height under its column or beside its row. A misreading
+        that leaves the answer unchanged is passed over; without any the scene has no corruption."""
         top, front, side = scene["top"], scene["front"], scene["side"]
         cells = [(x, y) for y in range(len(side)) for x in range(len(front))
                  if top[y][x] and front[x] != side[y]]
-        x, y = rng.choice(cells)
-        wrong = [list(r) for r in solid_of(scene)]
-        wrong[y][x] = max(front[x], side[y])
-        return Corruption(steps=lambda: [self.step(scene, wrong)],
-                          description=f"cell ({x}, {y}) given max(front, side) = {wrong[y][x]} instead of the min")
+        rng.shuffle(cells)
+        for x, y in cells:
+            wrong = {**scene, "front": list(front), "side": list(side)}
+            if front[x] < side[y]:
+                wrong["front"][x] = side[y]
+                what = f"front view column {x + 1} read as {side[y]} tall instead of {front[x]}"
+            else:
+                wrong["side"][y] = front[x]
+                what = f"{scene['side_name']} view row {y + 1} read as {front[x]} tall instead of {side[y]}"
+            solid = max_solid(top, wrong["front"], wrong["side"])
+            if str(self.answer_of(solid, wrong["front"])) != solution.answer:
+                return Corruption(steps=lambda wrong=wrong, solid=solid: [self.step(wrong, solid)],
+                                  description=what)
+        return None

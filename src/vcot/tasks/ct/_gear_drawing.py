@@ -17,6 +17,7 @@ GEAR_FILL = (196, 206, 222)
 INNER_FILL = (236, 206, 150)
 CW_COLOR = (31, 90, 200)
 CCW_COLOR = (214, 110, 0)
+TENTATIVE_DASH = (9.0, 7.0)  # on, off (px): the arcs of directions that only "would" hold in a jammed system
 
 
 def _gear_polygon(g: dict[str, Any]) -> list[tuple[float, float]]:
@@ -51,13 +52,20 @@ def _arrow_centre(scene: dict[str, Any], i: int, radius: float) -> float:
     return best
 
 
-def _rot_arrow(c: Canvas, scene: dict[str, Any], i: int, direction: str, color: Any, radius: float) -> None:
+def _rot_arrow(c: Canvas, scene: dict[str, Any], i: int, direction: str, color: Any, radius: float,
+               dashed: bool = False) -> None:
     g = scene["gears"][i]
     cx, cy = g["x"], g["y"]
     centre = _arrow_centre(scene, i, radius) if g.get("host") is None else 90.0
     sgn = 1 if direction == "clockwise" else -1
     start, end = centre + 60 * sgn, centre - 60 * sgn
-    c.arc((cx, cy), radius, start, end + 8 * sgn, color=color, width=4)
+    if dashed:
+        # A tentative direction (a wheel of a jammed system): the same arc, dashed, with the same head.
+        arc = [math.radians(start + (end + 8 * sgn - start) * k / 48) for k in range(49)]
+        c.line([(cx + radius * math.cos(t), cy - radius * math.sin(t)) for t in arc], color=color, width=4,
+               dash=TENTATIVE_DASH)
+    else:
+        c.arc((cx, cy), radius, start, end + 8 * sgn, color=color, width=4)
     back = math.radians(end + 14 * sgn)
     tip = math.radians(end)
     c.arrow((cx + radius * math.cos(back), cy - radius * math.sin(back)),
@@ -65,10 +73,12 @@ def _rot_arrow(c: Canvas, scene: dict[str, Any], i: int, direction: str, color: 
 
 
 def draw_system(scene: dict[str, Any], known: dict[int, str], highlight: set[int],
-                bad_link: int | None = None, layout: list[Disc] | None = None) -> Image.Image:
+                bad_link: int | None = None, layout: list[Disc] | None = None,
+                tentative: bool = False) -> Image.Image:
     """The system with its labels; the driver's red arrow when no direction is `known` yet (the question's
     picture), else the `known` wheels' arrows and the legend. `highlight`ed wheels are outlined in red,
-    `bad_link` is drawn or ringed in red."""
+    `bad_link` is drawn or ringed in red. `tentative`: every arrow but the driver's is dashed (a jammed
+    system's wheels only would turn so)."""
     c = Canvas(W, H)
     gears = scene["gears"]
     order = [i for i, g in enumerate(gears) if g.get("host") is None] + \
@@ -106,7 +116,7 @@ def draw_system(scene: dict[str, Any], known: dict[int, str], highlight: set[int
         elif i in known:
             color = CW_COLOR if known[i] == "clockwise" else CCW_COLOR
             radius = g["r"] + TOOTH + 10 if g.get("host") is None else g["r"] + TOOTH + 6
-            _rot_arrow(c, scene, i, known[i], color, radius)
+            _rot_arrow(c, scene, i, known[i], color, radius, dashed=tentative and i != scene["driver"])
     if known:
         c.text((W - 12, H - 10), LEGEND, size=16, anchor="rb", color="darkgray")
     return c.image()

@@ -15,10 +15,10 @@ FLIP = {"mesh": 1, "crossed_belt": 1, "open_belt": 0, "shaft": 0}
 DIRS = ("clockwise", "counterclockwise")
 
 
-def propagate(scene: dict[str, Any], flip_gear: int | None = None) -> dict[str, Any]:
+def propagate(scene: dict[str, Any]) -> dict[str, Any]:
     """BFS from the driver. Returns per-gear sign (0 = same as driver, 1 = opposite), layer, the link that
-    set it, and the first contradiction found (None when consistent). `flip_gear` deliberately sets that
-    gear the wrong way when first reached (the corrupted trajectory)."""
+    set it, and the first contradiction found (None when consistent). The corrupted trajectory runs it on a
+    misread system (`_gear_corruption`)."""
     n = len(scene["gears"])
     adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
     for k, link in enumerate(scene["links"]):
@@ -36,8 +36,6 @@ def propagate(scene: dict[str, Any], flip_gear: int | None = None) -> dict[str, 
         for v, k in adj[u]:
             s = sign[u] ^ FLIP[scene["links"][k]["type"]]  # type: ignore[operator]
             if sign[v] is None:
-                if v == flip_gear:
-                    s ^= 1
                 sign[v], layer[v], via[v] = s, layer[u] + 1, (u, k)  # type: ignore[operator]
                 queue.append(v)
             elif sign[v] != s and conflict is None:

@@ -26,11 +26,17 @@ def cot_steps(scene: dict[str, Any], prop: dict[str, Any],
     a new wheel's link to the wheel that reached it and both arrows' directions, as the picture shows them.
     The propagation is the state; which way the asked wheel turns, or that the system jams, is the conclusion,
     left to the reader (and to meta). For a jammed system a last step marks the link whose two arrows disagree
-    with its kind (a mesh or crossed belt between equal arrows, an open belt or shaft between opposite ones)."""
+    with its kind (a mesh or crossed belt between equal arrows, an open belt or shaft between opposite ones).
+
+    In a jammed system no wheel but the given driver ever turns, so until that last step every other wheel's
+    direction is tentative: its text says it "would turn" and its arrow is drawn dashed (a jam-free system keeps
+    "turns" and solid arrows; docs/tasks/gear_rotation.md, "Steps and conclusion")."""
     gears = scene["gears"]
     conflict = prop["conflict"]
     layout = layout if layout is not None else label_layout(scene)
     last_layer = conflict["layer"] if conflict else max(lv for lv in prop["layer"] if lv is not None)
+    tentative = conflict is not None
+    verb = "would turn" if tentative else "turns"
     steps: list[tuple[Image.Image, str]] = []
     known: dict[int, str] = {}
     for layer in range(0, last_layer + 1):
@@ -44,8 +50,9 @@ def cot_steps(scene: dict[str, Any], prop: dict[str, Any],
                 u, k = prop["via"][i]
                 kind = scene["links"][k]["type"]
                 sentences.append(f"Gear {gears[i]['label']} {REASON[kind]} gear {gears[u]['label']} "
-                                 f"({known[u]}) and turns {known[i]}.")
-        steps.append((draw_system(scene, known, set(new), layout=layout), " ".join(sentences)))
+                                 f"({known[u]}) and {verb} {known[i]}.")
+        steps.append((draw_system(scene, known, set(new), layout=layout, tentative=tentative),
+                      " ".join(sentences)))
     if conflict:
         v, u, k = conflict["gear"], conflict["from"], conflict["link"]
         kind = scene["links"][k]["type"]
@@ -53,5 +60,5 @@ def cot_steps(scene: dict[str, Any], prop: dict[str, Any],
             kind, "the belt drawn in red")
         text = (f"Gear {gears[v]['label']} ({known[v]}) {REASON[kind]} gear {gears[u]['label']} "
                 f"({known[u]}), {marked}.")
-        steps.append((draw_system(scene, known, {v, u}, bad_link=k, layout=layout), text))
+        steps.append((draw_system(scene, known, {v, u}, bad_link=k, layout=layout, tentative=True), text))
     return steps

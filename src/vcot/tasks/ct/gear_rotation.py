@@ -30,6 +30,7 @@ from vcot.seeding import derive_seed
 from vcot.tasks import register
 from vcot.tasks.answer_space import AnswerSpace, finite
 from vcot.tasks.base import Corruption, GenContext, Limit, ParameterError, Reject, Rendering, Solution, Task
+from vcot.tasks.ct._gear_corruption import misread_system
 from vcot.tasks.ct._gear_drawing import draw_system
 from vcot.tasks.ct._gear_geometry import centre_of, check_geometry, dist
 from vcot.tasks.ct._gear_labels import Disc, check_labels, label_layout
@@ -215,15 +216,8 @@ class GearRotationTask(Task):
         return draw_system(scene, {}, set(), layout=layout)
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
-        prop = propagate(scene)
-        path = []
-        g = scene["target"]
-        while prop["via"][g] is not None:
-            path.append(g)
-            g = prop["via"][g][0]
-        gear = rng.choice(path)
-        wrong = propagate(scene, flip_gear=gear)
-        wrong["conflict"] = None  # the corrupted reasoning overlooks any contradiction it creates
-        return Corruption(steps=lambda: cot_steps(scene, wrong),
-                          description=f"direction of gear {scene['gears'][gear]['label']} "
-                                      "flipped when first reached; later gears follow it")
+        # The propagation itself stays right; the system it reads is misread (`_gear_corruption`), so every
+        # corrupted sentence obeys the rules the question states.
+        wrong, misread = misread_system(scene, rng)
+        return Corruption(steps=lambda: cot_steps(wrong, propagate(wrong), label_layout(scene)),
+                          description=f"{misread}; the asked wheel's answer changes")

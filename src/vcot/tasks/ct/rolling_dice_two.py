@@ -28,11 +28,11 @@ from vcot.tasks.common.dice_paths import (
     bottom_sum_space,
     cell_center,
     check_board,
-    corrupt_roll,
     draw_board,
     draw_die_on_board,
     draw_panel,
     draw_path,
+    misread_start,
     sample_die,
     sample_path,
     start_die,
@@ -183,10 +183,11 @@ class RollingDiceTwo(Task):
                        f"'colour, sum' with colour red, black or same ({colours.size}) and the sum one of "
                        f"{sums.description} ({sums.size})")
 
-    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
-        states = dict(solution.states[0])
-        colour = rng.choice(["red", "black"])
-        bad, k, wrong = corrupt_roll(scene, scene["paths"][colour], rng)
-        states[colour] = bad
-        return Corruption(steps=lambda: self._steps(scene, states),
-                          description=f"{colour} path: roll {k} applied towards {wrong} instead of the path direction")
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        # Both paths start from the one die, so a misread start die changes both (`misread_start`).
+        misread = misread_start(scene, lambda s: self.solve(s).answer, rng)
+        if misread is None:
+            return None
+        wrong, description = misread
+        states = self.solve(wrong).states[0]
+        return Corruption(steps=lambda: self._steps(wrong, states), description=description)

@@ -9,6 +9,7 @@ rejected, so no answer depends on a point that looks like it is on an edge.
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 from dataclasses import dataclass
@@ -608,52 +609,53 @@ class ConvexHull(Task):
     # -- corruption -------------------------------------------------------------------------------------
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
-        """A hull with one vertex dropped or moved, chosen so that the count changes."""
+        """One hull vertex misread: the point taken a few lattice steps off (onto a free lattice point), and
+        the hull, the overlap and the ringed points worked out from the misread points, chosen so that the
+        count changes.
+
+        The corrupted steps are the true steps of the misread scene (the point is drawn where it was misread),
+        so every stated hull is the convex hull of the points of its colour as drawn and every ringed point lies
+        strictly inside the stated region, as a right step's are; only the point read off the picture is
+        wrong."""
         hull_colours = scene["hull_colours"]
-        hulls = [convex_hull(points_of(scene, col)) for col in hull_colours]
-        counted_pts = points_of(scene, scene["count_colour"])
         true_count = int(solution.answer)
+        taken = {tuple(p) for st in scene["sets"] for p in st["points"]}
         offsets = [(dx, dy) for dx in range(-3, 4) for dy in range(-3, 4) if (dx, dy) != (0, 0)]
-        variants: list[tuple[int, Pt, str, list[Pt]]] = []
-        for hi, hull in enumerate(hulls):
-            for vi, v in enumerate(hull):
-                variants.append((hi, v, "dropped", hull[:vi] + hull[vi + 1:]))
+        variants: list[tuple[str, Pt, Pt]] = []
+        for colour in hull_colours:
+            for v in convex_hull(points_of(scene, colour)):
                 for dx, dy in offsets:
                     moved = (v[0] + dx, v[1] + dy)
-                    variants.append((hi, v, f"moved to {fmt_pt(moved)}", hull[:vi] + [moved] + hull[vi + 1:]))
+                    if moved not in taken and 0 <= moved[0] <= scene["grid"] and 0 <= moved[1] <= scene["grid"]:
+                        variants.append((colour, v, moved))
         rng.shuffle(variants)
-        chosen = None
-        for hi, v, how, poly in variants:
-            # Only convex, counter-clockwise variants look like a hull; the count must change to be wrong.
-            if len(poly) < 3 or convex_hull(poly) != _rotate_min(poly):
+        for colour, v, moved in variants:
+            wrong = copy.deepcopy(scene)
+            for st in wrong["sets"]:
+                if st["colour"] == colour:
+                    st["points"] = [list(moved) if tuple(p) == v else p for p in st["points"]]
+            wrong_hulls = [convex_hull(points_of(wrong, c)) for c in hull_colours]
+            if any(len(h) < 3 for h in wrong_hulls):
                 continue
-            wrong_hulls = list(hulls)
-            wrong_hulls[hi] = poly
             region = region_of(wrong_hulls)
-            if len(region) >= 3 and sum(strictly_inside(p, region) for p in counted_pts) != true_count:
-                chosen = (hi, v, how, wrong_hulls)
-                break
-        if chosen is None:
-            return None
-        hi, v, how, wrong_hulls = chosen
-        region = region_of(wrong_hulls)
-        inside = sorted(p for p in counted_pts if strictly_inside(p, region))
+            if len(region) < 3:
+                continue
+            inside = sorted(p for p in points_of(wrong, wrong["count_colour"]) if strictly_inside(p, region))
+            if len(inside) == true_count:
+                continue
 
-        def draw() -> list[tuple[Image.Image, str]]:
-            step1 = self._draw(scene, hulls=wrong_hulls)
-            step2 = self._draw(scene, hulls=wrong_hulls, highlight=inside,
-                               examined=points_of(scene, scene["count_colour"]))
-            return [(step1.image(), self._hull_text(scene, wrong_hulls)),
-                    (step2.image(), self._count_text(scene, inside))]
+            def draw(wrong: dict[str, Any] = wrong, wrong_hulls: list[list[Pt]] = wrong_hulls,
+                     inside: list[Pt] = inside) -> list[tuple[Image.Image, str]]:
+                step1 = self._draw(wrong, hulls=wrong_hulls)
+                step2 = self._draw(wrong, hulls=wrong_hulls, highlight=inside,
+                                   examined=points_of(wrong, wrong["count_colour"]))
+                return [(step1.image(), self._hull_text(wrong, wrong_hulls)),
+                        (step2.image(), self._count_text(wrong, inside))]
 
-        desc = f"hull of {hull_colours[hi]}: vertex {fmt_pt(v)} {how}; count {len(inside)} instead of {true_count}"
-        return Corruption(steps=draw, description=desc)
-
-
-def _rotate_min(poly: list[Pt]) -> list[Pt]:
-    """The same cyclic polygon starting at its lowest-leftmost vertex, to compare with convex_hull output."""
-    k = poly.index(min(poly))
-    return poly[k:] + poly[:k]
+            desc = (f"{colour} point {fmt_pt(v)} misread at {fmt_pt(moved)}; count {len(inside)} instead of "
+                    f"{true_count}")
+            return Corruption(steps=draw, description=desc)
+        return None
 
 
 def _marker(c: Canvas, at: tuple[float, float], colour: str, shape: str) -> None:

@@ -226,10 +226,28 @@ class CubesMissing(CubePictureTask):
     def steps(self, scene: dict[str, Any]) -> list[tuple[Image.Image, str]]:
         return layer_steps(scene, max_height(scene["heights"]))
 
-    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
-        h = max_height(scene["heights"])
-        # One level too tall: a last layer of ghosts caps even the tallest columns (a box one level too low would
-        # leave cubes outside it, which no completion can explain).
-        wrong = h + 1
-        return Corruption(steps=lambda: layer_steps(scene, wrong),
-                          description=f"ghost cubes complete a box {wrong} tall instead of {h}")
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        """One column misread one cube taller or lower (never down to an empty square, which could change the
+        base), and the box completed around the misread structure: as tall as its tallest column, as the text
+        says, so each layer step states a wrong state the way a right step does. A misreading that keeps the
+        number of layer steps is preferred; one that leaves the answer unchanged is passed over."""
+        heights = scene["heights"]
+        options = []
+        for y, row in enumerate(heights):
+            for x, h in enumerate(row):
+                for n in (h + 1, h - 1) if h else ():
+                    if n < 1:
+                        continue
+                    wrong = [list(r) for r in heights]
+                    wrong[y][x] = n
+                    if str(box_missing(wrong)) != solution.answer:
+                        options.append((x, y, h, wrong))
+        if not options:
+            return None
+        rng.shuffle(options)
+        layers = len(ghost_layers(heights, max_height(heights)))
+        x, y, h, wrong = min(options, key=lambda o: len(ghost_layers(o[3], max_height(o[3]))) != layers)
+        n = wrong[y][x]
+        return Corruption(steps=lambda: layer_steps({**scene, "heights": wrong}, max_height(wrong)),
+                          description=f"column ({x}, {y}) read as {n} cube{'' if n == 1 else 's'} tall instead of "
+                                      f"{h}; the ghost cubes complete a box {max_height(wrong)} tall around it")

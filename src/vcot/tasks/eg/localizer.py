@@ -9,6 +9,7 @@ tiling means a unique set of circle coordinates.
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 from dataclasses import dataclass
@@ -45,7 +46,6 @@ from vcot.tasks.common.polyomino import (
     fitting_areas,
     fmt_cells,
     min_distinct_area,
-    nearby_placements,
     placement_from_json,
     rect_options,
     sample_cut_target,
@@ -73,11 +73,6 @@ class LocalizerConfig:
     min_circles: int = 1          # circle count is balanced over [min_circles, max_circles]
     max_circles: int = 3
     max_circles_per_piece: int = 2
-
-
-def its_circles(n: int) -> str:
-    """The circles a piece carries, in agreement with their number ("its circle", "its 2 circles")."""
-    return "its circle" if n == 1 else f"its {n} circles"
 
 
 def piece_list(scene: dict[str, Any]) -> list[tuple[list[Cell], list[Cell]]]:
@@ -339,40 +334,32 @@ class Localizer(Task):
     # -- corruption ---------------------------------------------------------------------------------
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
-        tiling = [placement_from_json(d) for d in solution.states[0]]
-        wrong = wrong_placement(scene, tiling, rng)
-        if wrong is None:
-            return None
-        bad = [wrong if pl.piece == wrong.piece else pl for pl in tiling]
+        """One circle misread: on a circle-carrying piece in the panel, a circle taken to sit on another cell of
+        the same piece. The pieces still tile the target exactly, the one way the question allows, so the
+        corrupted step is the true step of the misread scene (the piece drawn with its misread circle): no
+        overlap, gap or overhang breaks the stated tiling rule, and only the circles' cells are wrong."""
+        moves = [(i, c, cell) for i, piece in enumerate(scene["pieces"]) for c in piece["circles"]
+                 for cell in piece["cells"] if cell not in piece["circles"]]
+        rng.shuffle(moves)
+        for i, circle, cell in moves:
+            wrong = copy.deepcopy(scene)
+            wrong["pieces"][i]["circles"] = sorted([cell if c == circle else c for c in scene["pieces"][i]["circles"]])
+            try:
+                tiling = unique_tiling(wrong)  # a circle can tell a symmetric piece's placements apart, or not
+            except Reject:
+                continue
+            if circles_answer(tiling) == solution.answer:
+                continue
 
-        def draw() -> list[tuple[Image.Image, str]]:
-            lay, pieces, cv = self._board(scene)
-            # Translucent fills let an overlap show as a blended colour.
-            draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in bad], opacity=200)
-            return [(cv.image(), self._step_text(scene, bad))]
+            def draw(wrong: dict[str, Any] = wrong, tiling: list[Placement] = tiling) -> list[tuple[Image.Image, str]]:
+                lay, pieces, cv = self._board(wrong)
+                draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in tiling])
+                return [(cv.image(), self._step_text(wrong, tiling))]
 
-        num = scene["pieces"][wrong.piece]["number"]
-        return Corruption(steps=draw,
-                          description=f"piece {num} placed wrongly (k={wrong.k} at {list(wrong.offset)}), "
-                                      f"moving {its_circles(len(wrong.marks))}; the circles lie at "
-                                      f"{circles_answer(bad)}")
-
-
-def wrong_placement(scene: dict[str, Any], tiling: list[Placement], rng: random.Random) -> Placement | None:
-    """A nearby but wrong placement (shifted, rotated or flipped) of a circle-carrying piece that changes the
-    circle answer; prefers the candidates overlapping the true position most."""
-    true_answer = circles_answer(tiling)
-    cands: list[tuple[int, Placement]] = []
-    for pl in tiling:
-        if not pl.marks:
-            continue
-        piece = scene["pieces"][pl.piece]
-        for score, new in nearby_placements([tuple(c) for c in piece["cells"]], [tuple(c) for c in piece["circles"]],
-                                            pl.piece, scene["width"], scene["height"], range(8), pl.cells):
-            bad = [new if q.piece == pl.piece else q for q in tiling]
-            if sorted(new.cells) != sorted(pl.cells) and circles_answer(bad) != true_answer:
-                cands.append((score, new))
-    if not cands:
+            num = scene["pieces"][i]["number"]
+            return Corruption(steps=draw,
+                              description=f"the circle of piece {num} on its cell {list(circle)} misread on "
+                                          f"{list(cell)}; the circles lie at {circles_answer(tiling)}")
         return None
-    best = max(score for score, _ in cands)
-    return rng.choice([p for score, p in cands if score >= best - 1])
+
+

@@ -340,13 +340,34 @@ class MirrorPatternTask(Task):
         return _input_image(scene)
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
+        """When the question names the mirror line, the pattern misread in a cell or two (preferably so that its
+        reflection is a wrong candidate) and reflected across the named line: a wrong mirror line there would
+        break the question's own rule. When any reflection is allowed ("any" mode), the pattern reflected across
+        another line, which the rule allows. Either way the step reflects the pattern it draws across the line it
+        draws, as a right step does."""
         pattern = np.array(scene["pattern"])
         right = solution.details["axis"]
-        wrong_axis = rng.choice([t for t in REFLECTIONS if t != right])
-        wrong = TRANSFORMS[wrong_axis](pattern)
-        return Corruption(steps=lambda: [(_step_image(scene, wrong_axis, wrong),
-                                          _step_text(scene, wrong_axis, wrong))],
-                          description=f"reflected across {wrong_axis} instead of {right}")
+        if scene["mode"] == "any":
+            wrong_axis = rng.choice([t for t in REFLECTIONS if t != right])
+            wrong = TRANSFORMS[wrong_axis](pattern)
+            return Corruption(steps=lambda: [(_step_image(scene, wrong_axis, wrong),
+                                              _step_text(scene, wrong_axis, wrong))],
+                              description=f"reflected across {wrong_axis} instead of {right}")
+        # A reflection is its own inverse: the misread pattern whose reflection is a candidate.
+        near = [TRANSFORMS[right](np.array(c)) for c in scene["candidates"]]
+        near = [m for m in near if 1 <= int((m != pattern).sum()) <= 2]
+        if near:
+            misread = near[rng.randrange(len(near))]
+        else:
+            misread = pattern.copy()
+            r, k = rng.randrange(len(pattern)), rng.randrange(len(pattern))
+            misread[r, k] = rng.choice([v for v in range(len(scene["colors"])) if v != pattern[r, k]])
+        cells = [(int(r) + 1, int(k) + 1) for r, k in zip(*np.nonzero(misread != pattern), strict=True)]
+        wrong_scene = {**scene, "pattern": misread.tolist()}
+        reflected = TRANSFORMS[right](misread)
+        return Corruption(steps=lambda: [(_step_image(wrong_scene, right, reflected),
+                                          _step_text(wrong_scene, right, reflected))],
+                          description=f"pattern misread in (row, column) {cells}, then reflected across {right}")
 
 
 def marks_sentence(colors: list[str]) -> str:

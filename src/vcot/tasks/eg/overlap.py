@@ -7,6 +7,7 @@ Shapes are polygons with integer vertices, so every intersection area is compute
 
 from __future__ import annotations
 
+import copy
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -245,29 +246,40 @@ class OverlapTask(Task):
         letters = option_letters(4)
         return _grid_2x2([_input_panel(p, f"Pair {letters[i]}") for i, p in enumerate(scene["pairs"])])
 
-    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
+    def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        """One black dot misread one unit (or one diagonal unit) off, so that its pair is superposed with that
+        dot, not the true one, at the origin, and another pair seems to overlap the most.
+
+        The corrupted step is the true step of the misread scene: both drawn dots sit at the origin, as the text
+        says and a right step shows, and the area written is that of the drawn superposition; only the dot read
+        off the picture is wrong. The winning pair's dot is misread if that changes the largest overlap, else
+        another pair's; without either the scene has no corruption."""
         letters = option_letters(4)
         target = letters.index(solution.answer)
-        shifts = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1)]
-        rng.shuffle(shifts)
-        shift = shifts[0]
-        areas = list(solution.states)
-        for s in shifts:
-            shift = s
-            if pair_overlap(scene["pairs"][target], s) < areas[target]:
-                break
-        areas[target] = pair_overlap(scene["pairs"][target], shift)
+        shifts = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
+        options = []
+        for i, pair in enumerate(scene["pairs"]):
+            for shift in shifts:
+                areas = list(solution.states)
+                areas[i] = pair_overlap(pair, shift)
+                if max(range(4), key=lambda k: areas[k]) != target and areas.count(max(areas)) == 1:
+                    options.append((i != target, i, shift, areas))
+        if not options:
+            return None
+        rng.shuffle(options)
+        _, i, shift, areas = min(options, key=lambda o: o[0])
+        wrong = copy.deepcopy(scene["pairs"])
+        # Moving the second dot by -shift moves its shape by +shift once the dots are aligned (`pair_overlap`).
+        wrong[i][1]["ref"] = [wrong[i][1]["ref"][0] - shift[0], wrong[i][1]["ref"][1] - shift[1]]
 
         def draw() -> list[tuple[Image.Image, str]]:
-            panels = []
-            for i, p in enumerate(scene["pairs"]):
-                offset = shift if i == target else (0, 0)
-                panels.append(_aligned_panel(p, f"Pair {letters[i]}", areas[i], offset))
+            panels = [_aligned_panel(p, f"Pair {letters[k]}", areas[k]) for k, p in enumerate(wrong)]
             return [(_grid_2x2(panels), _aligned_text(areas))]
 
         return Corruption(steps=draw,
-                          description=f"pair {letters[target]} superposed with the second shape offset by "
-                                      f"{shift} from the correct alignment")
+                          description=f"pair {letters[i]}: the dot of the second shape misread at "
+                                      f"{tuple(wrong[i][1]['ref'])} instead of {tuple(scene['pairs'][i][1]['ref'])}; "
+                                      f"the largest overlap moves to pair {letters[max(range(4), key=lambda k: areas[k])]}")
 
 
 # Panels in option order, named by where they sit: the step text must not write the pairs' letters (one of

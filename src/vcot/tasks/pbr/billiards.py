@@ -35,8 +35,8 @@ GRAZE = Fraction(1, 5)
 _WIDTH_WHY = ("table width in grid units, drawn even: one grid line and tick label per unit, and 24 keeps the labels "
               "apart; tables narrower than 8 crowd the six pockets")
 _HEIGHT_WHY = "table height in grid units, below the width; below 4 few paths pass the pockets cleanly"
-_BOUNCES_WHY = ("bounces before the pocket, one step picture each; the corrupted trajectory bends a bounce, so at "
-                "least one")
+_BOUNCES_WHY = ("bounces before the pocket, one step picture each; at least one, so that the path is more than a "
+                "straight shot along the arrow")
 
 
 @dataclass(frozen=True)
@@ -358,43 +358,36 @@ class Billiards(Task):
     # -- corruption -------------------------------------------------------------------------------------
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
-        """A wrong reflection at one bounce (outgoing angle bent) that sends the ball to a different pocket."""
-        points = [(Fraction(x), Fraction(y)) for x, y in solution.details["points"]]
-        walls = solution.details["walls"]
-        dirs = [tuple(d) for d in solution.details["directions"]]
-        true_pocket = tuple(solution.details["pocket_centre"])
+        """The arrow misread: its tip taken one grid point off, so the ball is followed along a neighbouring
+        direction from the true start. Every step then applies the reflection rule exactly as a right step does
+        (the stated flipped component turns the stated direction into the next one); only the direction read
+        off the picture is wrong. Neighbouring directions that send the ball to the true pocket are passed over,
+        and one needing as many bounces as the true path is preferred (the trajectories then have the same
+        steps); without any the scene has no corruption."""
         w, h = scene["width"], scene["height"]
-        options = []
-        for k, wall in enumerate(walls):
-            correct = dirs[k + 1]
-            for a in range(-3, 4):
-                for b in range(-3, 4):
-                    if (a, b) == (0, 0) or gcd(abs(a), abs(b)) != 1 or (a, b) == correct or a == 0 or b == 0:
-                        continue
-                    if wall in ("left", "right") and (a > 0) != (correct[0] > 0):
-                        continue
-                    if wall in ("top", "bottom") and (b > 0) != (correct[1] > 0):
-                        continue
-                    options.append((k, (a, b)))
+        start = (Fraction(scene["start"][0]), Fraction(scene["start"][1]))
+        d = tuple(scene["direction"])
+        true_pocket = tuple(solution.details["pocket_centre"])
+        bounces = len(solution.details["walls"])
+        tips = {(d[0] + ox, d[1] + oy) for ox in (-1, 0, 1) for oy in (-1, 0, 1)}
+        options = sorted(t for t in tips if t != d and t[0] and t[1] and gcd(abs(t[0]), abs(t[1])) == 1)
         rng.shuffle(options)
-        for k, nd in options:
+        paths = []
+        for nd in options:
             try:
-                tail = simulate(w, h, points[k + 1], nd, scene["max_bounces"] + 2, strict=False)
+                path = simulate(w, h, start, nd, scene["max_bounces"] + 2, strict=False)
             except Reject:
                 continue
-            if tail.pocket is None or tail.pocket == true_pocket:
-                continue
-            pts = points[:k + 2] + tail.points[1:]
-            wl = walls[:k + 1] + tail.walls
-            ds = dirs[:k + 1] + tail.directions
-            letters = {p: lab for lab, p in pocket_labels(scene).items()}
-            desc = (f"bounce {k + 1} on the {wall_name(walls[k], scene)} reflected into ({nd[0]}, {nd[1]}) instead of "
-                    f"{dirs[k + 1]}; ends in pocket {letters[tail.pocket]} instead of {solution.answer}")
-            # Bound now: the loop rebinds these (no pass follows a return, but the callable must not depend
-            # on that).
-            return Corruption(steps=lambda pts=pts, wl=wl, ds=ds: self._steps(scene, pts, wl, ds),
-                              description=desc)
-        return None
+            if path.pocket is not None and path.pocket != true_pocket:
+                paths.append((len(path.walls) != bounces, nd, path))
+        if not paths:
+            return None
+        _, nd, path = min(paths, key=lambda c: c[0])  # min keeps the shuffled order among equals
+        letters = {p: lab for lab, p in pocket_labels(scene).items()}
+        desc = (f"initial direction read as ({nd[0]}, {nd[1]}) instead of ({d[0]}, {d[1]}); ends in pocket "
+                f"{letters[path.pocket]} instead of {solution.answer}")
+        return Corruption(steps=lambda: self._steps(scene, path.points, path.walls, path.directions),
+                          description=desc)
 
 
 def wall_name(wall: str, scene: dict[str, Any]) -> str:

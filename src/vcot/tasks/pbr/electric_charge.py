@@ -9,6 +9,7 @@ accepted configuration with a symmetry of the square grid (rotation / reflection
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 from dataclasses import dataclass
@@ -225,13 +226,12 @@ class ElectricCharge(Task):
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         fs = [tuple(f) for f in solution.details["forces"]]
-        return Rendering(image=self.render_input(scene, solution), steps=self._steps(scene, fs, flipped=None))
+        return Rendering(image=self.render_input(scene, solution), steps=self._steps(scene, fs))
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         return self._draw_grid(scene, CANVAS).image()
 
-    def _steps(self, scene: dict[str, Any], fs: list[tuple[float, float]],
-               flipped: int | None) -> list[tuple[Image.Image, str]]:
+    def _steps(self, scene: dict[str, Any], fs: list[tuple[float, float]]) -> list[tuple[Image.Image, str]]:
         """The grid (sources numbered, lines of action dashed) beside a force diagram, over a table of the
         forces. The table prints what the text states, so step pictures and step texts carry the same numbers;
         the net force is a vector, and its compass direction (the conclusion) is written nowhere."""
@@ -242,7 +242,7 @@ class ElectricCharge(Task):
         tx, ty = scene["target"]["pos"]
         for i, (s, f) in enumerate(zip(scene["sources"], fs, strict=True)):
             dx, dy = tx - s["pos"][0], ty - s["pos"][1]
-            repel = (tq * s["q"] > 0) != (i == flipped)
+            repel = tq * s["q"] > 0
             lines.append(f"{i + 1}: {charge_label(s['q'])} at ({s['pos'][0]}, {s['pos'][1]}), r² = "
                          f"{dx * dx + dy * dy}, {'repulsive' if repel else 'attractive'}, "
                          f"|F| = {abs(tq * s['q'])}/{dx * dx + dy * dy} = {math.hypot(*f):.3f}, "
@@ -326,21 +326,26 @@ class ElectricCharge(Task):
     # -- corruption -------------------------------------------------------------------------------------
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
-        """One force drawn with the wrong sign (attraction for repulsion or back), moving the resultant."""
-        fs = [tuple(f) for f in solution.details["forces"]]
-        order = list(range(len(fs)))
+        """One source's sign misread (+ for − or back), so its force is the wrong kind and the resultant moves.
+
+        The corrupted steps are the true steps of the misread scene: the charge is drawn and listed with the
+        misread sign, and its force is repulsive or attractive as that sign makes it, so no line breaks "like
+        charges repel, unlike charges attract"; only the sign read off the picture is wrong."""
+        order = list(range(len(scene["sources"])))
         rng.shuffle(order)
         for i in order:
-            wrong = list(fs)
-            wrong[i] = (-fs[i][0], -fs[i][1])
-            net = (sum(f[0] for f in wrong), sum(f[1] for f in wrong))
+            wrong = copy.deepcopy(scene)
+            wrong["sources"][i]["q"] = -scene["sources"][i]["q"]
+            fs = forces(wrong)
+            net = (sum(f[0] for f in fs), sum(f[1] for f in fs))
             if math.hypot(*net) > 1e-9 and DIRECTIONS[sector(angle_deg(net))] != solution.answer:
                 s = scene["sources"][i]
-                desc = (f"force of source {i + 1} ({charge_label(s['q'])} at {tuple(s['pos'])}) reversed; net "
-                        f"points {DIRECTIONS[sector(angle_deg(net))]} instead of {solution.answer}")
-                # Bound now: the loop rebinds `wrong` and `i` (none of its passes follows a return, but the
+                desc = (f"source {i + 1} ({charge_label(s['q'])} at {tuple(s['pos'])}) read as "
+                        f"{charge_label(-s['q'])}; net points {DIRECTIONS[sector(angle_deg(net))]} instead of "
+                        f"{solution.answer}")
+                # Bound now: the loop rebinds `wrong` and `fs` (none of its passes follows a return, but the
                 # callable must not depend on that).
-                return Corruption(steps=lambda wrong=wrong, i=i: self._steps(scene, wrong, flipped=i),
+                return Corruption(steps=lambda wrong=wrong, fs=fs: self._steps(wrong, fs),
                                   description=desc)
         return None
 

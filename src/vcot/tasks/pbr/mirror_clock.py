@@ -331,11 +331,11 @@ class MirrorClock(Task):
         real_m = Fraction(solution.details["real_minute_angle"])
         hour, minute = time_from_angles(real_h, real_m)
         if rng.random() < 0.5 and real_m % 180 != 0:
-            # Minute hand left as seen in the mirror while the hour hand is un-mirrored.
-            bad_m = mirror_angle(real_m)
-            bad_minute = int(bad_m // 6)
-            bad = (hour, bad_minute)
-            bad_h = real_h
+            # Minute hand left as seen in the mirror while the hour is read off the un-mirrored hour hand; the
+            # hour hand is then drawn where that minute puts it (half a degree a minute past the hour), so the
+            # wrong face is a clock face, as a right step's is (docs/tasks/mirror_clock.md).
+            bad = ((int(real_h // 30) % 12) or 12, int(mirror_angle(real_m) // 6))
+            bad_h, bad_m = hand_angles(*bad)
             desc = "minute hand not un-mirrored"
         else:
             delta = rng.choice([-1, 1])

@@ -28,6 +28,8 @@ from vcot.tasks.scene3d._scene import (
     reachable,
     render_of,
     run_chain,
+    unique_filter,
+    vocab_of,
 )
 
 FLIP = {"left": "right", "right": "left", "front": "behind", "behind": "front"}
@@ -40,6 +42,10 @@ class Scene3DTask(Task):
     domain: ClassVar[str] = "3D"
     answer_type: ClassVar[AnswerType] = AnswerType.TEXT
     colour_pools: ClassVar[tuple[Any, ...]] = (COLOURS,)
+    # Scenes drawn before an instance fails. Hard questions with a rare balanced answer (compositional_3d's
+    # count_part_match answering 3: three other vehicles sharing one part colour, every hop mattering) need about
+    # 2000 draws, most rejected before anything is rendered, and the legibility rules (issue 45) add a few more.
+    max_attempts: ClassVar[int] = 6000
 
     # -- what a task supplies ---------------------------------------------------------------------------------
 
@@ -198,6 +204,72 @@ class Scene3DTask(Task):
             return None
         return Corruption(steps=lambda: self.steps(scene, wrong.states),
                           description=f"relation {rel} of {names[anchor]} taken the wrong way ({FLIP[rel]})")
+
+
+    def misread_reference(self, scene: dict[str, Any], lay: Layout, states: list[dict[str, Any]],
+                          names: list[str], rng: random.Random) -> Corruption | None:
+        """One reference's description misread: a step that should single out one object boxes another it had in
+        view, in the same words, and the program is carried out from that object on as a solver would (each
+        later relation read from the wrong object's place in the picture, so every dashed line and every
+        object kept by it agree). A misreading that reaches a different answer is preferred; one that reaches
+        the right answer by a wrong object is taken only when there is none (as a wrong mark may). None when no
+        misreading gives the same number of steps and unique later references (docs/tasks/object_attributes.md,
+        "Corrupted trajectories")."""
+        program = scene["program"]
+        fam = program["family"]
+        objs = scene["objects"]
+        vocab = vocab_of(scene)
+        gold = self.solve(scene).answer
+        spots = [(key, j) for key, chain in program_chains(program) for j in range(len(chain))
+                 if j < len(chain) - 1 or not self.as_set(fam, key)]
+        rng.shuffle(spots)
+        same_answer: Corruption | None = None
+        for key, j in spots:
+            try:
+                trace = run_chain(scene, lay, program[key][:j + 1], as_set=False)
+            except (Reject, Ambiguous):
+                continue
+            seen = trace[-1]
+            right = seen["kept"][0]
+            others = [k for k in seen["among"] if k != right]
+            rng.shuffle(others)
+            for new in others:
+                try:
+                    # A description that fits `new` alone among the objects in view makes the solver take it.
+                    flt = unique_filter(rng, objs, new, seen["among"], vocab.attrs)
+                    wrong_prog = copy.deepcopy(program)
+                    wrong_prog[key][j]["filter"] = flt
+                    wrong = self.solve({**scene, "program": wrong_prog})
+                except (Reject, Ambiguous):
+                    continue
+                if len(wrong.states) != len(states):
+                    continue
+                # The misread step keeps the question's words: the state differs, not its description.
+                pos = state_index(program, key, j)
+                wrong_states = list(wrong.states)
+                wrong_states[pos] = {**wrong_states[pos], "filter": seen["filter"]}
+                found = self._carried(scene, wrong_states,
+                                      f"a description misread: {names[new]} taken for {names[right]}")
+                if wrong.answer != gold:
+                    return found
+                same_answer = same_answer or found
+        return same_answer
+
+
+    def _carried(self, scene: dict[str, Any], states: list[dict[str, Any]], description: str) -> Corruption:
+        return Corruption(steps=lambda: self.steps(scene, states), description=description)
+
+
+def state_index(program: dict[str, Any], key: str, j: int) -> int:
+    """Where the filter state of step j of chain `key` stands in the solver's states: the chains' traces in
+    the order the solver runs them (the task's keys in `program_chains` order), each step a relate state (when
+    it relates) and a filter state."""
+    pos = 0
+    for k, chain in program_chains(program):
+        if k == key:
+            return pos + sum(1 + (step["relate"] is not None) for step in chain[:j + 1]) - 1
+        pos += sum(1 + (step["relate"] is not None) for step in chain)
+    raise KeyError(key)
 
 
 def shorter_readings(chain: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

@@ -42,8 +42,22 @@ def noun(flt: dict[str, str], plural: bool = False) -> str:
     return " ".join([*words, head]) + tail
 
 
-def sample_vehicles(rng: random.Random, n: int) -> list[dict[str, Any]]:
-    """n vehicles at random positions and headings, footprints at least 0.2 apart."""
+# Where the tasks' camera stands on the floor before its seeded jitter (`_scene.sample_camera`: azimuth 0,
+# elevation about 36 degrees, distance about 10.4): the line of sight to a vehicle is read from here when sampling.
+NOMINAL_EYE = (0.0, -10.4 * math.cos(math.radians(36.0)))
+
+
+def end_on_to_eye(x: float, y: float, heading: float) -> float:
+    """Degrees between a vehicle's long axis and the line of sight from NOMINAL_EYE to it (0 = end-on)."""
+    dx, dy = x - NOMINAL_EYE[0], y - NOMINAL_EYE[1]
+    h = math.radians(heading)
+    c = abs(math.cos(h) * dx + math.sin(h) * dy) / math.hypot(dx, dy)
+    return math.degrees(math.acos(min(1.0, c)))
+
+
+def sample_vehicles(rng: random.Random, n: int, avoid_end_on: float = 0.0) -> list[dict[str, Any]]:
+    """n vehicles at random positions and headings, footprints at least 0.2 apart; with `avoid_end_on`, a
+    heading within that many degrees of end-on to the nominal camera is drawn again."""
     objects: list[dict[str, Any]] = []
     for _ in range(n):
         for _try in range(60):
@@ -51,9 +65,12 @@ def sample_vehicles(rng: random.Random, n: int) -> list[dict[str, Any]]:
             x, y = rng.uniform(-ARENA, ARENA), rng.uniform(-ARENA, ARENA)
             if all(math.hypot(x - o["x"], y - o["y"]) >= FOOTPRINT * (SCALE[size] + SCALE[o["size"]]) + 0.2
                    for o in objects):
+                heading = round(rng.uniform(0, 360), 1)
+                while avoid_end_on and end_on_to_eye(x, y, heading) < avoid_end_on:
+                    heading = round(rng.uniform(0, 360), 1)
                 objects.append({"type": rng.choice(TYPES), "size": size, "material": rng.choice(MATERIALS),
                                 **{p: rng.choice(COLOURS) for p in PARTS},
-                                "x": round(x, 3), "y": round(y, 3), "heading": round(rng.uniform(0, 360), 1)})
+                                "x": round(x, 3), "y": round(y, 3), "heading": heading})
                 break
         else:
             raise Reject("no room for another vehicle")

@@ -23,6 +23,7 @@ from vcot.tasks.base import (
     Reject,
     Solution,
 )
+from vcot.tasks.scene3d._legible import check_apparent_size, check_not_end_on, check_part_occlusion
 from vcot.tasks.scene3d._scene import (
     COLOURS,
     Ambiguous,
@@ -71,6 +72,10 @@ class Compositional3DConfig:
     front_behind: float = 0.5
     front_behind_px: float = 12.0
     size_ratio: float = 1.15
+    min_width_px: float = 36.0
+    material_width_px: float = 42.0
+    end_on_deg: float = 20.0
+    max_part_hidden: float = 0.4
     families: list[str] = field(default_factory=lambda: list(FAMILIES))
 
 
@@ -115,6 +120,13 @@ class Compositional3D(Scene3DTask):
                                               "is ambiguous, beside the depth margin in scene units"),
         "size_ratio": Limit(1.0, 1.5, "how much bigger every large object must look than every small one "
                                       "when a question reads sizes (1 checks nothing)"),
+        "min_width_px": Limit(20.0, 48.0, "width (pixels) of every vehicle's outline in the picture: a cabin must "
+                                          "be told from the body; above 48 most scenes fail it"),
+        "material_width_px": Limit(20.0, 56.0, "width (pixels) of every vehicle's outline when the question reads "
+                                               "material: metal's highlight needs room to show"),
+        "end_on_deg": Limit(0.0, 35.0, "degrees from end-on within which no vehicle may be seen when the question "
+                                       "reads a cabin, a body or a type"),
+        "max_part_hidden": Limit(0.1, 0.7, "share of a vehicle's body or cabin other vehicles may hide"),
         "families": Choices(FAMILIES, "question families, each balanced over its answers"),
     }
 
@@ -124,7 +136,10 @@ class Compositional3D(Scene3DTask):
 
     def new_scene(self, rng: random.Random, n: int) -> dict[str, Any]:
         cfg = self.config
-        return {"kind": KIND, "objects": sample_vehicles(rng, n), "camera": sample_camera(rng),
+        # Headings near end-on are drawn again (a few degrees wider than the rule, for the camera's jitter), so
+        # the end-on rule seldom rejects a whole scene.
+        objects = sample_vehicles(rng, n, avoid_end_on=cfg.end_on_deg + 8.0 if cfg.end_on_deg else 0.0)
+        return {"kind": KIND, "objects": objects, "camera": sample_camera(rng),
                 "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind,
                             "front_behind_px": cfg.front_behind_px, "size_ratio": cfg.size_ratio},
                 "min_visible": cfg.min_visible, "min_part_px": cfg.min_part_px}
@@ -134,8 +149,12 @@ class Compositional3D(Scene3DTask):
         return family == "query_part_colour" and target in named_values(program)
 
     def picture_centres(self, scene: dict[str, Any]) -> list[list[float]]:
-        centres, res = visibility_render(scene, self.config.min_visible)
+        cfg = self.config
+        centres, res = visibility_render(scene, cfg.min_visible)
         self._check_parts(scene, res)
+        check_apparent_size(scene, res, cfg.min_width_px, cfg.material_width_px)
+        check_not_end_on(scene, cfg.end_on_deg)
+        check_part_occlusion(scene, res, part_list(scene["objects"]), cfg.max_part_hidden)
         return centres
 
     @staticmethod
@@ -287,28 +306,33 @@ class Compositional3D(Scene3DTask):
             wrong_states = [*states[:-1], {"op": "part", "parts": [*last["parts"][:-1], [k, other]]}]
             return Corruption(steps=lambda: self.steps(scene, wrong_states),
                               description=f"the {other} of {names[k]} isolated instead of its {part}")
-        return (self._wrong_mark(scene, states, names, rng, in_view=True)
+        # The fallbacks state their wrong states as a solver would: no step keeps a vehicle its own dashed line
+        # puts on the other side (issue 45).
+        return (self._wrong_mark(scene, states, names, rng)
                 or self.flipped_relation(scene, lay, states, names, rng, always=True)
-                or self._wrong_mark(scene, states, names, rng, in_view=False))
+                or self.misread_reference(scene, lay, states, names, rng))
 
     def _wrong_mark(self, scene: dict[str, Any], states: list[dict[str, Any]], names: list[str],
-                    rng: random.Random, in_view: bool) -> Corruption | None:
-        """The last filter or match state with one boxed vehicle swapped for one that does not belong."""
+                    rng: random.Random) -> Corruption | None:
+        """The last filter or match state with one boxed vehicle swapped for one the step had in view but that
+        does not belong (a description misread)."""
         idx = max(i for i, s in enumerate(states) if s["op"] in ("filter", "match"))
         s = states[idx]
         # Vehicles the trajectory already uses elsewhere (the other reference) would blur what went wrong.
         used = {int(k) for st in states if st["op"] == "part" for k, _ in st["parts"]}
         used |= {k for st in states[:idx] if st["op"] == "filter" for k in st["kept"]}
-        # in_view: a vehicle the step had in view but that does not match (a description misread). Otherwise
-        # any vehicle, which the relation of the step before then let through as well, so that each step's
-        # text agrees with its picture and with the step before.
-        outside = ([k for k in s["among"] if k not in s["kept"] and k not in used] if in_view else
-                   [k for k in range(len(scene["objects"]))
-                    if k not in s["among"] and k != s["anchor"] and k not in used])
-        if not outside:
-            return None
-        new = rng.choice(outside)
+        outside = [k for k in s["among"] if k not in s["kept"] and k not in used]
         kept = list(s["kept"])
+        if not outside:
+            # Every vehicle in view qualifies: the end of a set can still miss one (a reference cannot: the steps
+            # after it need its vehicle).
+            if not kept or not (s["op"] == "match" or scene["program"]["family"] in ("count", "exist")):
+                return None
+            old = rng.choice(kept)
+            kept.remove(old)
+            return self._carried(scene, [*states[:idx], {**s, "kept": kept}, *states[idx + 1:]],
+                                 f"a wrong vehicle marked: {names[old]} left out though it qualifies")
+        new = rng.choice(outside)
         if kept:
             old = rng.choice(kept)
             kept[kept.index(old)] = new
@@ -316,10 +340,8 @@ class Compositional3D(Scene3DTask):
         else:
             kept = [new]
             what = f"{names[new]} boxed though no vehicle qualifies"
-        wrong = {**s, "kept": sorted(kept), "among": sorted(set(s["among"]) | {new})}
+        wrong = {**s, "kept": sorted(kept)}
         before = list(states[:idx])
-        if not in_view and before and before[-1]["op"] == "relate":
-            before[-1] = {**before[-1], "kept": wrong["among"]}
         rest = states[idx + 1:]
         if s["op"] == "filter" and rest and rest[0]["op"] == "part" and len(kept) == 1 and len(s["kept"]) == 1:
             # The part step follows the wrongly chosen vehicle.

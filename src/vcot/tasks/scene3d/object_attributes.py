@@ -12,12 +12,12 @@ from PIL import Image
 
 from vcot.tasks import register
 from vcot.tasks.base import Choices, Corruption, Limit, Reject, Solution
+from vcot.tasks.scene3d._legible import check_apparent_size
 from vcot.tasks.scene3d._scene import (
     VALUES,
     Ambiguous,
     Layout,
     chain_result,
-    check_visibility,
     draw_state,
     labels,
     layout,
@@ -32,6 +32,7 @@ from vcot.tasks.scene3d._scene import (
     set_options,
     set_phrase,
     state_text,
+    visibility_render,
 )
 from vcot.tasks.scene3d._task import Scene3DTask
 
@@ -55,6 +56,8 @@ class ObjectAttributesConfig:
     front_behind: float = 0.5
     front_behind_px: float = 12.0
     size_ratio: float = 1.15
+    min_width_px: float = 24.0
+    material_width_px: float = 28.0
     families: list[str] = field(default_factory=lambda: list(FAMILIES))
 
 
@@ -99,6 +102,10 @@ class ObjectAttributes(Scene3DTask):
                                               "is ambiguous, beside the depth margin in scene units"),
         "size_ratio": Limit(1.0, 1.5, "how much bigger every large object must look than every small one "
                                       "when a question reads sizes (1 checks nothing)"),
+        "min_width_px": Limit(10.0, 40.0, "width (pixels) of every object's outline in the picture; above 40 the "
+                                          "far small objects of most scenes fail it"),
+        "material_width_px": Limit(10.0, 48.0, "width (pixels) of every object's outline when the question reads "
+                                               "material: metal's highlight needs room to show"),
         "families": Choices(FAMILIES, "question families, each balanced over its answers"),
     }
 
@@ -118,7 +125,9 @@ class ObjectAttributes(Scene3DTask):
         return family.startswith("query_") and target in named_values(program)
 
     def picture_centres(self, scene: dict[str, Any]) -> list[list[float]]:
-        return check_visibility(scene, self.config.min_visible)
+        centres, res = visibility_render(scene, self.config.min_visible)
+        check_apparent_size(scene, res, self.config.min_width_px, self.config.material_width_px)
+        return centres
 
     def program(self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, target: str,
                 hops: int) -> dict[str, Any]:
@@ -236,30 +245,34 @@ class ObjectAttributes(Scene3DTask):
         states = solution.states
         lay = layout(scene)
         names = labels(scene, lay)
-        # A flipped relation half the time; else a misread description within the step's view; else a flip
-        # after all; a wrong mark the step before must also have let through only when neither exists.
+        # A flipped relation half the time; else a misread description within the last step's view; else a
+        # flip after all; else an earlier reference misread and carried through. Each states its wrong state as
+        # a solver would: no step keeps an object its own dashed line puts on the other side (issue 45).
         return (self.flipped_relation(scene, lay, states, names, rng)
-                or self._wrong_mark(scene, states, names, rng, in_view=True)
+                or self._wrong_mark(scene, states, names, rng)
                 or self.flipped_relation(scene, lay, states, names, rng, always=True)
-                or self._wrong_mark(scene, states, names, rng, in_view=False))
+                or self.misread_reference(scene, lay, states, names, rng))
 
     def _wrong_mark(self, scene: dict[str, Any], states: list[dict[str, Any]], names: list[str],
-                    rng: random.Random, in_view: bool) -> Corruption | None:
-        """The last filter state with one boxed object swapped for an object that does not belong."""
+                    rng: random.Random) -> Corruption | None:
+        """The last filter state with one boxed object swapped for an object the step had in view but that does
+        not match (a description misread)."""
         idx = max(i for i, s in enumerate(states) if s["op"] == "filter")
         s = states[idx]
-        n = len(scene["objects"])
-        # in_view: an object the step had in view but that does not match (a description misread). Otherwise
-        # any object, which the relation of the step before then let through as well, so that each step's
-        # text agrees with its picture and with the step before.
         # Objects the trajectory already picked (the other reference) would blur what went wrong.
         used = {k for st in states[:idx] if st["op"] == "filter" for k in st["kept"]}
-        outside = ([k for k in s["among"] if k not in s["kept"] and k not in used] if in_view else
-                   [k for k in range(n) if k not in s["among"] and k != s["anchor"] and k not in used])
-        if not outside:
-            return None
-        new = rng.choice(outside)
+        outside = [k for k in s["among"] if k not in s["kept"] and k not in used]
         kept = list(s["kept"])
+        if not outside:
+            # Every object in view qualifies: the end of a set can still miss one (a reference cannot: the steps
+            # after it need its object).
+            if not kept or scene["program"]["family"] not in ("count", "exist", "compare_count"):
+                return None
+            old = rng.choice(kept)
+            kept.remove(old)
+            return self._carried(scene, [*states[:idx], {**s, "kept": kept}, *states[idx + 1:]],
+                                 f"a wrong object marked: {names[old]} left out though it qualifies")
+        new = rng.choice(outside)
         if kept:
             old = rng.choice(kept)
             kept[kept.index(old)] = new
@@ -267,11 +280,7 @@ class ObjectAttributes(Scene3DTask):
         else:
             kept = [new]
             what = f"{names[new]} boxed though no object qualifies"
-        among = sorted(set(s["among"]) | {new})
-        before = list(states[:idx])
-        if not in_view and before and before[-1]["op"] == "relate":
-            before[-1] = {**before[-1], "kept": among}
-        wrong = [*before, {**s, "kept": sorted(kept), "among": among}, *states[idx + 1:]]
+        wrong = [*states[:idx], {**s, "kept": sorted(kept)}, *states[idx + 1:]]
         return Corruption(steps=lambda: self.steps(scene, wrong),
                           description=f"a wrong object marked: {what}")
 
