@@ -15,10 +15,14 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from task_pieces import builtin_task_names
 from vcot.cli import app
 
 WIDTH = 100
 INTERVAL = re.compile(r"\d+\.\d \[\d+\.\d, \d+\.\d\]")
+# The mini preset: 3 problems of every task; gear_rotation's 3 problems are 6 paired rows.
+MINI_PROBLEMS = 3 * len(builtin_task_names())
+MINI_COUNTS = f"{MINI_PROBLEMS} problems ({MINI_PROBLEMS + 3} instances; paired gear rows count once)"
 CONDITIONS = ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot", "visual_cot_corrupted",
               "vaot_norender", "vaot", "vaot_wrongrender")
 
@@ -52,7 +56,7 @@ def test_quickstart_prints_each_table_once_and_no_uninformative_one(quickstart):
     _, out = quickstart
     assert out.count("Accuracy by condition") == 1
     for cond in CONDITIONS:  # one row each, names and intervals unbroken
-        assert len([line for line in out.splitlines() if re.match(rf"^ {cond}\s+66\s+{INTERVAL.pattern}", line)]) == 1
+        assert len([line for line in out.splitlines() if re.match(rf"^ {cond}\s+{MINI_PROBLEMS}\s+{INTERVAL.pattern}", line)]) == 1
     # The report has them; the terminal only with --tables, and the VAoT ones say nothing for chance.
     for title in ("MIRA Table 1", "Paired condition comparisons", "Semantic answer change", "failure source"):
         assert title not in out
@@ -60,7 +64,7 @@ def test_quickstart_prints_each_table_once_and_no_uninformative_one(quickstart):
 
 def test_quickstart_counts_problems_and_ends_with_next_steps(quickstart):
     root, out = quickstart
-    assert "66 problems (69 instances; paired gear rows count once)" in out.splitlines()[0]
+    assert MINI_COUNTS in out.splitlines()[0]
     tail = out[out.index("next steps:"):]
     assert "vcot-quickstart/report/report.html" in tail and "docs/models.md" in tail
     assert (root / "vcot-quickstart" / "report" / "report.html").is_file()
@@ -87,7 +91,8 @@ def test_report_with_every_table_fits_100_columns(quickstart):
     parts = re.findall(r"MIRA Table 1 layout .*\((\d) of (\d)\)", r.stdout)
     assert len(parts) >= 2 and {total for _, total in parts} == {str(len(parts))}
     assert r.stdout.count("chance level") == len(parts)
-    assert "visual_cot → visual_cot_corrupted" in r.stdout and "+9.1 [-3.0, +21.2]" in r.stdout
+    # The paired difference and its interval stay on one line, unbroken.
+    assert re.search(r"visual_cot → visual_cot_corrupted.*[+-]\d+\.\d \[[+-]\d+\.\d, [+-]\d+\.\d\]", r.stdout)
     assert len(INTERVAL.findall(r.stdout.split("MIRA Table 1")[0])) == len(CONDITIONS)
     assert "Semantic answer change" not in r.stdout  # --tables still leaves out a table with no finding
 
@@ -98,7 +103,7 @@ def test_eval_fits_100_columns_and_counts_problems(quickstart):
     for run in ("r", "a-longer-run-folder"):
         r = vcot("eval", "vcot-quickstart/mini", "--run", run, "--no-progress", cwd=root)
         assert too_long(r.stdout) == [] and too_long(r.stderr) == []
-    assert "66 problems (69 instances; paired gear rows count once); conditions direct, text_cot" in " ".join(
+    assert f"{MINI_COUNTS}; conditions direct, text_cot" in " ".join(
         r.stderr.split())
     assert r.stdout.count("Accuracy by condition") + r.stdout.count("chance on mini") == 1
 

@@ -18,16 +18,28 @@ def test_the_answer_piece_violates_no_rule(difficulty: str) -> None:
         assert violations(scene)["ABCD".index(solution.answer)] == 0, (difficulty, i)
 
 
-def test_coincidental_symmetry_is_not_trusted() -> None:
-    # Hard, seed 0, index 47: a motif of two shapes whose visible shape channel also agrees along (3, 4), a
-    # coincidence the true fill breaks. Before the lattice check the right piece broke it 4 times.
-    scene, solution = get_task("puzzle", "hard").solved_scene(47, 0)
+def _visible_shapes(scene: dict) -> list[list[str | None]]:
     r0, c0, k = scene["hole"]
-    shapes = [[None if r0 <= i < r0 + k and c0 <= j < c0 + k else cell[0] for j, cell in enumerate(row)]
-              for i, row in enumerate(scene["grid"])]
-    support, agree = _vectors(shapes, 8, 8)[(3, 4)]
-    assert agree and support >= MIN_SUPPORT  # the coincidence this test is about is there
-    assert (3, 4) not in _symmetries(shapes, 8, 8)
+    return [[None if r0 <= i < r0 + k and c0 <= j < c0 + k else cell[0] for j, cell in enumerate(row)]
+            for i, row in enumerate(scene["grid"])]
+
+
+def test_coincidental_symmetry_is_not_trusted() -> None:
+    # A hard motif of two shapes whose visible shape channel also agrees along some vector, a coincidence the
+    # true fill breaks (before the lattice check the right piece broke such a vector). The first such
+    # instance of seed 0 is found by search, so the test does not hang on one generator version's draws.
+    task = get_task("puzzle", "hard")
+    for i in range(300):
+        scene, solution = task.solved_scene(i, 0)
+        shapes = _visible_shapes(scene)
+        h, w = len(shapes), len(shapes[0])
+        symmetries = _symmetries(shapes, h, w)
+        coincidences = [v for v, (support, agree) in _vectors(shapes, h, w).items()
+                        if agree and support >= MIN_SUPPORT and v not in symmetries]
+        if coincidences:
+            break
+    else:
+        pytest.fail("no hard instance of seed 0 among 300 shows a coincidental symmetry")
     counts = violations(scene)
     assert counts["ABCD".index(solution.answer)] == 0 and sorted(counts)[1] > 0
     assert answer(scene, {}) == solution.answer
@@ -68,7 +80,9 @@ def test_wrong_scene_changes_answer() -> None:
     # pattern, and when a "recoloured" distractor carries exactly that swap, it becomes the answer.
     task = get_task("puzzle", "easy")
     moved = 0
-    for i in range(20):
+    for i in range(200):
+        if moved >= 3:
+            break
         scene, solution = task.solved_scene(i, 5)
         k = "ABCD".index(solution.answer)
         colours = sorted({c[1] for row in scene["candidates"][k] for c in row})

@@ -164,7 +164,9 @@ def test_see2think_plan() -> None:
     assert all(t in names for _, t, _ in rows)
     assert all(n % per_problem[t] == 0 for _, t, n in rows)  # gear_rotation's pairs stay whole
     counts = counts_per_category(names, per_problem)
-    assert counts["Object Attributes"] == 100 and counts["Geometry"] == 100 and counts["Chemistry"] == 0
+    assert counts["Object Attributes"] == 100 and counts["Geometry"] == 100 and counts["Chemistry"] == 100
+    # Visual Commonsense needs real photographs: a curation-only category, never generated.
+    assert counts["Visual Commonsense"] == 0 and not CATEGORY_TASKS["Visual Commonsense"]
     assert set(counts.values()) <= {0, 100}
     mapped = {t for tasks in CATEGORY_TASKS.values() for t in tasks}
     assert len(mapped) == sum(len(t) for t in CATEGORY_TASKS.values())  # no task in two categories

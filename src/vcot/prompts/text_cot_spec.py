@@ -8,6 +8,20 @@ changes the prompt version recorded with every run.
 from __future__ import annotations
 
 GUIDES: dict[str, str] = {
+    "block_tower": (
+        "Work through it like this. Read every block's width, height and horizontal position, from the bottom "
+        "up. For each contact face between a block and the one above it, find the common part of the two "
+        "blocks' edges, and the centre of mass of all the blocks above that face (each weighted by its area). "
+        "Start at the lowest face: if that centre of mass lies outside the face, everything above it tips over "
+        "the nearer edge; otherwise go up one face. The blocks below the first face that fails stay in place."
+    ),
+    "ball_bins": (
+        "Work through it like this. Follow the ball from its start straight down to the first ramp below it. "
+        "The ramps are smooth and the ball does not bounce: it keeps only its speed along the ramp and slides "
+        "down towards the ramp's lower end, gaining speed. It leaves the ramp at that end moving along the "
+        "ramp's direction and flies in a parabola until it meets another ramp below or falls past the "
+        "dividers. Repeat ramp by ramp, and read which bin the ball drops into."
+    ),
     "convex_hull": (
         "Work through it like this. First list the points of each colour with their approximate positions. "
         "For each colour whose hull matters, build the convex hull: start from the leftmost point and walk "
@@ -170,6 +184,21 @@ GUIDES: dict[str, str] = {
         "question's operation to what is left: read the asked attribute, count the objects, say whether any "
         "exist, compare two counts, or compare one attribute of two objects."
     ),
+    "robot_program": (
+        "Work through it like this. Read the starting table from the picture: for every block its colour and "
+        "its cell (column letter, row number), and which blocks stand on which. Then run the program one "
+        "action at a time on that table, writing down the table after each action: 'put X on Y' moves X onto "
+        "Y wherever Y is by then, 'put X beside Y' sets X on the table in the cell next to Y's current cell on "
+        "the named side, and a push slides the block one cell. Use the places blocks have after the earlier "
+        "actions, not their starting places. Finally read the asked block's cell off the last table."
+    ),
+    "robot_state_change": (
+        "Work through it like this. Read both panels: for every block its colour, its cell (column letter, row "
+        "number) and what it stands on, before and after. List the blocks whose place differs between the two "
+        "panels and where each went. Then try each option in turn from the Before table, carrying out its "
+        "actions in order by the rules, and compare the table it gives with the After panel block by block; "
+        "keep the one option that gives exactly the After panel."
+    ),
     "compositional_3d": (
         "Work through it like this. List every vehicle: its type (car, truck or tractor), size, material, and "
         "the colour of each of its three parts (body, cabin, wheels), and note where it sits: how far left or "
@@ -178,5 +207,35 @@ GUIDES: dict[str, str] = {
         "side of it, filter them by the next description, and repeat along the chain. Then look closely at the "
         "part the question names on the vehicle you reached, and, when it compares parts, at the named part of "
         "every other vehicle, before reading a colour, a type, a count or whether two parts match."
+    ),
+    "motion_graph": (
+        "Work through it like this. Read the graph's corners off the grid (time across, velocity up) and the "
+        "velocity at each end of the asked interval, interpolating along a straight piece where an end falls "
+        "between corners. Cut the region between the graph and the time axis into pieces at every corner and "
+        "wherever the graph crosses the axis (find the crossing time from the two corners around it). Work out "
+        "each piece's area as a rectangle, triangle or trapezoid. For a displacement, areas above the axis count "
+        "positive and areas below negative; for a distance, every area counts positive. Add them up."
+    ),
+    "food_web": (
+        "Work through it like this. Note, for every animal, the species it eats: the boxes its incoming arrows "
+        "start from. Cross out the species that disappears. Then go round the web again and again: any animal "
+        "whose every food is crossed out dies out and is crossed out too; an animal that still has one food "
+        "left stays. Repeat until a full pass crosses out nothing new, then count the crossed-out species "
+        "without the one that disappeared."
+    ),
+    "longest_carbon_chain": (
+        "Work through it like this. Go through the drawing atom by atom and mark the carbons: every unlabelled "
+        "corner and every free end of a bond line; atoms written with a symbol (O, N, S, Cl, ...) are not carbon "
+        "and break a chain. Write down which carbons are bonded to which. Start from a carbon with a single carbon "
+        "neighbour, follow bonds from carbon to carbon without revisiting an atom, and at every branch point try "
+        "each way on, also around rings. Keep the longest chain found, check it against chains starting from the "
+        "other chain ends, and count its carbon atoms."
+    ),
+    "hbond_donors": (
+        "Work through it like this. Find every nitrogen and oxygen atom in the drawing (written N, NH, NH2, O, "
+        "OH), ignoring other heteroatoms such as S, F, Cl and Br. For each of them look at its label: a hydrogen "
+        "is written next to the symbol (OH, HO, NH, HN, NH2, H2N) when the atom carries one; a bare O or N with "
+        "only bond lines carries none. Mark each nitrogen or oxygen that carries a hydrogen once, however many "
+        "hydrogens it has, and count the marked atoms."
     ),
 }

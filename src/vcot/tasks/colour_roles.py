@@ -27,6 +27,8 @@ CROWDED: frozenset[str] = frozenset()
 _GREYS = ("white", "black", "gray", "lightgray", "darkgray")
 
 INFORMATION: dict[str, tuple[str, ...]] = {
+    "block_tower": (),
+    "ball_bins": (),
     "convex_hull": ("red", "blue", "green", "orange"),
     "overlap": ("blue", "orange"),
     "localizer": (),
@@ -50,9 +52,17 @@ INFORMATION: dict[str, tuple[str, ...]] = {
     "rolling_dice_two": ("red", "black", "lightred"),
     "object_attributes": ("red", "blue", "green", "orange", "purple", "cyan"),
     "compositional_3d": ("red", "blue", "green", "orange", "purple", "cyan"),
+    "robot_program": ("red", "blue", "green", "orange", "purple", "cyan"),
+    "robot_state_change": ("red", "blue", "green", "orange", "purple", "cyan"),
+    "motion_graph": ("lightblue", "lightyellow"),
+    "food_web": ("red", "blue"),
+    "longest_carbon_chain": (),
+    "hbond_donors": (),
 }
 
 REASONS: dict[str, str] = {
+    "block_tower": "grey-scale blocks on a pale yellow fill, told apart by their letters; paths are dashed blue",
+    "ball_bins": "ramps and bins are lettered and numbered; the orange ball and its blue path are one object each",
     "convex_hull": "the question names point sets by colour (red, blue, green, orange); steps outline each hull "
                    "in its set's colour",
     "overlap": "the two shapes of a pair are blue and orange; in the step picture they overlap and the outline "
@@ -85,6 +95,14 @@ REASONS: dict[str, str] = {
                          "palette colours); the ray caster shades them, so the check covers their albedo",
     "compositional_3d": "each vehicle part has one of six colours, which the questions name and ask for; the "
                         "ray caster shades them, so the check covers their albedo",
+    "robot_program": "the program names blocks by colour; each block is drawn in its colour",
+    "robot_state_change": "the options name blocks by colour; each block is drawn in its colour",
+    "motion_graph": "the step shades pieces above the time axis light blue and pieces below it light yellow",
+    "food_web": "the steps cross out species that died out in red and ring animals that kept some food in blue",
+    "longest_carbon_chain": "atoms are black-and-white element symbols; each step picture highlights one atom set "
+                            "in one light colour, read against the white background, and its text names the set",
+    "hbond_donors": "atoms are black-and-white element symbols; each step picture highlights one atom set in one "
+                    "light colour, read against the white background, and its text names the set",
 }
 
 SECOND_CUE: dict[str, str] = {
@@ -106,9 +124,17 @@ SECOND_CUE: dict[str, str] = {
     "rolling_dice_two": "",
     "object_attributes": "",
     "compositional_3d": "",
+    "robot_program": "letter: every block bears its colour's initial (R, B, G, O, P, C)",
+    "robot_state_change": "letter: every block bears its colour's initial (R, B, G, O, P, C)",
+    "motion_graph": "hatching and position: pieces below the axis are hatched in orange and lie under the "
+                    "time axis; the step's table says above or below for every piece",
+    "food_web": "mark shape: a cross over the box for a species gone, a ring around the box for one kept; the "
+                "step texts name both",
 }
 
 DECORATION: dict[str, tuple[str, ...]] = {
+    "block_tower": _GREYS + ("lightyellow", "blue"),
+    "ball_bins": _GREYS + ("orange", "blue"),
     "convex_hull": _GREYS + ("yellow", "lightred", "lightblue", "lightgreen", "lightyellow"),
     "overlap": _GREYS + ("lightblue", "lightyellow"),
     "localizer": _GREYS,
@@ -131,4 +157,10 @@ DECORATION: dict[str, tuple[str, ...]] = {
     "rolling_dice_two": ("white", "gray", "lightgray", "darkgray", "lightyellow"),
     "object_attributes": _GREYS,
     "compositional_3d": _GREYS,
+    "robot_program": _GREYS + ("lightyellow",),
+    "robot_state_change": _GREYS + ("lightyellow",),
+    "motion_graph": _GREYS + ("orange", "purple"),
+    "food_web": _GREYS + ("lightgreen", "lightyellow"),
+    "longest_carbon_chain": _GREYS + ("lightblue", "lightred"),
+    "hbond_donors": _GREYS + ("lightblue", "lightred"),
 }

@@ -3,10 +3,12 @@
 
 See2Think draws 100 problems per category. vcot generates the categories it has generators for: the 2D ones
 from the MIRA-style tasks whose skill matches the category (geometry, spatial puzzles, physics, abstract
-patterns) and the 3D scene level from the scene3d tasks; Chemistry, Science QA and the real-world level need
-real photographs or subject knowledge that no generator here draws, and get no instances. Each generable
-category gets 100 instances split as evenly as its tasks allow (earlier tasks take the remainder), at the
-medium preset.
+patterns), the 3D scene level from the scene3d tasks and Intuitive Physics from scenes simulated on a rigid-body
+engine (the physsim tasks), Chemistry from skeletal formulas drawn by RDKit (the chem tasks), Science QA from
+motion graphs and food webs drawn and solved exactly (the sciqa tasks), Robot Manipulation and Robot State Change
+from a robot arm's table replayed in Bullet (the robot tasks); Visual Commonsense stays a curation-only category:
+it needs real photographs, which no generator here draws, and gets no instances. Each generable category gets 100 instances
+split as evenly as its tasks allow (earlier tasks take the remainder), at the medium preset.
 """
 
 from __future__ import annotations
@@ -29,17 +31,22 @@ CATEGORY_TASKS: dict[str, tuple[str, ...]] = {
                        "trailer_cubes_missing"),
     # Forces, reflections, gears and rolling: mechanics and optics by simulation.
     "Physics": ("billiards", "electric_charge", "mirror_clock", "gear_rotation"),
-    "Chemistry": (),
-    "Science QA": (),
+    # Reading a skeletal formula drawn by RDKit: carbon chains through branches and rings, donor atoms.
+    "Chemistry": ("longest_carbon_chain", "hbond_donors"),
+    # Reading diagrams of science: motion graphs and food webs, solved exactly.
+    "Science QA": ("motion_graph", "food_web"),
     # Rules over symbols and patterns: mirrored grids, wire logic, the die's rolling rule.
     "Abstract Pattern": ("mirror_pattern", "defuse_a_bomb", "rolling_dice_top", "rolling_dice_sum",
                          "rolling_dice_two"),
     "Object Attributes": ("object_attributes",),
     "Compositional 3D": ("compositional_3d",),
-    "Robot Manipulation": (),
-    "Robot State Change": (),
+    # A Franka Panda moving blocks on a table, replayed in Bullet (pybullet): a program's result, what changed.
+    "Robot Manipulation": ("robot_program",),
+    "Robot State Change": ("robot_state_change",),
+    # Curation only: real photographs (docs/curation.md), which no generator here draws.
     "Visual Commonsense": (),
-    "Intuitive Physics": (),
+    # Released towers and balls on ramps, simulated on a rigid-body engine (pymunk).
+    "Intuitive Physics": ("block_tower", "ball_bins"),
 }
 
 

@@ -1,0 +1,87 @@
+"""Throughput of the chemistry tasks (docs/tasks/longest_carbon_chain.md, docs/tasks/hbond_donors.md).
+
+Per task and difficulty, problems/second on one core (CPU time) of `vcot.rl.stream(task)` with the input
+picture only (condition direct), as `benchmarks/rl_stream.py` measures every task, and instances/second of
+`Task.make` with all step pictures and the corrupted trajectory plus PNG encoding (what `vcot generate` does).
+Where a medium stream problem's time goes: scene (sampling, RDKit's layout, solving, rejected draws included)
+and picture (RDKit's SVG drawing and its rasterisation). Target: a medium stream of at least 50 problems/s per
+task.
+
+    python benchmarks/chem_throughput.py [--n 200] [--tasks longest_carbon_chain,hbond_donors]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from vcot.rl import stream
+from vcot.rl.problems import configured_task
+from vcot.suite import EncodedSample
+from vcot.tasks import get_task
+
+TASKS = ("longest_carbon_chain", "hbond_donors")
+TARGET = 50.0
+
+
+def stream_rate(name: str, difficulty: str, n: int) -> tuple[float, dict[str, float]]:
+    """Problems/s of the stream, and the CPU seconds per problem spent on the scene and on the picture."""
+    s = stream(name, difficulty=difficulty, seed=1)
+    s[0]  # warm fonts and caches
+    task = configured_task(name, difficulty)
+    spent = {"scene": 0.0, "picture": 0.0}
+
+    def timed(fn, part):
+        def wrapper(*args, **kwargs):
+            t0 = time.process_time()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[part] += time.process_time() - t0
+        return wrapper
+
+    methods = {"_accept": "scene", "render_input": "picture"}
+    for method, part in methods.items():
+        setattr(task, method, timed(getattr(task, method), part))
+    t0 = time.process_time()
+    for i in range(1, n + 1):
+        s[i]
+    rate = n / (time.process_time() - t0)
+    for method in methods:
+        delattr(task, method)
+    return rate, {k: v / n for k, v in spent.items()}
+
+
+def generate_rate(name: str, difficulty: str, n: int) -> float:
+    gen = get_task(name, difficulty)
+    gen.make(0, 999)
+    t0 = time.process_time()
+    for i in range(n):
+        EncodedSample.from_sample(gen.make(i, 1))
+    return n / (time.process_time() - t0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=200, help="problems per measurement")
+    ap.add_argument("--tasks", default=",".join(TASKS))
+    args = ap.parse_args()
+    print(f"one core, CPU time, {args.n} problems per cell; stream = input picture only (condition direct); "
+          "generate = make with steps and corruption + PNG encoding")
+    print(f"  {'task':22s} {'level':7s} {'stream p/s':>10s} {'scene ms':>8s} {'picture ms':>10s} {'generate i/s':>12s}")
+    verdicts = []
+    for name in args.tasks.split(","):
+        for level in ("easy", "medium", "hard"):
+            rate, parts = stream_rate(name, level, args.n)
+            gen = generate_rate(name, level, max(10, args.n // 5))
+            print(f"  {name:22s} {level:7s} {rate:10.1f} {1000 * parts['scene']:8.1f} "
+                  f"{1000 * parts['picture']:10.1f} {gen:12.1f}", flush=True)
+            if level == "medium":
+                verdicts.append((name, rate))
+    for name, rate in verdicts:
+        verdict = "met" if rate >= TARGET else f"MISSED by {100 * (1 - rate / TARGET):.0f} %"
+        print(f"  {name}: medium stream {rate:.1f} problems/s (target {TARGET:.0f}): {verdict}")
+
+
+if __name__ == "__main__":
+    main()
