@@ -19,12 +19,48 @@ from typing import Any
 
 import pymunk
 
+# The runs step Chipmunk directly: `Space.step` and `Body.position` wrap the same C calls in Python bookkeeping
+# (locking for callbacks, deferred adds, Vec2d objects) that these runs never need and that cost more than the
+# stepping itself. The C calls, their arguments and their order are the same, so the floats are too.
+# The C pointers are borrowed (`_raw`): pymunk's own cdata objects free the Chipmunk space and bodies when they go,
+# in the order pymunk needs (space before bodies), and an extra owning reference held here would upset that order.
+# These are pymunk's private modules (checked on pymunk 7.3): where they are laid out otherwise, the public API
+# does the same calls, more slowly, with the same floats.
+try:
+    from pymunk._chipmunk_cffi import ffi as _ffi
+    from pymunk._chipmunk_cffi import lib as _cp
+
+    _space_step = _cp.cpSpaceStep
+    _body_position = _cp.cpBodyGetPosition
+    _body_angle = _cp.cpBodyGetAngle
+    _body_velocity = _cp.cpBodyGetVelocity
+
+    def _raw(space: pymunk.Space, body: pymunk.Body) -> tuple[Any, Any]:
+        """Non-owning C pointers to a space and one of its bodies (valid while the pymunk objects live)."""
+        return _ffi.cast("cpSpace *", space._space), _ffi.cast("cpBody *", body._body)
+except (ImportError, AttributeError):  # another pymunk layout: its public API
+    def _space_step(space: Any, dt: float) -> None:
+        space.step(dt)
+
+    def _body_position(body: Any) -> Any:
+        return body.position
+
+    def _body_angle(body: Any) -> float:
+        return body.angle
+
+    def _body_velocity(body: Any) -> Any:
+        return body.velocity
+
+    def _raw(space: pymunk.Space, body: pymunk.Body) -> tuple[Any, Any]:
+        return space, body
+
 GRAVITY = 10.0            # world units per second squared; block heights are about 1 unit
 # Tower: 150 steps of 1/60 s. A tipping stack of up to 9 blocks has hit the floor and nearly stopped by 2.5 s.
 TOWER_DT = 1.0 / 60.0
 TOWER_STEPS = 150
 TOWER_ITERATIONS = 30     # solver iterations: resting stacks of 9 blocks stay still at this count
 FRICTION = 0.7
+WATCH_EVERY = 10          # steps between the checks of `simulate_tower(watch=...)`
 # Ball: 1/120 s steps keep the ball (radius 0.25, at most about 12 units/s) from sinking into a ramp.
 BALL_DT = 1.0 / 120.0
 BALL_MAX_STEPS = 900
@@ -35,11 +71,13 @@ CONTACT_SLACK = 0.03      # a ball within this of a ramp's surface touches it
 @dataclass
 class TowerRun:
     """Poses (x, y, angle) of every block (bottom first) after each step, starting with the initial pose (or
-    only the initial and the last pose: `poses[-1]` is the end either way)."""
+    only the initial and the last pose: `poses[-1]` is the end either way); `stopped` when a watched run was
+    given up before its end (`simulate_tower`)."""
 
     poses: list[list[tuple[float, float, float]]]
     heights: list[float]
     widths: list[float]
+    stopped: bool = False
 
     def motion(self, step: int, i: int) -> float:
         """How far block i has moved from its start by `step`: centre shift plus the arc of its far corner."""
@@ -67,13 +105,19 @@ def stacked_centres(blocks: Sequence[dict[str, Any]]) -> list[float]:
 
 def simulate_tower(blocks: Sequence[dict[str, Any]], shifts: Sequence[float] | None = None,
                    densities: Sequence[float] | None = None, glued_from: int | None = None,
-                   trace: bool = True) -> TowerRun:
+                   trace: bool = True, watch: tuple[int, float] | None = None) -> TowerRun:
     """Release the blocks (dicts with centre x, width w, height h; bottom first) from rest on the floor.
 
     `shifts` moves each block sideways (the jitter test); `densities` replaces the uniform density and
     `glued_from` makes the blocks from that index up one rigid body (the corrupted trajectories' mistakes).
     Without `trace` only the first and the last poses are kept (the checks need no more; recording every step
-    costs more than the stepping)."""
+    costs more than the stepping).
+
+    `watch` = (k, limit) stops the run early (`stopped` set, the last pose the one at the stop) when one of
+    the k lowest blocks has moved (`TowerRun.motion`) more than `limit` at a check every WATCH_EVERY steps:
+    the sampler rejects a run unless those blocks end still, so a run they have clearly left need not be
+    stepped to its end (blocks that end still rarely come near such a limit on the way). Watching only reads
+    the poses; it changes nothing in the run."""
     space = pymunk.Space()
     space.gravity = (0.0, -GRAVITY)
     space.iterations = TOWER_ITERATIONS
@@ -107,22 +151,41 @@ def simulate_tower(blocks: Sequence[dict[str, Any]], shifts: Sequence[float] | N
             space.add(shape)
             owner[i] = (body, ox, oy)
 
+    cbodies = [(_raw(space, body)[1], ox, oy) for body, ox, oy in owner]
+    get_angle = _body_angle
+
     def pose() -> list[tuple[float, float, float]]:
         out = []
-        for body, ox, oy in owner:
-            a = body.angle
+        for cb, ox, oy in cbodies:
+            a = get_angle(cb)
             ca, sa = math.cos(a), math.sin(a)
-            out.append((body.position.x + ox * ca - oy * sa, body.position.y + ox * sa + oy * ca, a))
+            p = _body_position(cb)
+            out.append((p.x + ox * ca - oy * sa, p.y + ox * sa + oy * ca, a))
         return out
 
     poses = [pose()]
-    for _ in range(TOWER_STEPS):
-        space.step(TOWER_DT)
+    space.step(TOWER_DT)    # the first step through pymunk (it checks the bodies' masses), the rest directly
+    if trace:
+        poses.append(pose())
+    cspace = _raw(space, owner[0][0])[0]
+    k, limit = watch if watch is not None else (0, 0.0)
+    start = poses[0][:k]
+    diag = [math.hypot(b["w"], b["h"]) / 2 for b in blocks[:k]]
+    heights, widths = [b["h"] for b in blocks], [b["w"] for b in blocks]
+    for s in range(2, TOWER_STEPS + 1):
+        _space_step(cspace, TOWER_DT)
         if trace:
             poses.append(pose())
+        if k and s % WATCH_EVERY == 0 and s < TOWER_STEPS:
+            now = pose()
+            if any(math.hypot(x - x0, y - y0) + abs(a - a0) * d > limit
+                   for (x0, y0, a0), (x, y, a), d in zip(start, now[:k], diag, strict=True)):
+                if not trace:
+                    poses.append(now)
+                return TowerRun(poses=poses, heights=heights, widths=widths, stopped=True)
     if not trace:
         poses.append(pose())
-    return TowerRun(poses=poses, heights=[b["h"] for b in blocks], widths=[b["w"] for b in blocks])
+    return TowerRun(poses=poses, heights=heights, widths=widths)
 
 
 @dataclass
@@ -164,6 +227,7 @@ class BallSim:
         self.space.add(self.body, shape)
         self.run = BallRun(trace=[(self.body.position.x, self.body.position.y)])
         self.steps = 0
+        self._cspace, self._cbody = _raw(self.space, self.body)
 
     def add_ramp(self, ramp: dict[str, Any]) -> None:
         seg = pymunk.Segment(self.space.static_body, tuple(ramp["a"]), tuple(ramp["b"]), RAMP_RADIUS)
@@ -175,17 +239,23 @@ class BallSim:
         self.boxes.append((min(a[0], b[0]) - e, max(a[0], b[0]) + e, min(a[1], b[1]) - e, max(a[1], b[1]) + e))
 
     def velocity(self) -> tuple[float, float]:
-        return (self.body.velocity.x, self.body.velocity.y)
+        v = _body_velocity(self._cbody)
+        return (v.x, v.y)
 
     def step(self) -> tuple[float, float]:
         """One step; records the position and any ramp touched."""
-        self.space.step(BALL_DT)
+        if self.steps:
+            _space_step(self._cspace, BALL_DT)
+        else:
+            self.space.step(BALL_DT)    # the first step through pymunk (it checks the body's mass)
         self.steps += 1
-        p = (self.body.position.x, self.body.position.y)
+        v = _body_position(self._cbody)
+        x, y = v.x, v.y
+        p = (x, y)
         self.run.trace.append(p)
         touches = self.run.touches
         for k, (x0, x1, y0, y1) in enumerate(self.boxes):
-            if x0 <= p[0] <= x1 and y0 <= p[1] <= y1 and \
+            if x0 <= x <= x1 and y0 <= y <= y1 and \
                     _distance_to_segment(p, self.ramps[k]["a"], self.ramps[k]["b"]) <= self.reach:
                 if touches and touches[-1][0] == k and touches[-1][2] >= self.steps - 3:
                     touches[-1] = (k, touches[-1][1], self.steps)

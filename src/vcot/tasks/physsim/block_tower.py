@@ -14,6 +14,7 @@ shifted sideways a little) must leave the same blocks standing. docs/tasks/block
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from dataclasses import dataclass
@@ -118,6 +119,17 @@ def build_tower(rng: random.Random, cfg: BlockTowerConfig, standing: int) -> lis
             for i, (w, h) in enumerate(sizes)]
 
 
+@functools.lru_cache(maxsize=64)
+def _balanced_slot(task: str, setting: str, seed: int, index: int, n: int, salt: str) -> int:
+    return GenContext(rng=random.Random(0), task=task, seed=seed, index=index, setting=setting).balanced(n, salt)
+
+
+def _balanced(ctx: GenContext, n: int, salt: str) -> int:
+    """`ctx.balanced`, computed once per instance: it depends on the instance alone, and a scene here takes
+    hundreds of draws (the statics checks reject most in microseconds, and the balancing costs as much)."""
+    return _balanced_slot(ctx.task, ctx.setting, ctx.seed, ctx.index, n, salt)
+
+
 def local_overhang_count(blocks: list[dict[str, Any]]) -> int:
     """The shortcut that looks at one block at a time: the blocks below the lowest one whose own centre lies
     beyond the block under it."""
@@ -133,7 +145,10 @@ def widest_offset(blocks: list[dict[str, Any]]) -> int:
 
 
 def outcome(run: TowerRun) -> list[bool] | None:
-    """Which blocks fell by the end of the run; None when one is half-moved (neither still nor gone)."""
+    """Which blocks fell by the end of the run; None when one is half-moved (neither still nor gone) or the run
+    was stopped early (`simulate_tower(watch=...)`: a block that had to stand had clearly moved)."""
+    if run.stopped:
+        return None
     fell = []
     for i in range(len(run.widths)):
         m = run.motion(-1, i)
@@ -191,7 +206,7 @@ class BlockTower(Task):
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg, rng = self.config, ctx.rng
         n = cfg.blocks
-        want = ctx.balanced(n, "standing") + 1
+        want = _balanced(ctx, n, "standing") + 1
         # The one-block-at-a-time shortcut agrees with the answer as often as a guess would (vcot audit): it must
         # when only the top block falls (a lone block falls by its own overhang), so it must not otherwise.
         cue = want == n - 1
@@ -210,7 +225,10 @@ class BlockTower(Task):
         if want < n - 1 and widest_offset(blocks) == want:
             raise Reject("the widest offset would give the tipping face away")
         scene = {"blocks": blocks}
-        run = simulate_tower(blocks, trace=False)
+        # The blocks below the tipping face must stay still: a run where one has moved as far as a fallen block
+        # stops there and is rejected (docs/tasks/block_tower.md).
+        watch = (want, GONE)
+        run = simulate_tower(blocks, trace=False, watch=watch)
         fell = outcome(run)
         if fell is None or fell != [i >= want for i in range(n)]:
             raise Reject("the simulated run does not leave the blocks below the tipping face standing")
@@ -223,11 +241,11 @@ class BlockTower(Task):
             raise Reject("a fallen block ends outside the picture")
         # The mirror image is the same physics; Chipmunk's solver visits contacts in another order there, so a
         # run that hangs on that order (a tipping group dragging the block under it) shows up.
-        if outcome(simulate_tower([{**b, "x": -b["x"]} for b in blocks], trace=False)) != fell:
+        if outcome(simulate_tower([{**b, "x": -b["x"]} for b in blocks], trace=False, watch=watch)) != fell:
             raise Reject("the mirror-image run leaves other blocks standing")
         for _ in range(cfg.jitter_runs):
             shifts = [rng.uniform(-cfg.jitter, cfg.jitter) for _ in blocks]
-            if outcome(simulate_tower(blocks, shifts=shifts, trace=False)) != fell:
+            if outcome(simulate_tower(blocks, shifts=shifts, trace=False, watch=watch)) != fell:
                 raise Reject("a jittered re-run leaves other blocks standing")
         return scene
 
