@@ -133,5 +133,9 @@ def test_see2think_table_groups_tasks_by_category_in_level_order():
     assert math.isnan(chance_row[4]) and math.isnan(chance_row[5])
     assert f"| chance level | direct | {100 * chance_row[2]:.1f} | " in to_markdown(t)
     assert "| — | — |" in to_markdown(t)
+    # The note names the categories without a column; the one no generator serves says where it comes from.
+    assert "(Spatial Puzzle; Chemistry;" in t.note
+    assert "Visual Commonsense, which needs real photographs: docs/curation.md" in t.note
+    assert "Robot Manipulation" in t.note
     # A suite without a 3D-scene task is not See2Think-style: no table.
     assert see2think_table(to_samples(rows[2:])) is None

@@ -286,9 +286,15 @@ def see2think_table(samples: list[Sample]) -> Table | None:
     present = {category_of[s.task] for s in data}
     cats = [c for level in LEVELS.values() for c in level if c in present]
     conds = ordered({s.condition for s in data}, CONDITIONS)
+    absent = [c for level in LEVELS.values() for c in level if c not in present]
+    missing = ""
+    if absent:
+        # A category no generator serves (Visual Commonsense: real photographs) comes from curation.
+        names = [f"{c}, which needs real photographs: docs/curation.md" if not CATEGORY_TASKS[c] else c
+                 for c in absent]
+        missing = f"Categories with no problem here have no column ({'; '.join(names)}); "
     t = Table("See2Think categories (accuracy %, Wilson 95% interval)", ["model", "condition", *cats, "Overall"],
-              note="Categories vcot cannot generate (Chemistry, Science QA, the real-world level) have no column; "
-                   "the chance rows give the chance level of the same items.")
+              note=f"{missing}the chance rows give the chance level of the same items.")
     for model, ms in sorted(group(data, lambda s: s.model).items(), key=lambda kv: model_order(kv[0])):
         by_cond = group(ms, lambda s: s.condition)
         for c in conds:
