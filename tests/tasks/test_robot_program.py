@@ -104,7 +104,7 @@ def test_corruption_states_a_wrong_trajectory() -> None:
     inst = sample.instance
     assert inst.corrupted_steps and len(inst.corrupted_steps) == len(inst.steps)
     assert [c.text for c in inst.corrupted_steps] != [s.text for s in inst.steps]
-    assert "action" in inst.meta["corruption"]
+    assert "read as standing in" in inst.meta["corruption"]
 
 
 def test_a_scene_with_no_chain_is_rejected() -> None:

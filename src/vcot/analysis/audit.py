@@ -177,7 +177,7 @@ def audit_table(verdicts: Sequence[Verdict]) -> Table:
                    f"chance + {m} points, with chance the cell's mean chance level (it varies per instance), "
                    f"and p ≤ {a} flags. \"{TOO_FEW}\": even n of n right would not reach p ≤ {a}, so the cell "
                    f"gives no verdict; a blank is a cell whose baseline is not shown to be a shortcut. "
-                   "Majority answer: leave-one-out over the same task, difficulty and question form. "
+                   "Majority answer: leave-one-problem-out over the same task, difficulty and question form. "
                    "Heuristics fall back to the chance baseline where they do not apply.")
     if any(v.label == UNTESTABLE for v in verdicts):
         t.note += f" \"{UNTESTABLE}\": chance + {m} points is 100%, which no accuracy can exceed."

@@ -29,6 +29,8 @@ from vcot.tasks.robot._world import (
     apply,
     as_blocks,
     cell_name,
+    clear,
+    occupied,
     random_action,
     sample_blocks,
     where_text,
@@ -191,38 +193,34 @@ class RobotProgram(Task):
         return out
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
-        """One action carried out with a plausible slip, the rest of the program replayed from there: a
-        direction read mirrored (left for right, away for towards), or a block put where its partner stood in
-        the starting picture although the partner had moved."""
+        """The starting picture misread: one block that stands alone on the table is taken to stand in a
+        neighbouring free cell, and the whole program is then carried out by its rules from that reading (every
+        step states what the rules give from it, in the true steps' words). Only a misreading under which every
+        action stays possible and the asked block ends elsewhere is used; a scene with none is rejected."""
         blocks = as_blocks(scene["blocks"])
         program = scene["program"]
-        states = [blocks, *(as_blocks(s) for s in solution.states)]
-        flip = {"left": "right", "right": "left", "away": "towards", "towards": "away"}
+        true_states = [as_blocks(s) for s in solution.states]
+        asked = scene["asked"]
+        cols, rows = self.size
         candidates = []
-        for i, act in enumerate(program):
-            if "dir" in act:
-                candidates.append((i, {**act, "dir": flip[act["dir"]]}, "direction mirrored"))
-            if "onto" in act and states[i][act["onto"]] != blocks[act["onto"]]:
-                candidates.append((i, "stale", "partner's starting place used"))
+        for name, (c, r, level) in sorted(blocks.items()):
+            if level != 0 or not clear(blocks, name):
+                continue
+            for dc, dr in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+                if 0 <= c + dc < cols and 0 <= r + dr < rows and not occupied(blocks, c + dc, r + dr):
+                    candidates.append((name, (c + dc, r + dr)))
         rng.shuffle(candidates)
-        for i, wrong, why in candidates:
+        for name, (c, r) in candidates:
+            state = {**blocks, name: (c, r, 0)}
+            bad = []
             try:
-                if wrong == "stale":
-                    c, r, _ = blocks[program[i]["onto"]]
-                    state = dict(states[i])
-                    if any(v[:2] == (c, r) for k, v in state.items() if k != program[i]["block"]):
-                        continue
-                    state[program[i]["block"]] = (c, r, 0)
-                else:
-                    state = apply(states[i], wrong, self.size, MAX_LEVEL)
-                bad = [*states[1:i + 1], state]
-                for act in program[i + 1:]:
+                for act in program:
                     state = apply(state, act, self.size, MAX_LEVEL)
                     bad.append(state)
             except Illegal:
                 continue
-            if bad == states[1:]:
+            if bad[-1][asked][:2] == true_states[-1][asked][:2]:
                 continue
             return Corruption(steps=lambda bad=bad: self.steps(scene, bad),
-                              description=f"action {i + 1}: {why}")
+                              description=f"the {name} block read as standing in {cell_name(c, r)}")
         return None
