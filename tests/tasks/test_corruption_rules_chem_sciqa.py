@@ -9,9 +9,9 @@ the task's own template) and without stating a rule the state breaks. Per task, 
   step 2's chain runs through carbons listed in step 1 only, each bonded to the next, no atom twice (the
   question's definition of a carbon chain), and, said to run "from one end to the other", it cannot be extended
   at either end by a bonded carbon not already in it.
-- hbond_donors: step 1 lists exactly the molecule's N and O atoms, each with its element as written and a
-  well-formed hydrogen count; step 2 highlights, "of these", exactly the atoms step 1 writes with a hydrogen
-  (the question: every N or O carrying at least one hydrogen counts once, no other atom does).
+- hbond_donors: step 1 lists exactly the molecule's N and O atoms by number and element; step 2 highlights,
+  "of these", some of them, each once (which carry a hydrogen is read from the picture's labels in step 2, so a
+  misread there is the picture misread, not a rule broken in the text).
 - motion_graph and food_web: their own test files hold the checkers (`check_rule` in `test_motion_graph.py`:
   each piece's area is its shape's area with its side's sign, pieces follow in time, a read-off velocity is a
   side of the piece; `test_food_web.py`: an animal is crossed out only once all it is said to eat is crossed out,
@@ -26,10 +26,11 @@ one) is corrupted with several RNG seeds per scene.
 The chemistry pictures (RDKit drawings) are not needed for the texts, so `draw` is replaced by a stub while the
 steps are built; the Science QA pictures are cheap and drawn as usual.
 
-Two real violations were found and are reported, not fixed (`KNOWN_VIOLATIONS`; a failure of that exact kind
-makes the test an xfail naming it, any other failure fails): hbond_donors changes only step 2, so its donor set
-contradicts the hydrogens step 1 writes at each atom; longest_carbon_chain, when the molecule has no shorter
-branch to stray into, drops an end atom of the true chain, whose "end" then is bonded to a further carbon.
+Known violations go in `KNOWN_VIOLATIONS` (a failure of that exact kind makes the test an xfail naming it, any
+other failure fails); none is left. Two were found and fixed: hbond_donors' step 1 wrote each atom's hydrogens,
+which its corrupted step 2 then contradicted (step 1 now names the elements only), and longest_carbon_chain fell
+back, in a molecule with no branch to stray into, to the true chain less an end atom, said to run "from one end
+to the other" while a carbon went on from it (such a scene is now drawn again).
 """
 
 from __future__ import annotations
@@ -124,19 +125,20 @@ def check_longest_carbon_chain(scene: dict[str, Any], texts: list[str]) -> None:
 
 @rule_checker("hbond_donors")
 def check_hbond_donors(scene: dict[str, Any], texts: list[str]) -> None:
+    """Step 1 lists exactly the N and O atoms by number and element (their hydrogens are read in step 2, from
+    the picture's labels); step 2 highlights, "of these", some of them, each once, in number order. Which of
+    them carry a hydrogen is a reading of the picture, so a misread there breaks no rule the text states."""
     assert len(texts) == 2
     atoms = scene["atoms"]
     m = _match(r"The nitrogen and oxygen atoms are highlighted: (.+)\.", texts[0])
-    written: dict[int, int] = {}
+    written: list[int] = []
     for item in _atoms(m.group(1)):
-        w = _match(r"(\d+) \((N|O)(H(\d)?)?\)", item)
+        w = _match(r"(\d+) \((N|O)\)", item)
         k = _number(w.group(1), scene)
         assert atoms[k]["el"] == w.group(2), f"atom {k + 1} is written {atoms[k]['el']}, not {w.group(2)}"
         assert k not in written, f"atom {k + 1} listed twice"
-        hs = 0 if w.group(3) is None else int(w.group(4) or 1)
-        assert w.group(4) != "1" and hs <= (2 if w.group(2) == "N" else 1), f"no such group: {item}"
-        written[k] = hs
-    assert list(written) == sorted(written), "the atoms listed in number order"
+        written.append(k)
+    assert written == sorted(written), "the atoms listed in number order"
     assert set(written) == {k for k, a in enumerate(atoms) if a["el"] in ("N", "O")}, "every N and O, only those"
     if texts[1] == "None of these atoms is drawn with a hydrogen; no atom is highlighted.":
         donors: list[int] = []
@@ -145,9 +147,6 @@ def check_hbond_donors(scene: dict[str, Any], texts: list[str]) -> None:
         donors = [_number(w, scene) for w in _atoms(words)]
     assert donors == sorted(set(donors)), "each donor listed once, in number order"
     assert set(donors) <= set(written), "a donor is one of the N and O atoms of step 1"
-    with_h = {k for k, hs in written.items() if hs > 0}
-    assert set(donors) == with_h, (f"the atoms step 1 writes with a hydrogen are {sorted(a + 1 for a in with_h)}, "
-                                   f"step 2 highlights {[a + 1 for a in donors]}")
 
 
 # -- Science QA: the checkers of the tasks' own test files ---------------------------------------------------
@@ -178,7 +177,8 @@ def _trajectories(name: str) -> list[tuple[str, dict[str, Any], list[str], list[
     for difficulty in get_task_class(name).presets:
         task = get_task(name, difficulty)
         for index in range(PER_DIFFICULTY):
-            scene, solution = task.solved_scene(index, SEED)
+            # The scenes `make` accepts: those that admit a corrupted trajectory.
+            scene, solution, _, _ = task._accept(index, SEED, check_corruption=True)
             right = [text for _, text in task.render(scene, solution).steps]
             for r in range(CORRUPTION_SEEDS.get(name, 1)):
                 bad = task.corrupt(scene, solution, random.Random(index * 100 + r))
@@ -204,19 +204,7 @@ def _chain(texts: list[str]) -> list[str]:
 # Real rule violations of the current corruptions, reported (issue 45) and not fixed here: (why, whether a failure
 # is that violation). A corrupted trajectory failing its checker in any other way fails the test; one failing in
 # the known way only turns the test into an xfail naming it, so fixing the task needs no change here.
-KNOWN_VIOLATIONS: dict[str, tuple[str, Callable[[list[str], list[str], str], bool]]] = {
-    # corrupt() falls back, when the molecule has no shorter branch to stray into, to the true chain less one
-    # end atom: "from one end to the other" then ends at a carbon bonded to a further carbon.
-    "longest_carbon_chain": (
-        "the fallback corruption (true chain less an end atom) stops before a bonded carbon",
-        lambda right, wrong, why: "goes on to carbon" in why and _chain(wrong) in (_chain(right)[1:],
-                                                                                  _chain(right)[:-1])),
-    # corrupt() changes step 2 only, so the donor set disagrees with the hydrogens step 1 writes at each atom
-    # ("5 (O)" in step 1, then "drawn with a hydrogen ...: atoms ..., 5", or an "OH" left out).
-    "hbond_donors": (
-        "the corrupted step 2 contradicts the hydrogens step 1 writes",
-        lambda right, wrong, why: "writes with a hydrogen" in why and wrong[0] == right[0]),
-}
+KNOWN_VIOLATIONS: dict[str, tuple[str, Callable[[list[str], list[str], str], bool]]] = {}
 
 
 @pytest.mark.parametrize("name", corrupting_tasks())
@@ -268,24 +256,27 @@ def test_chain_checker_rejects_planted_broken_chains() -> None:
         check_longest_carbon_chain(PROPANOL, [carbons.replace("1, 2, 3", "1, 2, 3, 4"), chain.format("1 - 2 - 3")])
 
 
-def test_donor_checker_rejects_a_donor_step_one_writes_without_hydrogen() -> None:
+def test_donor_checker_rejects_planted_broken_texts() -> None:
     scene = {"atoms": [{"el": "N"}, {"el": "C"}, {"el": "C"}, {"el": "O"}, {"el": "O"}]}
-    polar = "The nitrogen and oxygen atoms are highlighted: atoms 1 (NH2), 4 (O) and 5 (OH)."
+    polar = "The nitrogen and oxygen atoms are highlighted: atoms 1 (N), 4 (O) and 5 (O)."
     donors = "Of these, the atoms drawn with a hydrogen are highlighted: atoms {}."
     check_hbond_donors(scene, [polar, donors.format("1 and 5")])
-    with pytest.raises(AssertionError, match="writes with a hydrogen"):
-        check_hbond_donors(scene, [polar, donors.format("1, 4 and 5")])   # the O of step 1 taken for a donor
-    with pytest.raises(AssertionError, match="writes with a hydrogen"):
-        check_hbond_donors(scene, [polar, "Of these, the atoms drawn with a hydrogen are highlighted: atom 1."])
+    with pytest.raises(AssertionError, match="one of the N and O atoms"):
+        check_hbond_donors(scene, [polar, donors.format("1, 3 and 5")])   # a carbon taken for a donor
     with pytest.raises(AssertionError, match="every N and O"):
-        check_hbond_donors(scene, [polar.replace("4 (O) and 5 (OH)", "5 (OH)").replace("atoms 1 (NH2), ",
-                                                                                        "atoms 1 (NH2) and "),
+        check_hbond_donors(scene, [polar.replace("4 (O) and 5 (O)", "5 (O)").replace("atoms 1 (N), ",
+                                                                                    "atoms 1 (N) and "),
                                    donors.format("1 and 5")])
+    with pytest.raises(AssertionError, match="is written O, not N"):
+        check_hbond_donors(scene, [polar.replace("4 (O)", "4 (N)"), donors.format("1 and 5")])
+    with pytest.raises(AssertionError, match="once, in number order"):
+        check_hbond_donors(scene, [polar, donors.format("5 and 1")])
 
 
-def test_the_real_hbond_corruption_is_caught(no_chem_pictures: None) -> None:
-    # The reported violation, on a hand-made molecule: ethanol with a methyl ether, O-C-C-O-C. Corrupted, one
-    # atom is misjudged in step 2 while step 1 still writes every atom's hydrogens as they are.
+def test_the_real_hbond_corruption_states_no_broken_rule(no_chem_pictures: None) -> None:
+    # Ethanol with a methyl ether, O-C-C-O-C: the corrupted trajectory misjudges one atom's hydrogen in step 2,
+    # a misreading of the picture's label, while step 1 (numbers and elements) stays true; no text contradicts
+    # another, and the count differs.
     from chem_scenes import scene_from_smiles
 
     task = get_task("hbond_donors", "medium")
@@ -295,8 +286,9 @@ def test_the_real_hbond_corruption_is_caught(no_chem_pictures: None) -> None:
     check_hbond_donors(scene, right)
     bad = task.corrupt(scene, solution, random.Random(0))
     assert bad is not None
-    with pytest.raises(AssertionError, match="writes with a hydrogen"):
-        check_hbond_donors(scene, [t for _, t in bad.steps])
+    wrong = [t for _, t in bad.steps]
+    check_hbond_donors(scene, wrong)
+    assert wrong[0] == right[0] and wrong[1] != right[1]
 
 
 def test_sciqa_checkers_reject_planted_broken_steps() -> None:

@@ -79,10 +79,20 @@ def test_pictures_are_deterministic_and_sized() -> None:
     assert all(pixel_digest(im) != pixel_digest(first.image) for im, _ in first.steps)
 
 
+def test_a_molecule_with_no_branch_to_stray_into_has_no_corruption() -> None:
+    # Hexane: the only maximal carbon path is the chain itself, so no shorter chain can be taken for it, and
+    # the scene is drawn again rather than given a chain stopped short of an end.
+    from chem_scenes import scene_from_smiles
+
+    task = get_task("longest_carbon_chain", "medium")
+    scene = scene_from_smiles("CCCCCC")
+    assert task.corrupt(scene, task.solve(scene), random.Random(0)) is None
+
+
 def test_corrupted_chain_is_a_shorter_carbon_path() -> None:
     task = get_task("longest_carbon_chain", "medium")
     for i in range(10):
-        scene, sol = task.solved_scene(i, 2)
+        scene, sol, _, _ = task._accept(i, 2, check_corruption=True)  # a scene `make` accepts
         bad = task.corrupt(scene, sol, random.Random(i))
         assert bad is not None
         wrong = [int(w) - 1 for w in bad.description.split(": atoms ")[1].split(" - ")]

@@ -47,11 +47,11 @@ class HbondDonorsConfig:
     max_links: int = 1
 
 
-def _atom_word(scene: dict[str, Any], mol: Any, k: int) -> str:
-    """Atom k as the picture writes it: its number and its label (O, OH, NH2, N)."""
-    h = mol.GetAtomWithIdx(k).GetTotalNumHs()
-    label = scene["atoms"][k]["el"] + ("H" if h == 1 else f"H{h}" if h > 1 else "")
-    return f"{k + 1} ({label})"
+def _atom_word(scene: dict[str, Any], k: int) -> str:
+    """Atom k by its number and element. Its hydrogens are left to the picture's label and to step 2, the step
+    that reads them: a step 1 that wrote them out would decide step 2 in its text (and a misread in step 2, the
+    corrupted trajectory's error, would contradict step 1 instead of the picture)."""
+    return f"{k + 1} ({scene['atoms'][k]['el']})"
 
 
 @register
@@ -156,8 +156,7 @@ class HbondDonors(ChemTask):
     # -- pictures ---------------------------------------------------------------------------------------------
 
     def _steps(self, scene: dict[str, Any], polar: list[int], donors: list[int]) -> list[tuple[Any, str]]:
-        mol = to_mol(scene["atoms"], scene["bonds"], coords=False)
-        words = [_atom_word(scene, mol, k) for k in polar]
+        words = [_atom_word(scene, k) for k in polar]
         s1 = (draw(scene, polar, colour=HIGHLIGHT),
               "The nitrogen and oxygen atoms are highlighted: " + atom_list(polar, words) + ".")
         if donors:

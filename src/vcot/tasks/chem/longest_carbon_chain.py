@@ -209,11 +209,10 @@ class LongestCarbonChain(ChemTask):
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         # The chain followed into a branch: a carbon path that cannot be extended but is shorter than the
         # longest, shown in the same words as the right one.
+        # A molecule with no branch to stray into has no such chain: its scene is drawn again (a chain stopped
+        # short of an end would be said to run "from one end to the other" while a carbon goes on from it).
         chain = solution.states[1]["chain"]
         options = _maximal_shorter(scene, len(chain))
-        if not options and len(chain) >= 3:
-            # No branch to stray into: the chain stopped one atom before one of its ends.
-            options = [tuple(chain[1:]), tuple(chain[:-1])]
         if not options:
             return None
         wrong = list(rng.choice(options))
