@@ -388,6 +388,13 @@ class BlockTower(Task):
             fell = outcome(simulate_tower(blocks, trace=False, **mistake))
             if fell is None or fell[0] or str(fell.count(False)) == solution.answer:
                 continue
+            # A block the run leaves standing must never be said to have moved on the way (a block dragged past
+            # STILL that settles back would read "has begun to tip", then "has not moved"): the true run is held
+            # to the same by the sampler's steadiness checks.
+            run = simulate_tower(blocks, **mistake)
+            if any(not fell[j] and max(run.motion(s, j) for s in range(len(run.poses))) >= STILL
+                   for j in range(len(blocks))):
+                continue
             desc += f": {fell.count(False)} staying instead of {solution.answer}"
             return Corruption(steps=lambda mistake=mistake: self._wrong_steps(scene, mistake), description=desc)
         return None
