@@ -13,52 +13,11 @@ task.
 from __future__ import annotations
 
 import argparse
-import time
 
-from vcot.rl import stream
-from vcot.rl.problems import configured_task
-from vcot.suite import EncodedSample
-from vcot.tasks import get_task
+from task_throughput import generate_rate, stream_rate
 
 TASKS = ("longest_carbon_chain", "hbond_donors")
 TARGET = 50.0
-
-
-def stream_rate(name: str, difficulty: str, n: int) -> tuple[float, dict[str, float]]:
-    """Problems/s of the stream, and the CPU seconds per problem spent on the scene and on the picture."""
-    s = stream(name, difficulty=difficulty, seed=1)
-    s[0]  # warm fonts and caches
-    task = configured_task(name, difficulty)
-    spent = {"scene": 0.0, "picture": 0.0}
-
-    def timed(fn, part):
-        def wrapper(*args, **kwargs):
-            t0 = time.process_time()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                spent[part] += time.process_time() - t0
-        return wrapper
-
-    methods = {"_accept": "scene", "render_input": "picture"}
-    for method, part in methods.items():
-        setattr(task, method, timed(getattr(task, method), part))
-    t0 = time.process_time()
-    for i in range(1, n + 1):
-        s[i]
-    rate = n / (time.process_time() - t0)
-    for method in methods:
-        delattr(task, method)
-    return rate, {k: v / n for k, v in spent.items()}
-
-
-def generate_rate(name: str, difficulty: str, n: int) -> float:
-    gen = get_task(name, difficulty)
-    gen.make(0, 999)
-    t0 = time.process_time()
-    for i in range(n):
-        EncodedSample.from_sample(gen.make(i, 1))
-    return n / (time.process_time() - t0)
 
 
 def main() -> None:

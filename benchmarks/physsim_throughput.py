@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
 from collections import Counter
 
-from vcot.rl import stream
-from vcot.rl.problems import configured_task
-from vcot.suite import EncodedSample
+from task_throughput import generate_rate, stream_rate
+
 from vcot.tasks import get_task
 from vcot.tasks.physsim._engine import simulate_ball, simulate_tower
 from vcot.tasks.physsim.ball_bins import bin_of
@@ -32,40 +30,14 @@ STREAM_TARGET, GEN_TARGET = 20.0, 5.0
 
 
 def _stream(name: str, n: int) -> None:
-    s = stream(name, difficulty="medium", seed=1)
-    s[0]  # fonts and imports
-    task = configured_task(name)
-    spent: Counter[str] = Counter()
-    for method, part in (("_accept", "scene"), ("render_input", "picture")):
-        original = getattr(task, method)
-
-        def timed(*a, _f=original, _p=part, **k):
-            t = time.process_time()
-            try:
-                return _f(*a, **k)
-            finally:
-                spent[_p] += time.process_time() - t
-
-        setattr(task, method, timed)
-    t0 = time.process_time()
-    for i in range(1, n + 1):
-        s[i]
-    dt = time.process_time() - t0
-    for method in ("_accept", "render_input"):
-        delattr(task, method)
-    rate = n / dt
+    rate, parts = stream_rate(name, "medium", n)
     print(f"  stream {name:12s} medium {rate:7.1f} problems/s (target {STREAM_TARGET:.0f}: "
-          f"{'met' if rate >= STREAM_TARGET else 'MISSED'}); scene {100 * spent['scene'] / dt:.0f} %, "
-          f"picture {100 * spent['picture'] / dt:.0f} %", flush=True)
+          f"{'met' if rate >= STREAM_TARGET else 'MISSED'}); scene {100 * parts['scene'] * rate:.0f} %, "
+          f"picture {100 * parts['picture'] * rate:.0f} %", flush=True)
 
 
 def _generate(name: str, level: str, n: int) -> None:
-    task = get_task(name, level)
-    task.make(0, 999)
-    t0 = time.process_time()
-    for i in range(n):
-        EncodedSample.from_sample(task.make(i, 1))
-    rate = n / (time.process_time() - t0)
+    rate = generate_rate(name, level, n)
     print(f"  generate {name:12s} {level:6s} {rate:6.1f} instances/s with steps (target {GEN_TARGET:.0f}: "
           f"{'met' if rate >= GEN_TARGET else 'MISSED'})", flush=True)
 

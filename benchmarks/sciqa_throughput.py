@@ -11,32 +11,11 @@ Target: a medium stream of at least 50 problems/s per task.
 from __future__ import annotations
 
 import argparse
-import time
 
-from vcot.rl import stream
-from vcot.suite import EncodedSample
-from vcot.tasks import get_task
+from task_throughput import generate_rate, stream_rate
 
 TASKS = ("motion_graph", "food_web")
 TARGET = 50.0
-
-
-def stream_rate(name: str, difficulty: str, n: int) -> float:
-    s = stream(name, difficulty=difficulty, seed=1)
-    s[0]  # warm fonts and caches
-    t0 = time.process_time()
-    for i in range(1, n + 1):
-        s[i]
-    return n / (time.process_time() - t0)
-
-
-def generate_rate(name: str, difficulty: str, n: int) -> float:
-    gen = get_task(name, difficulty)
-    gen.make(0, 999)
-    t0 = time.process_time()
-    for i in range(n):
-        EncodedSample.from_sample(gen.make(i, 1))
-    return n / (time.process_time() - t0)
 
 
 def main() -> None:
@@ -50,7 +29,7 @@ def main() -> None:
     verdicts = []
     for name in args.tasks.split(","):
         for level in ("easy", "medium", "hard"):
-            rate = stream_rate(name, level, args.n)
+            rate, _ = stream_rate(name, level, args.n)
             gen = generate_rate(name, level, max(10, args.n // 5))
             print(f"  {name:14s} {level:7s} {rate:10.1f} {gen:12.1f}", flush=True)
             if level == "medium":
