@@ -241,11 +241,11 @@ def vaot_problem() -> Any:
     {"points": [[1, [2] * 600]] * 2},
 ])
 def test_oversized_drawing_arguments_are_refused_by_size_first(vaot_problem: Any, arguments: dict) -> None:
-    from vcot.rl.drawing import DrawingSession
     from vcot.rl.verl import _check_parameters
     from vcot.vaot.actions import MAX_RAW_ARGUMENTS
+    from vcot.vaot.session import DrawingSession
 
-    session = DrawingSession(vaot_problem)
+    session = DrawingSession.for_problem(vaot_problem)
     start = time.perf_counter()
     image, text = session.act("draw_polyline", arguments)
     checked = _check_parameters(arguments, MAX_RAW_ARGUMENTS)
@@ -256,16 +256,16 @@ def test_oversized_drawing_arguments_are_refused_by_size_first(vaot_problem: Any
 
 
 def test_ordinary_drawing_arguments_still_draw(vaot_problem: Any) -> None:
-    from vcot.rl.drawing import DrawingSession
+    from vcot.vaot.session import DrawingSession
 
-    image, text = DrawingSession(vaot_problem).act("draw_polyline", {"points": [[1, 2], [30, 40]] * 32,
+    image, text = DrawingSession.for_problem(vaot_problem).act("draw_polyline", {"points": [[1, 2], [30, 40]] * 32,
                                                                      "color": "red"})
     assert image is not None, text
 
 
 @pytest.mark.parametrize("bad", [math.nan, 2.5, "8", True, None])
 def test_drawing_session_budget_must_be_a_whole_number(vaot_problem: Any, bad: Any) -> None:
-    from vcot.rl.drawing import DrawingSession
+    from vcot.vaot.session import DrawingSession
 
-    with pytest.raises(ValueError, match="max_calls must be a whole number"):
-        DrawingSession(vaot_problem, max_calls=bad)
+    with pytest.raises(ValueError, match="max_turns must be a whole number"):
+        DrawingSession.for_problem(vaot_problem, max_turns=bad)

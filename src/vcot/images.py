@@ -16,7 +16,7 @@ import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,8 @@ class EncodedImage:
     orig_width: int
     orig_height: int
     digest: str  # sha256 of the bytes sent; request digests use it instead of the payload
+    # The picture itself when it was never encoded (training prompts: `InMemoryPictures`); None otherwise.
+    picture: Image.Image | None = field(default=None, compare=False, repr=False)
 
     @property
     def resized(self) -> bool:
@@ -238,3 +240,23 @@ class SuiteImages:
         if path is None:
             path = self._paths[rel] = self.suite.image_path(rel)
         return self.cache.get(path, source=rel)
+
+
+class InMemoryPictures:
+    """An image source over pictures already in memory that encodes nothing: each `EncodedImage` carries the
+    PIL picture itself (`picture`) and an empty data URI. Training prompts are built through it, so a trainer
+    gets the very pictures the task drew, without a PNG round trip (docs/rl.md, "Problems")."""
+
+    encodes = False
+
+    def __init__(self, pictures: Any) -> None:
+        self._pictures = pictures
+
+    def __call__(self, rel: str) -> EncodedImage:
+        return self.wrap(self._pictures[rel], rel)
+
+    @staticmethod
+    def wrap(picture: Image.Image, source: str) -> EncodedImage:
+        w, h = picture.size
+        return EncodedImage(source=source, data_uri="", mime="image/png", width=w, height=h, orig_width=w,
+                            orig_height=h, digest="", picture=picture)

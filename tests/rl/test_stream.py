@@ -109,33 +109,6 @@ def _encoded_source(images):
     return lambda rel: encode_image_bytes(encode_png(images[rel]), ImagePolicy(), rel)
 
 
-@pytest.mark.parametrize("condition", ["direct", "text_cot", "visual_cot", "text_state_cot", "state_probe"])
-def test_prompt_text_is_the_evaluations(condition):
-    from vcot.conditions import REGISTRY
-
-    p = stream(["cubes_count", "mirror_clock"], seed=4, condition=condition)[1]
-    images = {p.instance.image: p.images[0], **{s.image: im for s, im in zip(p.instance.steps, p.images[1:],
-                                                                             strict=False)}}
-    episode = REGISTRY.make_episode(p.instance, condition, 0, _encoded_source(images))
-    (msg,) = episode.first_messages()
-    assert [c.get("text") for c in p.prompt[0]["content"] if c["type"] == "text"] == [msg.text]
-    assert len(p.images) == len(msg.images)
-    if condition == "visual_cot":
-        assert len(p.images) == 1 + len(p.instance.steps) > 1
-
-
-def test_vaot_prompt_and_tools_are_the_evaluations():
-    from vcot.vaot.actions import tool_definitions
-    from vcot.vaot.episode import VaotEpisode
-
-    p = stream("convex_hull", seed=4, condition="vaot")[0]
-    episode = VaotEpisode(p.instance, "vaot", 0, _encoded_source({p.instance.image: p.images[0]}))
-    (msg,) = episode.first_messages()
-    assert p.prompt == [{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": msg.text}]}]
-    assert p.tools == tool_definitions()
-    assert json.loads(p.row()["tools"]) == p.tools
-
-
 def test_row_regenerates_the_identical_problem():
     problems = [*stream(TASKS, seed=7).take(4),
                 stream("cubes_count", params=TINY, seed=7)[3],

@@ -393,3 +393,64 @@ def test_trls_tool_call_path_carries_the_picture_into_the_next_turn(tiny_model_d
     by_turn = [rl.reward(c, x) for c, x in zip(completions, inputs, strict=True)]
     assert graded == by_turn == [1.0, 0.0, 1.0, 0.0]
     assert logged["rewards/DrawingEnvironment/mean"] == pytest.approx(sum(by_turn) / len(by_turn))
+
+
+def test_environment_owned_data_three_turns_with_pictures_from_tools(tiny_model_dir: Path, tmp_path: Path) -> None:
+    """TRL's environment-owned-data mode (no train_dataset): each rollout's reset() poses the environment's own
+    stream problem, its picture goes into the prompt, two drawing turns bring pictures back, the third turn
+    answers, and get_reward grades it. The rollouts of one group share their problem."""
+    from tiny_vlm import load_processor
+    from trl import GRPOTrainer
+
+    from vcot.draw.png import pixel_digest
+    from vcot.vaot.session import DrawingSession
+
+    processor = load_processor(tiny_model_dir)
+    tokenizer = processor.tokenizer
+    stream_args = {"tasks": TASKS, "seed": 31}
+    factory = adapter.DrawingEnvironment.factory(stream=stream_args, num_generations=2)
+    trainer = GRPOTrainer(model=_model(tiny_model_dir), reward_funcs=adapter.reward_funcs(answer=False),
+                          processing_class=processor, environment_factory=factory,
+                          args=_config(tmp_path, max_steps=1, per_device_train_batch_size=2,
+                                       max_completion_length=256, max_tool_calling_iterations=3))
+
+    def ids(text: str) -> list[int]:
+        return tokenizer(text, add_special_tokens=False)["input_ids"]
+
+    def tool(name: str, **arguments: Any) -> list[int]:
+        return ids(f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call><|im_end|>")
+
+    calls: list[dict[str, Any]] = []
+
+    def generate(prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        calls.append({"prompt_ids": [list(p) for p in prompt_ids], "images": images})
+        if len(calls) == 1:
+            return [tool("draw_line", x1=5, y1=5, x2=80, y2=60) for _ in prompt_ids], None
+        if len(calls) == 2:
+            return [tool("crop_zoom", x1=0, y1=0, x2=100, y2=100) for _ in prompt_ids], None
+        gold = [e.env.problem.answer for e in trainer.environments]
+        return [ids(f"<answer>{gold[i]}</answer><|im_end|>" if i % 2 == 0 else "<answer>?</answer><|im_end|>")
+                for i in range(len(prompt_ids))], None
+
+    trainer._generate_single_turn = generate
+    trainer.train()
+
+    assert len(calls) == 3, "two tool turns, then the answer"
+    envs = trainer.environments
+    problems = [e.env.problem for e in envs]
+    assert problems[0].uid == problems[1].uid  # one group, one problem
+    expected = next(iter(rl.stream(condition="vaot", **stream_args)))
+    assert problems[0].uid == expected.uid  # the environment's own stream, from its start
+    image_id = processor.image_token_id
+    for k, env in enumerate(envs):
+        # What the drawing session sends for these two actions, replayed apart from TRL.
+        replay = DrawingSession.for_problem(problems[k])
+        sent = [pixel_digest(replay.act("draw_line", {"x1": 5, "y1": 5, "x2": 80, "y2": 60})[0]),
+                pixel_digest(replay.act("crop_zoom", {"x1": 0, "y1": 0, "x2": 100, "y2": 100})[0])]
+        turn_images = calls[2]["images"][k]
+        # The prompt picture and both tool pictures reach the third turn, pixel for pixel.
+        assert [pixel_digest(im) for im in turn_images] == [pixel_digest(problems[k].images[0]), *sent]
+        assert len([entry for entry in env.session.log if "error" not in entry]) == 2, env.session.log
+        grids = processor.image_processor(images=turn_images, return_tensors="pt")["image_grid_thw"]
+        assert calls[2]["prompt_ids"][k].count(image_id) == int(grids.prod(-1).sum()) // 4
+    assert [e.get_reward() for e in envs] == [1.0, 0.0]

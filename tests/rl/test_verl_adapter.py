@@ -241,11 +241,11 @@ def test_tool_budget_is_per_trajectory_over_all_tools(tools, export):
 def test_tool_texts_cannot_plant_an_answer_and_sessions_end_with_the_trajectory(tools, export, monkeypatch):
     import gc
 
-    from vcot.rl.drawing import DrawingSession
+    from vcot.rl.env import VcotEnv
 
     # compute_score grades the decoded response, tool turns included: a tool text quoting the answer tags
     # (as vcot's budget note does) would be read as the model's answer.
-    monkeypatch.setattr(DrawingSession, "act", lambda self, name, args: (None, "Give <answer></answer> now."))
+    monkeypatch.setattr(VcotEnv, "act", lambda self, name, args: (None, "Give <answer></answer> now.", 0.0))
     kwargs = pq.read_table(export.train).to_pylist()[2]["extra_info"]["tools_kwargs"]
     agent = _agent_data(kwargs)
     res, _, _ = _call(tools, agent, "draw_line", {"x1": 1, "y1": 1, "x2": 30, "y2": 30})
@@ -358,3 +358,21 @@ def test_curriculum_dataset_uses_verls_on_batch_end_hook(ladder, export, tiny):
     val = create_rl_dataset(str(export.validation), config, tiny.tokenizer, tiny)
     assert val.curriculum_sampler is None  # validation rows are served as they are
     assert [val[i]["extra_info"]["index"] for i in range(len(val))] == list(range(len(val)))
+
+
+def test_each_tool_call_returns_its_step_reward_through_verls_tool_loop(problems, tmp_path):
+    """verl collects a tool's per-call reward (`tool_rewards`): the drawing tool gives the environment core's
+    step reward, 0.0 for a drawn action and -invalid_penalty for a refused one. (verl 0.9's FunctionTool cannot
+    carry a drawing: function tools get no per-trajectory state by design, so the drawing is a BaseTool.)"""
+    from verl.tools.tool_registry import initialize_tools_from_config
+
+    export = adapter.export_verl(problems[:2], tmp_path / "penalty", validation_fraction=0.0, max_calls=4,
+                                 invalid_penalty=0.5)
+    tools = {t.name: t for t in initialize_tools_from_config(str(export.tool_config))}
+    agent = _agent_data(pq.read_table(export.train).to_pylist()[0]["extra_info"]["tools_kwargs"])
+    drawn, reward_drawn, _ = _call(tools, agent, "draw_line", {"x1": 1, "y1": 1, "x2": 40, "y2": 30})
+    refused, reward_refused, metrics = _call(tools, agent, "draw_circle", {"x": 1, "y": 1, "radius": -3})
+    assert drawn.image and reward_drawn == 0.0
+    assert not refused.image and reward_refused == -0.5 and metrics["valid"] is False
+    with pytest.raises(adapter.VerlExportError, match="invalid_penalty"):
+        adapter.tool_config(invalid_penalty=-1)

@@ -195,16 +195,29 @@ def doctor(
     trust_remote_code: Annotated[bool, typer.Option("--trust-remote-code/--no-trust-remote-code",
                                                     help="Allow a processor class shipped as code inside the "
                                                          "folder (auto_map)")] = False,
+    frameworks: Annotated[str, typer.Option("--frameworks", metavar="NAME,…|auto|none", help="Trainers to run "
+                                            "a 3-turn drawing episode through (trl, verl, verifiers, openenv, "
+                                            "skyrl): auto = those installed")] = "auto",
 ) -> None:
     """Check a model folder for multi-turn image RL: tool turns rendered, images kept in tool and follow-up
-    turns, image-token counts, prefix preservation, tool-call parsing. Exit 0 when all pass, 1 when one
-    fails, 2 when the folder cannot be examined."""
+    turns, image-token counts, prefix preservation, tool-call parsing; then, per trainer, a drawing episode
+    through vcot's adapter (image tokens = features at every turn, pixels arriving = pixels sent, step
+    rewards arriving). Exit 0 when all pass, 1 when one fails (or a named trainer is missing), 2 when the
+    folder cannot be examined."""
     require("transformers", "rl-trl")
+    from vcot.rl.conformance import FRAMEWORKS
     from vcot.rl.doctor import DoctorError
     from vcot.rl.doctor import doctor as run_doctor
 
+    names = [n.strip() for n in frameworks.split(",") if n.strip()]
+    named = names not in (["auto"], ["none"])
+    unknown = [n for n in names if n not in FRAMEWORKS] if named else []
+    if unknown or not names:
+        fail(f"--frameworks: unknown {', '.join(unknown) or '(empty)'}; choose from {', '.join(FRAMEWORKS)}, "
+             "auto or none")
     try:
-        checks = run_doctor(model_dir, trust_remote_code=trust_remote_code, chat_template_file=chat_template)
+        checks, processor = run_doctor(model_dir, trust_remote_code=trust_remote_code,
+                                       chat_template_file=chat_template, return_processor=True)
     except DoctorError as exc:
         fail(exc, code=DOCTOR_BAD_FOLDER)
     width = max(len(c.name) for c in checks)
@@ -212,11 +225,38 @@ def doctor(
         console.print(f"[{'green' if check.ok else 'bold red'}]{check.verdict}[/] ", end="")
         console.print(f"{check.name:<{width}}  {check.reason}", markup=False, highlight=False, soft_wrap=True)
     failed = [c.name for c in checks if not c.ok]
+    judged: list[str] = []
+    if names != ["none"]:
+        bad, judged = _framework_report(processor, names if named else None, required=named)
+        failed += bad
     if failed:
-        console.print(f"{len(failed)} of {len(checks)} checks failed: {', '.join(failed)}", markup=False,
-                      highlight=False)
+        console.print(f"failed: {', '.join(failed)}", markup=False, highlight=False)
         raise typer.Exit(DOCTOR_FAILED)
-    console.print(f"all {len(checks)} checks passed", markup=False, highlight=False)
+    trainers = f" and {len(judged)} trainers ({', '.join(judged)})" if judged else ""
+    console.print(f"all {len(checks)} checks{trainers} passed", markup=False, highlight=False)
+
+
+def _framework_report(processor: object, names: list[str] | None, *,
+                      required: bool) -> tuple[list[str], list[str]]:
+    """Print one verdict per trainer (and its three checks); returns (those that failed, those that passed)."""
+    from vcot.rl.conformance import PENALTY, framework_verdicts_bounded
+
+    console.print(f"trainers: a 3-turn drawing episode through each adapter (a refused call is due "
+                  f"-{PENALTY:g})", markup=False, highlight=False)
+    failed, passed = [], []
+    for v in framework_verdicts_bounded(processor, names):
+        bad = v.status == "FAIL" or (v.status == "MISSING" and required)
+        colour = "green" if v.status == "PASS" else "bold red" if bad else "yellow"
+        console.print(f"[{colour}]{v.status}[/] ", end="")
+        console.print(f"{v.framework:<9} {v.reason}".rstrip(), markup=False, highlight=False, soft_wrap=True)
+        for c in v.checks:
+            console.print(f"  {c.verdict} {c.name:<12} {c.reason}", markup=False, highlight=False,
+                          soft_wrap=True)
+        if bad:
+            failed.append(v.framework)
+        elif v.status == "PASS":
+            passed.append(v.framework)
+    return failed, passed
 
 
 def register(app: typer.Typer) -> None:

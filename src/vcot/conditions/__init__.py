@@ -8,6 +8,7 @@ Everything that lists conditions — run defaults, report tables, paired compari
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 
 from vcot.conditions.episode import Episode, SingleTurn
 from vcot.conditions.interventions import INTERVENTIONS, intervention_episode, prefix_episode_factory
@@ -29,24 +30,45 @@ __all__ = ["REGISTRY", "PROMPT_VERSION", "Condition", "ConditionError", "Episode
 REGISTRY = Registry()
 
 
+def _guide_check(task: str) -> str | None:
+    return None if task in GUIDES else f"there is no task-specific guide for task {task!r}"
+
+
+def _probe_check(task: str) -> str | None:
+    from vcot.probes import PROBE_TASKS
+
+    return None if task in PROBE_TASKS else f"task {task!r} has no state probes"
+
+
 def _single(name: str, description: str, *, compare_with: tuple[str, ...] = (), short: str = "",
-            mira_table1: bool = False, default: bool = True) -> Condition:
+            mira_table1: bool = False, default: bool = True, trainable: bool = True,
+            task_check: Callable[[str], str | None] | None = None, offered_by: tuple[str, ...] = (),
+            reads_steps: bool = False, human_instruction: str = "") -> Condition:
     return Condition(name, single_turn_episode, lambda inst: unservable_reason(inst, name), description,
-                     default=default, compare_with=compare_with, short=short, mira_table1=mira_table1)
+                     default=default, compare_with=compare_with, short=short, mira_table1=mira_table1,
+                     trainable="single_turn" if trainable else None, task_check=task_check,
+                     offered_by=frozenset(offered_by), reads_steps=reads_steps,
+                     human_instruction=human_instruction)
 
 
 for _c in (
-    _single("direct", "MIRA Direct: image + question, answer directly", short="D", mira_table1=True),
+    _single("direct", "MIRA Direct: image + question, answer directly", short="D", mira_table1=True,
+            offered_by=("harness", "human"), human_instruction="Look at the picture and answer the question."),
     _single("text_cot", "MIRA Text-CoT: step-by-step reasoning in text", compare_with=("direct",), short="T",
-            mira_table1=True),
+            mira_table1=True, offered_by=("harness",)),
     _single("text_cot_spec", "Text-CoT with the task's reasoning guide", compare_with=("text_cot",),
-            short="T-spec"),
+            short="T-spec", task_check=_guide_check),
     _single("visual_cot", "MIRA Visual-CoT: input image + the solver's step images",
-            compare_with=("direct", "text_cot"), short="V", mira_table1=True),
+            compare_with=("direct", "text_cot"), short="V", mira_table1=True, offered_by=("harness", "human"),
+            reads_steps=True, human_instruction="Below the picture are pictures of intermediate steps towards the "
+            "solution. Use them, continue the reasoning and answer the question."),
     _single("text_state_cot", "input image + the step texts instead of step images",
-            compare_with=("visual_cot",)),
+            compare_with=("visual_cot",), offered_by=("human",), reads_steps=True,
+            human_instruction="Below the picture are intermediate steps towards the solution, described in words. "
+            "Use them, continue the reasoning and answer the question."),
+    # Not trainable: training streams skip the corrupted trajectory to halve generation (docs/rl.md).
     _single("visual_cot_corrupted", "Visual-CoT with a plausible but wrong trajectory",
-            compare_with=("visual_cot",)),
+            compare_with=("visual_cot",), trainable=False, reads_steps=True),
     # Off by default like question_only: every generated suite can serve it now (scene-graph captions), and a
     # default would add a call per instance to every run (docs/evaluation.md).
     _single("caption_only", "no image: a caption of it + the question", compare_with=("direct",), default=False),
@@ -55,7 +77,7 @@ for _c in (
 # Off by default: it measures how much of a task the question alone answers (docs/evaluation.md).
 REGISTRY.register(Condition("question_only", single_turn_episode, lambda inst: unservable_reason(inst, "question_only"),
                             "no image: the question alone, text_cot wording", default=False,
-                            compare_with=("caption_only",), short="Q"))
+                            compare_with=("caption_only",), short="Q", trainable="single_turn"))
 
 _VAOT_DESCRIPTIONS = {
     "vaot_norender": ("visual actions acknowledged, never rendered", ()),
@@ -68,7 +90,7 @@ _VAOT_DEFAULT = {"vaot_norender", "vaot", "vaot_wrongrender"}
 for _name in VAOT_CONDITIONS:
     _desc, _cmp = _VAOT_DESCRIPTIONS[_name]
     REGISTRY.register(Condition(_name, make_vaot_episode, lambda inst: None, _desc, compare_with=_cmp,
-                                default=_name in _VAOT_DEFAULT))
+                                default=_name in _VAOT_DEFAULT, trainable="episode"))
 
 # Issue 20: state probes and interventions on the supplied steps (docs/evaluation.md); none runs by default.
 _INTERVENTION_DESCRIPTIONS = {
@@ -79,15 +101,18 @@ _INTERVENTION_DESCRIPTIONS = {
 }
 REGISTRY.register(Condition("state_probe", state_probe_episode, probe_reason,
                             "image + question + a question about the state after each step, answered in <stepK>",
-                            default=False, compare_with=("text_cot",)))
+                            default=False, compare_with=("text_cot",), trainable="single_turn",
+                            task_check=_probe_check, reads_steps=True))
 for _name in INTERVENTIONS:
     REGISTRY.register(Condition(_name, intervention_episode, intervention_unservable,
-                                _INTERVENTION_DESCRIPTIONS[_name], default=False, compare_with=("visual_cot",)))
+                                _INTERVENTION_DESCRIPTIONS[_name], default=False, compare_with=("visual_cot",),
+                                reads_steps=True))
 
 
 def _prefix_condition(k: int) -> Condition:
     return Condition(f"visual_cot_prefix_k{k}", prefix_episode_factory(k), intervention_unservable,
-                     f"Visual-CoT with only the first {k} step image(s)", default=False, compare_with=("visual_cot",))
+                     f"Visual-CoT with only the first {k} step image(s)", default=False, compare_with=("visual_cot",),
+                     reads_steps=True)
 
 
 def register_prefix(k: int) -> str:

@@ -17,6 +17,9 @@ from vcot.schema import Instance
 
 EpisodeFactory = Callable[[Instance, str, int, ImageSource], Episode]
 ServeCheck = Callable[[Instance], "str | None"]
+TaskCheck = Callable[[str], "str | None"]
+# How a condition can be trained on (vcot.rl): one prompt and one reply, or an episode of several turns.
+TRAINABLE_KINDS = ("single_turn", "episode")
 
 
 class ConditionError(ValueError):
@@ -31,6 +34,11 @@ class Condition:
     the condition cannot be built for an instance (None when it can). `default` conditions run when a user
     names none. `compare_with` lists the baselines the report tests this condition against (paired).
     `short` labels the MIRA-table columns; `mira_table1` marks the columns of MIRA's Table 1.
+    `trainable`: "single_turn" or "episode" when the training side (`vcot.rl`) can pose it, None when not.
+    `task_check(task)` says why no instance of a task can be served (None when some can). `offered_by` names
+    the other parts that offer the condition: "harness" (the lmms-eval and VLMEvalKit exports), "human" (the
+    human-baseline study; `human_instruction` is then what the study page tells a participant). `reads_steps`: its prompt shows the solver's step texts or pictures (a training
+    problem then renders them).
     """
 
     name: str
@@ -41,6 +49,15 @@ class Condition:
     compare_with: tuple[str, ...] = ()
     short: str = ""
     mira_table1: bool = False
+    trainable: str | None = None
+    task_check: TaskCheck | None = None
+    offered_by: frozenset[str] = frozenset()
+    reads_steps: bool = False
+    human_instruction: str = ""
+
+    def __post_init__(self) -> None:
+        if self.trainable is not None and self.trainable not in TRAINABLE_KINDS:
+            raise ValueError(f"condition {self.name}: trainable must be None or one of {TRAINABLE_KINDS}")
 
 
 class Registry:
@@ -97,6 +114,30 @@ class Registry:
 
     def mira_table1(self) -> list[str]:
         return [c.name for c in self._items.values() if c.mira_table1]
+
+    def trainable(self, kind: str | None = None) -> list[str]:
+        """The conditions training can pose (of one kind, "single_turn" or "episode", when given)."""
+        return [c.name for c in self._items.values()
+                if c.trainable is not None and (kind is None or c.trainable == kind)]
+
+    def offered_by(self, part: str) -> list[str]:
+        """The conditions another part offers ("harness", "human"), in registration order."""
+        return [c.name for c in self._items.values() if part in c.offered_by]
+
+    def task_unservable(self, task: str, name: str) -> str | None:
+        """Why condition `name` cannot be posed for any instance of `task` (None when it can)."""
+        cond = self.get(name)
+        return cond.task_check(task) if cond.task_check is not None else None
+
+    def untrainable_reason(self, name: str, task: str | None = None) -> str | None:
+        """Why training cannot pose condition `name` (for `task`, when given); None when it can."""
+        if not self.known(name):
+            return self.unknown_message([name])
+        cond = self._items[name]
+        if cond.trainable is None:
+            return (f"condition {name!r} is for evaluation only; trainable conditions: "
+                    f"{', '.join(self.trainable())}")
+        return self.task_unservable(task, name) if task is not None else None
 
     def short_labels(self) -> dict[str, str]:
         return {c.name: c.short for c in self._items.values() if c.short}

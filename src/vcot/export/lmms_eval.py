@@ -22,11 +22,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from vcot.conditions import REGISTRY
 from vcot.export.parquet import export_parquet
 from vcot.export.vlmevalkit import dataset_prefix
 from vcot.suite import Suite
 
-CONDITIONS = ("direct", "text_cot", "visual_cot")
+# The registry says which conditions this part offers (`Condition.offered_by`), in its display order.
+CONDITIONS = tuple(REGISTRY.offered_by("harness"))
 TEMPLATE_FILE = "_default_template_yaml"
 
 

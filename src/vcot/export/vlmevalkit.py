@@ -31,13 +31,15 @@ import json
 import re
 from pathlib import Path
 
+from vcot.conditions import REGISTRY
 from vcot.prompts.templates import DIRECT, TEXT_COT, VISUAL_COT, format_question
 from vcot.schema import option_letters
 from vcot.suite import Suite
 
 DATASET_FILE = "vcot_vlmeval_dataset.py"
 API_FILE = "vcot_vlmeval_api.py"
-CONDITIONS = ("direct", "text_cot", "visual_cot")
+# The registry says which conditions this part offers (`Condition.offered_by`), in its display order.
+CONDITIONS = tuple(REGISTRY.offered_by("harness"))
 BASE_COLUMNS = ["index", "image", "image_path", "question", "answer", "category", "l2-category",
                 "vcot_uid", "answer_type", "vcot_options", "vcot_question"]
 

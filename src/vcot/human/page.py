@@ -15,6 +15,7 @@ from __future__ import annotations
 from http import HTTPStatus
 from urllib.parse import quote
 
+from vcot.conditions import REGISTRY
 from vcot.html import escape, page
 from vcot.human.answers import MAX_ANSWER, hint
 from vcot.schema import AnswerType, Instance, option_letters
@@ -80,13 +81,6 @@ TIMING_JS = """\
 })();
 """
 
-INSTRUCTIONS = {
-    "direct": "Look at the picture and answer the question.",
-    "visual_cot": "Below the picture are pictures of intermediate steps towards the solution. Use them, continue "
-                  "the reasoning and answer the question.",
-    "text_state_cot": "Below the picture are intermediate steps towards the solution, described in words. Use "
-                      "them, continue the reasoning and answer the question.",
-}
 
 
 def _document(title: str, body: str) -> str:
@@ -187,7 +181,7 @@ def item_html(participant: str, position: int, total: int, inst: Instance, condi
     err = f"<p class=\"err\" id=\"message\">{escape(message)}</p>" if message else ""
     body = (f"<header><span id=\"progress\">Item {position} of {total}</span>"
             f"<span>Participant <b id=\"who\">{escape(participant)}</b></span></header>"
-            f"<p>{escape(INSTRUCTIONS[condition])}</p>"
+            f"<p>{escape(REGISTRY.get(condition).human_instruction)}</p>"
             f"<div class=\"question\" id=\"question\">{escape(inst.question.strip())}</div>"
             f"{_zoomable(base + '/image', *size)}"
             f"{_steps(inst, condition, base)}"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vcot.analysis.units import pair_key
+from vcot.conditions import REGISTRY
 from vcot.conditions.single_turn import unservable_reason
 from vcot.human.assign import AssignmentError, Job, assign, sample_problems
 from vcot.human.store import StudyStore
@@ -32,7 +33,8 @@ FORMAT = 1
 # What a person can be shown (docs/human.md): the question alone, or with the solver's intermediate states
 # as pictures or as the texts that state them, so the effect of intermediate pictures is measured for people
 # as `visual_cot` vs `text_state_cot` vs `direct` measures it for models.
-HUMAN_CONDITIONS = ("direct", "visual_cot", "text_state_cot")
+# The registry says which conditions this part offers (`Condition.offered_by`), in its display order.
+HUMAN_CONDITIONS = tuple(REGISTRY.offered_by("human"))
 PARTICIPANT_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 DEFAULT_K = 2
 

@@ -17,17 +17,24 @@ _EXPORTS = {
     "reward": "rewards", "reward_details": "rewards", "RewardDetails": "rewards", "format_reward": "rewards",
     "step_rewards": "rewards", "step_reward": "rewards", "completion_text": "rewards",
     "Curriculum": "curriculum",
-    "DrawingSession": "drawing",
+    "VcotEnv": "env",
+    "trainable_conditions": "problems",
 }
+# Names that live outside vcot.rl (the one drawing session is evaluation's: vcot.vaot.session).
+_ELSEWHERE = {"DrawingSession": "vcot.vaot.session"}
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted({*_EXPORTS, *_ELSEWHERE})
 
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
+    if module is not None:
+        module = f"vcot.rl.{module}"
+    else:
+        module = _ELSEWHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'vcot.rl' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"vcot.rl.{module}"), name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

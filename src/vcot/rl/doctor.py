@@ -413,12 +413,14 @@ def diagnose_bounded(processor: Any, chat_template: str | None = None, *, second
 
 def doctor(model_dir: str | Path, *, trust_remote_code: bool = False,
            chat_template_file: str | Path | None = None, seconds: float = RENDER_SECONDS,
-           memory: int = RENDER_MEMORY_BYTES) -> list[Check]:
+           memory: int = RENDER_MEMORY_BYTES, return_processor: bool = False) -> Any:
     """Load `model_dir` and run every check (with the template in `chat_template_file` when given), bounded
-    by `seconds` and `memory` (`diagnose_bounded`)."""
+    by `seconds` and `memory` (`diagnose_bounded`). With `return_processor`: (checks, the loaded processor
+    with that template), for the trainer checks of `vcot.rl.conformance`."""
     template = None if chat_template_file is None else read_template(chat_template_file)
     processor = load_processor(model_dir, trust_remote_code=trust_remote_code)
     if template is None and not getattr(processor, "chat_template", None):
         raise DoctorError(f"{model_dir} has no chat template (chat_template.jinja, or chat_template in "
                           "tokenizer_config.json / processor_config.json)")
-    return diagnose_bounded(processor, template, seconds=seconds, memory=memory)
+    checks = diagnose_bounded(processor, template, seconds=seconds, memory=memory)
+    return (checks, processor) if return_processor else checks

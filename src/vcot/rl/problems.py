@@ -32,15 +32,7 @@ from vcot.tasks import get_task, get_task_class
 from vcot.tasks.base import Task
 
 if typing.TYPE_CHECKING:
-    from vcot.images import EncodedImage
     from vcot.schema import Instance
-
-# Conditions a problem's prompt can take: MIRA's single-turn templates, the state-probe prompt (its <stepK>
-# answers feed the step rewards) and the VAoT drawing loop.
-CONDITIONS = ("direct", "text_cot", "text_cot_spec", "question_only", "visual_cot", "text_state_cot",
-              "state_probe", "vaot")
-# Conditions whose prompt needs the step texts or pictures, so every step is rendered for them.
-_NEEDS_STEPS = frozenset({"visual_cot", "text_state_cot", "state_probe"})
 
 # Training-stream seeds have bit 62 set and stay below 2**63 (an Arrow int64 column holds them).
 STREAM_SEED_FLAG = 1 << 62
@@ -82,6 +74,9 @@ class Problem:
     # The VAoT drawing tools as OpenAI-style function definitions (vcot.vaot.actions.tool_definitions);
     # None for the other conditions.
     tools: list[dict[str, Any]] | None = None
+    # Every picture the task drew for this problem by its path in the instance (input, and steps when drawn):
+    # what an episode is rebuilt over (vcot.rl.env). Not a column.
+    pictures: Mapping[str, Image.Image] = field(default_factory=dict, repr=False, compare=False)
 
     def row(self) -> dict[str, Any]:
         """Plain, Arrow-friendly columns for a `datasets` table; `problem_from_row` turns one back into this
@@ -154,20 +149,20 @@ def accepted_scene(task: Task, seed: int, index: int, variant: int = 0) -> tuple
     return scene, solution, attempts
 
 
+def trainable_conditions() -> list[str]:
+    """The conditions a problem can be posed in: the registry's trainable ones (`vcot.conditions`)."""
+    from vcot.conditions import REGISTRY
+
+    return REGISTRY.trainable()
+
+
 def check_condition(condition: str, task: str) -> None:
-    """Refuse a condition no problem of `task` can be posed in."""
-    if condition not in CONDITIONS:
-        raise ValueError(f"unknown condition {condition!r}; choose one of {', '.join(CONDITIONS)}")
-    if condition == "text_cot_spec":
-        from vcot.prompts.text_cot_spec import GUIDES
+    """Refuse a condition training cannot pose, or no problem of `task` can be posed in."""
+    from vcot.conditions import REGISTRY
 
-        if task not in GUIDES:
-            raise ValueError(f"condition 'text_cot_spec' needs a reasoning guide, and task {task!r} has none")
-    if condition == "state_probe":
-        from vcot.probes import PROBE_TASKS
-
-        if task not in PROBE_TASKS:
-            raise ValueError(f"condition 'state_probe' needs state probes, and task {task!r} has none")
+    reason = REGISTRY.untrainable_reason(condition, task)
+    if reason is not None:
+        raise ValueError(reason if "condition" in reason else f"condition {condition!r}: {reason}")
 
 
 def build_problem(task: Task, seed: int, index: int, scene: dict[str, Any], solution: Any, *,
@@ -178,7 +173,9 @@ def build_problem(task: Task, seed: int, index: int, scene: dict[str, Any], solu
     params = json.loads(_json(task.params()))
     label = params_label(task.name, task.difficulty, params)
     uid = problem_uid(task.name, label, params, seed, index, variant)
-    full = steps or condition in _NEEDS_STEPS
+    from vcot.conditions import REGISTRY
+
+    full = steps or REGISTRY.get(condition).reads_steps
     sample = task.assemble(index, seed, scene, solution, variant=variant, attempts=attempts, steps=full, uid=uid)
     inst = sample.instance
     prompt, paths, tools = _prompt(inst, condition, sample.images)
@@ -188,6 +185,7 @@ def build_problem(task: Task, seed: int, index: int, scene: dict[str, Any], solu
         answer=inst.answer, answer_type=str(inst.answer_type), options=list(inst.options) if inst.options else None,
         instance=inst, variant=variant,
         step_images=[sample.images[s.image] for s in inst.steps] if steps else [], tools=tools,
+        pictures=sample.images,
     )
 
 
@@ -219,54 +217,24 @@ def problem_from_row(row: Mapping[str, Any], *, steps: bool | None = None) -> Pr
 
 # -- prompts ----------------------------------------------------------------------------------------------------
 
-class _NoEncoding:
-    """An image source for the evaluation's prompt builders that encodes nothing: the builders only need a
-    record of each picture, and the trainer gets the PIL images themselves."""
-
-    def __init__(self, images: Mapping[str, Image.Image]) -> None:
-        self._images = images
-
-    def __call__(self, rel: str) -> EncodedImage:
-        from vcot.images import EncodedImage
-
-        w, h = self._images[rel].size
-        return EncodedImage(source=rel, data_uri="", mime="image/png", width=w, height=h, orig_width=w,
-                            orig_height=h, digest="")
-
-
 def _prompt(inst: Instance, condition: str, images: Mapping[str, Image.Image]
             ) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]] | None]:
-    """(TRL messages, the image paths in prompt order, tools) for `condition`."""
-    if condition == "vaot":
-        from vcot.prompts.templates import format_question
-        from vcot.vaot.actions import COORDINATE_NOTE, MAX_TURNS, action_names, tool_definitions
-        from vcot.vaot.episode import VAOT_PROMPT
+    """(TRL messages, the image paths in prompt order, tools) for `condition`: the first messages of the very
+    episode `vcot eval` runs, built over the pictures in memory and converted by `vcot.rl.formats`."""
+    from vcot.conditions import REGISTRY
+    from vcot.images import InMemoryPictures
+    from vcot.messages import ImagePart
+    from vcot.rl.formats import to_trl, tool_dicts
 
-        # The text VaotEpisode.first_messages sends (tests/rl/test_stream.py checks they agree).
-        w, h = images[inst.image].size
-        text = VAOT_PROMPT.format(question=format_question(inst), actions=", ".join(action_names()),
-                                  coords=COORDINATE_NOTE, width=w, height=h, budget=MAX_TURNS)
-        return _user([inst.image], text), [inst.image], tool_definitions()
-    if condition == "state_probe":
-        from vcot.conditions.state_probe import state_probe_text
-
-        return _user([inst.image], state_probe_text(inst)), [inst.image], None
-    from vcot.conditions.single_turn import build_prompt
-    from vcot.messages import ImagePart, TextPart
-
-    built = build_prompt(inst, condition, _NoEncoding(images))
-    messages, paths = [], []
-    for m in built.messages:
-        content: list[dict[str, Any]] = []
-        for part in m.parts:
-            if isinstance(part, ImagePart):
-                content.append({"type": "image"})
-                paths.append(part.image.source)
-            elif isinstance(part, TextPart):
-                content.append({"type": "text", "text": part.text})
-        messages.append({"role": m.role, "content": content})
-    return messages, paths, None
+    episode = REGISTRY.make_episode(inst, condition, 0, InMemoryPictures(images))
+    messages = episode.first_messages()
+    prompt, _ = to_trl(messages)
+    paths = [p.image.source for m in messages for p in m.parts if isinstance(p, ImagePart)]
+    return prompt, paths, tool_dicts(episode.tools)
 
 
-def _user(paths: list[str], text: str) -> list[dict[str, Any]]:
-    return [{"role": "user", "content": [*({"type": "image"} for _ in paths), {"type": "text", "text": text}]}]
+def __getattr__(name: str) -> Any:
+    # `CONDITIONS` is asked of the registry each time: a condition registered later (a plug-in) is trainable too.
+    if name == "CONDITIONS":
+        return tuple(trainable_conditions())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -41,15 +41,16 @@ import datasets
 from transformers import TrainerCallback
 
 # A runtime import: transformers resolves the tool methods' type hints (`get_type_hints`) in this module.
-from vcot.rl.drawing import whole_number
-from vcot.vaot.actions import ColorName
+from vcot.vaot.actions import MAX_TURNS, ColorName
+from vcot.vaot.session import whole_number
 
 if TYPE_CHECKING:
     from transformers import TrainerControl, TrainerState, TrainingArguments
 
     from vcot.rl.curriculum import Curriculum
-    from vcot.rl.drawing import DrawingSession
+    from vcot.rl.env import VcotEnv
     from vcot.rl.problems import Problem
+    from vcot.vaot.session import DrawingSession
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +58,8 @@ logger = logging.getLogger(__name__)
 ROW_COLUMNS = ("task", "uid", "seed", "index", "variant", "difficulty", "params", "condition", "question",
                "answer", "answer_type", "options")
 CURRICULUM_FILE = "vcot_curriculum.json"
-DEFAULT_MAX_CALLS = 8
+# TRL calls the tools one by one, so each call is a turn of the drawing budget the prompt states.
+DEFAULT_MAX_CALLS = MAX_TURNS
 Corruption = Literal["modify_key", "modify_non_key"]
 
 
@@ -128,8 +130,10 @@ def iterable_dataset(tasks: Sequence[str] | None = None, *, preset: str | None =
     if curriculum is not None:
         kwargs["curriculum"] = curriculum
     # The generator closes over the arguments instead of passing them as gen_kwargs: datasets would copy them,
-    # and the curriculum must stay the very object the rewards update.
-    return datasets.IterableDataset.from_generator(functools.partial(_rows, kwargs), features=features())
+    # and the curriculum must stay the very object the rewards update. No `features`: declared features make
+    # datasets encode every picture to PNG and decode it again on read (5-7x the problem's own cost,
+    # benchmarks/rl_stream.py); without them rows pass through as built, PIL pictures included.
+    return datasets.IterableDataset.from_generator(functools.partial(_rows, kwargs))
 
 
 def dataset(n: int, tasks: Sequence[str] | None = None, *, preset: str | None = None,
@@ -202,9 +206,12 @@ class VcotReward:
         out: list[float | None] = []
         for i, completion in enumerate(completions):
             truncated = self._truncated(completion_ids, i)
-            if i < len(environments) and isinstance(environments[i], DrawingEnvironment):
-                environments[i]._observe(completion, truncated)
+            env = environments[i] if i < len(environments) else None
+            if isinstance(env, DrawingEnvironment):
+                env._observe(completion, truncated)
             row = _row_at(columns, i)
+            if row is None and isinstance(env, DrawingEnvironment):
+                row = env.row  # environment-owned data: the batch carries no problem columns
             if row is None:
                 out.append(None)
             elif self.kind == "answer":
@@ -248,16 +255,6 @@ def _warn_once(message: str) -> None:
 
 # --- the drawing environment ------------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=256)
-def _problem(task: str, difficulty: str, params: str, seed: int, index: int, variant: int,
-             condition: str) -> Problem:
-    # Every rollout of a prompt resets its own environment on the same row; regenerate the problem once.
-    from vcot.rl import problem_from_row
-
-    return problem_from_row({"task": task, "difficulty": difficulty, "params": params, "seed": seed,
-                             "index": index, "variant": variant, "condition": condition})
-
-
 def _action(stub: Callable[..., Any]) -> Callable[..., Any]:
     """A tool method whose signature and docstring are `stub`'s (what TRL turns into the JSON schema) and whose
     call goes to `DrawingEnvironment._act`, which validates whatever arguments the model sent: a missing,
@@ -282,52 +279,106 @@ class DrawingEnvironment:
     """
 
     def __init__(self, corruption: Corruption | None = None, max_calls: int = DEFAULT_MAX_CALLS,
-                 curriculum: Observer | None = None) -> None:
-        if corruption not in (None, "modify_key", "modify_non_key"):
-            raise ValueError(f"corruption must be None, 'modify_key' or 'modify_non_key', got {corruption!r}")
+                 curriculum: Observer | None = None, stream: Mapping[str, Any] | None = None) -> None:
+        from vcot.rl.env import VcotEnv
+        from vcot.vaot.episode import drawing_condition
+
+        try:
+            condition = drawing_condition(corruption)
+        except ValueError:
+            raise ValueError(f"corruption must be None, 'modify_key' or 'modify_non_key', got {corruption!r}") from None
         max_calls = whole_number("max_calls", max_calls)  # NaN would fail only at the first rollout
         if max_calls < 0:
             raise ValueError(f"max_calls must be at least 0, got {max_calls}")
         self._corruption = corruption
         self._max_calls = max_calls
         self._curriculum = curriculum
+        # The core owns the drawing and the reward; this class only speaks TRL. `stream`: the arguments of
+        # vcot.rl.stream for environment-owned data (a trainer given no train_dataset).
+        self._env: VcotEnv = VcotEnv(condition=condition, max_turns=max_calls, **dict(stream or {}))
         self._row: dict[str, Any] | None = None
-        self._session: DrawingSession | None = None
         self._completion: Any = None
         self._truncated = False
 
     @classmethod
     def factory(cls, *, corruption: Corruption | None = None, max_calls: int = DEFAULT_MAX_CALLS,
-                curriculum: Observer | None = None) -> Callable[[], DrawingEnvironment]:
-        """A zero-argument factory for `GRPOTrainer(environment_factory=...)` with these knobs."""
-        cls(corruption=corruption, max_calls=max_calls)  # fail on a bad knob now, not at the first rollout
+                curriculum: Observer | None = None, stream: Mapping[str, Any] | None = None,
+                num_generations: int = 1) -> Callable[[], DrawingEnvironment]:
+        """A zero-argument factory for `GRPOTrainer(environment_factory=...)` with these knobs. `stream`: the
+        arguments of `vcot.rl.stream` (tasks, difficulty, seed, exclude, curriculum, ...) when the environment
+        owns the data: then leave out `train_dataset`, and each rollout's `reset()` poses its own problem
+        (TRL 1.16+); pass GRPO's `num_generations` so that the rollouts of one group share their problem. Exact
+        on one process only: on several, each process draws from its own copy of the stream, and a group spread
+        over processes would see different problems (use a dataset there)."""
+        cls(corruption=corruption, max_calls=max_calls, stream=stream)  # fail on a bad knob now
+        group = whole_number("num_generations", num_generations)
+        if group < 1:
+            raise ValueError(f"num_generations must be at least 1, got {group}")
+        if stream is not None:
+            return functools.partial(cls._owned, dict(stream), corruption, max_calls, curriculum, group)
         return functools.partial(cls, corruption=corruption, max_calls=max_calls, curriculum=curriculum)
 
-    # TRL calls reset(**row) with every column of the dataset row; only the problem columns matter here.
-    def reset(self, **row: Any) -> str | None:
-        """Start a rollout on the row's problem (regenerated from its seed); adds nothing to the prompt."""
-        from vcot.rl import DrawingSession
+    # Environments of one factory share one stream, so the rollouts of a batch get successive problems and
+    # GRPO's num_generations rollouts of one prompt get the same one (TRL resets them in prompt order).
+    _shared: dict[str, Any] = {}
 
-        missing = [key for key in ("task", "seed", "index") if row.get(key) is None]
-        if missing:
-            raise ValueError(f"DrawingEnvironment.reset needs vcot's dataset columns; missing {', '.join(missing)}")
-        params = row.get("params") or "{}"
-        params = params if isinstance(params, str) else json.dumps(params, sort_keys=True)
-        problem = _problem(str(row["task"]), str(row.get("difficulty") or "medium"), params, int(row["seed"]),
-                           int(row["index"]), int(row.get("variant") or 0), str(row.get("condition") or "direct"))
-        self._row = {key: row.get(key) for key in ROW_COLUMNS}
-        self._row["params"] = params
-        self._row["options"] = list(self._row.get("options") or [])
-        # The session seeds its corruption RNG with the problem's uid: every rollout of a prompt meets the same
-        # rendering for the same action.
-        self._session = DrawingSession(problem, corruption=self._corruption, max_calls=self._max_calls)
+    @classmethod
+    def _owned(cls, stream: dict[str, Any], corruption: Corruption | None, max_calls: int,
+               curriculum: Observer | None, group: int) -> DrawingEnvironment:
+        env = cls(corruption=corruption, max_calls=max_calls, curriculum=curriculum, stream=stream)
+        key = json.dumps({"s": stream, "c": corruption, "m": max_calls, "g": group}, sort_keys=True, default=repr)
+        shared = cls._shared.setdefault(key, {"stream": env._env.stream, "served": 0, "group": group})
+        env._env._stream = shared["stream"]
+        env._shared_state = shared
+        return env
+
+    # TRL calls reset(**row) with every column of the dataset row; only the problem columns matter here.
+    def reset(self, **row: Any) -> str | list[dict[str, Any]] | None:
+        """Start a rollout. On a row of vcot's columns: that problem (regenerated from its seed), and nothing
+        is added to the prompt. On a row without them (environment-owned data): the stream's next problem, whose
+        pictures and text are returned to be appended to the (empty) prompt."""
         self._completion, self._truncated = None, False
-        return None
+        if all(row.get(key) is not None for key in ("task", "seed", "index")):
+            params = row.get("params") or "{}"
+            params = params if isinstance(params, str) else json.dumps(params, sort_keys=True)
+            self._env.reset(options={"row": {**row, "params": params}})
+            self._row = {key: row.get(key) for key in ROW_COLUMNS}
+            self._row["params"] = params
+            self._row["options"] = list(self._row.get("options") or [])
+            return None
+        if getattr(self, "_shared_state", None) is None:
+            raise ValueError("DrawingEnvironment.reset needs vcot's dataset columns (task, seed, index), or a "
+                             "factory given stream=... for environment-owned data")
+        observation, _ = self._env.reset(options={"problem": self._next_owned()})
+        self._row = {key: v for key, v in self._env.problem.row().items() if key in ROW_COLUMNS}
+        self._row["options"] = list(self._row.get("options") or [])
+        return observation[-1]["content"]
+
+    def _next_owned(self) -> Problem:
+        # One problem per group of rollouts: TRL hands the num_generations rollouts of a prompt successive
+        # environments, and the placeholder rows are the same empty prompt, so the group size decides.
+        shared = self._shared_state
+        group = max(1, int(shared.get("group", 1)))
+        k = shared["served"] // group
+        shared["served"] += 1
+        if shared.get("k") != k:
+            shared["k"], shared["problem"] = k, next(shared["stream"])
+        return shared["problem"]
+
+    @property
+    def env(self) -> VcotEnv:
+        """The environment core this adapter speaks for."""
+        return self._env
 
     @property
     def session(self) -> DrawingSession | None:
         """The current rollout's drawing session (None before the first reset)."""
-        return self._session
+        return self._env.session
+
+    @property
+    def row(self) -> dict[str, Any] | None:
+        """The current problem's grading columns (what vcot's reward functions read)."""
+        return self._row
 
     def _observe(self, completion: Any, truncated: bool = False) -> None:
         """The rollout's final completion, handed over by vcot's reward functions for `get_reward`."""
@@ -337,24 +388,22 @@ class DrawingEnvironment:
     def get_reward(self) -> float | None:
         """The answer reward (vcot.rl.reward) of the rollout's final completion; None when no vcot reward
         function handed it over (TRL then ignores this reward for the rollout)."""
-        from vcot.rl import reward
-
         if self._row is None or self._completion is None:
             _warn_once("DrawingEnvironment.get_reward saw no completion: include at least one of vcot's reward "
                        "functions (vcot.rl.trl.reward_funcs) so the completion reaches the environment")
             return None
-        value = float(reward(self._completion, self._row, truncated=self._truncated))
+        value = self._env.grade(self._completion, truncated=self._truncated)
         if self._curriculum is not None:
-            self._curriculum.observe(self._row["task"], value)
+            self._curriculum.observe(self._row["task"], float(self._env.details.reward))
         return value
 
     def _act(self, name: str, args: tuple, kwargs: dict[str, Any]) -> list[dict[str, Any]] | str:
         if args:
             return f"Action rejected: {name}: pass the arguments by name"
-        if self._session is None:
+        if self._env.session is None:
             return f"Action rejected: {name}: no problem is loaded"
         try:
-            image, text = self._session.act(name, dict(kwargs))
+            image, text, _ = self._env.act(name, dict(kwargs))
         except Exception as exc:  # the session promises not to raise; a model's call must never end the rollout
             logger.debug("drawing action %s raised", name, exc_info=True)
             return f"Action rejected: {name}: {type(exc).__name__}"

@@ -50,13 +50,11 @@ TOOL_CLASS = f"{__name__}.DrawingTool"
 TRAIN_FILE = "train.parquet"
 VALIDATION_FILE = "validation.parquet"
 TOOL_CONFIG_FILE = "tool_config.yaml"
-# verl's RLHFDataset splits string contents on these; a literal one inside a question would shift every image.
-_PLACEHOLDERS = ("<image>", "<video>", "<audio>")
 # verl's agent loops by their registered names: a row's `agent_name` picks its own (the drawing needs the tool loop).
 TOOL_AGENT = "tool_agent"
 SINGLE_TURN_AGENT = "single_turn_agent"
 MAX_TOOL_CALLS = 64
-DEFAULT_TOOL_CALLS = 8
+DEFAULT_TOOL_CALLS = 6  # vcot.vaot.actions.MAX_TURNS: the budget the prompt states
 # verl truncates a tool text past rollout.multi_turn.max_tool_response_length (256 characters by default).
 MAX_TOOL_TEXT = 240
 
@@ -75,35 +73,13 @@ def _png(image: Image.Image) -> bytes:
 
 
 def verl_messages(prompt: Sequence[Mapping[str, Any]], n_images: int, where: str = "prompt") -> list[dict]:
-    """Messages in TRL's form (content parts `{"type": "image"}` / `{"type": "text"}`) as verl reads them:
-    each content one string, an image part becoming `<image>` in place."""
-    out = []
-    seen = 0
-    for message in prompt:
-        content = message.get("content")
-        if isinstance(content, str):
-            parts: list[Any] = [{"type": "text", "text": content}]
-        elif isinstance(content, list):
-            parts = content
-        else:
-            raise VerlExportError(f"{where}: message content is neither text nor a list of parts")
-        text = []
-        for part in parts:
-            kind = part.get("type") if isinstance(part, Mapping) else None
-            if kind == "image":
-                text.append("<image>")
-                seen += 1
-            elif kind == "text":
-                chunk = str(part.get("text", ""))
-                if any(p in chunk for p in _PLACEHOLDERS):
-                    raise VerlExportError(f"{where}: a text contains a literal {_PLACEHOLDERS} placeholder")
-                text.append(chunk)
-            else:
-                raise VerlExportError(f"{where}: unsupported content part {kind!r}")
-        out.append({"role": str(message.get("role", "user")), "content": "".join(text)})
-    if seen != n_images:
-        raise VerlExportError(f"{where}: {seen} image placeholders for {n_images} images")
-    return out
+    """Messages in TRL's form as verl reads them (`vcot.rl.formats.verl_strings`, the one verl converter)."""
+    from vcot.rl.formats import FormatError, verl_strings
+
+    try:
+        return verl_strings(prompt, n_images, where)
+    except FormatError as exc:
+        raise VerlExportError(str(exc)) from None
 
 
 def problem_spec(problem: Problem) -> dict[str, Any]:
@@ -244,7 +220,8 @@ class VerlExport:
 
 
 def export_verl(problems: Iterable[Problem], out: str | Path, *, validation_fraction: float = 0.1, seed: int = 0,
-                max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = None) -> VerlExport:
+                max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = None,
+                invalid_penalty: float = 0.0) -> VerlExport:
     """Write `train.parquet`, `validation.parquet` (when the fraction is positive) and `tool_config.yaml` into
     the folder `out`. The rows are built in memory (PNG bytes), so a very large set is better exported in
     parts."""
@@ -269,7 +246,8 @@ def export_verl(problems: Iterable[Problem], out: str | Path, *, validation_frac
         _write_parquet(validation, val_path, "validation")
     elif (out / VALIDATION_FILE).exists():
         (out / VALIDATION_FILE).unlink()  # a stale split from an earlier export would be trained against
-    tool_config = write_tool_config(out / TOOL_CONFIG_FILE, max_calls=max_calls, corruption=corruption)
+    tool_config = write_tool_config(out / TOOL_CONFIG_FILE, max_calls=max_calls, corruption=corruption,
+                                    invalid_penalty=invalid_penalty)
     return VerlExport(out, out / TRAIN_FILE, val_path, tool_config,
                       {"train": counts(train), "validation": counts(validation)})
 
@@ -352,37 +330,44 @@ def verl_tool_schema(definition: Mapping[str, Any]) -> dict[str, Any]:
         "parameters": {"type": "object", "properties": props, "required": list(params.get("required", []))}}}
 
 
-def tool_config(max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = None) -> dict[str, Any]:
+def tool_config(max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = None,
+                invalid_penalty: float = 0.0) -> dict[str, Any]:
     """verl's tool config (`rollout.multi_turn.tool_config_path`): one `DrawingTool` entry per action. One
     tool per action keeps each action's own parameter schema (a single tool with an `action` enum could not
     say which parameters go with which action in verl's flat schema); the entries share one drawing per
     trajectory."""
     from vcot.vaot.actions import tool_definitions
 
-    _check_tool_options(max_calls, corruption)
-    return {"tools": [{"class_name": TOOL_CLASS,
-                       "config": {"type": "native", "max_calls": int(max_calls), "corruption": corruption},
+    _check_tool_options(max_calls, corruption, invalid_penalty)
+    config: dict[str, Any] = {"type": "native", "max_calls": int(max_calls), "corruption": corruption}
+    if invalid_penalty:
+        config["invalid_penalty"] = float(invalid_penalty)
+    return {"tools": [{"class_name": TOOL_CLASS, "config": dict(config),
                        "tool_schema": verl_tool_schema(d)} for d in tool_definitions()]}
 
 
-def write_tool_config(path: str | Path, max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = None) -> Path:
+def write_tool_config(path: str | Path, max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = None,
+                      invalid_penalty: float = 0.0) -> Path:
     import yaml
 
     path = Path(path)
     text = ("# verl tool config for the vcot drawing tool (docs/rl.md, \"verl\"): "
             "actor_rollout_ref.rollout.multi_turn.tool_config_path\n")
-    path.write_text(text + yaml.safe_dump(tool_config(max_calls, corruption), sort_keys=False, allow_unicode=True),
+    path.write_text(text + yaml.safe_dump(tool_config(max_calls, corruption, invalid_penalty), sort_keys=False, allow_unicode=True),
                     encoding="utf-8")
     return path
 
 
-def _check_tool_options(max_calls: Any, corruption: Any) -> None:
+def _check_tool_options(max_calls: Any, corruption: Any, invalid_penalty: Any = 0.0) -> None:
     from vcot.vaot.corrupt import CORRUPTIONS
 
     if isinstance(max_calls, bool) or not isinstance(max_calls, int) or not 1 <= max_calls <= MAX_TOOL_CALLS:
         raise VerlExportError(f"max_calls must be an integer from 1 to {MAX_TOOL_CALLS}, got {max_calls!r}")
     if corruption is not None and corruption not in CORRUPTIONS:
         raise VerlExportError(f"corruption must be null or one of {', '.join(CORRUPTIONS)}, got {corruption!r}")
+    if (isinstance(invalid_penalty, bool) or not isinstance(invalid_penalty, int | float)
+            or not 0 <= invalid_penalty <= 10):
+        raise VerlExportError(f"invalid_penalty must be a number from 0 to 10, got {invalid_penalty!r}")
 
 
 # ---------------------------------------------------------------------------------------------- reward
@@ -464,12 +449,13 @@ def _safe_text(text: Any) -> str:
 
 
 class _Trajectory:
-    """One trajectory's drawing: its problem spec, the session once built, and a lock (parallel calls of one
-    turn would otherwise draw on the same picture at once)."""
+    """One trajectory's drawing: its problem spec, the environment core once built (`vcot.rl.env.VcotEnv`,
+    which holds the drawing session), and a lock (parallel calls of one turn would otherwise draw on the same
+    picture at once)."""
 
     def __init__(self, spec_json: str) -> None:
         self.spec_json = spec_json
-        self.session: Any = None
+        self.session: Any = None  # the VcotEnv
         self.lock = asyncio.Lock()
         self.calls = 0
         self.errors = 0
@@ -492,11 +478,13 @@ def _build_drawing_tool() -> type:
     class DrawingTool(BaseTool):
         """One vcot visual action as a verl tool (`tool_config.yaml` lists one per action).
 
-        `config`: `max_calls` (the actions one trajectory may take over all drawing tools, 1–64, default 8)
-        and `corruption` (null, "modify_key" or "modify_non_key": vcot.vaot.corrupt). The problem comes from
-        the row's `tools_kwargs[<action>].create_kwargs`. `execute` returns the new picture and a short text,
-        or an error text and no picture for an invalid action — it never raises. The step reward is 0.0:
-        a drawing has no ground truth of its own; the outcome reward is `compute_score`'s."""
+        `config`: `max_calls` (the actions one trajectory may take over all drawing tools, 1–64, default the
+        prompt's budget of 6: each call is a turn of `vcot.vaot.session.DrawingSession`), `corruption` (null,
+        "modify_key" or "modify_non_key": vcot.vaot.corrupt) and `invalid_penalty` (0–10, default 0). The
+        problem comes from the row's `tools_kwargs[<action>].create_kwargs`. `execute` returns the new picture
+        and a short text, or an error text and no picture for an invalid action — it never raises — and the
+        per-call step reward `vcot.rl.env.VcotEnv.act` gives: 0.0 for a drawn action, `-invalid_penalty` for a
+        refused one (verl collects it in `tool_rewards`). The outcome reward is `compute_score`'s."""
 
         def __init__(self, config: dict | None, tool_schema: OpenAIFunctionToolSchema | None = None) -> None:
             config = dict(config or {})
@@ -518,6 +506,11 @@ def _build_drawing_tool() -> type:
                 raise ValueError(f"DrawingTool {self.name}: {exc}") from None
             self.max_calls: int = max_calls
             self.corruption: str | None = corruption
+            penalty = config.get("invalid_penalty", 0.0)
+            if not isinstance(penalty, int | float) or isinstance(penalty, bool) or not 0 <= penalty <= 10:
+                raise ValueError(f"DrawingTool {self.name}: invalid_penalty must be a number from 0 to 10, "
+                                 f"got {penalty!r}")
+            self.invalid_penalty = float(penalty)
             self._instances: dict[str, _Trajectory | str] = {}
 
         async def create(self, instance_id: str | None = None, **kwargs: Any) -> tuple[str, ToolResponse]:
@@ -569,31 +562,39 @@ def _build_drawing_tool() -> type:
                         error = f"error: the picture could not be rebuilt ({type(exc).__name__})"
                 if error is None:
                     try:
-                        image, text = await loop.run_in_executor(None, traj.session.act, self.name,
-                                                                 dict(parameters))
-                    except Exception as exc:  # DrawingSession promises not to raise; a bug must not end a rollout
-                        image, text = None, f"error: {self.name} failed ({type(exc).__name__})"
+                        image, text, step = await loop.run_in_executor(None, traj.session.act, self.name,
+                                                                       dict(parameters))
+                    except Exception as exc:  # VcotEnv.act promises not to raise; a bug must not end a rollout
+                        image, text, step = None, f"error: {self.name} failed ({type(exc).__name__})", None
                 else:
-                    image, text = None, error
+                    image, text, step = None, error, None
+                if step is None:
+                    step = -self.invalid_penalty
                 traj.calls += 1
                 traj.errors += image is None
                 if agent_data is not None and isinstance(getattr(agent_data, "extra_fields", None), dict):
                     # Small numbers only (extra_fields go into the batch): compute_score reports the count.
                     agent_data.extra_fields["vcot_draw_calls"] = traj.calls - traj.errors
             if image is None:
-                return ToolResponse(text=_safe_text(text)), 0.0, {"valid": False, "action": self.name}
-            return (ToolResponse(text=_safe_text(text), image=[image]), 0.0,
+                return ToolResponse(text=_safe_text(text)), float(step), {"valid": False, "action": self.name}
+            return (ToolResponse(text=_safe_text(text), image=[image]), float(step),
                     {"valid": True, "action": self.name})
 
         def _new_session(self, spec_json: str) -> Any:
-            from vcot.rl import DrawingSession
+            from vcot.rl.env import VcotEnv
+            from vcot.vaot.episode import drawing_condition
 
+            condition = drawing_condition(self.corruption)
+            env = VcotEnv(condition=condition, max_turns=self.max_calls, invalid_penalty=self.invalid_penalty)
             problem = _problem(spec_json)
-            seed = int(hashlib.sha256(spec_json.encode()).hexdigest()[:8], 16)
-            return DrawingSession(problem, corruption=self.corruption, max_calls=self.max_calls, seed=seed)
+            if problem.condition != condition:  # a row posed as another drawing condition: same scene
+                problem = _problem(json.dumps({**json.loads(spec_json), "condition": condition}, sort_keys=True))
+            env.reset(options={"problem": problem})
+            return env
 
         async def calc_reward(self, instance_id: str, **kwargs: Any) -> float:
-            """0.0: the drawing itself is not graded (the answer is, by `compute_score`)."""
+            """0.0: the drawing itself is not graded here; the per-call step reward comes with each `execute`,
+            the outcome reward from `compute_score`."""
             return 0.0
 
         async def release(self, instance_id: str, **kwargs: Any) -> None:

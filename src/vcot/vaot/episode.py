@@ -15,18 +15,16 @@ action index), so a stored run can be replayed to rebuild every returned image (
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
 from PIL import Image
 
 from vcot.draw.png import encode_png, pixel_digest
-from vcot.images import ImagePolicy, ImageSource, encode_image_bytes
+from vcot.images import ImagePolicy, ImageSource, InMemoryPictures, encode_image_bytes
 from vcot.messages import ImagePart, Message, ModelResponse, TextPart, ToolSpec
 from vcot.prompts.templates import ANSWER_ENDING, COT_ENDING, format_question
 from vcot.schema import Instance
-from vcot.seeding import derive_seed
 from vcot.vaot.actions import (
     COORDINATE_NOTE,
     MAX_TURNS,
@@ -36,13 +34,28 @@ from vcot.vaot.actions import (
     parse_tool_calls,
     tool_definitions,
 )
-from vcot.vaot.corrupt import corrupt_render, picture_objects
-from vcot.vaot.render import apply_action, bound_size
+from vcot.vaot.session import (
+    BUDGET_SPENT,
+    NORENDER_ACK,
+    REJECTED_PREFIX,
+    RENDER_ACK,
+    ZOOM_ACK,
+    DrawingSession,
+)
 
 # Condition → the corruption applied to every rendered action (None: rendered faithfully or not at all).
 CORRUPTION_OF = {"vaot_norender": None, "vaot": None, "vaot_wrongrender": "modify_key",
                  "vaot_wrongrender_nonkey": "modify_non_key"}
 VAOT_CONDITIONS = tuple(CORRUPTION_OF)
+
+
+def drawing_condition(corruption: str | None) -> str:
+    """The rendering condition of a corruption (None: faithful): what a trainer's `corruption` knob names."""
+    for condition, kind in CORRUPTION_OF.items():
+        if kind == corruption and condition != "vaot_norender":
+            return condition
+    raise ValueError(f"unknown corruption {corruption!r}; choose None or one of "
+                     f"{', '.join(repr(k) for k in CORRUPTION_OF.values() if k)}")
 
 VAOT_PROMPT = (
     "Question: {question}\n\n"
@@ -53,12 +66,8 @@ VAOT_PROMPT = (
     "{coords} The image is {width}×{height} pixels. You get a response after each round of actions, "
     "for at most {budget} rounds.\n\n" + COT_ENDING
 )
-NORENDER_ACK = "Action recorded."
-RENDER_ACK = "Action executed. The updated image is attached."
-ZOOM_ACK = "Zoomed view attached (the drawing state is unchanged)."
 BUDGET_NOTE = "The action budget is used up. Give your final answer now. " + ANSWER_ENDING
 NO_ACTION_REMINDER = "No valid action was found. Continue, or give your final answer. " + ANSWER_ENDING
-REJECTED_PREFIX = "Action rejected: "
 
 
 def prompt_material() -> list[str]:
@@ -66,7 +75,8 @@ def prompt_material() -> list[str]:
     import json
 
     return [VAOT_PROMPT, COORDINATE_NOTE, NORENDER_ACK, RENDER_ACK, ZOOM_ACK, BUDGET_NOTE, NO_ACTION_REMINDER,
-            REJECTED_PREFIX, f"budget={MAX_TURNS}", json.dumps(tool_definitions(), sort_keys=True)]
+            REJECTED_PREFIX, BUDGET_SPENT, f"budget={MAX_TURNS}", json.dumps(tool_definitions(), sort_keys=True)]
+
 
 
 @dataclass
@@ -93,6 +103,7 @@ class VaotEpisode:
     steps: list[dict[str, Any]] = field(default_factory=list)
     returned: list[ReturnedImage] = field(default_factory=list)
     info: dict[str, Any] = field(default_factory=dict)
+    session: DrawingSession | None = None
 
     def __post_init__(self) -> None:
         if self.condition not in VAOT_CONDITIONS:
@@ -106,7 +117,11 @@ class VaotEpisode:
 
     def first_messages(self) -> list[Message]:
         encoded = self.images(self.instance.image)
-        self.state = _decode(encoded.data_uri)
+        picture = encoded.picture if encoded.picture is not None else _decode(encoded.data_uri)
+        self.session = DrawingSession(picture, self.instance.uid, epoch=self.epoch,
+                                      render=self.condition != "vaot_norender", corruption=self.corruption,
+                                      meta=self.instance.meta, max_turns=self.budget)
+        self.state = self.session.image
         text = VAOT_PROMPT.format(question=format_question(self.instance), actions=", ".join(action_names()),
                                   coords=COORDINATE_NOTE, width=self.state.width, height=self.state.height,
                                   budget=self.budget)
@@ -115,8 +130,8 @@ class VaotEpisode:
         return [Message("user", [ImagePart(encoded), TextPart(text)])]
 
     def on_response(self, response: ModelResponse) -> list[Message] | None:
-        assert self.state is not None, "first_messages() must be called first"
-        self.turn += 1
+        assert self.session is not None, "first_messages() must be called first"
+        self.turn = self.session.begin_turn()
         w, h = self.state.size
         via_tools = bool(response.tool_calls)
         if via_tools:
@@ -147,34 +162,28 @@ class VaotEpisode:
     # -- execution ----------------------------------------------------------------------------------
 
     def _execute(self, parsed: ParsedTurn, step: dict[str, Any]) -> list[Message]:
-        assert self.state is not None
+        assert self.session is not None
         tool_msgs: list[Message] = []
         feedback: list[TextPart | ImagePart] = []
-        for k, (action, call_id) in enumerate(zip(parsed.actions, parsed.call_ids, strict=True)):
+        for action, call_id in zip(parsed.actions, parsed.call_ids, strict=True):
             record: dict[str, Any] = {"call_id": call_id, "action": action.model_dump()}
-            parts: list[TextPart | ImagePart]
-            if self.condition == "vaot_norender":
-                parts = [TextPart(NORENDER_ACK)]
-            else:
-                if self.corruption is not None:
-                    rng = random.Random(derive_seed(self.instance.uid, self.epoch, self.turn, k, self.corruption))
-                    out = corrupt_render(self.state, action, self.corruption, rng, picture_objects(self.instance.meta))
-                    new_state, view, record["corruption"] = out.state, out.view, out.description
-                else:
-                    new_state, view = apply_action(self.state, action)
-                kind = "zoom" if action.action == "crop_zoom" else "state"
-                self.state = new_state
-                view = bound_size(view)
-                digest = pixel_digest(view)
-                self.returned.append(ReturnedImage(self.turn, call_id, kind, view, digest))
+            out = self.session.execute(action)
+            parts: list[TextPart | ImagePart] = [TextPart(out.text)]
+            if out.corruption is not None:
+                record["corruption"] = out.corruption
+            if out.error is not None:
+                record["error"] = out.error
+            if out.view is not None:
+                digest = pixel_digest(out.view)
+                self.returned.append(ReturnedImage(self.turn, call_id, out.kind, out.view, digest))
                 record["returned_image"] = digest
-                encoded = encode_image_bytes(encode_png(view), self._policy, f"vaot/{digest[:16]}.png")
-                parts = [TextPart(ZOOM_ACK if kind == "zoom" else RENDER_ACK), ImagePart(encoded)]
+                parts.append(ImagePart(self._encode(out.view, digest)))
             step["actions"].append(record)
             if call_id.startswith("block_"):
                 feedback.extend(parts)
             else:
                 tool_msgs.append(Message("tool", parts, tool_call_id=call_id))
+        self.state = self.session.image
         for error, call_id in zip(parsed.errors, parsed.error_ids, strict=True):
             text = f"{REJECTED_PREFIX}{error}"
             if call_id.startswith("block_"):
@@ -184,6 +193,12 @@ class VaotEpisode:
         if feedback:
             tool_msgs.append(Message("user", feedback))
         return tool_msgs
+
+    def _encode(self, view: Image.Image, digest: str):  # noqa: ANN202 - EncodedImage
+        source = f"vaot/{digest[:16]}.png"
+        if getattr(self.images, "encodes", True) is False:  # training: the picture itself, never a PNG
+            return InMemoryPictures.wrap(view, source)
+        return encode_image_bytes(encode_png(view), self._policy, source)
 
 
 def _decode(data_uri: str) -> Image.Image:
