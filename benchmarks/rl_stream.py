@@ -10,8 +10,12 @@
    draws hit a suite scene and were drawn again, and how many streamed scenes are suite scenes (must be 0).
    A sample of fully made problems is checked against `vcot.validate.scene_keys` of the suite independently.
 
+3. With --rows: per task, a trainer's row against the stream problem it wraps (CPU ms per problem): TRL's
+   streaming dataset, the environment core's reset, TRL's fixed-size Arrow dataset and verl's Parquet row.
+   Target: a streaming row at most 1.25x its problem.
+
     python benchmarks/rl_stream.py [--n 20] [--tasks a,b] [--audit 100000] [--suite DIR] [--processes 2]
-                                   [--skip-audit] [--skip-speed] [--profile TASK]
+                                   [--skip-audit] [--skip-speed] [--profile TASK] [--rows [--rows-condition C]]
 """
 
 from __future__ import annotations
@@ -163,6 +167,56 @@ def profile(name: str, n: int) -> None:
     pstats.Stats(pr).sort_stats("cumulative").print_stats(18)
 
 
+ROW_TARGET = 1.25  # a trainer's row may cost at most this many times the stream problem it wraps (issue 43)
+
+
+def rows(names: list[str], n: int, condition: str) -> None:
+    """Per task, CPU time of a stream problem against the rows wrapping it: TRL's streaming dataset (what
+    GRPOTrainer reads), the environment core's reset on it (`VcotEnv`), TRL's fixed-size Arrow dataset and verl's
+    Parquet row (both encode each picture to PNG, which Arrow needs)."""
+    print(f"rows against stream problems, {n} problems per task, condition {condition} (CPU ms per problem)")
+    print(f"  {'task':24s} {'stream':>7s} {'trl it':>7s} {'env':>7s} {'trl ds':>7s} {'verl':>7s}   trl it/stream")
+    # trl it: vcot.rl.trl.iterable_dataset; env: VcotEnv.reset; trl ds: vcot.rl.trl.dataset; verl: verl_row
+    worst = dict.fromkeys(("trl it", "env", "trl ds", "verl"), 0.0)
+    for name in names:
+        base, *costs = _row_costs(name, n, condition)
+        for key, cost in zip(worst, costs, strict=True):
+            worst[key] = max(worst[key], cost / base)
+        print(f"  {name:24s} {base:7.1f} " + " ".join(f"{c:7.1f}" for c in costs) + f"   {costs[0] / base:5.2f}x")
+    for key, ratio in worst.items():
+        verdict = "met" if ratio <= ROW_TARGET else "NOT met"
+        print(f"  {key:7s} row at most {ratio:.2f}x its stream problem (target {ROW_TARGET}x): {verdict}")
+
+
+def _row_costs(name: str, n: int, condition: str) -> tuple[float, float, float, float, float]:
+    import itertools
+
+    from vcot.rl.env import VcotEnv
+    from vcot.rl.trl import dataset, iterable_dataset
+    from vcot.rl.verl import verl_row
+
+    def clock(fn) -> float:
+        t0 = time.process_time()
+        fn()
+        return 1000 * (time.process_time() - t0) / n
+
+    def env_resets() -> None:
+        env = VcotEnv([name], condition=condition, seed=1)
+        for _ in range(n):
+            env.reset()
+
+    # Warm the task's caches and datasets' first-use set-up, so neither is charged to one column.
+    clock(lambda: stream(name, seed=1, condition=condition).take(2))
+    clock(lambda: list(itertools.islice(iter(iterable_dataset([name], seed=2, condition=condition)), 2)))
+    base = clock(lambda: stream(name, seed=1, condition=condition).take(n))
+    it = clock(lambda: list(itertools.islice(iter(iterable_dataset([name], seed=1, condition=condition)), n)))
+    env_ms = clock(env_resets)
+    fixed = clock(lambda: dataset(n, [name], seed=1, condition=condition))
+    problems = stream(name, seed=1, condition=condition).take(n)
+    verl_ms = base + clock(lambda: [verl_row(p, split="train", index=i) for i, p in enumerate(problems)])
+    return base, it, env_ms, fixed, verl_ms
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=20)
@@ -174,10 +228,14 @@ def main() -> None:
     parser.add_argument("--skip-audit", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--profile", default="")
+    parser.add_argument("--rows", action="store_true", help="also time trainer rows against stream problems")
+    parser.add_argument("--rows-condition", default="vaot")
     args = parser.parse_args()
     names = [t for t in args.tasks.split(",") if t] or [t for t in task_names() if t != "toy_dots"]
     if not args.skip_speed:
         speed(names, args.n)
+    if args.rows:
+        rows(names, args.n, args.rows_condition)
     if args.profile:
         profile(args.profile, args.n)
     if not args.skip_audit:

@@ -9,6 +9,7 @@ import dataclasses
 import json
 import multiprocessing as mp
 import typing
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,6 +157,7 @@ def unique_scenes(plans: list[TaskPlan], encoded: Iterator[EncodedSample]) -> It
     fresh draw for the same index (variant 1, 2, …). Done in order in one process, so the suite is the same
     whatever the number of workers."""
     seen: dict[str, set[str]] = {}
+    drawn: dict[str, Counter[str]] = {}  # every draw's scene, repeats included: what the size estimate reads
     plan_of = {p.task: p for p in plans}
     for enc in encoded:
         plan = plan_of[enc.instance.task]
@@ -165,15 +167,22 @@ def unique_scenes(plans: list[TaskPlan], encoded: Iterator[EncodedSample]) -> It
             continue
         key = task.scene_key(enc.instance.meta["scene"])
         keys = seen.setdefault(enc.instance.task, set())
+        counts = drawn.setdefault(enc.instance.task, Counter())
+        counts[key] += 1
         variant = 0
         while key in keys:
             variant += 1
             if variant > MAX_VARIANTS:
-                raise BuildError(f"task {enc.instance.task}: instance {enc.instance.uid} repeats an earlier scene "
-                                 f"after {MAX_VARIANTS} fresh draws; the configuration admits too few distinct "
-                                 "scenes for this many instances")
+                from vcot.scene_space import describe
+
+                raise BuildError(
+                    f"task {enc.instance.task}: its setting has {describe(counts.values())}, and {plan.n} "
+                    f"instances were asked for: instance {enc.instance.meta['generator']['index']} repeats an "
+                    f"earlier scene after {MAX_VARIANTS} fresh draws. Ask for fewer (--n) or widen the setting "
+                    f"(a larger size or answer range, another --difficulty)")
             enc = _make_encoded((plan, enc.instance.meta["generator"]["index"], variant))
             key = task.scene_key(enc.instance.meta["scene"])
+            counts[key] += 1
         keys.add(key)
         yield enc
 

@@ -96,3 +96,22 @@ def test_bad_input_exits_2_and_says_what(suite, tmp_path, args, says):
     assert res.exit_code == 2, res.output
     assert says.format(**fill) in " ".join(res.output.split()), res.output
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("fmt", ["verl", "trl"])
+def test_a_suite_exported_whole_is_not_called_a_training_split(suite, tmp_path, fmt):
+    if fmt == "trl":
+        pytest.importorskip("datasets")
+        pytest.importorskip("transformers")
+    out = tmp_path / fmt
+    res = runner.invoke(app, ["export-rl", str(suite), "-f", fmt, "-o", str(out), "--validation-fraction", "0"])
+    assert res.exit_code == 0, res.output
+    assert "split 'suite'" in res.output and "training" not in res.output
+    if fmt == "verl":
+        assert not (out / "train.parquet").exists()
+        rows = _rows(out / "suite.parquet")
+        assert len(rows) == 6 and {r["extra_info"]["split"] for r in rows} == {"suite"}
+    else:
+        import datasets
+
+        assert list(datasets.load_from_disk(str(out))) == ["suite"]

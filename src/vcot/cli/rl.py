@@ -52,7 +52,7 @@ def export_rl(
         "--exclude", metavar="SUITE", help="A suite whose scenes must not appear (an evaluation suite), "
                                            "repeatable")] = None,
     max_calls: Annotated[int, typer.Option("--max-calls", help="verl: drawing actions per trajectory, written "
-                                           "into tool_config.yaml (1–64)")] = 8,
+                                           "into tool_config.yaml (1–64; default: the 6 rounds the prompt states)")] = 6,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
 ) -> None:
     """Export RL training data: verl's Parquet files with the drawing tool's config, or a Hugging Face datasets
@@ -104,22 +104,25 @@ def export_rl(
 
     problems = (_stream_problems(tasks, preset, n, seed, levels, parse_params(param), condition, exclude, progress)
                 if streaming else _suite_problems(Path(source), condition, exclude))
+    # A suite exported whole is that suite, often an evaluation suite: its split is not called "train".
+    first = "train" if streaming or validation_fraction > 0 else "suite"
+    what = "training" if first == "train" else f"suite ({Path(source).name}, split 'suite')"
     try:
         if fmt == "verl":
             from vcot.rl.verl import export_verl
 
             result = export_verl(problems, out, validation_fraction=validation_fraction, seed=seed,
-                                 max_calls=max_calls)
-            console.print(f"wrote {result.n_train} training and {result.n_validation} validation rows "
-                          f"({len(result.counts['train'])} task(s)) to {out}")
+                                 max_calls=max_calls, split_name=first)
+            console.print(f"wrote {result.n_train} {what} and {result.n_validation} validation rows "
+                          f"({len(result.counts['train'])} task(s)) to {out}", soft_wrap=True)
             console.print(f"tool config {result.tool_config}; verl settings: docs/rl.md, \"verl\"", soft_wrap=True)
         else:
             train, validation = split_by_scene(problems, validation_fraction, seed)
             if not train:
                 fail("no problems to export")
-            _write_trl(train, validation, out)
-            console.print(f"wrote {len(train)} training and {len(validation)} validation rows to {out} "
-                          f"(datasets.load_from_disk)")
+            _write_trl(train, validation, out, first)
+            console.print(f"wrote {len(train)} {what} and {len(validation)} validation rows to {out} "
+                          f"(datasets.load_from_disk)", soft_wrap=True)
     except VerlExportError as exc:
         fail(exc)
 
@@ -170,15 +173,15 @@ def _suite_problems(suite_dir: Path, condition: str, exclude: list[Path] | None)
     return problems
 
 
-def _write_trl(train: list, validation: list, out: Path) -> None:
+def _write_trl(train: list, validation: list, out: Path, first: str = "train") -> None:
     import datasets
 
-    from vcot.rl.trl import features, problem_row
+    from vcot.rl.trl import arrow_row, features
 
     # The TRL adapter's own rows and schema, so the folder is what vcot.rl.trl.dataset(...) would give.
-    splits = {"train": datasets.Dataset.from_list([problem_row(p) for p in train], features=features())}
+    splits = {first: datasets.Dataset.from_list([arrow_row(p) for p in train], features=features())}
     if validation:
-        splits["validation"] = datasets.Dataset.from_list([problem_row(p) for p in validation], features=features())
+        splits["validation"] = datasets.Dataset.from_list([arrow_row(p) for p in validation], features=features())
     datasets.DatasetDict(splits).save_to_disk(str(out))
 
 

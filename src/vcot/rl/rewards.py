@@ -13,6 +13,7 @@ Step rewards grade the `<stepK>` answers of a state-probe completion against the
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import html
 import json
@@ -47,6 +48,21 @@ class RewardDetails:
     tier: str
     reason: str
     format_ok: bool
+
+    # Read as a mapping too (`details["reward"]`, `dict(details)`), as logging code and the docs' examples do.
+    def keys(self) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(self))
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self.keys():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return getattr(self, key) if key in self.keys() else default
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 def completion_text(completion: Any) -> str:

@@ -182,20 +182,20 @@ class ProblemStream:
 
 
 def _capacity(task: str, label: str, params: dict[str, Any], n: int, keys: Counter[str], redrawn: int) -> Capacity:
+    from vcot.scene_space import chao1, no_repeat_bound
+
     distinct = len(keys)
     freq = Counter(keys.values())
     f1, f2 = freq.get(1, 0), freq.get(2, 0)
     if distinct == n:
-        # No repeat in n draws: P(no repeat | N scenes) is about exp(-n(n-1) / 2N), below 5 % for N under
-        # the bound; the space is larger than it with 95 % confidence.
-        bound = n * (n - 1) / (2 * math.log(20))
+        # No repeat in n draws: the space is larger than the bound with 95 % confidence.
+        bound = no_repeat_bound(n)
         return Capacity(task, label, params, n, distinct, None, None, bound, None, redrawn,
                         f"no scene repeated in {n} draws: more than {bound:.0f} scenes (95 % lower bound)")
+    estimate = chao1(keys.values())
     if f1 == 0:
-        estimate = float(distinct)
         reason = f"every one of the {distinct} scenes seen was drawn at least twice in {n} draws: likely all"
     else:
-        estimate = distinct + f1 * (f1 - 1) / (2 * (f2 + 1))  # Chao1, bias-corrected
         reason = f"Chao1 estimate from {distinct} distinct scenes in {n} draws ({f1} seen once, {f2} twice)"
     return Capacity(task, label, params, n, distinct, None, estimate, None, math.sqrt(math.pi * estimate / 2),
                     redrawn, reason)

@@ -107,6 +107,23 @@ def problem_row(problem: Problem) -> dict[str, Any]:
     return {key: row[key] for key in ("prompt", "images", *ROW_COLUMNS)}
 
 
+def arrow_row(problem: Problem) -> dict[str, Any]:
+    """`problem_row` for an Arrow table (`features()`): each picture as PNG bytes from vcot's fast writer. Given
+    PIL pictures, datasets would encode them with Pillow's adaptive filtering, about 10x slower."""
+    from vcot.draw.png import encode_png
+
+    row = problem_row(problem)
+    row["images"] = [{"bytes": encode_png(im), "path": None} for im in row["images"]]
+    return row
+
+
+def _task_names(tasks: str | Sequence[str] | None) -> list[str] | None:
+    # One name is a task, not a sequence of one-letter tasks.
+    if tasks is None:
+        return None
+    return [tasks] if isinstance(tasks, str) else list(tasks)
+
+
 def _rows(stream_kwargs: dict[str, Any]) -> Iterator[dict[str, Any]]:
     from vcot.rl import stream
 
@@ -115,7 +132,7 @@ def _rows(stream_kwargs: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield problem_row(problem)
 
 
-def iterable_dataset(tasks: Sequence[str] | None = None, *, preset: str | None = None,
+def iterable_dataset(tasks: str | Sequence[str] | None = None, *, preset: str | None = None,
                      difficulty: str | Mapping[str, str] | None = None, params: Mapping[str, Any] | None = None, seed: int = 0,
                      exclude: Any = None, condition: str = "direct", steps: bool = False,
                      curriculum: Curriculum | None = None) -> datasets.IterableDataset:
@@ -124,11 +141,16 @@ def iterable_dataset(tasks: Sequence[str] | None = None, *, preset: str | None =
     GRPOTrainer needs `max_steps` with it. With `curriculum`, each task's problems are drawn at the
     curriculum's current parameters when the trainer reads them (the stream is read lazily, in this process).
     """
-    kwargs: dict[str, Any] = {"tasks": list(tasks) if tasks is not None else None, "preset": preset,
-                              "difficulty": difficulty, "params": dict(params) if params else params, "seed": seed,
-                              "exclude": exclude, "condition": condition, "steps": steps}
+    from vcot.rl import stream
+
+    kwargs: dict[str, Any] = {"tasks": _task_names(tasks), "preset": preset, "difficulty": difficulty,
+                              "params": dict(params) if params else params, "seed": seed, "exclude": exclude,
+                              "condition": condition, "steps": steps}
     if curriculum is not None:
         kwargs["curriculum"] = curriculum
+    # Built once now, so that a bad task, setting or `exclude` suite fails here and not at the trainer's first
+    # batch; the excluded scenes are read once and handed on as keys.
+    kwargs["exclude"] = dict(stream(**kwargs).excluded)
     # The generator closes over the arguments instead of passing them as gen_kwargs: datasets would copy them,
     # and the curriculum must stay the very object the rewards update. No `features`: declared features make
     # datasets encode every picture to PNG and decode it again on read (5-7x the problem's own cost,
@@ -136,7 +158,7 @@ def iterable_dataset(tasks: Sequence[str] | None = None, *, preset: str | None =
     return datasets.IterableDataset.from_generator(functools.partial(_rows, kwargs))
 
 
-def dataset(n: int, tasks: Sequence[str] | None = None, *, preset: str | None = None,
+def dataset(n: int, tasks: str | Sequence[str] | None = None, *, preset: str | None = None,
             difficulty: str | Mapping[str, str] | None = None, params: Mapping[str, Any] | None = None, seed: int = 0,
             exclude: Any = None, condition: str = "direct", steps: bool = False) -> datasets.Dataset:
     """A fixed-size in-memory `datasets.Dataset` of the first `n` problems of `vcot.rl.stream(...)`."""
@@ -144,10 +166,10 @@ def dataset(n: int, tasks: Sequence[str] | None = None, *, preset: str | None = 
 
     if n < 1:
         raise ValueError(f"a dataset needs at least one problem, got n={n}")
-    problems = stream(tasks=list(tasks) if tasks is not None else None, preset=preset, difficulty=difficulty,
+    problems = stream(tasks=_task_names(tasks), preset=preset, difficulty=difficulty,
                       params=dict(params) if params else params, seed=seed, exclude=exclude, condition=condition,
                       steps=steps).take(n)
-    return datasets.Dataset.from_list([problem_row(p) for p in problems], features=features())
+    return datasets.Dataset.from_list([arrow_row(p) for p in problems], features=features())
 
 
 # --- reward functions -------------------------------------------------------------------------------------------

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
-import io
 import json
 import logging
 import math
@@ -67,9 +66,9 @@ class VerlExportError(ValueError):
 
 
 def _png(image: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    image.save(buf, format="PNG")
-    return buf.getvalue()
+    from vcot.draw.png import encode_png
+
+    return encode_png(image)
 
 
 def verl_messages(prompt: Sequence[Mapping[str, Any]], n_images: int, where: str = "prompt") -> list[dict]:
@@ -221,10 +220,13 @@ class VerlExport:
 
 def export_verl(problems: Iterable[Problem], out: str | Path, *, validation_fraction: float = 0.1, seed: int = 0,
                 max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = None,
-                invalid_penalty: float = 0.0) -> VerlExport:
+                invalid_penalty: float = 0.0, split_name: str = "train") -> VerlExport:
     """Write `train.parquet`, `validation.parquet` (when the fraction is positive) and `tool_config.yaml` into
     the folder `out`. The rows are built in memory (PNG bytes), so a very large set is better exported in
-    parts."""
+    parts. `split_name` names the first split and its file (`<split_name>.parquet`): "train" by default; a
+    suite exported whole is better called what it is (`vcot export-rl SUITE` calls it "suite")."""
+    if not split_name.isidentifier() or split_name == "validation":
+        raise VerlExportError(f"split_name must be a plain name other than 'validation', got {split_name!r}")
     train, validation = split_by_scene(problems, validation_fraction, seed)
     if not train:
         raise VerlExportError("no problems to export")
@@ -239,7 +241,8 @@ def export_verl(problems: Iterable[Problem], out: str | Path, *, validation_frac
             c[p.task] = c.get(p.task, 0) + 1
         return c
 
-    _write_parquet(train, out / TRAIN_FILE, "train")
+    first = out / f"{split_name}.parquet"
+    _write_parquet(train, first, split_name)
     val_path = None
     if validation_fraction > 0:
         val_path = out / VALIDATION_FILE
@@ -248,7 +251,7 @@ def export_verl(problems: Iterable[Problem], out: str | Path, *, validation_frac
         (out / VALIDATION_FILE).unlink()  # a stale split from an earlier export would be trained against
     tool_config = write_tool_config(out / TOOL_CONFIG_FILE, max_calls=max_calls, corruption=corruption,
                                     invalid_penalty=invalid_penalty)
-    return VerlExport(out, out / TRAIN_FILE, val_path, tool_config,
+    return VerlExport(out, first, val_path, tool_config,
                       {"train": counts(train), "validation": counts(validation)})
 
 
