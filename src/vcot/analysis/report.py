@@ -16,6 +16,7 @@ from typing import Any
 
 from vcot.analysis import plots
 from vcot.analysis.interventions import intervention_table
+from vcot.analysis.learning import before_after
 from vcot.analysis.probes import first_wrong_plots, probe_tables, step_curve_plots
 from vcot.analysis.render import md_text, to_html, to_markdown
 from vcot.analysis.tables import (
@@ -64,6 +65,7 @@ def analyse(rows: list[dict[str, Any]], instances: dict | None = None, groups: d
         ("table2", table2(samples)),
         ("passk", pass_at_k_table(samples)),
         ("paired", paired_tests(samples, n_boot=n_boot)),
+        ("before-after", before_after(samples, rows, instances, n_boot=n_boot)),
         ("tiers", tier_table(samples)),
         ("without-picture", without_picture_table(samples)),
     ]

@@ -50,8 +50,10 @@ def eval_command(
     suite: Annotated[Path | None, typer.Argument(help="Suite folder", metavar="SUITE", show_default=False)] = None,
     suite_option: Annotated[Path | None, typer.Option("--suite", hidden=True, help="Same as SUITE")] = None,
     model: Annotated[str | None, typer.Option("--model", help="chance (the default) | openai/NAME | anthropic/NAME "
-                                                               "| google/NAME | NAME with --base-url (default there: "
-                                                               "the one model the server lists)",
+                                                               "| google/NAME | hf:PATH (a local transformers VLM "
+                                                               "in-process; VCOT_HF_* variables, docs/models.md) | "
+                                                               "NAME with --base-url (default there: the one model "
+                                                               "the server lists)",
                                               show_default=False)] = None,
     base_url: Annotated[list[str] | None, typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint, e.g. "
                                                                            "http://host:8000/v1; repeatable: "

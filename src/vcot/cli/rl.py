@@ -12,7 +12,7 @@ from vcot.cli.common import console, err, fail, parse_params, progress_bar, requ
 rl_app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                      help="Reinforcement-learning helpers (docs/rl.md).")
 
-EXPORT_RL_FORMATS = ("verl", "trl")
+EXPORT_RL_FORMATS = ("verl", "trl", "sft")
 STREAM = "stream"
 # `export-rl stream` holds every drawn problem (its decoded pictures, up to ~2 MB each) until the split by
 # scene, so the number drawn is bounded up front rather than found out by a MemoryError (docs/rl.md).
@@ -24,9 +24,10 @@ def export_rl(
         metavar="SUITE_OR_STREAM", help="A suite folder, or the word `stream` to draw fresh problems from "
                                         "vcot.rl.stream (--task or --preset, --n, --seed, --difficulty)")],
     out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output folder (verl: train.parquet, "
-                                      "validation.parquet, tool_config.yaml; trl: a Hugging Face datasets "
+                                      "validation.parquet, tool_config.yaml; trl, sft: a Hugging Face datasets "
                                       "folder with train and validation splits)")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="verl | trl")] = "verl",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="verl | trl | sft (warm-start rows: the RL prompt "
+                                     "and an answer-tag completion, for supervised steps before RL)")] = "verl",
     task: Annotated[list[str] | None, typer.Option("--task", "-t", metavar="NAME,…", help="With `stream`: the "
                                                    "task(s), comma-separated or repeated")] = None,
     preset: Annotated[str | None, typer.Option("--preset", help="With `stream`: the tasks of a preset suite "
@@ -53,10 +54,13 @@ def export_rl(
                                            "repeatable")] = None,
     max_calls: Annotated[int, typer.Option("--max-calls", help="verl: drawing actions per trajectory, written "
                                            "into tool_config.yaml (1–64; default: the 6 rounds the prompt states)")] = 6,
+    reasoning: Annotated[str, typer.Option("--reasoning", help="sft: none (the answer tag only) | steps (the "
+                                           "solver's steps in words, then the answer)")] = "none",
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
 ) -> None:
-    """Export RL training data: verl's Parquet files with the drawing tool's config, or a Hugging Face datasets
-    folder for TRL, from a suite or a fresh problem stream (docs/rl.md)."""
+    """Export RL training data: verl's Parquet files with the drawing tool's config, a Hugging Face datasets
+    folder for TRL, or warm-start rows for supervised steps before RL (sft), from a suite or a fresh problem
+    stream (docs/rl.md)."""
     if fmt not in EXPORT_RL_FORMATS:
         fail(f"--format: unknown format {fmt!r}; choose {' or '.join(EXPORT_RL_FORMATS)}")
     if math.isnan(validation_fraction) or not 0.0 <= validation_fraction < 1.0:
@@ -66,9 +70,17 @@ def export_rl(
     if not 1 <= max_calls <= 64:
         fail(f"--max-calls: must be from 1 to 64, got {max_calls}")
     from vcot.rl.problems import CONDITIONS
+    from vcot.rl.warmstart import REASONING
 
     if condition not in CONDITIONS:
         fail(f"--condition: unknown condition {condition!r}; choose one of {', '.join(CONDITIONS)}")
+    if reasoning not in REASONING:
+        fail(f"--reasoning: unknown {reasoning!r}; choose {' or '.join(REASONING)}")
+    if reasoning != "none" and fmt != "sft":
+        fail("--reasoning goes with --format sft")
+    if reasoning == "steps" and condition == "direct":
+        fail("--reasoning steps: the direct prompt asks for the answer directly; use -c text_cot (or another "
+             "condition whose prompt asks for reasoning), or --reasoning none")
     tasks = split_list(task)
     levels = split_list(difficulty)
     streaming = source == STREAM
@@ -96,14 +108,16 @@ def export_rl(
     for path in exclude or []:
         if not path.is_dir():
             fail(f"--exclude {path}: no such suite folder")
-    if fmt == "trl":
+    if fmt in ("trl", "sft"):
         require("datasets", "rl-trl")
         require("transformers", "rl-trl")
 
     from vcot.rl.verl import VerlExportError, split_by_scene
 
-    problems = (_stream_problems(tasks, preset, n, seed, levels, parse_params(param), condition, exclude, progress)
-                if streaming else _suite_problems(Path(source), condition, exclude))
+    steps = reasoning == "steps"
+    problems = (_stream_problems(tasks, preset, n, seed, levels, parse_params(param), condition, exclude, progress,
+                                 steps)
+                if streaming else _suite_problems(Path(source), condition, exclude, steps))
     # A suite exported whole is that suite, often an evaluation suite: its split is not called "train".
     first = "train" if streaming or validation_fraction > 0 else "suite"
     what = "training" if first == "train" else f"suite ({Path(source).name}, split 'suite')"
@@ -120,15 +134,17 @@ def export_rl(
             train, validation = split_by_scene(problems, validation_fraction, seed)
             if not train:
                 fail("no problems to export")
-            _write_trl(train, validation, out, first)
-            console.print(f"wrote {len(train)} {what} and {len(validation)} validation rows to {out} "
+            _write_trl(train, validation, out, first, sft=reasoning if fmt == "sft" else None)
+            kind = "warm-start " if fmt == "sft" else ""
+            console.print(f"wrote {len(train)} {kind}{what} and {len(validation)} validation rows to {out} "
                           f"(datasets.load_from_disk)", soft_wrap=True)
     except VerlExportError as exc:
         fail(exc)
 
 
 def _stream_problems(tasks: list[str] | None, preset: str | None, n: int, seed: int, levels: list[str] | None,
-                     params: dict, condition: str, exclude: list[Path] | None, progress: bool) -> list:
+                     params: dict, condition: str, exclude: list[Path] | None, progress: bool,
+                     steps: bool = False) -> list:
     from vcot.rl import ExclusionError, stream
     from vcot.tasks import UnknownTaskError
     from vcot.tasks.base import GenerationError
@@ -138,7 +154,8 @@ def _stream_problems(tasks: list[str] | None, preset: str | None, n: int, seed: 
         with progress_bar(progress) as shown:
             for level in levels or [None]:
                 s = stream(tasks=tasks, preset=preset, difficulty=level, params=params or None, seed=seed,
-                           exclude=[str(p) for p in exclude] if exclude else None, condition=condition)
+                           exclude=[str(p) for p in exclude] if exclude else None, condition=condition,
+                           steps=steps)
                 bar = shown.add_task(f"drawing {level or 'problems'}", total=n)
                 for _ in range(n):
                     problems.append(next(s))
@@ -148,7 +165,7 @@ def _stream_problems(tasks: list[str] | None, preset: str | None, n: int, seed: 
     return problems
 
 
-def _suite_problems(suite_dir: Path, condition: str, exclude: list[Path] | None) -> list:
+def _suite_problems(suite_dir: Path, condition: str, exclude: list[Path] | None, steps: bool = False) -> list:
     from vcot.rl import excluded_keys
     from vcot.rl.verl import problems_from_suite, scene_key
     from vcot.suite import SuiteError, read_suite
@@ -158,7 +175,7 @@ def _suite_problems(suite_dir: Path, condition: str, exclude: list[Path] | None)
         held = excluded_keys([str(p) for p in exclude]) if exclude else {}
     except SuiteError as exc:
         fail(exc)
-    problems, skipped = problems_from_suite(suite, condition=condition)
+    problems, skipped = problems_from_suite(suite, condition=condition, steps=steps)
     for message in skipped[:5]:
         err.print(f"skipped {message}", markup=False, highlight=False, soft_wrap=True)
     if len(skipped) > 5:
@@ -173,15 +190,22 @@ def _suite_problems(suite_dir: Path, condition: str, exclude: list[Path] | None)
     return problems
 
 
-def _write_trl(train: list, validation: list, out: Path, first: str = "train") -> None:
+def _write_trl(train: list, validation: list, out: Path, first: str = "train", sft: str | None = None) -> None:
     import datasets
 
     from vcot.rl.trl import arrow_row, features
+    from vcot.rl.warmstart import sft_dataset
 
-    # The TRL adapter's own rows and schema, so the folder is what vcot.rl.trl.dataset(...) would give.
-    splits = {first: datasets.Dataset.from_list([arrow_row(p) for p in train], features=features())}
+    datasets.disable_progress_bars()  # one line of ours says what was written
+    def table(problems: list) -> datasets.Dataset:
+        if sft is not None:
+            return sft_dataset(problems, sft)
+        # The TRL adapter's own rows and schema, so the folder is what vcot.rl.trl.dataset(...) would give.
+        return datasets.Dataset.from_list([arrow_row(p) for p in problems], features=features())
+
+    splits = {first: table(train)}
     if validation:
-        splits["validation"] = datasets.Dataset.from_list([arrow_row(p) for p in validation], features=features())
+        splits["validation"] = table(validation)
     datasets.DatasetDict(splits).save_to_disk(str(out))
 
 

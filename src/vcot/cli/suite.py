@@ -251,18 +251,30 @@ def audit(
 
 
 def overlap(
-    suite_a: Annotated[Path, typer.Argument(help="First suite folder")],
-    suite_b: Annotated[Path, typer.Argument(help="Second suite folder")],
+    suite_a: Annotated[Path, typer.Argument(help="First suite folder (or an RL export folder)")],
+    suite_b: Annotated[Path, typer.Argument(help="Second suite folder (or an RL export folder)")],
 ) -> None:
-    """Report scenes two suites share (e.g. a public and a private split); exits 1 when there are any."""
+    """Report scenes two suites share (e.g. a public and a private split), or that an RL export (`vcot export-rl`:
+    verl Parquet, TRL or warm-start datasets folder) shares with a suite; exits 1 when there are any."""
     from vcot.suite import SuiteError, read_suite
-    from vcot.validate import shared_scenes
+    from vcot.validate import scene_keys
+
+    def keys(path: Path) -> dict[tuple[str, str], list[str]]:
+        from vcot.rl.exported import ExportError, is_export
+        from vcot.rl.exported import scene_keys as export_keys
+
+        if is_export(path):
+            try:
+                return export_keys(path)
+            except (ExportError, ValueError, KeyError) as exc:
+                fail(exc)
+        return scene_keys(read_suite(path, check_images="none"))
 
     try:
-        a, b = read_suite(suite_a, check_images="none"), read_suite(suite_b, check_images="none")
+        keys_a, keys_b = keys(suite_a), keys(suite_b)
     except SuiteError as exc:
         fail(exc)
-    shared = shared_scenes(a, b)
+    shared = [(task, uids, keys_b[(task, key)]) for (task, key), uids in keys_a.items() if (task, key) in keys_b]
     for task, ua, ub in shared[:50]:
         console.print(f"{task}: {', '.join(ua)} ~ {', '.join(ub)}", markup=False)
     if shared:

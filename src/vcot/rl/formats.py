@@ -8,6 +8,8 @@ Training prompts are an episode's first messages and training observations its l
 - `to_trl`: TRL's dataset form: `{"type": "image"}` placeholders and the pictures apart, in order.
 - `to_verl`: verl's `RLHFDataset` form: each content one string with `<image>` in place of each picture.
 - `to_openai`: OpenAI chat-completions form, pictures as PNG data URIs (the evaluation clients' converter).
+- `from_hf`: the Hugging Face form back to `Message`s, for an adapter that holds `VcotEnv`'s observations and
+  speaks another format (`to_openai(from_hf(observation))`).
 
 Pictures travel as PIL images when the episode was built over `vcot.images.InMemoryPictures` (never encoded);
 an `EncodedImage` without a picture is decoded from its data URI.
@@ -63,6 +65,34 @@ def to_hf(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if m.tool_calls:
             msg["tool_calls"] = _tool_calls(m)
         out.append(msg)
+    return out
+
+
+def from_hf(messages: Sequence[Any]) -> list[Message]:
+    """Hugging Face chat messages (what `VcotEnv` observes: PIL pictures inside their parts, or plain string
+    contents) back as vcot `Message`s, so that the one converter of another format lays them out
+    (`to_openai(from_hf(obs))`)."""
+    import json
+
+    from vcot.images import InMemoryPictures
+    from vcot.messages import ToolCall
+
+    out = []
+    for m in messages:
+        content = m.get("content")
+        parts: list[ImagePart | TextPart] = []
+        for part in [{"type": "text", "text": content}] if isinstance(content, str) else content or []:
+            if part.get("type") == "image" and part.get("image") is not None:
+                parts.append(ImagePart(InMemoryPictures.wrap(part["image"], "")))
+            elif part.get("type") == "text":
+                parts.append(TextPart(str(part.get("text", ""))))
+        calls = []
+        for call in m.get("tool_calls") or []:
+            fn = call.get("function", call)
+            args = fn.get("arguments", "{}")
+            calls.append(ToolCall(str(call.get("id", "")), str(fn.get("name", "")),
+                                  args if isinstance(args, str) else json.dumps(args)))
+        out.append(Message(m["role"], parts, calls, m.get("tool_call_id")))
     return out
 
 

@@ -255,10 +255,12 @@ def export_verl(problems: Iterable[Problem], out: str | Path, *, validation_frac
                       {"train": counts(train), "validation": counts(validation)})
 
 
-def problems_from_suite(suite: Any, condition: str = "direct") -> tuple[list[Problem], list[str]]:
+def problems_from_suite(suite: Any, condition: str = "direct", steps: bool = False
+                        ) -> tuple[list[Problem], list[str]]:
     """The suite's generated instances as problems, each regenerated from its generator record with
     `vcot.rl.problem_from_row` (the drawing tool rebuilds it the same way) and checked against the stored
-    answer and scene. Returns (problems, one message per instance left out)."""
+    answer and scene (`steps`: with their step texts and pictures). Returns (problems, one message per
+    instance left out)."""
     from vcot.rl import problem_from_row
     from vcot.suite import Suite, read_suite
 
@@ -275,7 +277,7 @@ def problems_from_suite(suite: Any, condition: str = "direct") -> tuple[list[Pro
         if gen.get("variant"):
             row["variant"] = gen["variant"]
         try:
-            p = problem_from_row(row)
+            p = problem_from_row(row, steps=steps)
         except Exception as exc:  # a generator or parameter that no longer works is reported, not raised
             skipped.append(f"{inst.uid}: cannot be regenerated ({type(exc).__name__}: {exc})")
             continue

@@ -52,8 +52,17 @@ def make_client(model: str, base_url: str | Sequence[str] | None = None, api_key
       requests in flight at each when given); one URL in a list is the same as one URL.
     - `openai/NAME`, `anthropic/NAME`, `google/NAME`: the provider's API with its usual key variable
       (or `api_key_env`).
+    - `hf:PATH`: the transformers vision-language model in the local folder PATH, run in this process
+      (`vcot.engine.clients.hf_local`, which lists the VCOT_HF_* environment variables it reads).
     """
     urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
+    if model.startswith("hf:"):
+        if urls:
+            raise ConfigError("an hf: model runs in this process; drop --base-url (or serve the folder and name "
+                              "the served model with --model)")
+        from vcot.engine.clients.hf_local import HFLocalClient
+
+        return HFLocalClient(model)
     if endpoint_concurrency is not None and len(urls) < 2:
         raise ConfigError("--endpoint-concurrency needs several --base-url (with one, --concurrency bounds it)")
     if urls:
@@ -77,11 +86,13 @@ def make_client(model: str, base_url: str | Sequence[str] | None = None, api_key
         return ChanceClient()
     if "/" not in model:
         raise ConfigError(f"unknown model {model!r}: use 'chance', PROVIDER/NAME with a provider among "
-                          f"{', '.join(PROVIDERS)}, or --base-url URL --model NAME for an OpenAI-compatible server")
+                          f"{', '.join(PROVIDERS)}, hf:PATH for a local transformers model folder, or "
+                          "--base-url URL --model NAME for an OpenAI-compatible server")
     provider, name = model.split("/", 1)
     if provider not in PROVIDERS:
         raise ConfigError(f"unknown provider {provider!r} in model {model!r}; known providers: "
-                          f"{', '.join(PROVIDERS)} (or pass --base-url for an OpenAI-compatible server)")
+                          f"{', '.join(PROVIDERS)} (or hf:PATH for a local transformers model folder, or pass "
+                          "--base-url for an OpenAI-compatible server)")
     if not name:
         raise ConfigError(f"model {model!r} lacks a name after the provider")
     key, env = _key((api_key_env,) if api_key_env else KEY_ENVS[provider], f"model {model}")
