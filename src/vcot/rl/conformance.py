@@ -314,7 +314,7 @@ def check_trace(framework: str, processor: Any, trace: Trace) -> list[Any]:
     wrong = [f"{what}: expected {want}, got {got}" for what, want, got in trace.rewards
              if got is None or abs(float(got) - float(want)) > 1e-9]
     steps = [r for r in trace.rewards if r[0] != "final"]
-    note = f"{len(steps)} step rewards and the final reward arrive" if steps else \
+    note = f"{len(steps)} step reward{'s' if len(steps) != 1 else ''} and the final reward arrive" if steps else \
         "the final reward arrives (no per-call reward in this framework's tool API)"
     checks.append(Check("rewards", not wrong, "; ".join(wrong[:3]) if wrong else note))
     return checks
