@@ -127,3 +127,12 @@ def test_one_drawing_session_draws_for_everyone():
 def test_problem_rows_keep_their_json_form():
     p = make_problem("convex_hull", seed=4, condition="vaot")
     assert json.loads(p.row()["tools"]) == p.tools
+
+
+def test_the_environment_refuses_a_bad_stream_when_built(tmp_path):
+    from vcot.suite import SuiteError
+
+    with pytest.raises(SuiteError, match="not found"):
+        VcotEnv("cubes_count", exclude=str(tmp_path / "no-such-suite"))
+    env = VcotEnv("cubes_count", condition="direct", seed=2)  # one name is one task
+    assert env.reset()[1]["task"] == "cubes_count"

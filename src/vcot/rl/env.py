@@ -110,6 +110,10 @@ class VcotEnv:
         self._stream_args = {"tasks": tasks, "preset": preset, "difficulty": difficulty, "params": params,
                              "seed": seed, "exclude": exclude, "curriculum": curriculum}
         self._stream: ProblemStream | None = None
+        if tasks is not None or preset is not None:
+            # Built now, so that an unknown task, a bad setting or an `exclude` suite that does not exist fails
+            # here and not at the first rollout (a row-driven environment names no tasks and builds none).
+            self._stream = self.stream
         self.problem: Problem | None = None
         self.episode: Episode | None = None
         self.turn = 0
