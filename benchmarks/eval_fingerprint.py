@@ -56,6 +56,7 @@ def main() -> None:
         received = server.images()
     finally:
         server.stop()
+    (root / "received.json").write_text(json.dumps(received, indent=1, sort_keys=True, default=str))
     con = sqlite3.connect(root / "run" / "run.sqlite")
     rows = con.execute(f"select {', '.join(COLUMNS)} from samples order by condition, uid, epoch").fetchall()
     print("suite content hash ", json.loads((suite / "manifest.json").read_text())["content_hash"])
