@@ -73,7 +73,9 @@ def export_rl(
     from vcot.rl.warmstart import REASONING
 
     if condition not in CONDITIONS:
-        fail(f"--condition: unknown condition {condition!r}; choose one of {', '.join(CONDITIONS)}")
+        from vcot.conditions import REGISTRY
+
+        fail(f"--condition: {REGISTRY.untrainable_reason(condition)}")
     if reasoning not in REASONING:
         fail(f"--reasoning: unknown {reasoning!r}; choose {' or '.join(REASONING)}")
     if reasoning != "none" and fmt != "sft":

@@ -34,7 +34,11 @@ def rows(path: Path) -> Iterator[dict[str, Any]]:
         import pyarrow.parquet as pq
 
         for file in sorted(path.glob("*.parquet")):
-            for row in pq.read_table(file, columns=["extra_info"]).to_pylist():
+            try:
+                table = pq.read_table(file, columns=["extra_info"])
+            except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a bad file
+                raise ExportError(f"{file}: not a vcot export's Parquet file ({str(exc)[:160]})") from None
+            for row in table.to_pylist():
                 info = row.get("extra_info") or {}
                 yield {"task": info.get("task"), "difficulty": info.get("difficulty"), "params": info.get("params"),
                        "seed": info.get("seed"), "index": info.get("problem_index"),
