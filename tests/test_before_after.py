@@ -31,21 +31,23 @@ def test_a_real_gain_beats_the_best_constant():
     t = _table(before, after)
     (row,) = t.rows
     assert row[0] == "base → tuned" and row[2] == 60 and row[8] == "40.0"
-    assert row[9] == "gain: the interval excludes 0; after beats the best constant answer (40.0%)"
-    assert row[5].startswith("+")
+    assert row[9:] == ["yes", "yes"] and row[5].startswith("+")
+    assert t.note.startswith("base → tuned, direct: gain: the interval excludes 0; after beats the best constant "
+                             "answer (40.0%).")
 
 
 def test_learning_the_answer_prior_does_not_pass():
     rng = random.Random(1)
     before = _rows("base", "r1", GOLDS, [str(rng.randint(4, 10)) for _ in GOLDS])
     after = _rows("prior", "r2", GOLDS, ["4"] * len(GOLDS))  # always the most frequent answer
-    (row,) = _table(before, after).rows
-    assert row[4] == "40.0" and row[8] == "40.0"
-    assert "gain: the interval excludes 0" in row[9] and "does not beat the best constant" in row[9]
+    t = _table(before, after)
+    (row,) = t.rows
+    assert row[4] == "40.0" and row[8] == "40.0" and row[9:] == ["yes", "no"]
+    assert "gain: the interval excludes 0; after does not beat the best constant answer (40.0%)" in t.note
 
 
 def test_one_model_has_no_comparison_and_few_problems_say_so():
     rows = _rows("base", "r1", GOLDS[:5], GOLDS[:5])
     assert before_after(to_samples(rows), rows) is None
-    (row,) = _table(rows, _rows("tuned", "r2", GOLDS[:5], GOLDS[:5])).rows
-    assert row[9].startswith("too few problems (5 < 10)")
+    t = _table(rows, _rows("tuned", "r2", GOLDS[:5], GOLDS[:5]))
+    assert t.rows[0][9:] == ["—", "—"] and "too few problems (5 < 10) to read" in t.note

@@ -62,20 +62,22 @@ def _models_in_order(samples: Sequence[Sample]) -> list[str]:
     return list(seen)
 
 
-def _verdict(n: int, delta: float, lo: float, hi: float, after: float, best: float, chance: float) -> str:
+def _verdict(n: int, lo: float, hi: float, after: float, best: float, chance: float) -> tuple[str, str, str]:
+    """(gain cell, beats-best-constant cell, the verdict in words)."""
     if n < MIN_PROBLEMS:
-        return f"too few problems ({n} < {MIN_PROBLEMS}) to read"
+        return "—", "—", f"too few problems ({n} < {MIN_PROBLEMS}) to read"
     if lo > 0:
-        gain = "gain: the interval excludes 0"
+        gain, words = "yes", "gain: the interval excludes 0"
     elif hi < 0:
-        gain = "loss: the interval excludes 0"
+        gain, words = "loss", "loss: the interval excludes 0"
     else:
-        gain = "no change shown: the interval contains 0"
-    floor = f"after beats the best constant answer ({100 * best:.1f}%)" if after > best else \
-        f"after does not beat the best constant answer ({100 * best:.1f}%)"
+        gain, words = "not shown", "no change shown: the interval contains 0"
+    beats = after > best
+    words += (f"; after beats the best constant answer ({100 * best:.1f}%)" if beats else
+              f"; after does not beat the best constant answer ({100 * best:.1f}%)")
     if not math.isnan(chance) and after <= chance:
-        floor += ", nor chance"
-    return f"{gain}; {floor}"
+        words += ", nor chance"
+    return gain, "yes" if beats else "no", words
 
 
 def before_after(samples: Sequence[Sample], rows: Sequence[dict[str, Any]], instances: dict | None = None,
@@ -87,12 +89,8 @@ def before_after(samples: Sequence[Sample], rows: Sequence[dict[str, Any]], inst
     gold = _gold_by_unit(rows, instances)
     t = Table("Before and after: paired over problems", [
         "before → after", "condition", "n", "before %", "after %", "Δ pts [95% bootstrap]", "sign test p",
-        "chance %", "best constant %", "verdict"],
-        note="Models in the order their runs were given. n: problems both runs answered (accuracy: mean over "
-             "epochs). Best constant: per task, always answering the gold answer most frequent among these "
-             "problems, chosen in hindsight — the strongest policy that reads neither picture nor question. "
-             "The verdict reads the interval and the best constant; a gain that does not clear it may be the "
-             "answer prior alone.")
+        "chance %", "best constant %", "gain?", "beats best constant?"])
+    verdicts: list[str] = []
     for before, after in zip(models, models[1:], strict=False):
         conds = [c for c in dict.fromkeys(s.condition for s in samples if s.model == before)
                  if any(s.model == after and s.condition == c for s in samples)]
@@ -114,8 +112,16 @@ def before_after(samples: Sequence[Sample], rows: Sequence[dict[str, Any]], inst
             level = sum(chances) / len(chances) if chances else math.nan
             best = _best_constant(units, gold)
             acc_after = sum(b) / len(b)
+            gain, beats, words = _verdict(len(units), lo, hi, acc_after, best, level)
             t.rows.append([f"{before} → {after}", cond, len(units), f"{100 * sum(a) / len(a):.1f}",
                            f"{100 * acc_after:.1f}", f"{100 * delta:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]",
                            f"{test.p_value:.3g}", "—" if math.isnan(level) else f"{100 * level:.1f}",
-                           f"{100 * best:.1f}", _verdict(len(units), delta, lo, hi, acc_after, best, level)])
-    return t if t.rows else None
+                           f"{100 * best:.1f}", gain, beats])
+            verdicts.append(f"{before} → {after}, {cond}: {words}.")
+    if not t.rows:
+        return None
+    t.note = (" ".join(verdicts) + " — Models in the order their runs were given. n: problems both runs answered "
+              "(accuracy: mean over epochs). Best constant: per task, always answering the gold answer most "
+              "frequent among these problems, chosen in hindsight: the strongest policy that reads neither "
+              "picture nor question. A gain that does not beat it may be the answer prior alone.")
+    return t
