@@ -454,3 +454,32 @@ def test_environment_owned_data_three_turns_with_pictures_from_tools(tiny_model_
         grids = processor.image_processor(images=turn_images, return_tensors="pt")["image_grid_thw"]
         assert calls[2]["prompt_ids"][k].count(image_id) == int(grids.prod(-1).sum()) // 4
     assert [e.get_reward() for e in envs] == [1.0, 0.0]
+
+
+def test_an_index_dataset_names_each_groups_stream_position(tiny_model_dir: Path, tmp_path: Path) -> None:
+    """With `index_dataset`, the problem of a rollout is the stream item its row names, on every process: here
+    rows 0 and 1 over two steps, each shared by its group of two."""
+    from tiny_vlm import load_processor
+    from trl import GRPOTrainer
+
+    processor = load_processor(tiny_model_dir)
+    stream_args = {"tasks": TASKS, "seed": 41}
+    trainer = GRPOTrainer(model=_model(tiny_model_dir), reward_funcs=adapter.reward_funcs(answer=False),
+                          processing_class=processor, train_dataset=adapter.index_dataset(2),
+                          environment_factory=adapter.DrawingEnvironment.factory(stream=stream_args),
+                          args=_config(tmp_path, max_steps=2, per_device_train_batch_size=2))
+    seen: list[list[str]] = []
+
+    def generate(prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
+        envs = trainer.environments
+        seen.append([e.env.problem.uid for e in envs])
+        answers = [f"<answer>{e.env.problem.answer}</answer><|im_end|>" for e in envs]
+        return [processor.tokenizer(a, add_special_tokens=False)["input_ids"] for a in answers], None
+
+    trainer._generate_single_turn = generate
+    trainer.train()
+    expected = rl.stream(condition="vaot", **stream_args)
+    assert seen == [[expected[0].uid] * 2, [expected[1].uid] * 2]
+    assert [e.get_reward() for e in trainer.environments] == [1.0, 1.0]
+    with pytest.raises(ValueError):
+        adapter.index_dataset(0)

@@ -58,6 +58,8 @@ logger = logging.getLogger(__name__)
 ROW_COLUMNS = ("task", "uid", "seed", "index", "variant", "difficulty", "params", "condition", "question",
                "answer", "answer_type", "options")
 CURRICULUM_FILE = "vcot_curriculum.json"
+# The column of `index_dataset` rows: the stream position an environment-owned rollout poses.
+INDEX_COLUMN = "vcot_index"
 # TRL calls the tools one by one, so each call is a turn of the drawing budget the prompt states.
 DEFAULT_MAX_CALLS = MAX_TURNS
 Corruption = Literal["modify_key", "modify_non_key"]
@@ -115,6 +117,17 @@ def arrow_row(problem: Problem) -> dict[str, Any]:
     row = problem_row(problem)
     row["images"] = [{"bytes": encode_png(im), "path": None} for im in row["images"]]
     return row
+
+
+def index_dataset(n: int) -> datasets.Dataset:
+    """`n` rows that name stream positions 0..n-1 (`vcot_index`) and hold an empty prompt: the data of an
+    environment-owned stream (`DrawingEnvironment.factory(stream=...)`) made exact on several processes. TRL
+    repeats each row for its group and spreads rows over processes; each environment poses item `vcot_index`
+    of its stream, which every process draws identically (streams are random-access and deterministic)."""
+    if n < 1:
+        raise ValueError(f"an index dataset needs at least one row, got n={n}")
+    empty = [{"role": "user", "content": [{"type": "text", "text": ""}]}]
+    return datasets.Dataset.from_dict({"prompt": [empty] * n, INDEX_COLUMN: list(range(n))})
 
 
 def _task_names(tasks: str | Sequence[str] | None) -> list[str] | None:
@@ -329,9 +342,9 @@ class DrawingEnvironment:
         """A zero-argument factory for `GRPOTrainer(environment_factory=...)` with these knobs. `stream`: the
         arguments of `vcot.rl.stream` (tasks, difficulty, seed, exclude, curriculum, ...) when the environment
         owns the data: then leave out `train_dataset`, and each rollout's `reset()` poses its own problem
-        (TRL 1.16+); pass GRPO's `num_generations` so that the rollouts of one group share their problem. Exact
-        on one process only: on several, each process draws from its own copy of the stream, and a group spread
-        over processes would see different problems (use a dataset there)."""
+        (TRL 1.16+); pass GRPO's `num_generations` so that the rollouts of one group share their problem. Without
+        a dataset this is exact on one process only (each process counts its own rollouts); give
+        `train_dataset=index_dataset(n)` for several: each row names its stream position."""
         cls(corruption=corruption, max_calls=max_calls, stream=stream)  # fail on a bad knob now
         group = whole_number("num_generations", num_generations)
         if group < 1:
@@ -371,7 +384,12 @@ class DrawingEnvironment:
         if getattr(self, "_shared_state", None) is None:
             raise ValueError("DrawingEnvironment.reset needs vcot's dataset columns (task, seed, index), or a "
                              "factory given stream=... for environment-owned data")
-        observation, _ = self._env.reset(options={"problem": self._next_owned()})
+        position = row.get(INDEX_COLUMN)
+        if position is not None:  # an index_dataset row: item `position` of the stream, on every process
+            problem = self._shared_state["stream"][whole_number(INDEX_COLUMN, position)]
+        else:
+            problem = self._next_owned()
+        observation, _ = self._env.reset(options={"problem": problem})
         self._row = {key: v for key, v in self._env.problem.row().items() if key in ROW_COLUMNS}
         self._row["options"] = list(self._row.get("options") or [])
         return observation[-1]["content"]
