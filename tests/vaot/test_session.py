@@ -164,3 +164,27 @@ def test_evaluation_and_training_draw_the_same_pixels(condition):
     trained = [r.digest for r in env.episode.returned]
     assert len(evaluated) == (0 if condition == "vaot_norender" else 3)
     assert evaluated == trained
+
+
+def test_evaluation_refuses_actions_past_the_stated_budget():
+    """`vcot eval`'s episode: after the 6 rounds the prompt states, the budget note asks for the answer, and an
+    action made anyway is refused with the budget text (it used to be drawn)."""
+    import json
+
+    from vcot.conditions import REGISTRY
+    from vcot.images import InMemoryPictures
+    from vcot.messages import ModelResponse, ToolCall
+    from vcot.vaot.session import BUDGET_SPENT
+
+    p = stream("convex_hull", seed=5, condition="vaot")[0]
+    episode = REGISTRY.make_episode(p.instance, "vaot", 0, InMemoryPictures(p.pictures))
+    episode.first_messages()
+    call = ToolCall("c", "mark_point", json.dumps({"x": 10, "y": 10}))
+    texts = []
+    for _ in range(MAX_TURNS + 1):
+        replies = episode.on_response(ModelResponse(text="", tool_calls=[call]))
+        texts.append(" ".join(m.text for m in replies))
+    assert all("Action executed" in t for t in texts[:MAX_TURNS])
+    assert "budget is used up" in texts[MAX_TURNS - 1]  # the note after the last round
+    assert BUDGET_SPENT in texts[MAX_TURNS] and "Action executed" not in texts[MAX_TURNS]
+    assert len(episode.returned) == MAX_TURNS
