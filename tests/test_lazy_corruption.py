@@ -62,8 +62,8 @@ def test_corruption_is_drawn_lazily_and_identically(name: str, index: int, monke
     # deferred drawing read late (a scene or solution changed by `render`, a shared cache) would show here.
     init = Corruption.__init__
 
-    def eager_init(self: Corruption, steps: Any, description: str) -> None:
-        init(self, steps, description)
+    def eager_init(self: Corruption, steps: Any, description: str, **implied: Any) -> None:
+        init(self, steps, description, **implied)
         assert self.steps is not None
 
     monkeypatch.setattr(Corruption, "__init__", eager_init)

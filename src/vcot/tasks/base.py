@@ -90,7 +90,8 @@ StepList = list[tuple[Image.Image, str]]
 
 
 class Corruption:
-    """A plausible but wrong trajectory plus a short description of what was changed (kept in meta).
+    """A plausible but wrong trajectory plus a short description of what was changed (kept in meta), and the
+    final answer it implies when the task computes it (`answer`).
 
     `steps` may be given as the list or as a zero-argument callable that draws it: the rejection loop asks
     only whether a scene admits a corrupted trajectory, and most of its callers (`make` without the
@@ -99,11 +100,19 @@ class Corruption:
     RNG) before it returns and leaves only the drawing to the callable.
     """
 
-    __slots__ = ("_steps", "description")
+    __slots__ = ("_steps", "answer", "description", "scene")
 
-    def __init__(self, steps: StepList | Callable[[], StepList], description: str) -> None:
+    def __init__(self, steps: StepList | Callable[[], StepList], description: str, answer: str | None = None,
+                 scene: dict[str, Any] | None = None) -> None:
         self._steps = steps
         self.description = description
+        # The scene as the corrupted trajectory reads it, when the corruption is a misreading carried through
+        # the task's rules: the task's independent oracle then re-derives `answer` from it (tests).
+        self.scene = scene
+        # The final answer the corrupted trajectory leads to, in the task's answer format (a choice task's
+        # option letter), or None when the task does not say or the value is no option: what a labelled
+        # trajectory that errs and carries the error on concludes (issue 46). Never stored in the instance.
+        self.answer = answer
 
     @property
     def steps(self) -> StepList:

@@ -561,9 +561,32 @@ class DefuseABomb(Task):
             board.draw_ends()
             return [(board.c.image(), _trace_text(scene, fake))]
 
+        misread, implied = self._touch_misread(scene, label, other, x)
         return Corruption(steps=draw,
                           description=f"the trace of wire {label} takes its crossing with wire {other} at "
-                                      f"{_fmt(crossing)} for a touch and follows wire {other}")
+                                      f"{_fmt(crossing)} for a touch and follows wire {other}",
+                          answer=implied, scene=misread)
+
+    def _touch_misread(self, scene: dict[str, Any], label: str, other: str, x: int
+                       ) -> tuple[dict[str, Any] | None, str | None]:
+        """The scene as read with the crossing of wires `label` and `other` between columns x and x + 1 taken for a
+        touch, and the wire that then leads to the detonator; (None, None) if the solver refuses that scene.
+
+        A touch sends each wire on along the other's continuation, so from column x + 1 on the two wires trade
+        rows: wire `label` then runs where the corrupted trace runs. Read consistently, the detonator's wire is
+        `label` when `other` led there, `other` when `label` did, and the answer unchanged when neither did (the
+        trace of a third wire ends away from the bomb, which is true). The swapped rows share no grid point and
+        make no new crossing, and the crossing lies in the open, so the solver is expected to accept the scene;
+        should it not, the answer is left unsaid rather than guessed."""
+        rows_of = {w["label"]: w["rows"] for w in scene["wires"]}
+        ra, rb = rows_of[label], rows_of[other]
+        swapped = {label: ra[:x + 1] + rb[x + 1:], other: rb[:x + 1] + ra[x + 1:]}
+        misread = {**scene, "wires": [{**w, "rows": list(swapped.get(w["label"], w["rows"]))}
+                                      for w in scene["wires"]]}
+        try:
+            return misread, self.solve(misread).answer
+        except Reject:
+            return None, None
 
 
 def _wire(scene: dict[str, Any], label: str) -> dict[str, Any]:

@@ -341,8 +341,12 @@ class MultiPiecePuzzle(Task):
             draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in bad])
             return [(cv.image(), self._step_text(wrong, bad))]
 
+        # The placed pieces are the set the trajectory concludes with; `subset` lists them in label order, the
+        # answer's format. No misread scene is given: with the decoy read as the true piece's shape, the true
+        # set still tiles the target too, so the misread scene has two answers and the oracle none.
         return Corruption(steps=draw,
                           description=f"decoy {scene['pieces'][decoy]['label']} misread as the shape of piece "
                                       f"{scene['pieces'][out_pl.piece]['label']} and placed in its stead; placed "
-                                      f"pieces {subset}")
+                                      f"pieces {subset}",
+                          answer=subset)
 

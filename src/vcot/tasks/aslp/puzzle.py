@@ -532,9 +532,14 @@ class PuzzleTask(Task):
             piece = misread_fill(scene, wrong)
             if piece is not None and piece != truth:
                 text = describe_rule(wrong)
+                # The trajectory fills the gap with `piece`; the option it points to is the candidate drawn with
+                # exactly that content, and none when no candidate is (the misread fill is rarely a window the
+                # distractors were cut from). No misread scene: the picture is read right, the rule is not.
+                hits = [n for n, cand in enumerate(scene["candidates"]) if cand == piece]
+                implied = option_letters(4)[hits[0]] if len(hits) == 1 else None
                 return Corruption(steps=lambda piece=piece, text=text: [(_filled_image(scene, piece, text),
                                                                          _filled_text(scene, piece, text, gradient))],
-                                  description=f"period misread: {text}")
+                                  description=f"period misread: {text}", answer=implied)
         return None
 
 

@@ -367,7 +367,8 @@ class UnfoldedCube(Task):
             if _texts(scene, pairs) != right:
                 # Bound now: `pairs` is rebound on the next pass of the loop (none follows a return, but the
                 # callable must not depend on that).
-                return Corruption(steps=lambda pairs=pairs: self._steps(scene, pairs), description=note)
+                return Corruption(steps=lambda pairs=pairs: self._steps(scene, pairs), description=note,
+                                  answer=LETTERS[j], scene=_misread_scene(scene, pairs, j))
         return None
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
@@ -449,6 +450,23 @@ def _misread_net(net: list[dict], view: dict[str, cn.Face]) -> tuple[list[dict],
     misread = cn.unfold(cn.rotate_cube(turned, cn.transpose(m)), tuple((c["col"], c["row"]) for c in net), IDENTITY)
     changed = sum(1 for a, b in zip(net, misread, strict=True) if a != b)
     return misread, changed
+
+
+def _misread_scene(scene: dict[str, Any], pairs: list[Pair], j: int) -> dict[str, Any] | None:
+    """The scene as a corrupted trajectory that takes option `j` reads it (see `UnfoldedCube.corrupt`): each
+    view as the pose of net j's cube drawn beside it (net form), or the net as misread (view form). Given only
+    when option j is then the one consistent option, so that the task's oracle re-derives the answer from it;
+    otherwise None (the misread may also fit another option, e.g. one a single change away from option j)."""
+    if scene["form"] == "net":
+        views = [view for _, view in pairs]
+        misread = {**scene, "views": [cn.view_to_json(v) for v in views]}
+        flags = [net_consistent(net, views) for net in scene["nets"]]
+    else:
+        net = pairs[0][0]
+        misread = {**scene, "net": net}
+        cube = cn.net_to_cube(net)
+        flags = [cn.view_matches(cube, cn.view_from_json(v)) is not None for v in scene["candidate_views"]]
+    return misread if flags == [k == j for k in range(len(flags))] else None
 
 
 def _visible_normals(m: cn.Matrix) -> list[cn.Vec]:

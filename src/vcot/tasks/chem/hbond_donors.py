@@ -181,4 +181,8 @@ class HbondDonors(ChemTask):
         wrong = sorted([d for d in donors if d != k] if how == "missed" else [*donors, k])
         what = (f"the donor atom {k + 1} overlooked" if how == "missed" else
                 f"atom {k + 1}, which carries no hydrogen, taken for a donor")
-        return Corruption(steps=lambda: self._steps(scene, polar, wrong), description=what)
+        # The misjudged atom is counted (or not) as the misread picture says, so the trajectory concludes with
+        # the size of its wrong donor set. No misread scene is given: a scene stores atoms and bonds only (the
+        # hydrogens follow from the valences), and no bond change would be the label misread rather than
+        # another molecule.
+        return Corruption(steps=lambda: self._steps(scene, polar, wrong), description=what, answer=str(len(wrong)))

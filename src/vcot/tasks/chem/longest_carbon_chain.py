@@ -217,6 +217,9 @@ class LongestCarbonChain(ChemTask):
             return None
         wrong = list(rng.choice(options))
         carbons = solution.states[0]["carbons"]
+        # The trajectory counts the carbons of the chain it took for the longest. The error is in following the
+        # chain, not in reading the picture, so there is no misread scene to give.
         return Corruption(steps=lambda: self._steps(scene, carbons, wrong),
                           description=f"a shorter chain taken for the longest: atoms "
-                                      f"{' - '.join(str(a + 1) for a in wrong)}")
+                                      f"{' - '.join(str(a + 1) for a in wrong)}",
+                          answer=str(len(wrong)))

@@ -409,5 +409,9 @@ class SinglePathTask(Task):
         if misread is None:
             return None
         wrong, description = misread
-        states = self.solve(wrong).states
-        return Corruption(steps=lambda: single_steps(wrong, states), description=description)
+        solved = self.solve(wrong)
+        states = solved.states
+        # The misread start die rolled by the rule is the whole trajectory, so its answer is the misread
+        # scene's (it differs from the true one: misread_start keeps only dice that change the answer).
+        return Corruption(steps=lambda: single_steps(wrong, states), description=description,
+                          answer=solved.answer, scene=wrong)

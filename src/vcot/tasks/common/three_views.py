@@ -304,7 +304,9 @@ class ThreeViewsTask(Task):
                 wrong["side"][y] = front[x]
                 what = f"{scene['side_name']} view row {y + 1} read as {front[x]} tall instead of {side[y]}"
             solid = max_solid(top, wrong["front"], wrong["side"])
-            if str(self.answer_of(solid, wrong["front"])) != solution.answer:
+            implied = str(self.answer_of(solid, wrong["front"]))
+            if implied != solution.answer:
+                # The answer of the maximal structure of the misread views, which the corrupted step draws.
                 return Corruption(steps=lambda wrong=wrong, solid=solid: [self.step(wrong, solid)],
-                                  description=what)
+                                  description=what, answer=implied, scene=wrong)
         return None

@@ -219,5 +219,13 @@ class GearRotationTask(Task):
         # The propagation itself stays right; the system it reads is misread (`_gear_corruption`), so every
         # corrupted sentence obeys the rules the question states.
         wrong, misread = misread_system(scene, rng)
+        # The propagation over the misread system answers for the asked wheel (a direction, or "jammed" when
+        # the misread links contradict); `misread_system` has already computed it to pick the misreading, so
+        # the Reject guard (asked wheel not driven) is only there so that this never fails a scene.
+        try:
+            answer: str | None = gear_answer(wrong, propagate(wrong), wrong["target"])
+        except Reject:
+            answer = None
         return Corruption(steps=lambda: cot_steps(wrong, propagate(wrong), label_layout(scene)),
-                          description=f"{misread}; the asked wheel's answer changes")
+                          description=f"{misread}; the asked wheel's answer changes", answer=answer,
+                          scene=wrong if answer is not None else None)

@@ -316,8 +316,13 @@ class PaperAirplane(Task):
             # Snapping a flap piece to the grid can reject the scene, so the shapes are made before the
             # trajectory is accepted; only the pictures wait until they are read.
             shapes = fold_shapes(scene["size"], folds)
+            answer = _matching_letter(states[-1], scene["candidates"])
+            # The misread arrow is part of the scene: with it, the oracle folds to the same option. A flipped
+            # last fold (or an outline no distractor was made from) matches no option: no answer, no scene.
+            wrong = {**scene, "folds": folds} if answer is not None else None
             return Corruption(steps=lambda folds=folds, shapes=shapes: self._fold_steps(scene, folds, shapes),
-                              description=f"fold {k + 1} is made in the wrong direction (the other side moves)")
+                              description=f"fold {k + 1} is made in the wrong direction (the other side moves)",
+                              answer=answer, scene=wrong)
         return None
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
@@ -414,6 +419,14 @@ def distractor_pool(size: int, folds: list[dict[str, Any]]) -> list[tuple[str, P
             continue
         out.append((kind, paper))
     return out
+
+
+def _matching_letter(outline: Polygon, candidates: list[list[list[float]]]) -> str | None:
+    """The letter of the one candidate equal to `outline` (by `solve`'s IoU test), None when none is: the
+    answer a trajectory that folds to `outline` concludes. Candidates differ pairwise by the IoU margin, so
+    at most one matches; a second match is still refused rather than guessed."""
+    hits = [i for i, c in enumerate(candidates) if iou(outline, Polygon(c)) >= MATCH_IOU]
+    return LETTERS[hits[0]] if len(hits) == 1 else None
 
 
 def candidate_kinds(size: int, folds: list[dict[str, Any]], candidates: list[Polygon]) -> list[str]:

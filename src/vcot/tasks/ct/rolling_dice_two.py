@@ -189,5 +189,9 @@ class RollingDiceTwo(Task):
         if misread is None:
             return None
         wrong, description = misread
-        states = self.solve(wrong).states[0]
-        return Corruption(steps=lambda: self._steps(wrong, states), description=description)
+        solved = self.solve(wrong)  # `misread_start` has solved this scene already: it cannot reject here
+        states = solved.states[0]
+        # The misread die rolled along both paths by the stated rule: its sums and winner are what the
+        # corrupted trajectory concludes, and the oracle re-derives them from the misread scene.
+        return Corruption(steps=lambda: self._steps(wrong, states), description=description,
+                          answer=solved.answer, scene=wrong)

@@ -654,7 +654,8 @@ class ConvexHull(Task):
 
             desc = (f"{colour} point {fmt_pt(v)} misread at {fmt_pt(moved)}; count {len(inside)} instead of "
                     f"{true_count}")
-            return Corruption(steps=draw, description=desc)
+            # The ringed points of the misread scene are what the corrupted count step leaves to be counted.
+            return Corruption(steps=draw, description=desc, answer=str(len(inside)), scene=wrong)
         return None
 
 

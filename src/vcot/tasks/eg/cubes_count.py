@@ -83,5 +83,7 @@ class CubesCount(CubePictureTask):
         h = heights[y][x]
         wrong[y][x] = h + 1 if h == 1 or rng.random() < 0.5 else h - 1
         n = wrong[y][x]
+        # The misread structure counted by the task's own rule: the total the corrupted step's heights add up to.
         return Corruption(steps=lambda: [(step_picture(scene, wrong), count_text(wrong))],
-                          description=f"column ({x}, {y}) read as {n} cube{'' if n == 1 else 's'} tall instead of {h}")
+                          description=f"column ({x}, {y}) read as {n} cube{'' if n == 1 else 's'} tall instead of {h}",
+                          answer=str(self.answer_of(wrong)), scene={**scene, "heights": wrong})

@@ -248,6 +248,8 @@ class CubesMissing(CubePictureTask):
         layers = len(ghost_layers(heights, max_height(heights)))
         x, y, h, wrong = min(options, key=lambda o: len(ghost_layers(o[3], max_height(o[3]))) != layers)
         n = wrong[y][x]
+        # The box completed around the misread structure, as the corrupted layer steps fill it.
         return Corruption(steps=lambda: layer_steps({**scene, "heights": wrong}, max_height(wrong)),
+                          answer=str(self.answer_of(wrong)), scene={**scene, "heights": wrong},
                           description=f"column ({x}, {y}) read as {n} cube{'' if n == 1 else 's'} tall instead of "
                                       f"{h}; the ghost cubes complete a box {max_height(wrong)} tall around it")

@@ -357,7 +357,8 @@ class Localizer(Task):
                 return [(cv.image(), self._step_text(wrong, tiling))]
 
             num = scene["pieces"][i]["number"]
-            return Corruption(steps=draw,
+            # The misread scene's unique tiling is the corrupted step, so its circles are the implied answer.
+            return Corruption(steps=draw, answer=circles_answer(tiling), scene=wrong,
                               description=f"the circle of piece {num} on its cell {list(circle)} misread on "
                                           f"{list(cell)}; the circles lie at {circles_answer(tiling)}")
         return None

@@ -350,9 +350,14 @@ class MirrorPatternTask(Task):
         if scene["mode"] == "any":
             wrong_axis = rng.choice([t for t in REFLECTIONS if t != right])
             wrong = TRANSFORMS[wrong_axis](pattern)
+            # The scene is read right (no misread scene). The grid drawn is another reflection of the pattern,
+            # which no candidate equals (the answer is the right reflection, the distractors are rotations of
+            # the pattern or images of decoys outside its orbit), so the implied option is None. Only a turn of
+            # the drawn grid, which the "any" rule also allows, would reach a candidate: the right one.
             return Corruption(steps=lambda: [(_step_image(scene, wrong_axis, wrong),
                                               _step_text(scene, wrong_axis, wrong))],
-                              description=f"reflected across {wrong_axis} instead of {right}")
+                              description=f"reflected across {wrong_axis} instead of {right}",
+                              answer=candidate_equal_to(scene, wrong))
         # A reflection is its own inverse: the misread pattern whose reflection is a candidate.
         near = [TRANSFORMS[right](np.array(c)) for c in scene["candidates"]]
         near = [m for m in near if 1 <= int((m != pattern).sum()) <= 2]
@@ -365,9 +370,19 @@ class MirrorPatternTask(Task):
         cells = [(int(r) + 1, int(k) + 1) for r, k in zip(*np.nonzero(misread != pattern), strict=True)]
         wrong_scene = {**scene, "pattern": misread.tolist()}
         reflected = TRANSFORMS[right](misread)
+        # The candidate equal to the misread pattern's reflection, when one is (the `near` case); a misread cell
+        # picked at random reflects onto no candidate and implies no option (None).
         return Corruption(steps=lambda: [(_step_image(wrong_scene, right, reflected),
                                           _step_text(wrong_scene, right, reflected))],
-                          description=f"pattern misread in (row, column) {cells}, then reflected across {right}")
+                          description=f"pattern misread in (row, column) {cells}, then reflected across {right}",
+                          answer=candidate_equal_to(scene, reflected), scene=wrong_scene)
+
+
+def candidate_equal_to(scene: dict[str, Any], grid: Grid) -> str | None:
+    """The letter of the candidate equal to `grid` cell for cell, None when none is (candidates are distinct,
+    so at most one is): the option a trajectory ending on that grid picks."""
+    hits = [i for i, c in enumerate(scene["candidates"]) if np.array_equal(np.array(c), grid)]
+    return option_letters(len(scene["candidates"]))[hits[0]] if len(hits) == 1 else None
 
 
 def marks_sentence(colors: list[str]) -> str:

@@ -276,7 +276,10 @@ class OverlapTask(Task):
             panels = [_aligned_panel(p, f"Pair {letters[k]}", areas[k]) for k, p in enumerate(wrong)]
             return [(_grid_2x2(panels), _aligned_text(areas))]
 
-        return Corruption(steps=draw,
+        # The pair with the largest of the written areas (the options chosen above have a single largest one),
+        # in the scene with the misread dot: its true step writes those areas.
+        return Corruption(steps=draw, answer=letters[max(range(4), key=lambda k: areas[k])],
+                          scene={**scene, "pairs": wrong},
                           description=f"pair {letters[i]}: the dot of the second shape misread at "
                                       f"{tuple(wrong[i][1]['ref'])} instead of {tuple(scene['pairs'][i][1]['ref'])}; "
                                       f"the largest overlap moves to pair {letters[max(range(4), key=lambda k: areas[k])]}")

@@ -386,8 +386,11 @@ class Billiards(Task):
         letters = {p: lab for lab, p in pocket_labels(scene).items()}
         desc = (f"initial direction read as ({nd[0]}, {nd[1]}) instead of ({d[0]}, {d[1]}); ends in pocket "
                 f"{letters[path.pocket]} instead of {solution.answer}")
+        # The misread arrow as a scene: the ball followed along `nd` with the bounce budget the corrupted path
+        # was simulated with, so the oracle unfolds the same ray to the same pocket.
+        wrong = {**scene, "direction": list(nd), "max_bounces": scene["max_bounces"] + 2}
         return Corruption(steps=lambda: self._steps(scene, path.points, path.walls, path.directions),
-                          description=desc)
+                          description=desc, answer=letters[path.pocket], scene=wrong)
 
 
 def wall_name(wall: str, scene: dict[str, Any]) -> str:

@@ -40,6 +40,9 @@ FORCE_MIN = 22
 NET_MAX = 170         # the resultant is drawn on the same scale, capped at this length
 TABLE_FONT = 16       # the force table under the step pictures
 TABLE_ROW = 24
+# A corrupted net force closer than this (degrees) to a sector boundary implies no answer: float rounding could
+# put it in either sector (the true scenes keep boundary_margin_deg away; misread ones are not checked).
+BOUNDARY_EPS_DEG = 1e-6
 UNITS = "units k·q²/spacing², (Fx, Fy) along the grid's x and y axes"
 _SOURCES_WHY = ("charges besides the target, one row each in the step pictures' force table; with a single one, "
                 "its force would be the answer, which the strongest-force balancing allows in one instance of eight")
@@ -343,10 +346,14 @@ class ElectricCharge(Task):
                 desc = (f"source {i + 1} ({charge_label(s['q'])} at {tuple(s['pos'])}) read as "
                         f"{charge_label(-s['q'])}; net points {DIRECTIONS[sector(angle_deg(net))]} instead of "
                         f"{solution.answer}")
+                # The misread scene's net force gives the corrupted answer; a net within rounding of a sector
+                # boundary has no well-defined nearest direction (float and exact sums may differ), so none.
+                ang = angle_deg(net)
+                answer = DIRECTIONS[sector(ang)] if boundary_distance(ang) > BOUNDARY_EPS_DEG else None
                 # Bound now: the loop rebinds `wrong` and `fs` (none of its passes follows a return, but the
                 # callable must not depend on that).
                 return Corruption(steps=lambda wrong=wrong, fs=fs: self._steps(wrong, fs),
-                                  description=desc)
+                                  description=desc, answer=answer, scene=wrong if answer is not None else None)
         return None
 
 

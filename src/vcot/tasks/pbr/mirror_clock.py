@@ -348,4 +348,11 @@ class MirrorClock(Task):
             shifted = add_time(*bad, scene["shift"]["hours"], scene["shift"]["minutes"])
             ah, am = hand_angles(*shifted)
             states.append({"time": fmt_time(*shifted), "hour_angle": _num(ah), "minute_angle": _num(am)})
-        return Corruption(steps=lambda: self._steps(scene, states), description=desc)
+        # The last face the corrupted steps draw shows the time they conclude (the misread real time, moved on
+        # by the shift). As a scene, the misreading is a mirror showing the misread real face: its hands are
+        # those of `bad` reflected, so the oracle reads `bad` back and applies the same shift.
+        bad_hour, bad_minute = hand_angles(*bad)
+        wrong = {**scene, "shown_hour_angle": _num(mirror_angle(bad_hour)),
+                 "shown_minute_angle": _num(mirror_angle(bad_minute))}
+        return Corruption(steps=lambda: self._steps(scene, states), description=desc, answer=states[-1]["time"],
+                          scene=wrong)

@@ -374,7 +374,10 @@ class BallBins(Task):
                 continue
             desc = (f"ball speed scaled by damping {damping:g} per second: bin {wrong.answer} instead of "
                     f"{solution.answer}")
-            return Corruption(steps=lambda run=run, wrong=wrong: self._steps(scene, run, wrong), description=desc)
+            # The answer is the bin the drawn run's last key frame shows (its last state), from this very run.
+            # No scene is set: misjudged speed is no scene the oracle reads.
+            return Corruption(steps=lambda run=run, wrong=wrong: self._steps(scene, run, wrong), description=desc,
+                              answer=str(wrong.states[-1]["bin"]))
         return None
 
 

@@ -396,7 +396,14 @@ class BlockTower(Task):
                    for j in range(len(blocks))):
                 continue
             desc += f": {fell.count(False)} staying instead of {solution.answer}"
-            return Corruption(steps=lambda mistake=mistake: self._wrong_steps(scene, mistake), description=desc)
+            # The answer is what the drawn run's last key frame shows standing (`_wrong_steps` draws this same
+            # deterministic run), not a new simulation. No scene is set: a misjudged weight is no scene the
+            # oracle reads (its blocks have uniform density).
+            drawn = outcome(run)
+            standing = drawn.count(False) if drawn is not None else 0
+            answer = str(standing) if 1 <= standing <= len(blocks) else None
+            return Corruption(steps=lambda mistake=mistake: self._wrong_steps(scene, mistake), description=desc,
+                              answer=answer)
         return None
 
     def _wrong_steps(self, scene: dict[str, Any], mistake: dict[str, Any]) -> list[tuple[Image.Image, str]]:

@@ -221,6 +221,10 @@ class RobotProgram(Task):
                 continue
             if bad[-1][asked][:2] == true_states[-1][asked][:2]:
                 continue
+            # The answer is the asked block's cell in the last wrong state (the last step's picture); the scene
+            # as read is the start with the misread block moved, from which the oracle replays the program.
+            read = {**scene, "blocks": {k: list(v) for k, v in {**blocks, name: (c, r, 0)}.items()}}
             return Corruption(steps=lambda bad=bad: self.steps(scene, bad),
-                              description=f"the {name} block read as standing in {cell_name(c, r)}")
+                              description=f"the {name} block read as standing in {cell_name(c, r)}",
+                              answer=cell_name(*bad[-1][asked][:2]), scene=read)
         return None

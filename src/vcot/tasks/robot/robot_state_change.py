@@ -241,5 +241,12 @@ class RobotStateChange(Task):
         if states is None:
             return None
         prog = scene["options"][i]
+        # The trajectory concludes the option it took for what happened. Read as a scene, its After panel is
+        # that option's end state; set only when no other option reaches the same end (else the oracle, which
+        # asks for exactly one fitting option, could not re-derive the letter from it).
+        fits = [j for j, p in enumerate(scene["options"]) if (end := run(before, p, size)) is not None
+                and end[-1] == states[-1]]
+        read = {**scene, "after": {k: list(v) for k, v in states[-1].items()}} if fits == [i] else None
         return Corruption(steps=lambda: self.steps(scene, prog, states),
-                          description=f"option {option_letters(N_OPTIONS)[i]} taken for what happened")
+                          description=f"option {option_letters(N_OPTIONS)[i]} taken for what happened",
+                          answer=option_letters(N_OPTIONS)[i], scene=read)

@@ -81,6 +81,22 @@ class Scene3DTask(Task):
         objects kept for a set."""
         raise NotImplementedError
 
+    def implied_answer(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> str | None:
+        """The answer a trajectory's states conclude, read from its own steps (the objects its last steps keep
+        or isolate), not re-solved: a corrupted trajectory's wrong mark is carried into its answer (issue 46).
+        None when the states single out no answer among the family's answers."""
+        raise NotImplementedError
+
+    def checked_answer(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> str | None:
+        """`implied_answer`, or None when it is not one of the family's answers or the states are malformed:
+        the corruption's answer must never make `corrupt` raise for a scene it used to accept."""
+        try:
+            value = self.implied_answer(scene, states)
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None
+        options = self.answers_of(scene["program"]["family"], self.config.max_count)
+        return value if value in options else None
+
     @staticmethod
     def as_set(family: str, key: str) -> bool:
         """Whether the chain under `key` is a set (its last step may keep any number of objects)."""
@@ -202,8 +218,10 @@ class Scene3DTask(Task):
             return None
         if wrong.answer == self.solve(scene).answer or len(wrong.states) != len(states):
             return None
+        # The flipped program is the question as the trajectory reads it: the oracle re-derives its answer.
         return Corruption(steps=lambda: self.steps(scene, wrong.states),
-                          description=f"relation {rel} of {names[anchor]} taken the wrong way ({FLIP[rel]})")
+                          description=f"relation {rel} of {names[anchor]} taken the wrong way ({FLIP[rel]})",
+                          answer=self.checked_answer(scene, wrong.states), scene={**scene, "program": program})
 
 
     def misread_reference(self, scene: dict[str, Any], lay: Layout, states: list[dict[str, Any]],
@@ -248,16 +266,22 @@ class Scene3DTask(Task):
                 pos = state_index(program, key, j)
                 wrong_states = list(wrong.states)
                 wrong_states[pos] = {**wrong_states[pos], "filter": seen["filter"]}
+                # The program with the misread description is what the trajectory carries out.
                 found = self._carried(scene, wrong_states,
-                                      f"a description misread: {names[new]} taken for {names[right]}")
+                                      f"a description misread: {names[new]} taken for {names[right]}",
+                                      read={**scene, "program": wrong_prog})
                 if wrong.answer != gold:
                     return found
                 same_answer = same_answer or found
         return same_answer
 
 
-    def _carried(self, scene: dict[str, Any], states: list[dict[str, Any]], description: str) -> Corruption:
-        return Corruption(steps=lambda: self.steps(scene, states), description=description)
+    def _carried(self, scene: dict[str, Any], states: list[dict[str, Any]], description: str,
+                 read: dict[str, Any] | None = None) -> Corruption:
+        """The corruption drawing `states`, its answer read from them; `read`: the scene as the trajectory
+        reads it, when the error is a misread program (None when it is a wrong mark no scene explains)."""
+        return Corruption(steps=lambda: self.steps(scene, states), description=description,
+                          answer=self.checked_answer(scene, states), scene=read)
 
 
 def state_index(program: dict[str, Any], key: str, j: int) -> int:

@@ -253,6 +253,29 @@ class Compositional3D(Scene3DTask):
                            "among": others, "kept": kept})
         return Solution(answer, states, {"family": fam})
 
+    def implied_answer(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> str | None:
+        """The answer the last step shows: the vehicles a set's last filter or the match step boxes (counted),
+        the one vehicle a reference's last filter boxes (its type), or the parts the last step isolates (their
+        colours), so that a wrong mark or a wrong part is carried into the answer."""
+        fam = scene["program"]["family"]
+        objs = scene["objects"]
+        last = states[-1]
+        if fam in ("count", "exist", "count_part_match"):
+            if last["op"] != ("match" if fam == "count_part_match" else "filter"):
+                return None
+            c = len(last["kept"])
+            return YES_NO[c == 0] if fam == "exist" else str(c)
+        if fam == "query_type":
+            return str(objs[last["kept"][0]]["type"]) if last["op"] == "filter" and len(last["kept"]) == 1 else None
+        if last["op"] != "part":
+            return None
+        colours = [objs[int(k)][part] for k, part in last["parts"]]
+        if fam == "query_part_colour" and len(colours) == 1:
+            return str(colours[0])
+        if fam == "same_part_colour" and len(colours) == 2:
+            return YES_NO[colours[0] != colours[1]]
+        return None
+
     def question(self, scene: dict[str, Any]) -> str:
         prog = scene["program"]
         fam = prog["family"]
@@ -304,8 +327,12 @@ class Compositional3D(Scene3DTask):
             k, part = last["parts"][-1]
             other = rng.choice([p for p in PARTS if p != part])
             wrong_states = [*states[:-1], {"op": "part", "parts": [*last["parts"][:-1], [k, other]]}]
+            # The question read as asking for the other part (the last part a query or a comparison names).
+            key = "part" if scene["program"]["family"] == "query_part_colour" else "part_b"
             return Corruption(steps=lambda: self.steps(scene, wrong_states),
-                              description=f"the {other} of {names[k]} isolated instead of its {part}")
+                              description=f"the {other} of {names[k]} isolated instead of its {part}",
+                              answer=self.checked_answer(scene, wrong_states),
+                              scene={**scene, "program": {**scene["program"], key: other}})
         # The fallbacks state their wrong states as a solver would: no step keeps a vehicle its own dashed line
         # puts on the other side (issue 45).
         return (self._wrong_mark(scene, states, names, rng)
@@ -348,8 +375,10 @@ class Compositional3D(Scene3DTask):
             rest = [{"op": "part", "parts": [[new if k == s["kept"][0] else k, p] for k, p in rest[0]["parts"]]},
                     *rest[1:]]
         wrong_states = [*before, wrong, *rest]
+        # A wrong mark is no reading of the scene (no scene is set): its answer is read from the marked states.
         return Corruption(steps=lambda: self.steps(scene, wrong_states),
-                          description=f"a wrong vehicle marked: {what}")
+                          description=f"a wrong vehicle marked: {what}",
+                          answer=self.checked_answer(scene, wrong_states))
 
 
 def _part_mask(scene: dict[str, Any], res: Render3D, keep: list[list[Any]]) -> np.ndarray:

@@ -205,6 +205,22 @@ class ObjectAttributes(Scene3DTask):
         answer = self.answer_from(scene, results)
         return Solution(answer=answer, states=[s for t in traces for s in t], details={"family": fam})
 
+    def implied_answer(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> str | None:
+        """The answer the states conclude: each chain's result is what its last filter step boxes (a wrong mark
+        included), put through the question as the solver does."""
+        fam = scene["program"]["family"]
+        keys = ["ref"] if fam.startswith("query_") else ["set"] if fam in ("count", "exist") else ["a", "b"]
+        traces = split_traces(states)
+        if len(traces) != len(keys):
+            return None
+        results = {key: list(t[-1]["kept"]) for key, t in zip(keys, traces, strict=True)}
+        # A reference that boxes no object or several names no attribute; the same object twice compares nothing.
+        if any(len(results[key]) != 1 for key in keys if not self.as_set(fam, key)):
+            return None
+        if fam == "same_attribute" and results["a"] == results["b"]:
+            return None
+        return self.answer_from(scene, results)
+
     def question(self, scene: dict[str, Any]) -> str:
         prog = scene["program"]
         fam = prog["family"]
@@ -281,8 +297,9 @@ class ObjectAttributes(Scene3DTask):
             kept = [new]
             what = f"{names[new]} boxed though no object qualifies"
         wrong = [*states[:idx], {**s, "kept": sorted(kept)}, *states[idx + 1:]]
+        # A wrong mark is no reading of the scene (no scene is set): its answer is read from the marked states.
         return Corruption(steps=lambda: self.steps(scene, wrong),
-                          description=f"a wrong object marked: {what}")
+                          description=f"a wrong object marked: {what}", answer=self.checked_answer(scene, wrong))
 
 
 

@@ -307,7 +307,8 @@ class FoodWeb(Task):
             web = {**scene, "eats": [f for f in eats if f != e]}
             if (found := self._misread(web, solution)) is not None:
                 return Corruption(steps=found[1], description=f"the arrow from the {e[0]} to the {e[1]} "
-                                                               f"overlooked; {found[0]}")
+                                                               f"overlooked; {found[0]}",
+                                  answer=found[2], scene=web)
         level = {s["name"]: s["level"] for s in scene["species"]}
         died = [n for r in solution.details["rounds"] for n in r]
         gone = {x, *died}
@@ -318,18 +319,20 @@ class FoodWeb(Task):
             web = {**scene, "eats": [*eats, e]}
             if (found := self._misread(web, solution)) is not None:
                 return Corruption(steps=found[1], description=f"an arrow from the {e[0]} to the {e[1]} read "
-                                                               f"where there is none; {found[0]}")
+                                                               f"where there is none; {found[0]}",
+                                  answer=found[2], scene=web)
         return None
 
     def _misread(self, web: dict[str, Any], solution: Solution
-                 ) -> tuple[str, Callable[[], list[tuple[Image.Image, str]]]] | None:
-        """(what the misread web gives, its step drawer) when its count differs from the answer."""
+                 ) -> tuple[str, Callable[[], list[tuple[Image.Image, str]]], str] | None:
+        """(what the misread web gives, its step drawer, the count it gives as the answer) when its count
+        differs from the answer; the die-out run on the misread web is what the trajectory concludes from."""
         rounds = die_out_rounds(web)
         wrong = sum(len(r) for r in rounds)
         if str(wrong) == solution.answer:
             return None
         return (f"{wrong} species die out instead of {solution.answer}",
-                lambda: self._steps(web, rounds))
+                lambda: self._steps(web, rounds), str(wrong))
 
 
 def _names(names: list[str]) -> str:

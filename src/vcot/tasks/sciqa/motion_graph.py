@@ -366,5 +366,11 @@ class MotionGraph(Task):
             if got != right:
                 desc = (f"corner at {times[i]} s read as {wrong[i]} m/s instead of {vels[i]} m/s; the "
                         f"{scene['quantity']} becomes {frac_text(got)} m instead of {solution.answer} m")
-                return Corruption(steps=lambda wrong=wrong: self._steps(scene, wrong), description=desc)
+                # The misread graph carried through gives `got`. The question asks for a whole number, but a
+                # corner one grid line off changes each piece beside it by half the piece's width (or by a
+                # fraction where the graph now crosses the axis elsewhere), so `got` is often no whole number:
+                # then it is no answer in the task's format and is left None.
+                implied = str(got.numerator) if got.denominator == 1 else None
+                return Corruption(steps=lambda wrong=wrong: self._steps(scene, wrong), description=desc,
+                                  answer=implied, scene={**scene, "velocities": wrong})
         return None
