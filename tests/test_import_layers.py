@@ -113,6 +113,9 @@ def test_low_layers_import_nothing_above_them() -> None:
 def test_rl_sits_above_what_it_builds_on() -> None:
     """Training support uses the generators, prompts, grader and VAoT renderer; none of them may use it."""
     graph = import_graph()
-    users = sorted(unit for unit, deps in graph.items() if "rl" in deps and unit not in ("rl", "cli"))
+    # `process` (labelled trajectories) sits in the training layer beside rl and reads its streams' seeds and
+    # exclusion; nothing below the training layer may use either.
+    users = sorted(unit for unit, deps in graph.items() if "rl" in deps and unit not in ("rl", "cli", "process"))
     assert not users, users
     assert {"tasks", "scoring", "conditions", "vaot", "probes"} <= graph.get("rl", set())
+    assert not sorted(unit for unit, deps in graph.items() if "process" in deps and unit != "cli")
