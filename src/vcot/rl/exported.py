@@ -1,7 +1,7 @@
 """The scenes of exported training data, so `vcot overlap SUITE EXPORT` checks an export as it checks a suite.
 
-An export (`vcot export-rl`: verl's Parquet files, or a Hugging Face datasets folder of TRL or warm-start rows)
-holds each problem's regeneration fields. Each problem's scene is drawn again from them (no picture is
+An export (`vcot export-rl`: verl's Parquet files, or a Hugging Face datasets folder of TRL or warm-start rows;
+`vcot export-process`: `prm.parquet`) holds each problem's regeneration fields. Each problem's scene is drawn again from them (no picture is
 rendered) and keyed by its task's `scene_key`, the key `vcot.validate.scene_keys` gives a suite's scenes.
 """
 
@@ -35,10 +35,17 @@ def rows(path: Path) -> Iterator[dict[str, Any]]:
 
         for file in sorted(path.glob("*.parquet")):
             try:
-                table = pq.read_table(file, columns=["extra_info"])
+                names = pq.read_schema(file).names
+                if "extra_info" in names:  # verl's rows
+                    table = pq.read_table(file, columns=["extra_info"])
+                else:  # rows with the fields as columns (`vcot export-process`'s prm.parquet)
+                    table = pq.read_table(file, columns=[*FIELDS, *(["kind"] if "kind" in names else [])])
             except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a bad file
                 raise ExportError(f"{file}: not a vcot export's Parquet file ({str(exc)[:160]})") from None
             for row in table.to_pylist():
+                if "extra_info" not in row:
+                    yield row
+                    continue
                 info = row.get("extra_info") or {}
                 yield {"task": info.get("task"), "difficulty": info.get("difficulty"), "params": info.get("params"),
                        "seed": info.get("seed"), "index": info.get("problem_index"),
@@ -70,6 +77,14 @@ def scene_keys(path: Path) -> dict[tuple[str, str], list[str]]:
         task = configured_task(str(row["task"]), str(row.get("difficulty") or "medium"), params)
         if task.rows_per_problem > 1:
             continue  # as for suites: a paired problem's rows share one scene, which overlap leaves out
-        scene, _, _ = accepted_scene(task, int(row["seed"]), int(row["index"]), int(row.get("variant") or 0))
+        if row.get("kind") is not None:
+            # A labelled trajectory (vcot.process) accepts its scene as `vcot generate` does, corruption asked.
+            from vcot.tasks.base import Task
+
+            scene, _, _, _ = task._accept(int(row["index"]), int(row["seed"]),
+                                          check_corruption=type(task).corrupt is not Task.corrupt,
+                                          variant=int(row.get("variant") or 0))
+        else:
+            scene, _, _ = accepted_scene(task, int(row["seed"]), int(row["index"]), int(row.get("variant") or 0))
         out.setdefault((task.name, task.scene_key(scene)), []).append(str(row.get("uid")))
     return out
