@@ -57,7 +57,7 @@ from vcot.engine.clients.base import CallContext, ModelClient
 from vcot.engine.errors import ConfigError, FatalCallError, RetryableError
 from vcot.engine.settings import GenSettings
 from vcot.images import EncodedImage
-from vcot.messages import ImagePart, Message, ModelResponse, TextPart, ToolCall, ToolSpec
+from vcot.messages import Message, ModelResponse, ToolCall, ToolSpec
 
 PREFIX = "hf:"
 EXTRA_HINT = "install torch and transformers (vcot's rl-trl extra: pip install 'vcot[rl-trl]')"
@@ -158,54 +158,35 @@ def _arguments(text: str) -> Any:
 def to_hf_messages(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], list[Any]]:
     """vcot messages → (chat-template messages, their pictures in the order they appear).
 
-    The layout is `to_openai_messages`': tool answers as text, and the pictures they return in a user message
-    right after the run of tool messages, since many templates render only text inside a tool turn.
+    The layout is the OpenAI-compatible clients' own (`to_openai_messages`: tool answers as text, the pictures
+    they return in a user message right after the run of tool messages), so this client and a server fed by
+    those clients see the same conversation; here each part list holds the decoded pictures and each tool call
+    its arguments as a mapping, as chat templates read them.
     """
+    from vcot.engine.clients.openai_compat import to_openai_messages
+
+    # Decoded from the vcot messages, so that a failure names the picture's source; `to_openai_messages` keeps
+    # the pictures in this order (a tool's pictures move only past the other tool answers, which hold none).
+    pictures = [decode_image(i) for m in messages if m.role in ("user", "tool") for i in m.images]
+    queue = iter(pictures)
     out: list[dict[str, Any]] = []
-    pictures: list[Any] = []
-    pending: list[dict[str, Any]] = []
-
-    def flush() -> None:
-        if pending:
-            out.append({"role": "user", "content": list(pending)})
-            pending.clear()
-
-    def image_part(image: EncodedImage) -> dict[str, Any]:
-        picture = decode_image(image)
-        pictures.append(picture)
-        return {"type": "image", "image": picture}
-
-    for m in messages:
-        if m.role == "tool":
-            images = m.images
-            text = m.text or ("The resulting image is shown in the next message." if images else "")
-            out.append({"role": "tool", "tool_call_id": m.tool_call_id or "",
-                        "content": [{"type": "text", "text": text}]})
-            if images:
-                pending.append({"type": "text", "text": f"Image returned by tool call {m.tool_call_id}:"})
-                pending.extend(image_part(i) for i in images)
-            continue
-        flush()
-        msg: dict[str, Any] = {"role": m.role, "content": []}
-        for p in m.parts:
-            if isinstance(p, TextPart):
-                msg["content"].append({"type": "text", "text": p.text})
-            elif isinstance(p, ImagePart) and m.role == "user":
-                msg["content"].append(image_part(p.image))
-        if m.role == "assistant" and m.tool_calls:
-            msg["tool_calls"] = [{"id": c.id, "type": "function",
-                                  "function": {"name": c.name, "arguments": _arguments(c.arguments)}}
-                                 for c in m.tool_calls]
+    for m in to_openai_messages(messages):
+        content = m.get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else [
+            {"type": "image", "image": next(queue)} if p["type"] == "image_url" else p for p in content or []]
+        msg: dict[str, Any] = {**m, "content": parts}
+        if m.get("tool_calls"):
+            msg["tool_calls"] = [{**c, "function": {**c["function"],
+                                                    "arguments": _arguments(c["function"]["arguments"])}}
+                                 for c in m["tool_calls"]]
         out.append(msg)
-    flush()
     return out, pictures
 
 
 def to_hf_tools(tools: Sequence[ToolSpec] | None) -> list[dict[str, Any]] | None:
-    if not tools:
-        return None
-    return [{"type": "function", "function": {"name": t.name, "description": t.description,
-                                              "parameters": t.parameters}} for t in tools]
+    from vcot.engine.clients.openai_compat import to_openai_tools
+
+    return to_openai_tools(tools) if tools else None
 
 
 def parse_tool_blocks(text: str) -> tuple[str, list[tuple[str, str]]]:
