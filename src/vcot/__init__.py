@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-__version__ = "0.1.0"
-
 _API = ("tasks", "generate", "load_suite", "evaluate", "report", "grade", "Run")
 __all__ = ["__version__", *_API]
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        # Kept out of the module body so that `import vcot` loads no other module (tests/test_public_api.py).
+        from vcot.version import __version__
+
+        return __version__
     if name in _API:
         # `tasks` is answered by the vcot.tasks package itself once imported (it is callable): importing it
         # makes it this module's attribute, and later lookups never reach here.
@@ -30,4 +33,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_API])
+    return sorted([*globals(), "__version__", *_API])

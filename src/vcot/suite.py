@@ -30,11 +30,11 @@ from typing import Any
 from PIL import Image, UnidentifiedImageError
 from pydantic import ValidationError
 
-from vcot import __version__
 from vcot.draw.png import encode_png_and_digest, pixel_digest
 from vcot.jsonl import MAX_LINE_BYTES, iter_jsonl_text, loads_checked
 from vcot.schema import Instance
 from vcot.tasks.base import Sample
+from vcot.version import __version__
 
 MANIFEST = "manifest.json"
 INSTANCES = "instances.jsonl"
@@ -354,7 +354,7 @@ def _shard_set_message(root: Path, manifest: dict[str, Any]) -> str:
         example = f", e.g. {root / first}" if isinstance(first, str) else ""
         how = f"each of its shards is a suite folder: pass one{example}"
     elif fmt == "parquet":
-        how = "read it with datasets.load_dataset(\"parquet\", ...) or vcot export-training"
+        how = "read it with datasets.load_dataset(\"parquet\", ...) or vcot export training"
     elif fmt == "webdataset":
         how = "read it with webdataset.WebDataset(...)"
     else:

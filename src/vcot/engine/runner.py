@@ -21,7 +21,6 @@ from typing import Any
 
 from aiolimiter import AsyncLimiter
 
-from vcot import __version__
 from vcot.conditions import PROMPT_VERSION, REGISTRY
 from vcot.conditions.episode import Episode
 from vcot.engine.clients import CallContext, ModelClient, make_client
@@ -33,6 +32,7 @@ from vcot.gcpause import paused_gc
 from vcot.images import ImageCache, ImagePolicy, SuiteImages
 from vcot.messages import Message, ModelResponse, ToolCall, request_digest
 from vcot.schema import Instance
+from vcot.version import __version__
 
 
 @dataclass
@@ -133,7 +133,7 @@ def resolve_conditions(instances: Sequence[Instance], conditions: Sequence[str] 
         if unknown:
             raise ConfigError(REGISTRY.unknown_message(unknown))
         for cond in conditions:
-            why_not = REGISTRY.get(cond).unservable  # once, not through the registry per instance
+            why_not = REGISTRY.get(cond).why_not  # once, not through the registry per instance
             bad = [(i.uid, r) for i in instances if (r := why_not(i)) is not None]
             if bad:
                 shown = "; ".join(f"{u}: {r}" for u, r in bad[:3])
@@ -141,8 +141,8 @@ def resolve_conditions(instances: Sequence[Instance], conditions: Sequence[str] 
                                   f"selected instances ({shown}{' …' if len(bad) > 3 else ''})")
         return list(dict.fromkeys(conditions)), {}
     chosen, skipped = [], {}
-    for cond in REGISTRY.defaults():
-        why_not = REGISTRY.get(cond).unservable
+    for cond in REGISTRY.defaults(instances):
+        why_not = REGISTRY.get(cond).why_not
         reason = next((r for i in instances if (r := why_not(i)) is not None), None)
         if reason is None:
             chosen.append(cond)

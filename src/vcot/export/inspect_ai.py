@@ -22,8 +22,8 @@ import re
 import shutil
 from pathlib import Path
 
-from vcot import __version__
 from vcot.suite import INSTANCES, MANIFEST, Suite, resolve_inside
+from vcot.version import __version__
 
 DEFAULT_PACKAGE = "vcot_inspect"
 

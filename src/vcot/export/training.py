@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vcot import __version__
 from vcot.prompts.templates import COT_ENDING, format_question
 from vcot.schema import Instance
 from vcot.suite import SuiteError, check_name, read_suite, resolve_inside
+from vcot.version import __version__
 
 TRAINING_FORMATS = ("trl", "sharegpt", "vaot")
 METADATA = "metadata.jsonl"

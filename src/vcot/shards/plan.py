@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from vcot import __version__
 from vcot.build import TaskPlan, task_manifest_entry
 from vcot.tasks import get_task_class
+from vcot.version import __version__
 
 FORMATS = ("folder", "parquet", "webdataset")
 BACKENDS = ("local", "ray")
