@@ -8,7 +8,7 @@ line by line (rows labelled `offic`; `--compare` also runs `vcot eval` through h
 How it maps onto the harness benchmark:
 
 - the suite (mira-synth, generated as harness.py does, or `--suite`) is exported with
-  `vcot export SUITE -f mira` (docs/exporters.md) into the official layout `<task>/<task>.jsonl`, `image/`,
+  `vcot export suite SUITE -f mira` (docs/exporters.md) into the official layout `<task>/<task>.jsonl`, `image/`,
   `cot/`;
 - scenarios: their script runs every instance under its three prompt templates `direct_answer`, `text_cot`
   and `visual_cot` — vcot's `direct`, `text_cot`, `visual_cot` (the mock recognises their wording; the status

@@ -2,7 +2,7 @@
 
 1. a held-out evaluation suite is generated first (`vcot generate`);
 2. warm-start rows in the RL prompt's exact format are exported with that suite excluded
-   (`vcot export-rl stream -f sft --exclude`), and checked to share no scene with it (`vcot overlap`);
+   (`vcot export rl stream -f sft --exclude`), and checked to share no scene with it (`vcot overlap`);
 3. a few supervised steps on them teach the answer format (TRL's SFTTrainer);
 4. GRPO on a stream that excludes the suite (TRL's GRPOTrainer, vcot's rewards; with `--condition vaot` the
    drawing environment);

@@ -96,3 +96,22 @@ def test_command_modules_keep_their_annotations_evaluated():
         future = [node for node in ast.parse(module.read_text()).body
                   if isinstance(node, ast.ImportFrom) and node.module == "__future__"]
         assert not future, f"{module.name} imports from __future__"
+
+
+def test_grouped_export_and_human_commands_and_their_former_names(tmp_path) -> None:
+    """`vcot export` and `vcot human` are groups (issue 45); the forms before them still work."""
+    suite = tmp_path / "s"
+    assert runner.invoke(app, ["generate", "-t", "cubes_count", "--n", "2", "-o", str(suite)]).exit_code == 0
+    new = runner.invoke(app, ["export", "suite", str(suite), "-f", "parquet", "-o", str(tmp_path / "a.parquet")])
+    old = runner.invoke(app, ["export", str(suite), "-f", "parquet", "-o", str(tmp_path / "b.parquet")])
+    assert new.exit_code == 0 and old.exit_code == 0, (new.output, old.output)
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+    listed = runner.invoke(app, ["export", "--help"]).output
+    assert all(name in listed for name in ("suite", "training", "rl", "process"))
+    top = runner.invoke(app, ["--help"]).output
+    assert "export-rl" not in top and "human-export" not in top  # the aliases are hidden
+    for args in (["export", "rl", "--help"], ["export-rl", "--help"], ["human", "export", "--help"],
+                 ["human-export", "--help"], ["human", "run", "--help"], ["human", "--help"]):
+        assert runner.invoke(app, args).exit_code == 0, args
+    wrong = runner.invoke(app, ["export", "suite", str(tmp_path / "missing"), "-f", "parquet", "-o", "x"])
+    assert wrong.exit_code != 0

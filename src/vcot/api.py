@@ -202,7 +202,9 @@ def report(run: str | Path | Run | Sequence[str | Path | Run], suite: str | Path
     the_suite = read_suite(suite, check_images="none") if isinstance(suite, str | Path) else suite
     first = run_dirs[0]
     out_dir = Path(out) if out is not None else (first if first.is_dir() else first.parent) / "report"
-    job = build_report(run_dirs, suite=the_suite, out=out_dir)
+    from vcot.process.tables import judging_section
+
+    job = build_report(run_dirs, suite=the_suite, out=out_dir, sections=[judging_section])
     return job.paths.html.parent
 
 

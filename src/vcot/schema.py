@@ -13,6 +13,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SCHEMA_VERSION = "1"
+# Where a step-judging instance (vcot.process.judge_suite) keeps its labelled trajectory: labels, texts and the
+# scene key of the problem it was drawn from (docs/process.md, "Running a judge").
+JUDGE_META = "process_judge"
 
 
 

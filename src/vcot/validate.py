@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vcot.schema import JUDGE_META
 from vcot.suite import Suite, compute_content_hash, read_suite
 from vcot.tasks import get_task_class, task_names
 
@@ -66,6 +67,11 @@ def scene_keys(suite: Suite) -> dict[tuple[str, str], list[str]]:
     tasks: dict[tuple[str, str], Any] = {}
     out: dict[tuple[str, str], list[str]] = {}
     for inst in suite.instances:
+        judged = inst.meta.get(JUDGE_META)
+        if isinstance(judged, dict) and isinstance(judged.get("source"), dict) and judged["source"].get("scene_key"):
+            # A step-judging instance stores the key of the problem its trajectory was drawn from.
+            out.setdefault((inst.task, str(judged["source"]["scene_key"])), []).append(inst.uid)
+            continue
         try:
             task = _generated_task(inst, registered, tasks)
         except (TypeError, ValueError):

@@ -47,16 +47,22 @@ def test_rows_follow_trls_stepwise_supervision_format(tmp_path):
         if first:
             assert row["step_labels"][first - 1] == "incorrect" and not any(row["labels"][first - 1:])
         kinds.add(row["kind"])
-    assert kinds == {"none", "ignores_evidence", "picture_text_mismatch", "wrong_conclusion"}
+    from vcot.process.labelled import KINDS
+
+    assert {"none", "ignores_evidence", "picture_text_mismatch", "wrong_conclusion"} <= kinds <= set(KINDS)
     import pyarrow.parquet as pq
 
     assert pq.read_table(tmp_path / "prm" / "prm.parquet").num_rows == 30
 
 
 def test_the_text_only_form_has_the_input_picture_only(tmp_path):
-    _export(tmp_path / "plain", "--text-only", "--kinds", "none,picture_text_mismatch")
+    _export(tmp_path / "plain", "--text-only", "--kinds", "none,ignores_evidence,picture_text_mismatch")
     table = datasets.load_from_disk(str(tmp_path / "plain" / "dataset"))
-    assert {len(r["images"]) for r in table} == {1} and set(table["kind"]) <= {"none", "picture_text_mismatch"}
+    # A picture-text mismatch is in a step picture alone: without the pictures its labels would be false.
+    assert {len(r["images"]) for r in table} == {1} and set(table["kind"]) == {"none", "ignores_evidence"}
+    res = runner.invoke(app, ["export", "process", "-t", "cubes_count", "--n", "2", "--text-only", "--kinds",
+                              "picture_text_mismatch", "-o", str(tmp_path / "no")])
+    assert res.exit_code != 0 and "text-only form cannot carry" in res.output
 
 
 def test_no_scene_of_an_excluded_suite(tmp_path):
@@ -72,7 +78,7 @@ def test_no_scene_of_an_excluded_suite(tmp_path):
 
 
 @pytest.mark.parametrize(("args", "says"), [
-    (["--kinds", "none,wrong_state"], "unknown kinds"),
+    (["--kinds", "none,made_up_kind"], "unknown kinds"),
     (["--n", "0"], "--n"),
     (["-d", "brutal"], "unknown level"),
 ])

@@ -124,6 +124,11 @@ def test_reward_functions_take_trls_signature_and_give_vcots_grades() -> None:
     assert all(0.0 <= s <= 1.0 for s in steps)
     # A task without state probes has no step reward: None, which TRL leaves out of the mean.
     assert step(prompts[:1], completions[:1], **_columns([{**rows[0], "task": "toy_dots"}])) == [None]
+    (dense,) = adapter.reward_funcs(answer=False, format=False, step=False, dense=True)
+    assert dense.__name__ == "vcot_dense"
+    said = [_answer_completion("<step1>3</step1> <answer>1</answer>")] * 4
+    assert dense(prompts, said, **_columns(rows)) == [rl.dense_reward("<step1>3</step1> <answer>1</answer>", r)
+                                                      if rl.dense_rewards("x", r) else None for r in rows]
 
 
 def test_rows_without_vcot_columns_are_not_graded() -> None:

@@ -22,10 +22,12 @@ from vcot.scoring.score import score_records
 
 def load_results(paths: Sequence[Path]) -> list[dict[str, Any]]:
     """Rows of every results Parquet file: each path is a .parquet file or a folder holding some (a run
-    folder whose results were never exported is read from its run store)."""
+    folder whose results were never exported is read from its run store). Raises ValueError when two paths
+    hold the same answers (`_check_no_repeat`)."""
     import pyarrow.parquet as pq
 
     rows: list[dict[str, Any]] = []
+    first: dict[tuple, Path] = {}
     for p in map(Path, paths):
         if not p.exists():
             raise FileNotFoundError(f"{p} not found")
@@ -34,18 +36,35 @@ def load_results(paths: Sequence[Path]) -> list[dict[str, Any]]:
             raise FileNotFoundError(f"{p} is a suite (it has manifest.json and instances.jsonl); pass a run "
                                     f"folder (vcot eval {p} --run DIR writes one)")
         files = [p] if p.is_file() else sorted(p.glob("*.parquet"))
+        these: list[dict[str, Any]] = []
         if not files and p.is_dir():
             from vcot.engine.results import results_table
             from vcot.engine.store import STORE_NAME
 
             if (p / STORE_NAME).is_file():
-                rows += results_table(p).to_pylist()
-                continue
-        if not files:
+                these = results_table(p).to_pylist()
+        elif not files:
+            raise FileNotFoundError(f"{p}: no results .parquet file found")
+        if not files and not these:
             raise FileNotFoundError(f"{p}: no results .parquet file found")
         for f in files:
-            rows += _read_results_file(pq, f)
+            these += _read_results_file(pq, f)
+        _check_no_repeat(these, first, p)
+        rows += these
     return rows
+
+
+def _check_no_repeat(rows: list[dict[str, Any]], first: dict[tuple, Path], path: Path) -> None:
+    """Refuse answers that two inputs both hold: the same run given twice, or two runs of one model identity
+    (a run id names suite, model, prompts and settings, not the server), whose rows would merge into one
+    problem's and be scored as a pair."""
+    for row in rows:
+        key = (row.get("run_id"), row.get("model"), row.get("condition"), row.get("uid"), row.get("epoch"))
+        where = first.setdefault(key, path)
+        if where != path:
+            raise ValueError(f"{where} and {path} both hold model {row.get('model')!r}'s answer under "
+                             f"{row.get('condition')} to {row.get('uid')} (run {row.get('run_id')}): give each run "
+                             "once, and give runs of different servers or settings distinct --model names")
 
 
 # What every results row needs to be scored and counted; a Parquet file without them is not a results table.

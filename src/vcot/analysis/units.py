@@ -6,6 +6,7 @@ right only when both are right; the same holds for any rows sharing a `pair_id` 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Hashable, Iterable
@@ -91,6 +92,9 @@ def chance_of(row: dict[str, Any], instance: Instance | None = None) -> float:
     from vcot.scoring.score import parse_options
 
     opts = parse_options(row.get("options"))
+    judged = _judged_steps(row)
+    if instance is None and judged is not None:
+        return 1.0 / (judged + 1)  # a step judge's answer: one of the steps, or none (vcot.process)
     if instance is None:
         try:
             instance = Instance(uid=str(row["uid"]), task=str(row.get("task") or "unknown"),
@@ -102,9 +106,21 @@ def chance_of(row: dict[str, Any], instance: Instance | None = None) -> float:
     if instance is not None:
         try:
             return 1.0 / answer_space(instance).size
-        except (NoAnswerSpace, ValueError):
+        except (NoAnswerSpace, ValueError, NotImplementedError):
             pass
     return 1.0 / len(opts) if opts else math.nan
+
+
+def _judged_steps(row: dict[str, Any]) -> int | None:
+    """The step count of a step-judging row (its episode record's labels), None for any other row."""
+    rec = row.get("episode")
+    if not isinstance(rec, str) or '"judge"' not in rec:
+        return None
+    try:
+        labels = json.loads(rec).get("judge", {}).get("labels")
+    except (ValueError, AttributeError):
+        return None
+    return len(labels) if isinstance(labels, list) else None
 
 
 def to_samples(rows: Iterable[dict[str, Any]], instances: dict[str, Instance] | None = None) -> list[Sample]:

@@ -44,6 +44,11 @@ def print_run_summary(run_dir: Path, suite: Any, title: str, results: Any = None
     table = summary_table(scored(rows), suite, compact=True)
     table.title = title
     console.print(to_rich(table))
+    from vcot.process.tables import judging_tables
+
+    judging = judging_tables(rows)  # a step-judging suite: the judge against the judge-free baselines
+    if judging:
+        console.print(to_rich(judging[0][1]))
 
 
 def eval_command(
@@ -219,6 +224,9 @@ def serve_mock(
     script: Annotated[Path | None, typer.Option("--script", help="JSON list of tool-call turns")] = None,
     truncate_rate: Annotated[float, typer.Option("--truncate-rate", help="Fraction of answers cut off by the token "
                                                                          "limit (finish_reason length)")] = 0.0,
+    judge: Annotated[str, typer.Option("--judge", metavar="POLICY", help="On a step-judging suite: 'scripted' "
+                                       "names the first wrong step with the correct rate, 'all_correct' always "
+                                       "says every step is correct")] = "scripted",
 ) -> None:
     """A local OpenAI-compatible server with a scripted policy, latency and fault injection."""
     from vcot.engine.mock import MockConfig, run_server
@@ -251,7 +259,8 @@ def serve_mock(
     try:
         config = MockConfig(p=p, p_by_condition=by_cond, p_by_param=by_param, seed=seed, latency_s=latency, fault_rate=fault_rate,
                             faults=[f for f in faults.split(",") if f], retry_after_s=retry_after, hang_s=hang,
-                            script=json.loads(script.read_text()) if script else [], truncate_rate=truncate_rate)
+                            script=json.loads(script.read_text()) if script else [], truncate_rate=truncate_rate,
+                            judge=judge)
         config.validate()
     except (ValueError, OSError) as exc:
         fail(exc)

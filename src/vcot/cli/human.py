@@ -1,4 +1,4 @@
-"""Human-baseline commands: `vcot human` serves a study page, `vcot human-export` writes its answers as Parquet.
+"""Human-baseline commands: `vcot human` serves a study page, `vcot human export` writes its answers as Parquet.
 
 `vcot report RUN... --human STUDY` (in `cli/report.py`) puts a study beside the models.
 """
@@ -144,5 +144,7 @@ def human_export(
 
 
 def register(app: typer.Typer) -> None:
-    app.command()(human)
-    app.command("human-export")(human_export)
+    from vcot.cli.groups import human_app, register_in
+
+    register_in(human_app, "run", human)
+    register_in(human_app, "export", human_export, app=app, old_name="human-export")

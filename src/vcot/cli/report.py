@@ -64,7 +64,10 @@ def report(
     # read, within the suite's limits; checking every image first was a tenth of a report's time.
     the_suite = _read_suite(suite, check_images="none") if suite is not None else None
     # Checked before anything is written: a study built on another suite is refused with nothing left behind.
-    sections = [_human_section(human, the_suite)] if human is not None else []
+    from vcot.process.tables import judging_section
+
+    # Issue 46: judges on a step-judging suite against the judge-free baselines (empty for other runs).
+    sections = [judging_section, *([_human_section(human, the_suite)] if human is not None else [])]
     created = not out_dir.exists()
     judge = None
     if judge_model:

@@ -290,4 +290,6 @@ def _framework_report(processor: object, names: list[str] | None, *,
 
 def register(app: typer.Typer) -> None:
     app.add_typer(rl_app, name="rl")
-    app.command("export-rl")(export_rl)
+    from vcot.cli.groups import export_app, register_in
+
+    register_in(export_app, "rl", export_rl, app=app, old_name="export-rl")

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from vcot import __version__
 from vcot.cli.common import console, counter, err, fail, parse_params, progress_bar
+from vcot.version import __version__
 
 
 def version() -> None:
@@ -254,7 +254,7 @@ def overlap(
     suite_a: Annotated[Path, typer.Argument(help="First suite folder (or an RL export folder)")],
     suite_b: Annotated[Path, typer.Argument(help="Second suite folder (or an RL export folder)")],
 ) -> None:
-    """Report scenes two suites share (e.g. a public and a private split), or that an RL export (`vcot export-rl`:
+    """Report scenes two suites share (e.g. a public and a private split), or that an RL export (`vcot export rl`:
     verl Parquet, TRL or warm-start datasets folder) shares with a suite; exits 1 when there are any."""
     from vcot.suite import SuiteError, read_suite
     from vcot.validate import scene_keys
@@ -268,7 +268,16 @@ def overlap(
                 return export_keys(path)
             except (ExportError, ValueError, KeyError) as exc:
                 fail(exc)
-        return scene_keys(read_suite(path, check_images="none"))
+        suite = read_suite(path, check_images="none")
+        found = scene_keys(suite)
+        compared = sum(len(uids) for uids in found.values())
+        if compared < len(suite.instances):
+            # Imported or curated items store no scene, and a paired problem's rows share one: say so rather
+            # than let "no scene in common" stand for items never compared.
+            err.print(f"note: {len(suite.instances) - compared} of {len(suite.instances)} instances of {path} "
+                      "carry no comparable scene (imported, curated or paired rows) and are not compared",
+                      markup=False, soft_wrap=True)
+        return found
 
     try:
         keys_a, keys_b = keys(suite_a), keys(suite_b)
@@ -515,7 +524,9 @@ def register(app: typer.Typer) -> None:
     app.command()(overlap)
     app.command()(audit)
     app.command()(gallery)
-    app.command("export")(export)
-    app.command("export-training")(export_training)
+    from vcot.cli.groups import export_app, register_in
+
+    register_in(export_app, "suite", export)
+    register_in(export_app, "training", export_training, app=app, old_name="export-training")
     app.command("import-mira")(import_mira)
     app.command()(quickstart)

@@ -13,12 +13,14 @@ from collections.abc import Callable
 from vcot.conditions.episode import Episode, SingleTurn
 from vcot.conditions.interventions import INTERVENTIONS, intervention_episode, prefix_episode_factory
 from vcot.conditions.interventions import unservable as intervention_unservable
+from vcot.conditions.process_judge import JUDGE_CONDITIONS, judge_episode, judge_unservable
 from vcot.conditions.registry import Condition, ConditionError, Registry
 from vcot.conditions.single_turn import Prompt, build_prompt, single_turn_episode, unservable_reason
 from vcot.conditions.state_probe import state_probe_episode
 from vcot.images import ImageSource
 from vcot.probes import probe_reason
 from vcot.prompts.probes import PROBE_TEMPLATES
+from vcot.prompts.process_judge import JUDGE_TEMPLATES
 from vcot.prompts.templates import SINGLE_TURN_TEMPLATES
 from vcot.prompts.text_cot_spec import GUIDES
 from vcot.schema import Instance
@@ -109,6 +111,16 @@ for _name in INTERVENTIONS:
                                 reads_steps=True))
 
 
+_JUDGE_DESCRIPTIONS = {
+    "judge_first_error": "step judging: a labelled trajectory, answer the number of its first wrong step (0: none)",
+    "judge_steps": "step judging: a verdict on every step in <stepK>, then the first wrong step's number",
+}
+# Issue 46: only a step-judging suite (vcot judge-process make) is served by these, and by nothing else.
+for _name in JUDGE_CONDITIONS:
+    REGISTRY.register(Condition(_name, judge_episode, judge_unservable, _JUDGE_DESCRIPTIONS[_name],
+                                default=False, judges_process=True))
+
+
 def _prefix_condition(k: int) -> Condition:
     return Condition(f"visual_cot_prefix_k{k}", prefix_episode_factory(k), intervention_unservable,
                      f"Visual-CoT with only the first {k} step image(s)", default=False, compare_with=("visual_cot",),
@@ -134,6 +146,8 @@ def _prompt_version() -> str:
     for t in prompt_material():
         h.update(t.encode() + b"\0")
     for t in PROBE_TEMPLATES:
+        h.update(t.encode() + b"\0")
+    for t in JUDGE_TEMPLATES:
         h.update(t.encode() + b"\0")
     return "2+" + h.hexdigest()[:10]
 

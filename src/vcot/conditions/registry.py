@@ -13,13 +13,21 @@ from dataclasses import dataclass
 
 from vcot.conditions.episode import Episode
 from vcot.images import ImageSource
-from vcot.schema import Instance
+from vcot.schema import JUDGE_META, Instance
 
 EpisodeFactory = Callable[[Instance, str, int, ImageSource], Episode]
 ServeCheck = Callable[[Instance], "str | None"]
 TaskCheck = Callable[[str], "str | None"]
 # How a condition can be trained on (vcot.rl): one prompt and one reply, or an episode of several turns.
 TRAINABLE_KINDS = ("single_turn", "episode")
+# A step-judging instance (vcot.process.judge_suite) keeps its trajectory's labels in meta[JUDGE_META]: its
+# answer is the number of the first wrong step, which only the judging conditions ask for.
+# The judging conditions (vcot.conditions.process_judge), named here for the refusal every other one gives.
+JUDGE_CONDITIONS = ("judge_first_error", "judge_steps")
+
+
+def is_judge_instance(instance: Instance) -> bool:
+    return JUDGE_META in instance.meta
 
 
 class ConditionError(ValueError):
@@ -39,6 +47,8 @@ class Condition:
     the other parts that offer the condition: "harness" (the lmms-eval and VLMEvalKit exports), "human" (the
     human-baseline study; `human_instruction` is then what the study page tells a participant). `reads_steps`: its prompt shows the solver's step texts or pictures (a training
     problem then renders them).
+    `judges_process`: it asks a judge about a labelled trajectory; it serves step-judging instances only, and
+    every other condition serves every instance but those (`why_not`).
     """
 
     name: str
@@ -54,6 +64,15 @@ class Condition:
     offered_by: frozenset[str] = frozenset()
     reads_steps: bool = False
     human_instruction: str = ""
+    judges_process: bool = False
+
+    def why_not(self, instance: Instance) -> str | None:
+        """Why this condition cannot be built for `instance` (None when it can)."""
+        if is_judge_instance(instance) != self.judges_process:
+            return ("it is a step-judging instance: only the judging conditions "
+                    f"({', '.join(JUDGE_CONDITIONS)}) serve it" if not self.judges_process else
+                    "it is no step-judging instance (vcot judge-process make writes those)")
+        return self.unservable(instance)
 
     def __post_init__(self) -> None:
         if self.trainable is not None and self.trainable not in TRAINABLE_KINDS:
@@ -109,8 +128,14 @@ class Registry:
         families = "".join(f" and {label}" for label in self._family_labels)
         return f"unknown condition(s) {', '.join(names)}{hint or ';'} known: {', '.join(self._items)}{families}"
 
-    def defaults(self) -> list[str]:
+    def defaults(self, instances: Sequence[Instance] = ()) -> list[str]:
+        """The conditions a run uses when none is named: for a step-judging suite, the judging ones."""
+        if any(is_judge_instance(i) for i in instances):
+            return self.judging()
         return [c.name for c in self._items.values() if c.default]
+
+    def judging(self) -> list[str]:
+        return [c.name for c in self._items.values() if c.judges_process]
 
     def mira_table1(self) -> list[str]:
         return [c.name for c in self._items.values() if c.mira_table1]
@@ -151,7 +176,7 @@ class Registry:
         cond = self._items.get(name)
         if cond is None:
             return self.unknown_message([name])
-        return cond.unservable(instance)
+        return cond.why_not(instance)
 
     def make_episode(self, instance: Instance, name: str, epoch: int, images: ImageSource) -> Episode:
         return self.get(name).make_episode(instance, name, epoch, images)

@@ -72,7 +72,7 @@ def answer_space(instance: Instance) -> AnswerSpace:
         task = _task(instance.task, json.dumps(params, sort_keys=True))
     except (TypeError, ValueError):  # parameters of another generator version
         task = _task(instance.task, "null")
-    if task is not None:
+    if task is not None and task.answer_type == instance.answer_type:
         return task.answer_space(instance)
     return _generic(instance)
 

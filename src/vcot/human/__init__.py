@@ -1,6 +1,6 @@
 """Human baseline: a local web study in which people answer a suite's questions, graded like the models.
 
-`vcot human SUITE --out STUDY --participants N` creates a study folder (or resumes it) and serves the page;
+`vcot human run SUITE --out STUDY --participants N` creates a study folder (or resumes it) and serves the page;
 `vcot report RUN... --human STUDY` puts people beside the models (docs/human.md).
 
 `study` holds what the organiser chose and checks the suite against it, `assign` the seeded balanced

@@ -215,7 +215,7 @@ def open_study(root: str | Path, suite: str | Path | Suite | None = None) -> Stu
     root = Path(root)
     path = root / STUDY_FILE
     if not path.is_file():
-        raise StudyError(f"{root}: not a study folder (no {STUDY_FILE}); create one with vcot human SUITE --out "
+        raise StudyError(f"{root}: not a study folder (no {STUDY_FILE}); create one with vcot human run SUITE --out "
                          f"{root} --participants N")
     plan = StudyPlan.from_json(path.read_text(encoding="utf-8"), str(path))
     if isinstance(suite, Suite):

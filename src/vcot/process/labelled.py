@@ -18,10 +18,22 @@ knows the true steps (the solver's) and builds each error itself:
   when it differs from the gold one, else a draw from the task's answer space that the grader marks wrong
   (never an impossible value). Left out for a problem whose last step states the gold answer in words (the
   contradiction would be there to read, no reasoning needed).
+- `wrong_state`: from step k on, the task's slipped trajectory (`Task.slip`): the input read right, one rule
+  applied wrongly at step k (a die's roll turned as another direction would turn it, a clock's hour hand left
+  as the mirror shows it, a robot's action carried out on the mirrored side or beside a block's forgotten
+  earlier place), whose picture and text agree and state the wrong state in a right step's words; every later
+  step follows from it by the rules, and the conclusion is the answer it leads to (`Corruption.answer`,
+  re-derived by the task's oracle in tests/tasks/test_slip_answers.py). Five tasks have slips (the
+  rolling-dice family, mirror_clock, robot_program); a slip that coincides with the task's misreading is left
+  out.
+- `irrelevant_step`: the true steps with one more step inserted at a seeded position k (before a true step):
+  a true sentence about the input picture that advances nothing, the first sentence of the task's scene-graph
+  caption (`vcot.captions`: what the picture is, its frame and scale), never one that names the gold answer,
+  lists the picture's data or restates a step. Its picture is the one before it (the input picture at k = 1):
+  a step may repeat its picture. The later true steps are `after_error` (the first step that is not a correct,
+  useful one is k), and the conclusion is the gold answer.
 
-Two error types the issue names are not built yet: a wrong state that is not a misreading (a slip in applying
-a rule) and a correct but irrelevant step. The forms: `with_pictures` (picture and text per step) and
-`text_only` (the texts alone).
+The forms: `with_pictures` (picture and text per step) and `text_only` (the texts alone).
 """
 
 from __future__ import annotations
@@ -38,8 +50,10 @@ from PIL import Image
 from vcot.draw.png import pixel_digest
 from vcot.seeding import derive_seed
 
-ERROR_TYPES = ("ignores_evidence", "picture_text_mismatch", "wrong_conclusion")
+ERROR_TYPES = ("ignores_evidence", "picture_text_mismatch", "wrong_conclusion", "wrong_state", "irrelevant_step")
 KINDS = ("none", *ERROR_TYPES)
+# Kinds whose error is in a step picture alone (every text is true): the text-only form cannot carry them.
+PICTURE_KINDS = ("picture_text_mismatch",)
 LABELS = ("correct", "incorrect", "after_error")
 CONCLUSION = "So the answer is {answer}."
 
@@ -87,7 +101,11 @@ class LabelledTrajectory:
         return [s.label for s in self.steps]
 
     def text_only(self) -> LabelledTrajectory:
-        """The same trajectory without step pictures (the input picture stays: the question needs it)."""
+        """The same trajectory without step pictures (the input picture stays: the question needs it). Refused
+        for a kind whose error is in a step picture alone: without it the labels would be false."""
+        if self.kind in PICTURE_KINDS:
+            raise LabellingError(f"{self.uid}: a {self.kind} error is in a step picture; the text-only form "
+                                 "has no such error")
         return dataclasses.replace(self, steps=tuple(dataclasses.replace(s, image=None) for s in self.steps))
 
     def record(self) -> dict[str, Any]:
@@ -100,6 +118,71 @@ class LabelledTrajectory:
                 "errors": [s.error for s in self.steps], "texts": [s.text for s in self.steps],
                 "image": pixel_digest(self.image),
                 "step_images": [pixel_digest(s.image) if s.image is not None else None for s in self.steps]}
+
+
+def _can_slip(task: Any) -> bool:
+    from vcot.tasks.base import Task
+
+    return type(task).slip is not Task.slip
+
+
+def _names_answer(sentence: str, gold: str, options: Sequence[str] | None) -> bool:
+    """Whether an inserted sentence names the gold answer or the right option's text. An option letter (or any
+    one-letter answer) counts only as that capital standing alone ("panel A"), not as the article "a"; any other
+    value in any case."""
+    import re
+
+    letters: list[str] = []
+    values = [gold]
+    if options:
+        from vcot.schema import option_letters
+
+        letters = list(option_letters(len(options)))
+        if gold in letters:
+            values.append(str(options[letters.index(gold)]))
+    for v in (v.strip() for v in values if v.strip()):
+        exact = v in letters or (len(v) == 1 and v.isalpha())
+        if re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", sentence, 0 if exact else re.I):
+            return True
+    return False
+
+
+# Caption openings that are a place, not a subject: the inserted sentence keeps them in front.
+_PLACES = ("Left: ", "At the top, ")
+
+
+def irrelevant_sentence(task: str, scene: Mapping[str, Any], texts: Sequence[str], gold: str,
+                        options: Sequence[str] | None) -> str | None:
+    """A true sentence about the input picture that advances no solution: the first sentence of the task's
+    scene-graph caption (what the picture is, its frame and scale), as a step would say it. None when that
+    sentence lists the picture's data (a colon: a reading step, which is useful), names the gold answer (or the
+    right option's text), or is already in a step or the caption is unavailable."""
+    import re
+
+    from vcot.captions import CaptionError, scene_caption
+
+    try:
+        caption = scene_caption(task, dict(scene))
+    except (CaptionError, KeyError, TypeError, ValueError, IndexError):
+        return None
+    first = re.split(r"(?<=[a-z0-9)'])\.\s+(?=[A-Z])", caption, maxsplit=1)[0].strip().rstrip(".")
+    place = next((p for p in _PLACES if first.startswith(p)), "")
+    body = first[len(place):]
+    if not body or ":" in body or len(body) > 240:
+        return None
+    low = " ".join(body.lower().split())
+    if any(low in " ".join(t.lower().split()) for t in texts):
+        return None
+    # A caption sentence with its own verb stays as it is; a bare description becomes "the picture shows ...".
+    head = re.split(r"[,;]", re.sub(r"\([^)]*\)", "", body))[0]
+    if body.startswith("The ") or re.search(r"\b(is|are|stands|stand)\b", head):
+        sentence = body
+    else:
+        sentence = f"the picture shows {body[0].lower()}{body[1:]}"
+    sentence = f"{place.rstrip(':, ')}, {sentence}" if place else sentence[0].upper() + sentence[1:]
+    if place == "Left: ":
+        sentence = "On the left" + sentence[len("Left"):]
+    return None if _names_answer(sentence, gold, options) else sentence + "."
 
 
 def _can_corrupt(task: Any) -> bool:
@@ -157,8 +240,8 @@ def _wrong_answer(inst: Any, implied: str | None, uid: str) -> str | None:
 def labelled(task: str, seed: int, index: int, kind: str, *, difficulty: str = "medium",
              params: Mapping[str, Any] | None = None, variant: int = 0) -> LabelledTrajectory | None:
     """Trajectory `index` of `seed` with error `kind` ("none" or one of ERROR_TYPES); None when this problem
-    cannot carry that error (no corrupted trajectory, no answer it leads to, no picture that differs, or a last
-    step that states the answer)."""
+    cannot carry that error (no corrupted trajectory, no answer it leads to, no picture that differs, a last
+    step that states the answer, no slip of the task's rules, no irrelevant sentence)."""
     from vcot.prompts.templates import format_question
     from vcot.rl.problems import configured_task, params_label, problem_uid
 
@@ -169,8 +252,17 @@ def labelled(task: str, seed: int, index: int, kind: str, *, difficulty: str = "
     # scenes that admit a corrupted trajectory), so an item's kind never changes its problem.
     scene, solution, corruption, attempts = t._accept(index, seed, check_corruption=_can_corrupt(t),
                                                       variant=variant)
-    if corruption is None and kind != "none":
+    if corruption is None and kind not in ("none", "irrelevant_step", "wrong_state"):
         return None
+    slip = None
+    if kind == "wrong_state":
+        if not _can_slip(t):
+            return None
+        # Its own seed: a slip never touches the scene's acceptance or the corruption's draws.
+        slip = t.slip(scene, solution, random.Random(derive_seed("vcot.process.slip",
+                                                                 t.instance_seed(seed, index, variant))))
+        if slip is None or slip.answer is None:
+            return None
     label = params_label(t.name, t.difficulty, t.params())
     uid = problem_uid(t.name, label, t.params(), seed, index, variant) + f"/{kind}"
     sample = t.assemble(index, seed, scene, solution, variant=variant, attempts=attempts, corruption=corruption,
@@ -202,6 +294,31 @@ def labelled(task: str, seed: int, index: int, kind: str, *, difficulty: str = "
             return None
         steps = [step(p, "correct") for p in true[:k]] + [LabelledStep(true[k][1], wrong[k][0], "incorrect", kind)]
         steps += [step(p, "after_error") for p in true[k + 1:]]
+        concluded = gold
+    elif kind == "wrong_state":
+        if slip is None or slip.answer is None:  # checked above; narrows the types
+            return None
+        slipped = list(slip.steps)
+        k = next((i for i, (a, b) in enumerate(zip(true, slipped, strict=False)) if _differs(a, b)), None)
+        if k is None or len(slipped) != len(true) or str(slip.answer) == gold:
+            return None
+        # A slip that writes the very trajectory of the task's misreading is that error, not this one.
+        if corruption is not None and len(wrong) == len(slipped) and \
+                not any(_differs(a, b) for a, b in zip(wrong, slipped, strict=True)):
+            return None
+        steps = [step(p, "correct") for p in true[:k]] + [step(slipped[k], "incorrect", kind)]
+        steps += [step(p, "after_error") for p in slipped[k + 1:]]
+        concluded = slip.answer
+    elif kind == "irrelevant_step":
+        texts = [text for _, text in true]
+        sentence = irrelevant_sentence(t.name, scene, texts, gold, options)
+        if sentence is None or not true:
+            return None
+        k = random.Random(derive_seed("vcot.process.irrelevant", uid)).randint(1, len(true))
+        # The step repeats the picture before it (the input picture at k = 1): it changes no state.
+        picture = sample.images[inst.image] if k == 1 else true[k - 2][0]
+        steps = [step(p, "correct") for p in true[:k - 1]] + [LabelledStep(sentence, picture, "incorrect", kind)]
+        steps += [step(p, "after_error") for p in true[k - 1:]]
         concluded = gold
     else:  # wrong_conclusion
         if not true or _states_answer(true[-1][1], gold, options):
@@ -239,6 +356,12 @@ def labelled_stream(tasks: str | Sequence[str], *, seed: int = 0, difficulty: st
     unknown = [k for k in kinds if k not in KINDS]
     if unknown or not kinds:
         raise LabellingError(f"unknown kinds {unknown or '(none)'}; choose from {', '.join(KINDS)}")
+    if text_only:
+        dropped = [k for k in kinds if k in PICTURE_KINDS]
+        kinds = [k for k in kinds if k not in PICTURE_KINDS]
+        if not kinds:
+            raise LabellingError(f"the text-only form cannot carry {', '.join(dropped)}: the error is in a step "
+                                 "picture; choose other kinds")
     held = excluded_keys(exclude, names)
     gen_seed = stream_seed(seed)
     position = 0

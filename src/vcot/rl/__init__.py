@@ -16,6 +16,8 @@ _EXPORTS = {
     "excluded_keys": "streams",
     "reward": "rewards", "reward_details": "rewards", "RewardDetails": "rewards", "format_reward": "rewards",
     "step_rewards": "rewards", "step_reward": "rewards", "completion_text": "rewards",
+    "dense_rewards": "rewards", "dense_reward": "rewards", "dense_turn_rewards": "rewards",
+    "episode_dense_rewards": "rewards", "first_error_rewards": "rewards",
     "Curriculum": "curriculum",
     "VcotEnv": "env",
     "trainable_conditions": "problems",

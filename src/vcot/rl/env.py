@@ -13,7 +13,10 @@ The environment owns its data and its reward:
   solver's states where the condition asks for them: each `<stepK>` answer the reply states correctly for
   the first time earns `step_weight / K_total` (state_probe tasks; 0 elsewhere), and each refused action
   `-invalid_penalty` (0 by default), in `step` and in the per-call `act` alike — a drawing has no ground
-  truth of its own.
+  truth of its own. `dense_weight` adds the dense process reward (`vcot.rl.rewards.dense_turn_rewards`,
+  documented as `vcot.process.dense`): each reply earns `dense_weight` times the dense rewards of the step
+  answers it settles (1/K per step of the right prefix, -1/K for the first wrong one, 0 after it; a step is
+  graded by its first statement), in `step`.
 
 Termination: `terminated` when the reply makes no action (the model has answered); `truncated` when the
 episode's turn budget is spent and the model still acts. Either way the last reply is graded.
@@ -81,14 +84,15 @@ class VcotEnv:
 
     `tasks`, `preset`, `difficulty`, `params`, `seed`, `exclude`, `curriculum`: the problem stream's
     (`vcot.rl.stream`). `condition`: any trainable condition of the registry. `max_turns`: the drawing
-    budget (turns of a whole reply; the prompt states it). `step_weight`, `invalid_penalty`, `format_weight`:
-    the reward's knobs (all 0 by default: the reward is the grader's 0/1).
+    budget (turns of a whole reply; the prompt states it). `step_weight`, `dense_weight`, `invalid_penalty`,
+    `format_weight`: the reward's knobs (all 0 by default: the reward is the grader's 0/1).
     """
 
     def __init__(self, tasks: Any = None, *, condition: str = "vaot", preset: str | None = None,
                  difficulty: Any = None, params: Mapping[str, Any] | None = None, seed: int = 0,
                  exclude: Any = None, curriculum: Curriculum | None = None, step_weight: float = 0.0,
-                 invalid_penalty: float = 0.0, format_weight: float = 0.0, max_turns: int = MAX_TURNS) -> None:
+                 invalid_penalty: float = 0.0, format_weight: float = 0.0, max_turns: int = MAX_TURNS,
+                 dense_weight: float = 0.0) -> None:
         from vcot.conditions import REGISTRY
         from vcot.vaot.session import whole_number
 
@@ -101,11 +105,11 @@ class VcotEnv:
         if not 0 <= self.max_turns <= 64:
             raise EnvError(f"max_turns must be 0 to 64, got {self.max_turns}")
         for name, value in (("step_weight", step_weight), ("invalid_penalty", invalid_penalty),
-                            ("format_weight", format_weight)):
+                            ("format_weight", format_weight), ("dense_weight", dense_weight)):
             if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 10:
                 raise EnvError(f"{name} must be a number from 0 to 10, got {value!r}")
         self.step_weight, self.invalid_penalty = float(step_weight), float(invalid_penalty)
-        self.format_weight = float(format_weight)
+        self.format_weight, self.dense_weight = float(format_weight), float(dense_weight)
         self.curriculum = curriculum
         self._stream_args = {"tasks": tasks, "preset": preset, "difficulty": difficulty, "params": params,
                              "seed": seed, "exclude": exclude, "curriculum": curriculum}
@@ -195,11 +199,16 @@ class VcotEnv:
         info: dict[str, Any] = {"turn": self.turn, "returned": returned}
         terminated = nxt is None
         truncated = not terminated and self.episodic and self.turn > self.max_turns
+        reward += self._dense_reward(ended=terminated or truncated)
         if terminated or truncated:
             self.done = True
             reward += self.grade(response.text or "", truncated=truncated)
             info["reward_details"] = self.details
             info["step_rewards"] = self._step_list()
+            if self.dense_weight:
+                from vcot.rl.rewards import episode_dense_rewards
+
+                info["dense_rewards"] = episode_dense_rewards(self._replies, self.problem)
             return [], reward, terminated, truncated, info
         return to_hf(nxt or []), reward, False, False, info
 
@@ -267,3 +276,13 @@ class VcotEnv:
         right = int(sum(steps))
         new, self._steps_paid = max(0, right - self._steps_paid), max(right, self._steps_paid)
         return self.step_weight * new / len(steps)
+
+    def _dense_reward(self, ended: bool) -> float:
+        # The turns' dense rewards are settled once known (a step graded by its first statement, paid when it
+        # and the steps before it are stated), so this reply's share is the last turn's entry.
+        if not self.dense_weight or self.problem is None:
+            return 0.0
+        from vcot.rl.rewards import dense_turn_rewards
+
+        paid = dense_turn_rewards(self._replies, self.problem, ended=ended)
+        return self.dense_weight * paid[-1] if paid else 0.0

@@ -1,7 +1,7 @@
 """The scenes of exported training data, so `vcot overlap SUITE EXPORT` checks an export as it checks a suite.
 
-An export (`vcot export-rl`: verl's Parquet files, or a Hugging Face datasets folder of TRL or warm-start rows;
-`vcot export-process`: `prm.parquet`) holds each problem's regeneration fields. Each problem's scene is drawn again from them (no picture is
+An export (`vcot export rl`: verl's Parquet files, or a Hugging Face datasets folder of TRL or warm-start rows;
+`vcot export process`: `prm.parquet`) holds each problem's regeneration fields. Each problem's scene is drawn again from them (no picture is
 rendered) and keyed by its task's `scene_key`, the key `vcot.validate.scene_keys` gives a suite's scenes.
 """
 
@@ -38,7 +38,7 @@ def rows(path: Path) -> Iterator[dict[str, Any]]:
                 names = pq.read_schema(file).names
                 if "extra_info" in names:  # verl's rows
                     table = pq.read_table(file, columns=["extra_info"])
-                else:  # rows with the fields as columns (`vcot export-process`'s prm.parquet)
+                else:  # rows with the fields as columns (`vcot export process`'s prm.parquet)
                     table = pq.read_table(file, columns=[*FIELDS, *(["kind"] if "kind" in names else [])])
             except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a bad file
                 raise ExportError(f"{file}: not a vcot export's Parquet file ({str(exc)[:160]})") from None

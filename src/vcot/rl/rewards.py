@@ -8,7 +8,9 @@ bounded in time by the size limits below (the grader's tag scans take time quadr
 tags, so a completion with hundreds of thousands of them would otherwise take minutes).
 
 Step rewards grade the `<stepK>` answers of a state-probe completion against the solver's intermediate states
-(`vcot.probes`), with the grading `vcot.scoring.probes` applies to state_probe runs.
+(`vcot.probes`), with the grading `vcot.scoring.probes` applies to state_probe runs. Dense rewards pay the same
+answers as a process reward, with the first-error semantics of issue 46's exact labels (`dense_rewards`, per
+turn `dense_turn_rewards`; docs/rl.md, "Dense rewards"; described by `vcot.process.dense`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import dataclasses
 import functools
 import html
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -229,3 +232,123 @@ def step_reward(completion: Any, problem: Any) -> float:
     """The mean of `step_rewards` (0.0 when the task has no probes)."""
     steps = step_rewards(completion, problem)
     return sum(steps) / len(steps) if steps else 0.0
+
+
+# -- dense rewards -----------------------------------------------------------------------------------------------
+# Issue 46's process rewards (docs/rl.md, "Dense rewards"), documented as `vcot.process.dense`, which re-exports
+# them: they live here because vcot.rl's environment pays them and vcot.process already builds on vcot.rl. The
+# first-error semantics are those of the exact labels of vcot.process.labelled. Drawing actions earn none: a
+# drawing is not a state, so there is no per-action ground truth to grade against.
+
+def _check_wrong(wrong: float) -> float:
+    if isinstance(wrong, bool) or not isinstance(wrong, int | float) or not math.isfinite(wrong) or wrong > 0:
+        raise ValueError(f"dense rewards: `wrong` (the first wrong step's reward) must be a finite number <= 0, "
+                         f"got {wrong!r}")
+    return float(wrong)
+
+
+def first_error_rewards(correct: Sequence[bool], *, wrong: float = -1.0) -> list[float]:
+    """The dense rewards of a sequence of per-step verdicts (True = right, False = wrong or missing): `1/K`
+    for each step of the right prefix, `wrong/K` for the first wrong step, 0 after it."""
+    wrong = _check_wrong(wrong)
+    n = len(correct)
+    first = next((i for i, ok in enumerate(correct) if not ok), n)
+    return [1.0 / n if i < first else wrong / n if i == first else 0.0 for i in range(n)]
+
+
+def dense_rewards(completion: Any, problem: Any, *, wrong: float = -1.0) -> list[float]:
+    """Per state probe, in step order, the dense reward of one completion (a string or chat messages, as
+    `reward` takes): `first_error_rewards` of its `<stepK>` answers graded as `step_rewards` grades them (a
+    missing tag is wrong; a refused completion states no step). [] when the problem's task has no probes.
+    Within one completion a repeated `<stepK>` tag counts by its last occurrence, as `state_probe` grading
+    reads it."""
+    from vcot.scoring.probes import grade_steps
+
+    wrong = _check_wrong(wrong)
+    probes = problem_probes(problem)
+    if not probes:
+        return []
+    text = completion_text(completion)
+    if _refusal(text, _STEP_OPENS) is not None:
+        return first_error_rewards([False] * len(probes), wrong=wrong)
+    try:
+        correct = grade_steps(text, probes)
+    except Exception:  # noqa: BLE001 - never raises on a completion: an ungradable reply states no right step
+        correct = [False] * len(probes)
+    return first_error_rewards(correct, wrong=wrong)
+
+
+def _first_statements(replies: Sequence[Any], probes: list[dict[str, Any]]) -> list[tuple[int, bool] | None]:
+    """Per probe: (the turn that first states its `<stepK>` tag, whether that first answer is right), or None
+    when no reply states it. A refused reply (size or tag-flood limit) states nothing."""
+    from vcot.scoring.probes import grade_steps, step_answers
+
+    first: list[tuple[int, bool] | None] = [None] * len(probes)
+    steps = {int(p["step"]): i for i, p in enumerate(probes)}
+    for turn, reply in enumerate(replies):
+        text = completion_text(reply)
+        if _refusal(text, _STEP_OPENS) is not None:
+            continue
+        try:
+            stated = [steps[k] for k in step_answers(text) if k in steps and first[steps[k]] is None]
+            if not stated:
+                continue
+            correct = grade_steps(text, probes)
+        except Exception:  # noqa: BLE001 - never raises on a completion: this reply then states nothing
+            continue
+        for i in stated:
+            first[i] = (turn, bool(correct[i]))
+    return first
+
+
+def episode_dense_rewards(replies: Sequence[Any], problem: Any, *, wrong: float = -1.0) -> list[float]:
+    """Per state probe, the dense rewards of a multi-turn episode (its replies in turn order), each step graded
+    by its first statement: a later reply that restates or changes an earlier step's answer changes nothing.
+    [] when the task has no probes."""
+    wrong = _check_wrong(wrong)
+    probes = problem_probes(problem)
+    if not probes:
+        return []
+    first = _first_statements(replies, probes)
+    return first_error_rewards([f is not None and f[1] for f in first], wrong=wrong)
+
+
+def dense_turn_rewards(replies: Sequence[Any], problem: Any, *, wrong: float = -1.0,
+                       ended: bool = True) -> list[float]:
+    """The dense reward paid at each turn of a multi-turn episode (one number per reply, in turn order).
+
+    Each step's reward (`episode_dense_rewards`: graded by its first statement, so a step is never paid twice
+    and a later reply cannot revise a step to be paid again) is paid at the turn from which it is known: the
+    turn where its tag and all earlier steps' tags have been stated. Stated in order, that is the turn where the
+    step's tag first appears; a step stated before an earlier one waits for it (its reward depends on the
+    earlier step being right). Steps never stated are wrong; with `ended` (the default: `replies` is the whole
+    episode) what they settle is paid at the last turn, so the turns sum to `sum(episode_dense_rewards(...))`;
+    with `ended=False` (an episode still running) it is not paid yet. All zeros when the task has no probes.
+    """
+    wrong = _check_wrong(wrong)
+    paid = [0.0] * len(replies)
+    probes = problem_probes(problem)
+    if not probes or not replies:
+        return paid
+    first = _first_statements(replies, probes)
+    rewards = first_error_rewards([f is not None and f[1] for f in first], wrong=wrong)
+    known = -1  # the turn by which steps 1..k are all stated
+    for f, r in zip(first, rewards, strict=True):
+        if f is None:
+            known = len(replies)  # this step and all later ones are settled only by the episode's end
+        else:
+            known = max(known, f[0])
+        if known < len(replies):
+            paid[known] += r
+        elif ended:
+            paid[-1] += r
+    return paid
+
+
+def dense_reward(completion: Any, problem: Any, *, wrong: float = -1.0) -> float:
+    """The dense process return of one completion: the sum of `dense_rewards` (each step of
+    the right prefix pays 1/K, the first wrong or missing step `wrong`/K, later steps 0), so 1.0 when every
+    `<stepK>` answer is right; 0.0 when the task has no probes. Per-completion like `step_reward`, for reward
+    functions that take one completion and its problem row."""
+    return sum(dense_rewards(completion, problem, wrong=wrong))
+

@@ -206,11 +206,13 @@ class VcotReward:
     `kind`: "answer" (`vcot.rl.reward`, 1.0 for a correct committed answer), "format" (`vcot.rl.format_reward`,
     1.0 when a complete <answer> tag is present) or "step" (`vcot.rl.step_reward`, the share of the
     completion's <stepK> answers that match the solver's states; None for a task without state probes; the
-    "state_probe" condition asks for those tags). A module-level class so the functions pickle (TRL's async
-    trainer sends reward functions to its workers).
+    "state_probe" condition asks for those tags) or "dense" (`vcot.rl.dense_reward`, the process reward: 1/K
+    per step of the right prefix, -1/K for the first wrong one, 0 after; None without probes; docs/rl.md,
+    "Dense rewards"). A module-level class so the functions pickle (TRL's async trainer sends reward
+    functions to its workers).
     """
 
-    KINDS = ("answer", "format", "step")
+    KINDS = ("answer", "format", "step", "dense")
 
     def __init__(self, kind: str, *, curriculum: Observer | None = None, format_weight: float = 0.0,
                  eos_token_ids: Sequence[int] | None = None) -> None:
@@ -235,7 +237,7 @@ class VcotReward:
 
     def __call__(self, prompts: list, completions: list, completion_ids: list | None = None,
                  **columns: Any) -> list[float | None]:
-        from vcot.rl import format_reward, reward, step_rewards
+        from vcot.rl import dense_rewards, format_reward, reward, step_rewards
 
         environments = columns.get("environments") or []
         out: list[float | None] = []
@@ -256,6 +258,9 @@ class VcotReward:
                 out.append(float(value))
             elif self.kind == "format":
                 out.append(float(format_reward(completion)))
+            elif self.kind == "dense":
+                dense = dense_rewards(completion, row)
+                out.append(sum(dense) if dense else None)
             else:
                 steps = step_rewards(completion, row)
                 out.append(sum(steps) / len(steps) if steps else None)
@@ -265,10 +270,11 @@ class VcotReward:
         return out
 
 
-def reward_funcs(answer: bool = True, format: bool = True, step: bool = True, *,
+def reward_funcs(answer: bool = True, format: bool = True, step: bool = True, *, dense: bool = False,
                  curriculum: Observer | None = None, format_weight: float = 0.0,
                  eos_token_ids: Sequence[int] | None = None) -> list[VcotReward]:
-    """vcot's reward functions for `GRPOTrainer(reward_funcs=...)`, logged as vcot_answer, vcot_format, vcot_step.
+    """vcot's reward functions for `GRPOTrainer(reward_funcs=...)`, logged as vcot_answer, vcot_format, vcot_step
+    (and vcot_dense, the process reward, with `dense=True`).
 
     `curriculum`: the answer reward reports every reward to `curriculum.observe(task, reward)` (a
     `CurriculumCallback`, which applies them in step with the other processes, or a `vcot.rl.Curriculum`).
@@ -276,9 +282,9 @@ def reward_funcs(answer: bool = True, format: bool = True, step: bool = True, *,
     `eos_token_ids`: the tokenizer's end-of-turn ids; a completion not ending on one counts as truncated, and
     vcot's grader then takes its answer only from a complete <answer> tag.
     """
-    chosen = [kind for kind, on in (("answer", answer), ("format", format), ("step", step)) if on]
+    chosen = [kind for kind, on in (("answer", answer), ("format", format), ("step", step), ("dense", dense)) if on]
     if not chosen:
-        raise ValueError("no reward function chosen: enable at least one of answer, format, step")
+        raise ValueError("no reward function chosen: enable at least one of answer, format, step, dense")
     return [VcotReward(kind, curriculum=curriculum if kind == "answer" else None, format_weight=format_weight,
                        eos_token_ids=eos_token_ids) for kind in chosen]
 

@@ -8,7 +8,9 @@ A task subclass implements four pure pieces:
 - `solve(scene)` computes the answer (and the intermediate states) from the scene alone — used again by
   `vcot validate --resolve` and the tests to re-derive every gold answer from `meta`;
 - `render(scene, solution)` draws the input picture and the visual chain-of-thought steps with texts;
-- `corrupt(scene, solution, rng)` (optional) returns a plausible but wrong trajectory.
+- `corrupt(scene, solution, rng)` (optional) returns a plausible but wrong trajectory;
+- `slip(scene, solution, rng)` (optional) returns a trajectory that read the input right and slipped once in
+  applying a rule (docs/process.md, kind `wrong_state`).
 
 Instances are random-access: instance `index` of seed `seed` depends on nothing else, so generation
 parallelises over processes with identical output.
@@ -320,6 +322,20 @@ class Task(ABC):
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         """A plausible but wrong trajectory for ablations; None when the task has none."""
+        return None
+
+    def slip(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        """A trajectory that reads the input picture right and slips once in applying a rule: the steps before
+        the slip are the true ones, the slipped step's picture and text agree with each other and state the
+        wrong state in a right step's words (no rule broken within the step, no impossible value), and every
+        later step follows from it by the task's rules. `answer` is what that trajectory concludes (it differs
+        from the gold answer), and `scene`, when set, is a scene from which the task's independent oracle
+        derives that answer (tests/tasks/test_slip_answers.py). `steps` may be drawn lazily, as for `corrupt`.
+        None when the task or this scene has no such slip (the default).
+
+        Only the labelled trajectories call it (`vcot.process.labelled`, kind `wrong_state`), with their own
+        seed: it never decides which scenes a task accepts, so no instance depends on it.
+        """
         return None
 
     # -- provided -----------------------------------------------------------------------------------

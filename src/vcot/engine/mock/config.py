@@ -35,6 +35,10 @@ class MockConfig:
     # sent: right exactly when it is the instance's last step picture.
     probe_right_steps: int | None = None
     last_image_only: bool = False
+    # Issue 46 (docs/process.md, "Running a judge"): on a step-judging suite, "scripted" names the true first
+    # wrong step with probability p (else another step or none, uniformly) and, under judge_steps, tags every
+    # step to match; "all_correct" always says that every step is correct.
+    judge: str = "scripted"
     # Curation roles (docs/curation.md, "Offline: the mock server's curation roles"): requests tagged with a
     # `curate.*` stage get scripted replies; the rewriter leaks the answer for these uids, and the judge fails
     # these uids' quality checks.
@@ -62,6 +66,8 @@ class MockConfig:
             # A negative or NaN delay makes asyncio.sleep raise on every request; infinity never answers.
             if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds >= 0):
                 raise ValueError(f"{name}={seconds}: must be a finite number of seconds, 0 or more")
+        if self.judge not in ("scripted", "all_correct"):
+            raise ValueError(f"judge={self.judge!r}: must be 'scripted' or 'all_correct'")
         if self.unknown not in ("404", "answer"):
             raise ValueError(f"unknown={self.unknown!r}: must be '404' or 'answer'")
 

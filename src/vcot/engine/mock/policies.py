@@ -76,14 +76,19 @@ def final_answer(index: SuiteIndex, cfg: MockConfig, uid: str | None, condition:
 
 def scripted_answer(index: SuiteIndex, cfg: MockConfig, uid: str | None, condition: str, epoch: int,
                     messages: list[Any]) -> tuple[str, str] | None:
-    """The scripted probe and last-image replies (MockConfig.probe_right_steps, last_image_only; mock/scripted.py),
-    or None when neither applies."""
+    """The scripted step-judge, probe and last-image replies (MockConfig.judge, probe_right_steps,
+    last_image_only; mock/scripted.py), or None when none applies."""
     # Imported here: it pulls in vcot.probes and the schema (about 0.1 s), which a plain answer does not need.
     from vcot.engine.mock.scripted import last_image_reply, probe_reply
 
     inst = index.instances.get(uid or "")
     if inst is None:
         return None
+    if "process_judge" in inst.meta:
+        from vcot.engine.mock.scripted import judge_reply
+
+        rng = random.Random(derive_seed("mock-judge", cfg.seed, uid, condition, epoch))
+        return judge_reply(inst, condition, cfg.p_by_condition.get(condition, cfg.p), cfg.judge, rng), "stop"
     rng = random.Random(derive_seed("mock-probe", cfg.seed, uid, condition, epoch))
     if cfg.probe_right_steps is not None and condition == "state_probe":
         return probe_reply(inst, cfg.probe_right_steps, rng), "stop"

@@ -2,6 +2,8 @@
 
 - `probe_reply`: a state_probe reply right on probes 1..j and wrong after; the final answer is right only
   when every probe is (a model whose reasoning breaks at step j+1 ends wrong).
+- `judge_reply`: a step judge on a step-judging instance (docs/process.md, "Running a judge"): right with
+  probability p, else another step or none; or one that always says every step is correct.
 - `last_image_reply`: a model that looks only at the last picture it is sent and answers right exactly when
   that picture is the instance's last step picture, the one carrying the state the answer is read from.
 
@@ -61,6 +63,23 @@ def probe_reply(inst: Instance, right_steps: int, rng: random.Random) -> str:
     final = inst.answer if right_steps >= len(probes) else wrong_value(inst.answer, inst.answer_type, inst.options,
                                                                        rng)
     lines.append(f"<answer>{final}</answer>")
+    return "\n".join(lines)
+
+
+def judge_reply(inst: Instance, condition: str, p: float, policy: str, rng: random.Random) -> str:
+    labels = list(inst.meta["process_judge"]["labels"])
+    truth = next((k for k, lab in enumerate(labels, start=1) if lab == "incorrect"), 0)
+    if policy == "all_correct":
+        named = 0
+    elif rng.random() < p:
+        named = truth
+    else:
+        named = rng.choice([k for k in range(len(labels) + 1) if k != truth])
+    lines = ["Checking the steps in order."]
+    if condition == "judge_steps":
+        lines += [f"<step{k}>{'correct' if not named or k < named else 'incorrect'}</step{k}>"
+                  for k in range(1, (named or len(labels)) + 1)]
+    lines.append(f"<answer>{named}</answer>")
     return "\n".join(lines)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from abc import abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -362,6 +362,30 @@ def misread_start(scene: dict[str, Any], answer_of: Callable[[dict[str, Any]], s
     return None
 
 
+def slipped_rolls(path: list[list[int]], states: list[dict[str, Any]], rng: random.Random
+                  ) -> Iterator[tuple[int, str, list[dict[str, Any]], list[list[int]]]]:
+    """Every slip of one roll along `path`, in a seeded order: roll k (1-based) turns the die as a roll in
+    another direction would, while the die still moves to the path's next cell, and every later roll follows
+    the rule from that wrong state. Yields (k, the direction the faces were turned, the slipped states, the
+    path whose rolls give those states).
+
+    The slipped state is a standard die in a reachable orientation and the step names the true move and cells,
+    so nothing within the step breaks a stated rule: only the turn from the state before it is wrong. The last
+    item is a path with the same moves but roll k's, which `vcot.oracles` rolls to re-derive the slipped
+    answer (it may leave the board or cross itself: the oracle reads only the moves)."""
+    n = len(states) - 1
+    slips = [(k, d) for k in range(1, n + 1) for d in DIRECTIONS if d != states[k]["move"]]
+    rng.shuffle(slips)
+    for k, turned in slips:
+        wrong = Die(**states[k - 1]["die"]).roll(turned)
+        rest = trajectory(wrong, [list(c) for c in path[k:]])
+        rest[0] = {**rest[0], "move": states[k]["move"]}
+        dr = STEP[turned][0] - STEP[states[k]["move"]][0]
+        dc = STEP[turned][1] - STEP[states[k]["move"]][1]
+        rolled = [list(c) for c in path[:k]] + [[r + dr, c + dc] for r, c in path[k:]]
+        yield k, turned, states[:k] + rest, rolled
+
+
 class SinglePathTask(Task):
     """A one-path rolling-dice task but for its question: the presets, the answer balancing, the pictures and
     the corrupted roll. A task adds what it asks (`ask`), its answer (`solve`), which answers it balances
@@ -415,3 +439,20 @@ class SinglePathTask(Task):
         # scene's (it differs from the true one: misread_start keeps only dice that change the answer).
         return Corruption(steps=lambda: single_steps(wrong, states), description=description,
                           answer=solved.answer, scene=wrong)
+
+    @abstractmethod
+    def answer_of_states(self, states: list[dict[str, Any]]) -> str:
+        """The answer the die's states along the path give (what `solve` concludes from its states)."""
+
+    def slip(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        """One roll turned as a roll in another direction would turn it (the die still moves along the path),
+        the rest rolled by the rule from there; the first such slip, in a seeded order, that changes the
+        answer."""
+        for k, turned, states, rolled in slipped_rolls(scene["path"], solution.states, rng):
+            answer = self.answer_of_states(states)
+            if answer != solution.answer:
+                return Corruption(steps=lambda states=states: single_steps(scene, states),
+                                  description=f"roll {k} ({states[k]['move']}) turns the die as a roll {turned} "
+                                              "would; the later rolls follow the rule from there",
+                                  answer=answer, scene={**scene, "path": rolled})
+        return None

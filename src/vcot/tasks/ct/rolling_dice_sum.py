@@ -39,9 +39,12 @@ class RollingDiceSum(SinglePathTask):
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         states = solve_single(scene)
-        return Solution(answer=str(bottom_sum(states)), states=states,
+        return Solution(answer=self.answer_of_states(states), states=states,
                         details={"moves": [s["move"] for s in states[1:]],
                                  "bottoms": [s["die"]["bottom"] for s in states[1:]]})
+
+    def answer_of_states(self, states: list[dict[str, Any]]) -> str:
+        return str(bottom_sum(states))
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
         return bottom_sum_space(self.config)

@@ -31,8 +31,11 @@ class RollingDiceTop(SinglePathTask):
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         states = solve_single(scene)
-        return Solution(answer=str(states[-1]["die"]["top"]), states=states,
+        return Solution(answer=self.answer_of_states(states), states=states,
                         details={"moves": [s["move"] for s in states[1:]]})
+
+    def answer_of_states(self, states: list[dict[str, Any]]) -> str:
+        return str(states[-1]["die"]["top"])
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
         # Any face can end on top after one roll or more, whatever the board.

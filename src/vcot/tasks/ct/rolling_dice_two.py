@@ -35,6 +35,7 @@ from vcot.tasks.common.dice_paths import (
     misread_start,
     sample_die,
     sample_path,
+    slipped_rolls,
     start_die,
     trajectory,
     validate_path,
@@ -52,6 +53,19 @@ def validate_pair(red: list[list[int]], black: list[list[int]]) -> None:
         raise Reject("the two paths have different lengths")
     if [list(c) for c in red] == [list(c) for c in black]:
         raise Reject("the two paths are identical")
+
+
+def outcome(sums: dict[str, int]) -> str:
+    """The path whose sum is higher, or "same"."""
+    if sums["red"] > sums["black"]:
+        return "red"
+    return "black" if sums["black"] > sums["red"] else "same"
+
+
+def answer_of_states(states: dict[str, list[dict[str, Any]]]) -> str:
+    """'colour, sum' from the die's states along both paths."""
+    sums = {c: bottom_sum(states[c]) for c in ("red", "black")}
+    return f"{outcome(sums)}, {max(sums.values())}"
 
 
 @register
@@ -97,14 +111,8 @@ class RollingDiceTwo(Task):
         die = start_die(scene)
         states = {c: trajectory(die, paths[c]) for c in ("red", "black")}
         sums = {c: bottom_sum(states[c]) for c in ("red", "black")}
-        if sums["red"] > sums["black"]:
-            winner = "red"
-        elif sums["black"] > sums["red"]:
-            winner = "black"
-        else:
-            winner = "same"
-        best = max(sums.values())
-        return Solution(answer=f"{winner}, {best}", states=[states],
+        winner = outcome(sums)
+        return Solution(answer=answer_of_states(states), states=[states],
                         details={"sums": sums, "winner": winner})
 
     def question(self, scene: dict[str, Any]) -> str:
@@ -195,3 +203,22 @@ class RollingDiceTwo(Task):
         # corrupted trajectory concludes, and the oracle re-derives them from the misread scene.
         return Corruption(steps=lambda: self._steps(wrong, states), description=description,
                           answer=solved.answer, scene=wrong)
+
+    def slip(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        """One roll on one path turned as a roll in another direction would turn it (`slipped_rolls`), the rest
+        of that path rolled by the rule from there, the other path true; the first such slip, in a seeded
+        order, that changes the answer."""
+        true = solution.states[0]
+        colours = ["red", "black"]
+        rng.shuffle(colours)
+        for colour in colours:
+            for k, turned, states, rolled in slipped_rolls(scene["paths"][colour], true[colour], rng):
+                slipped = {**true, colour: states}
+                answer = answer_of_states(slipped)
+                if answer != solution.answer:
+                    return Corruption(steps=lambda slipped=slipped: self._steps(scene, slipped),
+                                      description=f"{colour} path: roll {k} ({states[k]['move']}) turns the die as "
+                                                  f"a roll {turned} would; its later rolls follow the rule from there",
+                                      answer=answer,
+                                      scene={**scene, "paths": {**scene["paths"], colour: rolled}})
+        return None

@@ -356,3 +356,57 @@ class MirrorClock(Task):
                  "shown_minute_angle": _num(mirror_angle(bad_minute))}
         return Corruption(steps=lambda: self._steps(scene, states), description=desc, answer=states[-1]["time"],
                           scene=wrong)
+
+    def slip(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        """A slip in applying a rule, the mirror read right: either the hour taken from the hour hand as the
+        mirror shows it while the minute hand is un-mirrored (the face then drawn as that time, hour hand half a
+        degree a minute past the hour, as a right step draws it), or, in the shift form, the shift turned back
+        instead of forward. Slips that land on the gold time, or on the corrupted trajectory's "hour off by one"
+        (`corrupt`), are left out; so are faces whose hands would hide each other."""
+        real_h = Fraction(solution.details["real_hour_angle"])
+        real_m = Fraction(solution.details["real_minute_angle"])
+        hour, minute = time_from_angles(real_h, real_m)
+        kinds = ["hour"] + (["shift"] if scene["form"] == "shift" else [])
+        rng.shuffle(kinds)
+        for kind in kinds:
+            if kind == "hour":
+                seen = Fraction(scene["shown_hour_angle"])
+                bad = ((int(seen // 30) % 12) or 12, minute)
+                if (bad[0] - hour) % 12 in (0, 1, 11):
+                    continue
+                bad_h, bad_m = hand_angles(*bad)
+                try:
+                    check_readable(bad_h, bad_m)
+                except Reject:
+                    continue
+                states = [{"time": fmt_time(*bad), "hour_angle": _num(bad_h), "minute_angle": _num(bad_m)}]
+                if scene["form"] == "shift":
+                    shifted = add_time(*bad, scene["shift"]["hours"], scene["shift"]["minutes"])
+                    ah, am = hand_angles(*shifted)
+                    states.append({"time": fmt_time(*shifted), "hour_angle": _num(ah), "minute_angle": _num(am)})
+                # As a scene for the oracle: a mirror showing the slipped real face.
+                wrong = {**scene, "shown_hour_angle": _num(mirror_angle(bad_h)),
+                         "shown_minute_angle": _num(mirror_angle(bad_m))}
+                desc = "hour hand left as the mirror shows it, the minute hand un-mirrored"
+            else:
+                dh, dm = scene["shift"]["hours"], scene["shift"]["minutes"]
+                back = add_time(hour, minute, -dh, -dm)
+                if fmt_time(*back) == solution.answer:
+                    continue
+                ah, am = hand_angles(*back)
+                try:
+                    check_readable(ah, am)
+                except Reject:
+                    continue
+                states = [solution.states[0], {"time": fmt_time(*back), "hour_angle": _num(ah),
+                                               "minute_angle": _num(am)}]
+                # As a scene for the oracle: the same mirror, and a forward shift that lands where turning back
+                # does (a 12-hour face: back by s minutes is forward by 720 - s).
+                total = (720 - (60 * dh + dm)) % 720
+                wrong = {**scene, "shift": {"hours": total // 60, "minutes": total % 60}}
+                desc = "the shift turned back instead of forward"
+            if states[-1]["time"] == solution.answer:
+                continue
+            return Corruption(steps=lambda states=states: self._steps(scene, states), description=desc,
+                              answer=states[-1]["time"], scene=wrong)
+        return None

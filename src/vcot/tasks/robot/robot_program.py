@@ -37,6 +37,8 @@ from vcot.tasks.robot._world import (
 )
 
 OPS = ("put_on", "put_beside", "push")
+# The side a slip mixes up with each direction (`RobotProgram.slip`).
+MIRRORED = {"left": "right", "right": "left", "away": "towards", "towards": "away"}
 MAX_LEVEL = 2  # blocks stand at most three high: the arm's carrying height stays in reach
 
 
@@ -227,4 +229,59 @@ class RobotProgram(Task):
             return Corruption(steps=lambda bad=bad: self.steps(scene, bad),
                               description=f"the {name} block read as standing in {cell_name(c, r)}",
                               answer=cell_name(*bad[-1][asked][:2]), scene=read)
+        return None
+
+    def slip(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
+        """The starting picture read right, one action carried out wrongly, in a seeded order of two kinds:
+
+        - on the mirrored side: a push or a 'put beside' to the left taken to the right (or away from the
+          robot taken towards it, and back), which the question's left and right "as the picture shows them"
+          invite;
+        - on a stale table: a 'put beside' whose partner an earlier action moved, carried out beside the cell
+          the partner stood in before that move (the earlier move forgotten).
+
+        Either way the block lands on a free table cell, as the rules let some action put it, and every later
+        action is carried out by the rules from that wrong table. Only a slip under which every action stays
+        possible and the asked block ends elsewhere is used."""
+        program = scene["program"]
+        true_states = [as_blocks(s) for s in solution.states]
+        before = [as_blocks(scene["blocks"]), *true_states[:-1]]
+        asked = scene["asked"]
+        slips: list[tuple[int, str]] = []
+        for k, act in enumerate(program):
+            if act["op"] in ("push", "put_beside"):
+                slips.append((k, "mirrored"))
+            if act["op"] == "put_beside" and any(a["block"] == act["onto"] for a in program[:k]):
+                slips.append((k, "stale"))
+        rng.shuffle(slips)
+        for k, kind in slips:
+            act = program[k]
+            try:
+                if kind == "mirrored":
+                    state = apply(before[k], {**act, "dir": MIRRORED[act["dir"]]}, self.size, MAX_LEVEL)
+                    why = f"action {k + 1} carried out {MIRRORED[act['dir']]} instead of {act['dir']}"
+                else:
+                    j = max(i for i, a in enumerate(program[:k]) if a["block"] == act["onto"])
+                    # The partner where it stood before action j moved it; the rest of the table as it is now.
+                    remembered = {**before[k], act["onto"]: before[j][act["onto"]]}
+                    c, r, _ = apply(remembered, act, self.size, MAX_LEVEL)[act["block"]]
+                    if occupied(before[k], c, r):
+                        continue
+                    state = {**before[k], act["block"]: (c, r, 0)}
+                    why = (f"action {k + 1} puts the {act['block']} block beside the cell the {act['onto']} block "
+                           f"stood in before action {j + 1} moved it")
+                bad = [state]
+                for later in program[k + 1:]:
+                    state = apply(state, later, self.size, MAX_LEVEL)
+                    bad.append(state)
+            except Illegal:
+                continue
+            if bad[-1][asked][:2] == true_states[-1][asked][:2]:
+                continue
+            states = true_states[:k] + bad
+            # As a scene for the oracle: the table right after the slip, and the program's later actions.
+            after = {**scene, "blocks": {n: list(v) for n, v in bad[0].items()}, "program": program[k + 1:]}
+            return Corruption(steps=lambda states=states: self.steps(scene, states),
+                              description=f"{why}; the later actions follow the rules from there",
+                              answer=cell_name(*states[-1][asked][:2]), scene=after)
         return None
