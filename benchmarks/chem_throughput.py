@@ -25,16 +25,21 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=200, help="problems per measurement")
     ap.add_argument("--tasks", default=",".join(TASKS))
     args = ap.parse_args()
-    print(f"one core, CPU time, {args.n} problems per cell; stream = input picture only (condition direct); "
-          "generate = make with steps and corruption + PNG encoding")
+    print(
+        f"one core, CPU time, {args.n} problems per cell; stream = input picture only (condition direct); "
+        "generate = make with steps and corruption + PNG encoding"
+    )
     print(f"  {'task':22s} {'level':7s} {'stream p/s':>10s} {'scene ms':>8s} {'picture ms':>10s} {'generate i/s':>12s}")
     verdicts = []
     for name in args.tasks.split(","):
         for level in ("easy", "medium", "hard"):
             rate, parts = stream_rate(name, level, args.n)
             gen = generate_rate(name, level, max(10, args.n // 5))
-            print(f"  {name:22s} {level:7s} {rate:10.1f} {1000 * parts['scene']:8.1f} "
-                  f"{1000 * parts['picture']:10.1f} {gen:12.1f}", flush=True)
+            print(
+                f"  {name:22s} {level:7s} {rate:10.1f} {1000 * parts['scene']:8.1f} "
+                f"{1000 * parts['picture']:10.1f} {gen:12.1f}",
+                flush=True,
+            )
             if level == "medium":
                 verdicts.append((name, rate))
     for name, rate in verdicts:

@@ -7,7 +7,8 @@ wrong (the final answer right only for j = K); a "lucky guess" (a right prefix o
 wrong steps, and the right final answer); a "slip at the end" (every step right, a wrong final answer). With
 --one-wrong, also one reply (K >= 2) with a single wrong step among right ones and the right final answer:
 where the dense return (nothing paid after the first error) and the step reward (every right step paid)
-part. Every reply is scored by the final reward (`vcot.rl.reward`), the dense return (`vcot.rl.rewards.dense_reward`: the
+part. Every reply is scored by the final reward (`vcot.rl.reward`), the dense return (`vcot.rl.rewards.dense_reward`:
+the
 sum of `vcot.process.dense.dense_rewards`) and, for reference, the existing step reward (`vcot.rl.step_reward`,
 the share of right steps). Printed per task and overall:
 
@@ -45,8 +46,17 @@ from vcot.rl.rewards import dense_reward, problem_probes
 from vcot.seeding import derive_seed
 
 SKILLS = (0.3, 0.5, 0.7, 0.9)
-TASKS = ("rolling_dice_top", "rolling_dice_sum", "gear_rotation", "food_web", "block_tower", "billiards",
-         "convex_hull", "electric_charge", "cubes_count")
+TASKS = (
+    "rolling_dice_top",
+    "rolling_dice_sum",
+    "gear_rotation",
+    "food_web",
+    "block_tower",
+    "billiards",
+    "convex_hull",
+    "electric_charge",
+    "cubes_count",
+)
 
 
 @dataclass
@@ -90,8 +100,8 @@ def family(problem, rng: random.Random, one_wrong: bool = False) -> list[str]:
         right = probe_reply(inst, k, rng)
         wrong = probe_reply(inst, bad - 1, rng)  # steps from `bad` on wrong: step `bad` is taken from it
         tag, close = f"<step{bad}>", f"</step{bad}>"
-        wrong_tag = wrong[wrong.index(tag):wrong.index(close) + len(close)]
-        replies.append(right[:right.index(tag)] + wrong_tag + right[right.index(close) + len(close):])
+        wrong_tag = wrong[wrong.index(tag) : wrong.index(close) + len(close)]
+        replies.append(right[: right.index(tag)] + wrong_tag + right[right.index(close) + len(close) :])
     return replies
 
 
@@ -101,8 +111,9 @@ def _timed(fn, *args, **kwargs) -> tuple[float, float]:
     return value, 1000 * (time.process_time() - t0)
 
 
-def score_task(task: str, n: int, seed: int, groups: int, group_size: int, wrong: float,
-               one_wrong: bool = False) -> Scores:
+def score_task(
+    task: str, n: int, seed: int, groups: int, group_size: int, wrong: float, one_wrong: bool = False
+) -> Scores:
     s = Scores()
     problems = stream(task, seed=seed, condition="state_probe").take(n)
     for p in problems:
@@ -158,8 +169,10 @@ def _pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:5.1f}%" if whole else "    —"
 
 
-HEADER = (f"{'task':<21}{'K':>4}{'replies':>8}{'r(d,f)':>7}{'r(s,f)':>7}{'lucky':>7}{'partial':>8}"
-          f"{'0-adv f':>8}{'f+step':>7}{'f+dense':>8}{'ms f':>6}{'ms d':>6}")
+HEADER = (
+    f"{'task':<21}{'K':>4}{'replies':>8}{'r(d,f)':>7}{'r(s,f)':>7}{'lucky':>7}{'partial':>8}"
+    f"{'0-adv f':>8}{'f+step':>7}{'f+dense':>8}{'ms f':>6}{'ms d':>6}"
+)
 
 
 def row(name: str, s: Scores) -> str:
@@ -168,10 +181,12 @@ def row(name: str, s: Scores) -> str:
     partial = sum(1 for f, d in zip(s.final, s.dense, strict=True) if f == 0.0 and d > 1e-12)
     k = statistics.mean(s.ks)
     r_d, r_s = _corr(s.dense, s.final), _corr(s.step, s.final)
-    return (f"{name[:21]:<21}{k:>4.1f}{n:>8}{r_d:>7.2f}{r_s:>7.2f}{_pct(lucky, n):>7}{_pct(partial, n):>8}"
-            f"{_pct(s.flat['final'], s.groups):>8}{_pct(s.flat['step'], s.groups):>7}"
-            f"{_pct(s.flat['dense'], s.groups):>8}{statistics.mean(s.ms_final):>6.2f}"
-            f"{statistics.mean(s.ms_dense):>6.2f}")
+    return (
+        f"{name[:21]:<21}{k:>4.1f}{n:>8}{r_d:>7.2f}{r_s:>7.2f}{_pct(lucky, n):>7}{_pct(partial, n):>8}"
+        f"{_pct(s.flat['final'], s.groups):>8}{_pct(s.flat['step'], s.groups):>7}"
+        f"{_pct(s.flat['dense'], s.groups):>8}{statistics.mean(s.ms_final):>6.2f}"
+        f"{statistics.mean(s.ms_dense):>6.2f}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -193,18 +208,25 @@ def main(argv: list[str] | None = None) -> int:
         s = score_task(task, args.n, args.seed, args.groups, args.group_size, args.wrong, args.one_wrong)
         lines.append(row(task, s))
         total.add(s)
-    print(f"{args.n} problems per task (state_probe, seed {args.seed}), K + {4 if args.one_wrong else 3} scripted replies each; "
-          f"{args.groups} groups of {args.group_size} per problem; wrong = {args.wrong:g}")
+    print(
+        f"{args.n} problems per task (state_probe, seed {args.seed}), K + {4 if args.one_wrong else 3} scripted "
+        f"replies each; "
+        f"{args.groups} groups of {args.group_size} per problem; wrong = {args.wrong:g}"
+    )
     print(HEADER)
     print("-" * len(HEADER))
     print("\n".join(lines))
     print("-" * len(HEADER))
     print(row("overall", total))
-    print(f"\nhonest policy of skill p (each step right with probability p until the first error), groups of "
-          f"{args.group_size}:\n{'p':>5}{'groups':>8}{'0-adv final':>13}{'final+step':>12}{'final+dense':>13}")
+    print(
+        f"\nhonest policy of skill p (each step right with probability p until the first error), groups of "
+        f"{args.group_size}:\n{'p':>5}{'groups':>8}{'0-adv final':>13}{'final+step':>12}{'final+dense':>13}"
+    )
     for p_right, (n_groups, *flat) in total.skill.items():
-        print(f"{p_right:>5.1f}{n_groups:>8}" + "".join(f"{_pct(c, n_groups):>{w}}"
-                                                         for c, w in zip(flat, (13, 12, 13), strict=True)))
+        print(
+            f"{p_right:>5.1f}{n_groups:>8}"
+            + "".join(f"{_pct(c, n_groups):>{w}}" for c, w in zip(flat, (13, 12, 13), strict=True))
+        )
     print(f"({time.perf_counter() - t0:.1f} s wall)")
     return 0
 

@@ -31,15 +31,26 @@ def subject(shape: str, colour: str, material: str) -> list[Primitive]:
         return [Primitive("box", (0, 0, 0.6), (0.6, 0.6, 0.6), rgb, material, 0, yaw=30)]
     if shape == "cylinder":
         return [Primitive("cylinder", (0, 0, 0.7), (0.7, 0.7), rgb, material, 0)]
-    car = {"type": shape, "size": "large", "material": material, "body": colour, "cabin": colour,
-           "wheels": "darkgray", "x": 0.0, "y": 0.0, "heading": 150.0}
+    car = {
+        "type": shape,
+        "size": "large",
+        "material": material,
+        "body": colour,
+        "cabin": colour,
+        "wheels": "darkgray",
+        "x": 0.0,
+        "y": 0.0,
+        "heading": 150.0,
+    }
     return vehicle_primitives([car], PALETTE)
 
 
 def cell(shape: str, colour: str, material: str) -> Image.Image:
     # A grey rubber neighbour behind and to the right, as in a task scene, for metal to mirror.
-    prims = [*subject(shape, colour, material),
-             Primitive("sphere", (1.6, 1.6, 0.45), (0.45,), PALETTE["yellow"], "rubber", 1)]
+    prims = [
+        *subject(shape, colour, material),
+        Primitive("sphere", (1.6, 1.6, 0.45), (0.45,), PALETTE["yellow"], "rubber", 1),
+    ]
     cam = Camera(azimuth=4, elevation=35, distance=6.2, fov=40, width=CELL_W, height=CELL_H, target=(0.3, 0.5, 0.4))
     res = render_scene(prims, cam)
     assert res.image is not None

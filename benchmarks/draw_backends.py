@@ -69,8 +69,12 @@ def _pillow(scale: int) -> Callable:
                 d.polygon([(x * scale, y * scale) for x, y in s[1]], fill=(170, 200, 240), outline=(31, 90, 200))
             elif s[0] == "circle":
                 (x, y), r = s[1], s[2]
-                d.ellipse([(x - r) * scale, (y - r) * scale, (x + r) * scale, (y + r) * scale],
-                          fill=(235, 200, 30), outline=(0, 0, 0), width=2 * scale)
+                d.ellipse(
+                    [(x - r) * scale, (y - r) * scale, (x + r) * scale, (y + r) * scale],
+                    fill=(235, 200, 30),
+                    outline=(0, 0, 0),
+                    width=2 * scale,
+                )
             else:
                 d.text((s[1][0] * scale, s[1][1] * scale), s[2], fill=(0, 0, 0), font=font)
         return im.resize((SIZE, SIZE), Image.LANCZOS) if scale > 1 else im
@@ -140,10 +144,12 @@ def main() -> None:
     img = draw_vcot(shapes)
     print("PNG encoding of that picture (Pillow):")
     for level in (1, 3, 6, 9):
+
         def enc(im, level=level):
             buf = io.BytesIO()
             im.save(buf, format="PNG", compress_level=level)
             return buf.getvalue()
+
         size_kb = len(enc(img)) / 1024
         print(f"  compress_level={level}  {_time(enc, img, args.repeat):7.2f} ms  {size_kb:7.1f} KiB")
 

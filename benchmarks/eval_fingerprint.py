@@ -25,8 +25,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-COLUMNS = ("condition", "uid", "epoch", "status", "response", "error", "n_turns", "finish_reason", "images",
-           "episode", "gold")
+COLUMNS = (
+    "condition",
+    "uid",
+    "epoch",
+    "status",
+    "response",
+    "error",
+    "n_turns",
+    "finish_reason",
+    "images",
+    "episode",
+    "gold",
+)
 
 
 def main() -> None:
@@ -43,16 +54,27 @@ def main() -> None:
     root: Path = args.out
     root.mkdir(parents=True, exist_ok=True)
     suite = root / "suite"
-    build_suite(suite, "fingerprint", [TaskPlan("rolling_dice_top", 3, 3), TaskPlan("billiards", 3, 4),
-                                       TaskPlan("gear_rotation", 3, 5)])
+    build_suite(
+        suite,
+        "fingerprint",
+        [TaskPlan("rolling_dice_top", 3, 3), TaskPlan("billiards", 3, 4), TaskPlan("gear_rotation", 3, 5)],
+    )
     script = root / "script.json"
     script.write_text(json.dumps(SCRIPT))
     server = spawn_mock_server(suite, "--script", str(script), "--p", "0.6")
     conditions = [*REGISTRY.defaults(), "vaot_wrongrender_nonkey"]
     try:
         server.configure(record_images=True)
-        run_eval(EvalSpec(suite=suite, model="mock", base_url=server.base_url, conditions=conditions,
-                          run_dir=root / "run", concurrency=2))
+        run_eval(
+            EvalSpec(
+                suite=suite,
+                model="mock",
+                base_url=server.base_url,
+                conditions=conditions,
+                run_dir=root / "run",
+                concurrency=2,
+            )
+        )
         received = server.images()
     finally:
         server.stop()
@@ -62,8 +84,11 @@ def main() -> None:
     print("suite content hash ", json.loads((suite / "manifest.json").read_text())["content_hash"])
     print("prompt version     ", PROMPT_VERSION)
     print("samples            ", len(rows), hashlib.sha256(json.dumps(rows, default=str).encode()).hexdigest())
-    print("pictures received  ", len(received),
-          hashlib.sha256(json.dumps(sorted(map(str, received))).encode()).hexdigest())
+    print(
+        "pictures received  ",
+        len(received),
+        hashlib.sha256(json.dumps(sorted(map(str, received))).encode()).hexdigest(),
+    )
     if args.mira:
         build_suite(root / "mira", "mira-synth", preset_plans("mira-synth"), processes=2)
         print("mira-synth hash    ", json.loads((root / "mira" / "manifest.json").read_text())["content_hash"])

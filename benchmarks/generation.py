@@ -24,8 +24,7 @@ class _Clock:
 
     def __init__(self, task) -> None:
         self.spent = dict.fromkeys(self.PARTS, 0.0)
-        for method, part in (("sample_scene", "sample"), ("solve", "solve"), ("render", "draw"),
-                             ("corrupt", "draw")):
+        for method, part in (("sample_scene", "sample"), ("solve", "solve"), ("render", "draw"), ("corrupt", "draw")):
             setattr(task, method, self._timed(getattr(task, method), part))
 
     def _timed(self, fn, part: str):
@@ -35,6 +34,7 @@ class _Clock:
                 return fn(*args, **kwargs)
             finally:
                 self.spent[part] += time.process_time() - t0
+
         return wrapper
 
 
@@ -71,8 +71,12 @@ def per_task(n: int) -> None:
         dt = time.process_time() - t0 - untimed
         share = {k: 100 * v / dt for k, v in clock.spent.items()}
         flag = "  encoding over 25 %" if share["encode"] > 25 else ""
-        print(f"  {name:24s} {n / dt:8.1f} {1000 * dt / n:8.1f}  "
-              + " ".join(f"{share[k]:6.0f}%" for k in _Clock.PARTS) + flag, flush=True)
+        print(
+            f"  {name:24s} {n / dt:8.1f} {1000 * dt / n:8.1f}  "
+            + " ".join(f"{share[k]:6.0f}%" for k in _Clock.PARTS)
+            + flag,
+            flush=True,
+        )
 
 
 def whole_suite(suite: str) -> None:

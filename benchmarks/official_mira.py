@@ -72,23 +72,31 @@ def check_official(path: Path) -> Path:
     """The folder holding their eval_api.py, or SystemExit with a message saying what is wrong."""
     script = path / "eval_api.py"
     if not script.is_file():
-        raise SystemExit(f"--official {path}: no eval_api.py there; give a checkout of aiming-lab/MIRA "
-                         "(a folder holding eval_api.py), e.g. `git clone https://github.com/aiming-lab/MIRA`")
+        raise SystemExit(
+            f"--official {path}: no eval_api.py there; give a checkout of aiming-lab/MIRA "
+            "(a folder holding eval_api.py), e.g. `git clone https://github.com/aiming-lab/MIRA`"
+        )
     missing = [m for m in REQUIREMENTS if importlib.util.find_spec(m) is None]
     if missing:
-        raise SystemExit(f"their script needs {', '.join(missing)}, missing from this Python ({sys.executable}); "
-                         f"see {path / 'requirements.txt'}")
+        raise SystemExit(
+            f"their script needs {', '.join(missing)}, missing from this Python ({sys.executable}); "
+            f"see {path / 'requirements.txt'}"
+        )
     return path.resolve()
 
 
 def export_mira(suite: Path, out: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "vcot.cli", "export", str(suite), "-f", "mira", "-o", str(out)],
-                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "vcot.cli", "export", str(suite), "-f", "mira", "-o", str(out)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     return out
 
 
-def run_official(official: Path, bench: Path, suite: Path, latency: float, concurrency: int,
-                 work: Path) -> dict[str, float]:
+def run_official(
+    official: Path, bench: Path, suite: Path, latency: float, concurrency: int, work: Path
+) -> dict[str, float]:
     """Their script in a child process against a fresh mock server; the same measures as harness.run_command."""
     server = spawn_mock_server(suite, "--latency", str(latency), "--correct-rate", "0.5")
     out = work / f"official-{time.monotonic_ns()}"
@@ -110,8 +118,13 @@ def run_official(official: Path, bench: Path, suite: Path, latency: float, concu
     finally:
         server.stop()
         shutil.rmtree(out, ignore_errors=True)
-    return {**measures(t0, wall, usage, stats, server_cpu), "status": stats["status"],
-            "max_inflight": stats["max_inflight"], "by_key": stats["by_key"], "failed": failed}
+    return {
+        **measures(t0, wall, usage, stats, server_cpu),
+        "status": stats["status"],
+        "max_inflight": stats["max_inflight"],
+        "by_key": stats["by_key"],
+        "failed": failed,
+    }
 
 
 def status_line(m: dict) -> str:
@@ -124,18 +137,25 @@ def status_line(m: dict) -> str:
         by_cond[cond] += n
         unmatched += n if uid == "None" else 0
     conds = ", ".join(f"{c} {n}" for c, n in sorted(by_cond.items()))
-    return (f"       statuses {dict(m['status'])}  max in flight {m['max_inflight']}  conditions: {conds}  "
-            f"matched to an instance {m['requests'] - unmatched}/{m['requests']}  "
-            f"API_CALL_FAILED {m['failed']}")
+    return (
+        f"       statuses {dict(m['status'])}  max in flight {m['max_inflight']}  conditions: {conds}  "
+        f"matched to an instance {m['requests'] - unmatched}/{m['requests']}  "
+        f"API_CALL_FAILED {m['failed']}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--official", type=Path, required=True,
-                    help="a checkout of aiming-lab/MIRA: the folder holding eval_api.py")
+    ap.add_argument(
+        "--official", type=Path, required=True, help="a checkout of aiming-lab/MIRA: the folder holding eval_api.py"
+    )
     ap.add_argument("--suite", type=Path, help="a mira-synth suite folder (default: generate one)")
-    ap.add_argument("--setting", action="append", metavar="L,C",
-                    help="latency (s) and concurrency; repeatable (default: 0.5,64  2,256  0,64)")
+    ap.add_argument(
+        "--setting",
+        action="append",
+        metavar="L,C",
+        help="latency (s) and concurrency; repeatable (default: 0.5,64  2,256  0,64)",
+    )
     ap.add_argument("--compare", action="store_true", help="also run `vcot eval` (harness.py) at each setting")
     args = ap.parse_args(argv)
     official = check_official(args.official)

@@ -39,21 +39,52 @@ LARGEST: dict[str, dict[str, Any]] = {
     "mirror_pattern": {"size": TOP, "n_colors": TOP},
     "cubes_count": {"min_width": TOP, "max_width": TOP, "min_depth": TOP, "max_depth": TOP, "max_height": TOP},
     "cubes_missing": {"min_width": TOP, "max_width": TOP, "min_depth": TOP, "max_depth": TOP, "max_height": TOP},
-    "billiards": {"min_width": TOP, "max_width": TOP, "max_height": TOP, "min_bounces": TOP, "max_bounces": TOP,
-                  "max_component": TOP},
-    "electric_charge": {"grid": TOP, "min_sources": TOP, "max_sources": TOP, "max_magnitude": TOP,
-                        "target_magnitude": TOP},
+    "billiards": {
+        "min_width": TOP,
+        "max_width": TOP,
+        "max_height": TOP,
+        "min_bounces": TOP,
+        "max_bounces": TOP,
+        "max_component": TOP,
+    },
+    "electric_charge": {
+        "grid": TOP,
+        "min_sources": TOP,
+        "max_sources": TOP,
+        "max_magnitude": TOP,
+        "target_magnitude": TOP,
+    },
     "mirror_clock": {},
     "unfolded_cube": {"n_views": TOP, "n_glyph_types": TOP},
-    "defuse_a_bomb": {"n_wires": TOP, "width": TOP, "height": TOP, "n_panels": TOP, "panel_max_w": 2,
-                      "panel_max_h": TOP},  # 6 panels fit 30 columns only up to 2 columns wide each
+    "defuse_a_bomb": {
+        "n_wires": TOP,
+        "width": TOP,
+        "height": TOP,
+        "n_panels": TOP,
+        "panel_max_w": 2,
+        "panel_max_h": TOP,
+    },  # 6 panels fit 30 columns only up to 2 columns wide each
     "multi_piece_puzzle": {"max_cells": TOP, "max_w": TOP, "max_h": TOP, "k": TOP, "n_candidates": TOP},
     "puzzle": {"rows": TOP, "cols": TOP, "hole": TOP, "max_period": TOP},
     # An 8 x 8 x 8 block: answers spread over what its structures hold, one bin per quarter.
-    "trailer_cubes_count": {"min_width": TOP, "max_width": TOP, "min_depth": TOP, "max_depth": TOP,
-                            "max_height": TOP, "answer_min": 60, "answer_max": 400},
-    "trailer_cubes_missing": {"min_width": TOP, "max_width": TOP, "min_depth": TOP, "max_depth": TOP,
-                              "max_height": TOP, "answer_min": 40, "answer_max": 300},
+    "trailer_cubes_count": {
+        "min_width": TOP,
+        "max_width": TOP,
+        "min_depth": TOP,
+        "max_depth": TOP,
+        "max_height": TOP,
+        "answer_min": 60,
+        "answer_max": 400,
+    },
+    "trailer_cubes_missing": {
+        "min_width": TOP,
+        "max_width": TOP,
+        "min_depth": TOP,
+        "max_depth": TOP,
+        "max_height": TOP,
+        "answer_min": 40,
+        "answer_max": 300,
+    },
     "paper_airplane": {"n_folds": TOP, "size": TOP},
     "gear_rotation": {"n_min": TOP, "n_max": TOP, "extra_links": TOP},
     "rolling_dice_top": {"rows": TOP, "cols": TOP, "min_moves": TOP, "max_moves": TOP},
@@ -99,7 +130,7 @@ def measure(name: str, params: dict[str, Any], conn: Any) -> None:
         conn.send({"status": f"failed: {type(exc).__name__}: {str(exc)[:160]}"})
         return
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    heap = tracemalloc.get_traced_memory()[1] / 2 ** 20
+    heap = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
     rss = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base_rss) / 1024
     c1 = time.process_time()
@@ -110,8 +141,18 @@ def measure(name: str, params: dict[str, Any], conn: Any) -> None:
         space = "-"
     sizes = [img.size for img in sample.images.values()]
     largest = max(sizes, key=lambda s: s[0] * s[1])
-    conn.send({"status": "ok", "seconds": seconds, "cpu": cpu, "space": space, "heap": heap, "rss": rss,
-               "images": len(sizes), "largest": f"{largest[0]}x{largest[1]}"})
+    conn.send(
+        {
+            "status": "ok",
+            "seconds": seconds,
+            "cpu": cpu,
+            "space": space,
+            "heap": heap,
+            "rss": rss,
+            "images": len(sizes),
+            "largest": f"{largest[0]}x{largest[1]}",
+        }
+    )
 
 
 def run(name: str, timeout: float) -> dict[str, Any]:
@@ -133,8 +174,11 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per task")
     args = parser.parse_args()
     names = args.task or list(MIRA_TASKS)
-    print(f"| {'task':22s} | {'wall s':>6s} | {'CPU s':>5s} | {'answers CPU s':>13s} | {'heap MiB':>8s} | {'RSS+ MiB':>8s} | "
-          f"{'pictures':>8s} | {'largest':>9s} | parameters at the top of their limits |")
+    print(
+        f"| {'task':22s} | {'wall s':>6s} | {'CPU s':>5s} | {'answers CPU s':>13s} | {'heap MiB':>8s} | "
+        f"{'RSS+ MiB':>8s} | "
+        f"{'pictures':>8s} | {'largest':>9s} | parameters at the top of their limits |"
+    )
     print(f"|{'-' * 24}|{'-' * 8}|{'-' * 7}|{'-' * 15}|{'-' * 10}|{'-' * 10}|{'-' * 10}|{'-' * 11}|{'-' * 39}|")
     for name in names:
         r = run(name, args.timeout)
@@ -144,8 +188,12 @@ def main() -> None:
         if r["status"] != "ok":
             print(f"| {name:22s} | {r['status']} | {shown} |")
             continue
-        print(f"| {name:22s} | {r['seconds']:6.2f} | {r['cpu']:5.2f} | {r['space']:>13s} | {r['heap']:8.1f} | {r['rss']:8.1f} | "
-              f"{r['images']:8d} | {r['largest']:>9s} | {shown} |", flush=True)
+        print(
+            f"| {name:22s} | {r['seconds']:6.2f} | {r['cpu']:5.2f} | {r['space']:>13s} | {r['heap']:8.1f} | "
+            f"{r['rss']:8.1f} | "
+            f"{r['images']:8d} | {r['largest']:>9s} | {shown} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -31,15 +31,21 @@ STREAM_TARGET, GEN_TARGET = 20.0, 5.0
 
 def _stream(name: str, n: int) -> None:
     rate, parts = stream_rate(name, "medium", n)
-    print(f"  stream {name:12s} medium {rate:7.1f} problems/s (target {STREAM_TARGET:.0f}: "
-          f"{'met' if rate >= STREAM_TARGET else 'MISSED'}); scene {100 * parts['scene'] * rate:.0f} %, "
-          f"picture {100 * parts['picture'] * rate:.0f} %", flush=True)
+    print(
+        f"  stream {name:12s} medium {rate:7.1f} problems/s (target {STREAM_TARGET:.0f}: "
+        f"{'met' if rate >= STREAM_TARGET else 'MISSED'}); scene {100 * parts['scene'] * rate:.0f} %, "
+        f"picture {100 * parts['picture'] * rate:.0f} %",
+        flush=True,
+    )
 
 
 def _generate(name: str, level: str, n: int) -> None:
     rate = generate_rate(name, level, n)
-    print(f"  generate {name:12s} {level:6s} {rate:6.1f} instances/s with steps (target {GEN_TARGET:.0f}: "
-          f"{'met' if rate >= GEN_TARGET else 'MISSED'})", flush=True)
+    print(
+        f"  generate {name:12s} {level:6s} {rate:6.1f} instances/s with steps (target {GEN_TARGET:.0f}: "
+        f"{'met' if rate >= GEN_TARGET else 'MISSED'})",
+        flush=True,
+    )
 
 
 def _jitter(name: str, level: str, n: int) -> None:
@@ -61,17 +67,21 @@ def _jitter(name: str, level: str, n: int) -> None:
         scene, sol = task.solved_scene(i, 1)
         for _ in range(5):
             if name == "block_tower":
-                fell = outcome(simulate_tower(scene["blocks"], shifts=[rng.uniform(-0.03, 0.03)
-                                                                       for _ in scene["blocks"]]))
+                fell = outcome(
+                    simulate_tower(scene["blocks"], shifts=[rng.uniform(-0.03, 0.03) for _ in scene["blocks"]])
+                )
                 ok = fell is not None and str(fell.count(False)) == sol.answer
             else:
                 run = simulate_ball(scene, dx=rng.uniform(-0.04, 0.04), dy=rng.uniform(-0.04, 0.04))
                 ok = run.landing_x is not None and str(bin_of(scene, run.landing_x) + 1) == sol.answer
             changed += not ok
     jit = sum(v for k, v in reasons.items() if "jitter" in k)
-    print(f"  jitter {name:12s} {level:6s} {n} accepted; generator's jitter test rejected {jit} "
-          f"({100 * jit / (jit + n):.1f} % of the scenes reaching it); fresh re-runs with another answer "
-          f"{changed}/{5 * n} (target 0)", flush=True)
+    print(
+        f"  jitter {name:12s} {level:6s} {n} accepted; generator's jitter test rejected {jit} "
+        f"({100 * jit / (jit + n):.1f} % of the scenes reaching it); fresh re-runs with another answer "
+        f"{changed}/{5 * n} (target 0)",
+        flush=True,
+    )
 
 
 def main() -> None:

@@ -37,14 +37,24 @@ def main() -> None:
         fast, fast_b = _time(png.encode_png, images)
         lossless = all(png.decode_png(png.encode_png(im)).tobytes() == im.tobytes() for im in images)
         worst = max(worst, fast_b / slow_b)
-        for key, value in (("pics", len(images)), ("slow", slow), ("fast", fast), ("slow_b", slow_b),
-                           ("fast_b", fast_b)):
+        for key, value in (
+            ("pics", len(images)),
+            ("slow", slow),
+            ("fast", fast),
+            ("slow_b", slow_b),
+            ("fast_b", fast_b),
+        ):
             totals[key] += value
-        print(f"  {name:24s} {len(images):5d} {1000 * slow / len(images):7.1f} {1000 * fast / len(images):6.1f} "
-              f"{slow / fast:7.1f}x {fast_b / slow_b:6.2f}  {'yes' if lossless else 'NO'}", flush=True)
+        print(
+            f"  {name:24s} {len(images):5d} {1000 * slow / len(images):7.1f} {1000 * fast / len(images):6.1f} "
+            f"{slow / fast:7.1f}x {fast_b / slow_b:6.2f}  {'yes' if lossless else 'NO'}",
+            flush=True,
+        )
     n = totals["pics"]
-    print(f"  {'all':24s} {n:5d} {1000 * totals['slow'] / n:7.1f} {1000 * totals['fast'] / n:6.1f} "
-          f"{totals['slow'] / totals['fast']:7.1f}x {totals['fast_b'] / totals['slow_b']:6.2f}")
+    print(
+        f"  {'all':24s} {n:5d} {1000 * totals['slow'] / n:7.1f} {1000 * totals['fast'] / n:6.1f} "
+        f"{totals['slow'] / totals['fast']:7.1f}x {totals['fast_b'] / totals['slow_b']:6.2f}"
+    )
     print(f"  largest per-task size ratio: {worst:.2f}")
 
 

@@ -33,8 +33,9 @@ ELAPSED = re.compile(r"(\d+):(\d\d):(\d\d) elapsed")
 
 
 def _vcot(*args: str, env: dict[str, str] | None = None, **kw) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "vcot.cli", *args], check=True, text=True, capture_output=True,
-                          env=env, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "vcot.cli", *args], check=True, text=True, capture_output=True, env=env, **kw
+    )
 
 
 def _tail(path: Path, stop: threading.Event, t0: float, out: list[tuple[float, str]]) -> None:
@@ -82,9 +83,25 @@ def main() -> int:
         latency = 45.0 if a.stall else a.latency
         mock = spawn_mock_server(suite, "--latency", str(latency))
         log = root / "eval.log"
-        args = ["eval", str(suite), "--base-url", mock.base_url, "--model", MODEL, "-c", "direct",
-                "--concurrency", str(a.concurrency), "--run", str(root / "run"),
-                *(["--tasks", "convex_hull", "--limit", "2", "--timeout", "120"] if a.stall else ["--epochs", str(a.epochs)])]
+        args = [
+            "eval",
+            str(suite),
+            "--base-url",
+            mock.base_url,
+            "--model",
+            MODEL,
+            "-c",
+            "direct",
+            "--concurrency",
+            str(a.concurrency),
+            "--run",
+            str(root / "run"),
+            *(
+                ["--tasks", "convex_hull", "--limit", "2", "--timeout", "120"]
+                if a.stall
+                else ["--epochs", str(a.epochs)]
+            ),
+        ]
         stamped: list[tuple[float, str]] = []
         stop = threading.Event()
         t0 = time.monotonic()
@@ -92,8 +109,9 @@ def main() -> int:
         tail.start()
         try:
             with log.open("w", encoding="utf-8") as fh:  # `vcot eval ... > LOG 2>&1`
-                code = subprocess.run([sys.executable, "-m", "vcot.cli", *args], stdout=fh, stderr=subprocess.STDOUT,
-                                      env=env).returncode
+                code = subprocess.run(
+                    [sys.executable, "-m", "vcot.cli", *args], stdout=fh, stderr=subprocess.STDOUT, env=env
+                ).returncode
             end = time.monotonic() - t0
         finally:
             stop.set()
@@ -113,8 +131,9 @@ def main() -> int:
         if m:
             elapsed.append(int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3]))
     by_field = [b - a for a, b in zip(elapsed, elapsed[1:], strict=False)]
-    print(f"gaps by arrival (start → first, between lines, last → exit), s: "
-          f"{', '.join(f'{g:.1f}' for g in by_arrival)}")
+    print(
+        f"gaps by arrival (start → first, between lines, last → exit), s: {', '.join(f'{g:.1f}' for g in by_arrival)}"
+    )
     print(f"gaps by the lines' own elapsed field, s: {', '.join(str(g) for g in by_field) or '—'}")
     worst = max(by_arrival[:-1]) if len(by_arrival) > 1 else end  # the exit needs no line after it
     verdict = "ok" if worst <= BOUND_S + 1.0 and progress else "TOO LONG"

@@ -83,16 +83,43 @@ def main(argv: list[str] | None = None) -> int:
     expected = n_instances * len(conds) * args.epochs
 
     server = spawn_mock_server(suite)
-    server.configure(fault_rate=args.fault_rate, faults=list(FAULT_KINDS), hang_s=args.timeout * 3,
-                     retry_after_s=0.05, latency_s=args.latency)
+    server.configure(
+        fault_rate=args.fault_rate,
+        faults=list(FAULT_KINDS),
+        hang_s=args.timeout * 3,
+        retry_after_s=0.05,
+        latency_s=args.latency,
+    )
     run_dir = work / "run"
-    cmd = [sys.executable, "-m", "vcot.cli", "eval", str(suite), "--model", "mock-model", "--base-url",
-           server.base_url, "--run", str(run_dir), "-c", ",".join(conds), "--epochs", str(args.epochs),
-           "--tag-requests", "--concurrency", str(args.concurrency), "--no-progress", "--timeout",
-           str(args.timeout), "--max-attempts", str(args.max_attempts),
-           # The server's unusable-but-whole replies are transient here (one request in five is a fault of
-           # some kind), so they get the full retry budget: this run measures exactly-once, not retry cost.
-           "--malformed-attempts", str(args.max_attempts)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "vcot.cli",
+        "eval",
+        str(suite),
+        "--model",
+        "mock-model",
+        "--base-url",
+        server.base_url,
+        "--run",
+        str(run_dir),
+        "-c",
+        ",".join(conds),
+        "--epochs",
+        str(args.epochs),
+        "--tag-requests",
+        "--concurrency",
+        str(args.concurrency),
+        "--no-progress",
+        "--timeout",
+        str(args.timeout),
+        "--max-attempts",
+        str(args.max_attempts),
+        # The server's unusable-but-whole replies are transient here (one request in five is a fault of
+        # some kind), so they get the full retry budget: this run measures exactly-once, not retry cost.
+        "--malformed-attempts",
+        str(args.max_attempts),
+    ]
     kills = []
     t0 = time.monotonic()
     try:
@@ -104,8 +131,11 @@ def main(argv: list[str] | None = None) -> int:
             while time.monotonic() < deadline and proc.poll() is None and len(committed(run_dir)) < target:
                 time.sleep(0.05)
             if proc.poll() is not None:
-                print(f"kill {k + 1}: the run ended before the kill point ({len(committed(run_dir))} of "
-                      f"{expected} committed); use more samples or fewer kills", file=sys.stderr)
+                print(
+                    f"kill {k + 1}: the run ended before the kill point ({len(committed(run_dir))} of "
+                    f"{expected} committed); use more samples or fewer kills",
+                    file=sys.stderr,
+                )
                 return 2
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
@@ -116,8 +146,15 @@ def main(argv: list[str] | None = None) -> int:
             done_keys = {call_key(s) for s in done}
             # Sent during this attempt and not committed when it died: these calls may be paid again.
             inflight = {key for key, n in sent.items() if n > prev[key] and key not in done_keys}
-            kills.append({"committed_before": len(before), "committed": done, "sent": sent,
-                          "new": len(done - before), "inflight": inflight})
+            kills.append(
+                {
+                    "committed_before": len(before),
+                    "committed": done,
+                    "sent": sent,
+                    "new": len(done - before),
+                    "inflight": inflight,
+                }
+            )
         final = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
         wall = time.monotonic() - t0
         stats = server.stats()
@@ -129,28 +166,59 @@ def main(argv: list[str] | None = None) -> int:
     keys = [(r["uid"], r["condition"], r["epoch"]) for r in rows]
     finished = sum(1 for r in rows if r["error"] is None)
     hostile = stats["status"].get("200-hostile", 0)
-    report = subprocess.run([sys.executable, "-m", "vcot.cli", "report", str(run_dir), "--suite", str(suite),
-                             "--out", str(work / "report")], capture_output=True, text=True, timeout=600)
+    report = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "vcot.cli",
+            "report",
+            str(run_dir),
+            "--suite",
+            str(suite),
+            "--out",
+            str(work / "report"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     html = (work / "report" / "report.html").read_bytes() if report.returncode == 0 else b""
     raw_control = sum(html.count(bytes([b])) for b in (0, 0x1B, 0x07))
     live_markup = html.count(b"<script>alert")
 
-    print(f"fault matrix: {', '.join(FAULT_KINDS)} at {100 * args.fault_rate:.0f}% of requests; "
-          f"{args.kills} SIGKILLs; {len(conds)} conditions x {args.epochs} epochs x {n_instances} instances")
+    print(
+        f"fault matrix: {', '.join(FAULT_KINDS)} at {100 * args.fault_rate:.0f}% of requests; "
+        f"{args.kills} SIGKILLs; {len(conds)} conditions x {args.epochs} epochs x {n_instances} instances"
+    )
     print(f"requests sent: {stats['requests']}  faults injected: {dict(sorted(stats['faults'].items()))}")
-    print(f"{'kill':>4} {'committed before':>16} {'committed at kill':>17} {'in flight':>9} {'re-paid beyond in flight':>24}")
+    print(
+        f"{'kill':>4} {'committed before':>16} {'committed at kill':>17} {'in flight':>9} "
+        f"{'re-paid beyond in flight':>24}"
+    )
     for k, info in enumerate(kills, 1):
         nxt = kills[k]["sent"] if k < len(kills) else after
         repaid = sum(1 for s in info["committed"] if nxt[call_key(s)] > info["sent"][call_key(s)])
-        print(f"{k:>4} {info['committed_before']:>16} {len(info['committed']):>17} {len(info['inflight']):>9} "
-              f"{repaid:>24}")
+        print(
+            f"{k:>4} {info['committed_before']:>16} {len(info['committed']):>17} {len(info['inflight']):>9} "
+            f"{repaid:>24}"
+        )
     lost = expected - len(set(keys) & {k for k, r in zip(keys, rows, strict=True) if r["error"] is None})
-    print(f"samples expected {expected}  finished {finished}  lost {lost}  duplicated {len(keys) - len(set(keys))}"
-          f"  (final exit code {final.returncode}, wall {wall:.1f} s)")
-    print(f"hostile replies received {hostile}; report.html: exit {report.returncode}, raw control bytes "
-          f"{raw_control}, live markup {live_markup}")
-    ok = (lost == 0 and len(keys) == len(set(keys)) and final.returncode == 0 and raw_control == 0
-          and live_markup == 0 and report.returncode == 0)
+    print(
+        f"samples expected {expected}  finished {finished}  lost {lost}  duplicated {len(keys) - len(set(keys))}"
+        f"  (final exit code {final.returncode}, wall {wall:.1f} s)"
+    )
+    print(
+        f"hostile replies received {hostile}; report.html: exit {report.returncode}, raw control bytes "
+        f"{raw_control}, live markup {live_markup}"
+    )
+    ok = (
+        lost == 0
+        and len(keys) == len(set(keys))
+        and final.returncode == 0
+        and raw_control == 0
+        and live_markup == 0
+        and report.returncode == 0
+    )
     return 0 if ok else 1
 
 

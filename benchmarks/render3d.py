@@ -66,8 +66,14 @@ def numpy_caster(repeats: int) -> dict[str, Any]:
     again = render_scene(SCENE, CAM)
     same = digest(np.asarray(res.image)) == digest(np.asarray(again.image))
     res.image.save(os.path.join(tempfile.gettempdir(), "render3d_numpy.png"))
-    return {"candidate": "NumPy ray caster (vcot.draw3d)", "cpu_s_per_scene": t, "ids_only_cpu_s": t_ids,
-            "deterministic": same, "id_buffer": "yes (exact, per pixel)", "install": "numpy (already a dependency)"}
+    return {
+        "candidate": "NumPy ray caster (vcot.draw3d)",
+        "cpu_s_per_scene": t,
+        "ids_only_cpu_s": t_ids,
+        "deterministic": same,
+        "id_buffer": "yes (exact, per pixel)",
+        "install": "numpy (already a dependency)",
+    }
 
 
 def mitsuba(repeats: int, spp: int = 16) -> dict[str, Any]:
@@ -81,40 +87,62 @@ def mitsuba(repeats: int, spp: int = 16) -> dict[str, Any]:
     shapes: dict[str, Any] = {}
     for k, p in enumerate(SCENE):
         rgb = [(c / 255) ** 2.2 for c in p.colour]
-        bsdf = ({"type": "roughconductor", "alpha": 0.15, "specular_reflectance": {"type": "rgb", "value": rgb}}
-                if p.material == "metal" else {"type": "diffuse", "reflectance": {"type": "rgb", "value": rgb}})
+        bsdf = (
+            {"type": "roughconductor", "alpha": 0.15, "specular_reflectance": {"type": "rgb", "value": rgb}}
+            if p.material == "metal"
+            else {"type": "diffuse", "reflectance": {"type": "rgb", "value": rgb}}
+        )
         if p.kind == "sphere":
             shapes[f"s{k}"] = {"type": "sphere", "center": list(p.centre), "radius": p.size[0], "bsdf": bsdf}
         elif p.kind == "box":
-            tf = (mi.ScalarTransform4f().translate(list(p.centre)).rotate([0, 0, 1], p.yaw)
-                  .scale([p.size[0], p.size[1], p.size[2]]))
+            tf = (
+                mi.ScalarTransform4f()
+                .translate(list(p.centre))
+                .rotate([0, 0, 1], p.yaw)
+                .scale([p.size[0], p.size[1], p.size[2]])
+            )
             shapes[f"s{k}"] = {"type": "cube", "to_world": tf, "bsdf": bsdf}
         else:
             r, h = p.size
             c = p.centre
             tf = mi.ScalarTransform4f().translate([c[0], c[1], c[2] - h]).scale([r, r, 2 * h])
             shapes[f"s{k}"] = {"type": "cylinder", "to_world": tf, "bsdf": bsdf}
-    scene = mi.load_dict({
-        "type": "scene", "integrator": {"type": "path", "max_depth": 4},
-        "sensor": {"type": "perspective", "fov": CAM.fov, "fov_axis": "y",
-                   "to_world": mi.ScalarTransform4f().look_at(origin=list(pos), target=list(target), up=[0, 0, 1]),
-                   "film": {"type": "hdrfilm", "width": W, "height": H},
-                   "sampler": {"type": "independent", "sample_count": spp}},
-        "sun": {"type": "directional", "direction": [0.45, 0.6, -0.66], "irradiance": {"type": "rgb", "value": 3}},
-        "sky": {"type": "constant", "radiance": {"type": "rgb", "value": 0.4}},
-        "floor": {"type": "rectangle", "to_world": mi.ScalarTransform4f().scale([40, 40, 1]),
-                  "bsdf": {"type": "diffuse", "reflectance": {"type": "rgb", "value": 0.35}}},
-        **shapes,
-    })
+    scene = mi.load_dict(
+        {
+            "type": "scene",
+            "integrator": {"type": "path", "max_depth": 4},
+            "sensor": {
+                "type": "perspective",
+                "fov": CAM.fov,
+                "fov_axis": "y",
+                "to_world": mi.ScalarTransform4f().look_at(origin=list(pos), target=list(target), up=[0, 0, 1]),
+                "film": {"type": "hdrfilm", "width": W, "height": H},
+                "sampler": {"type": "independent", "sample_count": spp},
+            },
+            "sun": {"type": "directional", "direction": [0.45, 0.6, -0.66], "irradiance": {"type": "rgb", "value": 3}},
+            "sky": {"type": "constant", "radiance": {"type": "rgb", "value": 0.4}},
+            "floor": {
+                "type": "rectangle",
+                "to_world": mi.ScalarTransform4f().scale([40, 40, 1]),
+                "bsdf": {"type": "diffuse", "reflectance": {"type": "rgb", "value": 0.35}},
+            },
+            **shapes,
+        }
+    )
     t, img = timed(lambda: np.array(mi.render(scene, seed=0)), repeats)
     again = np.array(mi.render(scene, seed=0))
     from PIL import Image
 
     Image.fromarray((np.clip(img[..., :3], 0, 1) ** (1 / 2.2) * 255).astype(np.uint8)).save(
-        os.path.join(tempfile.gettempdir(), "render3d_mitsuba.png"))
-    return {"candidate": f"Mitsuba 3 scalar_rgb, path tracer, {spp} spp", "cpu_s_per_scene": t,
-            "deterministic": digest(img) == digest(again), "id_buffer": "no (needs a second render with ids as "
-            "emitters, or a ray query per pixel)", "install": "pip mitsuba (wheel of about 50 MB with drjit)"}
+        os.path.join(tempfile.gettempdir(), "render3d_mitsuba.png")
+    )
+    return {
+        "candidate": f"Mitsuba 3 scalar_rgb, path tracer, {spp} spp",
+        "cpu_s_per_scene": t,
+        "deterministic": digest(img) == digest(again),
+        "id_buffer": "no (needs a second render with ids as emitters, or a ray query per pixel)",
+        "install": "pip mitsuba (wheel of about 50 MB with drjit)",
+    }
 
 
 def moderngl_egl(repeats: int) -> dict[str, Any]:
@@ -127,8 +155,11 @@ def moderngl_egl(repeats: int) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - any failure to get a context is the finding
         return {"candidate": "ModernGL (EGL)", "error": f"no off-screen context: {type(exc).__name__}: {exc}"[:200]}
     ctx.release()
-    return {"candidate": "ModernGL (EGL)", "error": "context available; rasteriser not written (shadows need a "
-            "shadow-map pass; ids need a second render target)"}
+    return {
+        "candidate": "ModernGL (EGL)",
+        "error": "context available; rasteriser not written (shadows need a "
+        "shadow-map pass; ids need a second render target)",
+    }
 
 
 def instance_times(n: int) -> list[dict[str, Any]]:
@@ -150,8 +181,18 @@ def upper_limit_times(n: int) -> list[float]:
     """CPU seconds of object_attributes instances with every parameter at the top of its limit."""
     from vcot.tasks import get_task
 
-    task = get_task("object_attributes", "hard", min_objects=10, max_objects=10, min_hops=3, max_hops=3, max_count=6,
-                    left_right_px=24.0, front_behind=0.6, min_visible=0.8)
+    task = get_task(
+        "object_attributes",
+        "hard",
+        min_objects=10,
+        max_objects=10,
+        min_hops=3,
+        max_hops=3,
+        max_count=6,
+        left_right_px=24.0,
+        front_behind=0.6,
+        min_visible=0.8,
+    )
     out = []
     for i in range(n):
         t0 = time.process_time()
@@ -172,11 +213,15 @@ def main() -> None:
     for r in rows:
         print(" | ".join(f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}" for k, v in r.items()))
     for r in instance_times(args.instances):
-        print(f"{r['task']} {r['preset']}: {r['s_per_instance']:.3f} CPU s per instance (scene sampling with its "
-              "visibility checks, render, steps, corrupted steps)")
+        print(
+            f"{r['task']} {r['preset']}: {r['s_per_instance']:.3f} CPU s per instance (scene sampling with its "
+            "visibility checks, render, steps, corrupted steps)"
+        )
     upper = upper_limit_times(8)
-    print(f"object_attributes at the top of every limit: {min(upper):.2f}-{max(upper):.2f} CPU s per instance "
-          f"(8 instances)")
+    print(
+        f"object_attributes at the top of every limit: {min(upper):.2f}-{max(upper):.2f} CPU s per instance "
+        f"(8 instances)"
+    )
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ class _Parts:
                 return fn(*args, **kwargs)
             finally:
                 self.spent[part] += time.process_time() - t0
+
         return wrapper
 
     def restore(self) -> None:
@@ -69,8 +70,10 @@ class _Parts:
 
 def speed(names: list[str], n: int) -> dict[str, float]:
     print(f"per task, one core, {n} problems each (CPU time); picture = input only (condition direct)")
-    print(f"  {'task':24s} {'rl p/s':>8s} {'ms/prob':>8s} {'gen i/s':>8s} {'ratio':>6s}   {'scene':>6s} "
-          f"{'picture':>7s} {'rest':>6s}")
+    print(
+        f"  {'task':24s} {'rl p/s':>8s} {'ms/prob':>8s} {'gen i/s':>8s} {'ratio':>6s}   {'scene':>6s} "
+        f"{'picture':>7s} {'rest':>6s}"
+    )
     rates = {}
     for name in names:
         s = stream(name, seed=1)
@@ -91,8 +94,11 @@ def speed(names: list[str], n: int) -> dict[str, float]:
         share = {k: 100 * v / dt for k, v in parts.spent.items()}
         rest = 100 - share["scene"] - share["picture"]
         rates[name] = n / dt
-        print(f"  {name:24s} {n / dt:8.1f} {1000 * dt / n:8.1f} {n / gdt:8.1f} {gdt / dt:5.1f}x   "
-              f"{share['scene']:5.0f}% {share['picture']:6.0f}% {rest:5.0f}%", flush=True)
+        print(
+            f"  {name:24s} {n / dt:8.1f} {1000 * dt / n:8.1f} {n / gdt:8.1f} {gdt / dt:5.1f}x   "
+            f"{share['scene']:5.0f}% {share['picture']:6.0f}% {rest:5.0f}%",
+            flush=True,
+        )
     two_d = [r for t, r in rates.items() if t not in THREE_D]
     if two_d:
         med = statistics.median(two_d)
@@ -128,8 +134,10 @@ def audit(suite_dir: Path | None, n: int, processes: int, seed: int) -> None:
         suite = read_suite(suite_dir, check_images="none")
         names = sorted({i.task for i in suite.instances}, key=task_names().index)
         keys = excluded_keys(suite, names)
-        print(f"exclusion audit: {sum(map(len, keys.values()))} scenes of {suite_dir.name} over {len(names)} tasks; "
-              f"{n} streamed problems (seed {seed}) of the same tasks with exclude=")
+        print(
+            f"exclusion audit: {sum(map(len, keys.values()))} scenes of {suite_dir.name} over {len(names)} tasks; "
+            f"{n} streamed problems (seed {seed}) of the same tasks with exclude="
+        )
         bounds = [n * k // (processes * 8) for k in range(processes * 8 + 1)]
         jobs = [(keys, names, a, b, seed) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
         t0 = time.perf_counter()
@@ -141,8 +149,10 @@ def audit(suite_dir: Path | None, n: int, processes: int, seed: int) -> None:
         done = sum(r[0] for r in results)
         hits = sum(r[1] for r in results)
         redraws = sum((r[2] for r in results), Counter())
-        print(f"  {done} problems audited in {time.perf_counter() - t0:.0f} s: {sum(redraws.values())} draws hit a "
-              f"suite scene and were drawn again; streamed problems sharing a scene with the suite: {hits}")
+        print(
+            f"  {done} problems audited in {time.perf_counter() - t0:.0f} s: {sum(redraws.values())} draws hit a "
+            f"suite scene and were drawn again; streamed problems sharing a scene with the suite: {hits}"
+        )
         if redraws:
             print("  redrawn per task: " + ", ".join(f"{t} {k}" for t, k in redraws.most_common() if k))
         # Independent check on fully made problems: keys as `vcot overlap` computes them.

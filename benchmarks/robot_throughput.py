@@ -30,15 +30,21 @@ STREAM_TARGET, GEN_TARGET = 20.0, 5.0
 
 def _stream(name: str, n: int) -> None:
     rate, parts = stream_rate(name, "medium", n)
-    print(f"  stream {name:20s} medium {rate:7.1f} problems/s (target {STREAM_TARGET:.0f}: "
-          f"{'met' if rate >= STREAM_TARGET else 'MISSED'}); scene {100 * parts['scene'] * rate:.0f} %, "
-          f"picture {100 * parts['picture'] * rate:.0f} %", flush=True)
+    print(
+        f"  stream {name:20s} medium {rate:7.1f} problems/s (target {STREAM_TARGET:.0f}: "
+        f"{'met' if rate >= STREAM_TARGET else 'MISSED'}); scene {100 * parts['scene'] * rate:.0f} %, "
+        f"picture {100 * parts['picture'] * rate:.0f} %",
+        flush=True,
+    )
 
 
 def _generate(name: str, level: str, n: int) -> None:
     rate = generate_rate(name, level, n)
-    print(f"  generate {name:18s} {level:6s} {rate:6.1f} instances/s with steps (target {GEN_TARGET:.0f}: "
-          f"{'met' if rate >= GEN_TARGET else 'MISSED'})", flush=True)
+    print(
+        f"  generate {name:18s} {level:6s} {rate:6.1f} instances/s with steps (target {GEN_TARGET:.0f}: "
+        f"{'met' if rate >= GEN_TARGET else 'MISSED'})",
+        flush=True,
+    )
 
 
 def _rejections(name: str, level: str, n: int) -> None:
@@ -56,9 +62,11 @@ def _rejections(name: str, level: str, n: int) -> None:
             except Reject as exc:
                 reasons["Bullet" if str(exc).startswith("Bullet") else "rules"] += 1
     rejected = sum(reasons.values())
-    print(f"  rejected {name:18s} {level:6s} {100 * rejected / drawn:5.1f} % of {drawn} draws "
-          f"(Bullet check: {100 * reasons['Bullet'] / drawn:.1f} %, other rules: {100 * reasons['rules'] / drawn:.1f} %)",
-          flush=True)
+    print(
+        f"  rejected {name:18s} {level:6s} {100 * rejected / drawn:5.1f} % of {drawn} draws "
+        f"(Bullet check: {100 * reasons['Bullet'] / drawn:.1f} %, other rules: {100 * reasons['rules'] / drawn:.1f} %)",
+        flush=True,
+    )
 
 
 def _jitter_test(name: str, level: str, n: int, seeds: int = 5) -> None:
@@ -82,8 +90,11 @@ def _jitter_test(name: str, level: str, n: int, seeds: int = 5) -> None:
             if got != planned:
                 changed += 1
                 break
-    print(f"  jitter test {name:18s} {level:6s} {changed} of {n} accepted scenes change under {seeds} fresh "
-          f"jittered replays", flush=True)
+    print(
+        f"  jitter test {name:18s} {level:6s} {changed} of {n} accepted scenes change under {seeds} fresh "
+        f"jittered replays",
+        flush=True,
+    )
 
 
 def main() -> None:

@@ -43,10 +43,18 @@ def one(n: int, processes: int, shard_size: int, out: str, fmt: str) -> dict:
     self_kib, child_kib = me.ru_maxrss, kids.ru_maxrss
     cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
     size = sum(e["bytes"] for e in manifest["shards"])
-    return {"n": manifest["total"], "processes": processes, "shards": shards, "wall_s": wall,
-            "inst_per_s": manifest["total"] / wall, "cpu_s": cpu, "peak_rss_mib": max(self_kib, child_kib) / 1024,
-            "driver_rss_mib": self_kib / 1024, "bytes": size,
-            "shard_hashes": [e["sha256"] for e in manifest["shards"]]}
+    return {
+        "n": manifest["total"],
+        "processes": processes,
+        "shards": shards,
+        "wall_s": wall,
+        "inst_per_s": manifest["total"] / wall,
+        "cpu_s": cpu,
+        "peak_rss_mib": max(self_kib, child_kib) / 1024,
+        "driver_rss_mib": self_kib / 1024,
+        "bytes": size,
+        "shard_hashes": [e["sha256"] for e in manifest["shards"]],
+    }
 
 
 def measure(n: int, processes: int, shard_size: int, fmt: str) -> dict:
@@ -60,9 +68,13 @@ def measure(n: int, processes: int, shard_size: int, fmt: str) -> dict:
 
 
 def report(r: dict) -> None:
-    print(f"  N={r['n']:>7} processes={r['processes']} shards={r['shards']:>4}: {r['wall_s']:8.1f} s, "
-          f"{r['inst_per_s']:6.1f} inst/s, {r['cpu_s']:.0f} CPU-s, peak RSS {r['peak_rss_mib']:6.1f} MiB (driver {r['driver_rss_mib']:.1f}), "
-          f"{r['bytes'] / 1e6:.0f} MB", flush=True)
+    print(
+        f"  N={r['n']:>7} processes={r['processes']} shards={r['shards']:>4}: {r['wall_s']:8.1f} s, "
+        f"{r['inst_per_s']:6.1f} inst/s, {r['cpu_s']:.0f} CPU-s, peak RSS {r['peak_rss_mib']:6.1f} MiB (driver "
+        f"{r['driver_rss_mib']:.1f}), "
+        f"{r['bytes'] / 1e6:.0f} MB",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -92,7 +104,9 @@ def main() -> None:
         results["speedup"] = {"runs": runs, "speedup": speedup, "identical": same}
     print(f"sizes on {args.processes} processes:", flush=True)
     for n in args.sizes:
-        done = [r for r in (results["speedup"] or {}).get("runs", []) if (r["n"], r["processes"]) == (n, args.processes)]
+        done = [
+            r for r in (results["speedup"] or {}).get("runs", []) if (r["n"], r["processes"]) == (n, args.processes)
+        ]
         r = done[0] if done else measure(n, args.processes, args.shard_size, args.format)
         report(r)
         results["sizes"].append(r)

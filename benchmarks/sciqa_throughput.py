@@ -23,8 +23,10 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=200, help="problems per measurement")
     ap.add_argument("--tasks", default=",".join(TASKS))
     args = ap.parse_args()
-    print(f"one core, CPU time, {args.n} problems per cell; stream = input picture only (condition direct); "
-          "generate = make with steps and corruption + PNG encoding")
+    print(
+        f"one core, CPU time, {args.n} problems per cell; stream = input picture only (condition direct); "
+        "generate = make with steps and corruption + PNG encoding"
+    )
     print(f"  {'task':14s} {'level':7s} {'stream p/s':>10s} {'generate i/s':>12s}")
     verdicts = []
     for name in args.tasks.split(","):

@@ -26,8 +26,10 @@ import time
 from vcot.scoring import score_fields
 from vcot.scoring.probes import step_answers
 
-FILLER = ("Let me look at the picture carefully. The first object sits near the left edge, and the second one is "
-          "slightly above it. Counting the elements row by row gives a consistent total. ")
+FILLER = (
+    "Let me look at the picture carefully. The first object sits near the left edge, and the second one is "
+    "slightly above it. Counting the elements row by row gives a consistent total. "
+)
 
 GOLDS = [
     ("integer", "7", None, ["7", "seven", "7 cubes", "8", "6+1 = 7"]),
@@ -43,17 +45,36 @@ GOLDS = [
 
 # Answers in the shapes docs/scoring.md describes, per answer type (same golds as GOLDS).
 FORMATS = {
-    "integer": ["not 7", "7 (3 in front, 4 behind)", "not 9 — on a recount it is 7", "seven, not eight",
-                "3 in front and 4 behind, so 7", "7 or 8", "≈ 7", "at least 7"],
-    "choice": ["D (A and C are ruled out)", "not B", "B, not A", "B is wrong", '{"answer": "B"}',
-               "B because pair C overlaps less", "A? No, B."],
+    "integer": [
+        "not 7",
+        "7 (3 in front, 4 behind)",
+        "not 9 — on a recount it is 7",
+        "seven, not eight",
+        "3 in front and 4 behind, so 7",
+        "7 or 8",
+        "≈ 7",
+        "at least 7",
+    ],
+    "choice": [
+        "D (A and C are ruled out)",
+        "not B",
+        "B, not A",
+        "B is wrong",
+        '{"answer": "B"}',
+        "B because pair C overlaps less",
+        "A? No, B.",
+    ],
     "time": ["quarter past three", "five past three", "not 3:05", "3:05 (the mirror shows 8:55)", "three oh five"],
     "direction": ["not north", "northwest (the left charge pulls it up)", "north, not northwest"],
     "coordinates": ["x = 1, y = 2; x = 3, y = 4", "not (1, 2), (3, 4)", '{"answer": [[1, 2], [3, 4]]}'],
     "set": ["A, C, D (B is too large)", "not A, C, D", "A, C, not D"],
     "pair": ["red, 17 (8 + 9)", "not red, 17", "red, 17 — black only 15"],
-    "text": ["not counterclockwise", "counterclockwise (not clockwise)", "It is not jammed; it turns CCW",
-             "It cannot rotate"],
+    "text": [
+        "not counterclockwise",
+        "counterclockwise (not clockwise)",
+        "It is not jammed; it turns CCW",
+        "It cannot rotate",
+    ],
 }
 
 
@@ -91,6 +112,7 @@ def run(items: list[tuple]) -> tuple[float, collections.Counter]:
 
 def hostile(size: int) -> dict[str, str]:
     """Adversarial replies of about `size` characters: the shapes that once made extraction quadratic."""
+
     def fill(unit: str) -> str:
         return unit * max(1, size // len(unit))
 
@@ -119,8 +141,10 @@ def run_hostile(size: int, bar: float) -> None:
         step_answers(reply)
         t2 = time.process_time()
         worst = max(worst, t1 - t0, t2 - t1)
-        print(f"{name:32} {len(reply):>9,} chars  score_fields {t1 - t0:7.3f} s  step_answers {t2 - t1:7.3f} s  "
-              f"-> {s.verdict}")
+        print(
+            f"{name:32} {len(reply):>9,} chars  score_fields {t1 - t0:7.3f} s  step_answers {t2 - t1:7.3f} s  "
+            f"-> {s.verdict}"
+        )
     print(f"worst: {worst:.3f} s CPU; bar: {bar} s")
     raise SystemExit(0 if worst <= bar else 1)
 
@@ -147,8 +171,10 @@ def main() -> None:
     best = min(times)
     print(f"responses: {args.n}  mean length: {mean_len:.0f} chars  verdicts: {dict(verdicts)}")
     rate = args.n / best
-    print(f"best of {args.repeat}: {best:.3f} s -> {rate:,.0f} responses/s on one core "
-          f"({1e6 * best / args.n:.1f} µs each); bar: 5,000/s")
+    print(
+        f"best of {args.repeat}: {best:.3f} s -> {rate:,.0f} responses/s on one core "
+        f"({1e6 * best / args.n:.1f} µs each); bar: 5,000/s"
+    )
     raise SystemExit(0 if rate >= 5000 else 1)
 
 

@@ -27,6 +27,7 @@ def stream_rate(name: str, difficulty: str, n: int) -> tuple[float, dict[str, fl
                 return fn(*args, **kwargs)
             finally:
                 spent[part] += time.process_time() - t0
+
         return wrapper
 
     methods = {"_accept": "scene", "render_input": "picture"}

@@ -32,14 +32,20 @@ import time
 from pathlib import Path
 
 # A model folder's files other than its weights: what a trained folder needs beside the new weights.
-WEIGHT_FILES = ("config.json", "generation_config.json", "model.safetensors", "model.safetensors.index.json",
-                "pytorch_model.bin")
+WEIGHT_FILES = (
+    "config.json",
+    "generation_config.json",
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+)
 
 
 def vcot(*args: str, env: dict[str, str] | None = None) -> str:
     """Run one vcot command as a user would; its output, or exit with it."""
-    done = subprocess.run([sys.executable, "-m", "vcot", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    done = subprocess.run(
+        [sys.executable, "-m", "vcot", *args], capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
     if done.returncode != 0:
         sys.exit(f"vcot {' '.join(args)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     return done.stdout
@@ -65,10 +71,21 @@ def sft(args: argparse.Namespace, warm: Path, out: Path) -> Path:
     from trl import SFTConfig, SFTTrainer
 
     model, processor = load(args.model, args.trust_remote_code, args.device)
-    config = SFTConfig(output_dir=str(out / "sft-run"), max_steps=args.sft_steps, per_device_train_batch_size=args.batch,
-                       learning_rate=args.lr, logging_steps=1, save_strategy="no", report_to="none",
-                       use_cpu=args.device == "cpu", bf16=False, max_length=None, seed=args.seed,
-                       disable_tqdm=True, dataloader_num_workers=0)
+    config = SFTConfig(
+        output_dir=str(out / "sft-run"),
+        max_steps=args.sft_steps,
+        per_device_train_batch_size=args.batch,
+        learning_rate=args.lr,
+        logging_steps=1,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=args.device == "cpu",
+        bf16=False,
+        max_length=None,
+        seed=args.seed,
+        disable_tqdm=True,
+        dataloader_num_workers=0,
+    )
     train = datasets.load_from_disk(str(warm))["train"]
     SFTTrainer(model=model, args=config, train_dataset=train, processing_class=processor).train()
     folder = out / "sft"
@@ -83,19 +100,37 @@ def grpo(args: argparse.Namespace, start: Path, heldout: Path, out: Path) -> Pat
     from vcot.rl.trl import DrawingEnvironment, iterable_dataset, reward_funcs
 
     model, processor = load(start, args.trust_remote_code, args.device)
-    config = GRPOConfig(output_dir=str(out / "grpo-run"), max_steps=args.grpo_steps,
-                        per_device_train_batch_size=args.batch, num_generations=args.generations,
-                        max_completion_length=args.completion_tokens, learning_rate=args.lr, logging_steps=1,
-                        save_strategy="no", report_to="none", use_cpu=args.device == "cpu", bf16=False,
-                        seed=args.seed, shuffle_dataset=False, dataloader_num_workers=0, disable_tqdm=True,
-                        max_tool_calling_iterations=2)
+    config = GRPOConfig(
+        output_dir=str(out / "grpo-run"),
+        max_steps=args.grpo_steps,
+        per_device_train_batch_size=args.batch,
+        num_generations=args.generations,
+        max_completion_length=args.completion_tokens,
+        learning_rate=args.lr,
+        logging_steps=1,
+        save_strategy="no",
+        report_to="none",
+        use_cpu=args.device == "cpu",
+        bf16=False,
+        seed=args.seed,
+        shuffle_dataset=False,
+        dataloader_num_workers=0,
+        disable_tqdm=True,
+        max_tool_calling_iterations=2,
+    )
     drawing = args.condition.startswith("vaot")
-    train = iterable_dataset(args.task, difficulty=args.difficulty, seed=args.seed, exclude=str(heldout),
-                             condition=args.condition)
+    train = iterable_dataset(
+        args.task, difficulty=args.difficulty, seed=args.seed, exclude=str(heldout), condition=args.condition
+    )
     eos = [processor.tokenizer.eos_token_id]
-    trainer = GRPOTrainer(model=model, processing_class=processor, args=config, train_dataset=train,
-                          reward_funcs=reward_funcs(answer=not drawing, step=False, eos_token_ids=eos),
-                          environment_factory=DrawingEnvironment.factory() if drawing else None)
+    trainer = GRPOTrainer(
+        model=model,
+        processing_class=processor,
+        args=config,
+        train_dataset=train,
+        reward_funcs=reward_funcs(answer=not drawing, step=False, eos_token_ids=eos),
+        environment_factory=DrawingEnvironment.factory() if drawing else None,
+    )
     trainer.train()
     folder = out / "grpo"
     trainer.model.save_pretrained(folder)
@@ -127,14 +162,46 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
 
     heldout = out / "heldout"
-    vcot("generate", "--task", args.task, "--difficulty", args.difficulty, "--n", str(args.heldout),
-         "--seed", str(10_000 + args.seed), "--out", str(heldout), "--no-progress")
+    vcot(
+        "generate",
+        "--task",
+        args.task,
+        "--difficulty",
+        args.difficulty,
+        "--n",
+        str(args.heldout),
+        "--seed",
+        str(10_000 + args.seed),
+        "--out",
+        str(heldout),
+        "--no-progress",
+    )
     start = args.model
     if args.warm:
         warm = out / "warm"
-        vcot("export-rl", "stream", "--task", args.task, "--difficulty", args.difficulty, "--n",
-             str(args.warm), "--seed", str(args.seed), "-c", args.condition, "-f", "sft", "--exclude", str(heldout),
-             "--validation-fraction", "0", "-o", str(warm), "--no-progress")
+        vcot(
+            "export-rl",
+            "stream",
+            "--task",
+            args.task,
+            "--difficulty",
+            args.difficulty,
+            "--n",
+            str(args.warm),
+            "--seed",
+            str(args.seed),
+            "-c",
+            args.condition,
+            "-f",
+            "sft",
+            "--exclude",
+            str(heldout),
+            "--validation-fraction",
+            "0",
+            "-o",
+            str(warm),
+            "--no-progress",
+        )
         vcot("overlap", str(heldout), str(warm))  # exits non-zero, and so does this script, on a shared scene
         start = sft(args, warm, out)
     trained = grpo(args, start, heldout, out)
@@ -142,11 +209,32 @@ def main(argv: list[str] | None = None) -> None:
     # The in-process client's knobs are environment variables (docs/rl.md, "Evaluating a local checkpoint").
     hf_env = {"VCOT_HF_DEVICE": args.device, "VCOT_HF_TRUST_REMOTE_CODE": "1" if args.trust_remote_code else "0"}
     for name, folder in (("before", args.model), ("after", trained)):
-        vcot("eval", str(heldout), "--model", f"hf:{folder}", "-c", args.condition, "--temperature", "0",
-             "--max-tokens", str(args.completion_tokens * 4), "--run", str(out / "runs" / name), "--no-progress",
-             env=hf_env)
-    vcot("report", str(out / "runs" / "before"), str(out / "runs" / "after"), "--suite", str(heldout), "--out",
-         str(out / "report"), "--no-progress")
+        vcot(
+            "eval",
+            str(heldout),
+            "--model",
+            f"hf:{folder}",
+            "-c",
+            args.condition,
+            "--temperature",
+            "0",
+            "--max-tokens",
+            str(args.completion_tokens * 4),
+            "--run",
+            str(out / "runs" / name),
+            "--no-progress",
+            env=hf_env,
+        )
+    vcot(
+        "report",
+        str(out / "runs" / "before"),
+        str(out / "runs" / "after"),
+        "--suite",
+        str(heldout),
+        "--out",
+        str(out / "report"),
+        "--no-progress",
+    )
     table = _before_after(out / "report" / "report.md")
     print(table or "the report has no before/after table")
     print(json.dumps({"seconds": round(time.perf_counter() - started, 1), "report": str(out / "report")}))
@@ -159,7 +247,7 @@ def _before_after(report: Path) -> str:
     if head < 0:
         return ""
     end = text.find("\n#", head)
-    return text[text.rfind("\n", 0, head) + 1: end if end > 0 else len(text)].strip()
+    return text[text.rfind("\n", 0, head) + 1 : end if end > 0 else len(text)].strip()
 
 
 if __name__ == "__main__":

@@ -11,13 +11,23 @@ from typing import Any
 
 import pytest
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def chromium_path() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser") or (
-        "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    return (
+        shutil.which("chromium")
+        or shutil.which("chromium-browser")
+        or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+    )
 
 
 def browser_missing() -> str | None:

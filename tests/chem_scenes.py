@@ -14,7 +14,9 @@ def scene_from_smiles(smiles: str) -> dict[str, Any]:
     Chem.Kekulize(mol, clearAromaticFlags=True)
     rdDepictor.Compute2DCoords(mol)
     pos = mol.GetConformer().GetPositions()
-    atoms = [{"el": a.GetSymbol(), "x": round(float(pos[k][0]) / 1.5, 3), "y": round(float(pos[k][1]) / 1.5, 3)}
-             for k, a in enumerate(mol.GetAtoms())]
+    atoms = [
+        {"el": a.GetSymbol(), "x": round(float(pos[k][0]) / 1.5, 3), "y": round(float(pos[k][1]) / 1.5, 3)}
+        for k, a in enumerate(mol.GetAtoms())
+    ]
     bonds = [[b.GetBeginAtomIdx(), b.GetEndAtomIdx(), int(b.GetBondTypeAsDouble())] for b in mol.GetBonds()]
     return {"smiles": smiles, "atoms": atoms, "bonds": bonds}

@@ -3,8 +3,14 @@
 
 from __future__ import annotations
 
-NORMALS = {"top": (0, 0, 1), "bottom": (0, 0, -1), "north": (0, 1, 0), "south": (0, -1, 0),
-           "east": (1, 0, 0), "west": (-1, 0, 0)}
+NORMALS = {
+    "top": (0, 0, 1),
+    "bottom": (0, 0, -1),
+    "north": (0, 1, 0),
+    "south": (0, -1, 0),
+    "east": (1, 0, 0),
+    "west": (-1, 0, 0),
+}
 DOWN = (0, 0, -1)
 
 

@@ -17,8 +17,20 @@ import sys
 from pathlib import Path
 
 # The pieces, in the order docs/design.md lists them.
-PIECES = ("generator", "oracle", "state probes", "caption", "text-CoT guide", "colour roles", "shortcuts",
-          "task doc", "catalog entry", "See2Think category", "generator tests", "oracle test")
+PIECES = (
+    "generator",
+    "oracle",
+    "state probes",
+    "caption",
+    "text-CoT guide",
+    "colour roles",
+    "shortcuts",
+    "task doc",
+    "catalog entry",
+    "See2Think category",
+    "generator tests",
+    "oracle test",
+)
 
 
 def builtin_task_names() -> list[str]:
@@ -66,8 +78,7 @@ def missing_pieces(task: str, root: Path) -> list[str]:
     out: list[str] = []
     parts = cls.__module__.split(".")
     if len(parts) != 4 or parts[-1] != task or not (src / "tasks" / parts[2] / f"{task}.py").is_file():
-        out.append(f"generator: the task is defined in {cls.__module__}, not in its own file "
-                   f"tasks/<domain>/{task}.py")
+        out.append(f"generator: the task is defined in {cls.__module__}, not in its own file tasks/<domain>/{task}.py")
     if not _defines(src / "oracles" / f"{task}.py", "answer"):
         out.append(f"oracle: src/vcot/oracles/{task}.py with answer(scene, params)")
     if not _defines(src / "probes" / f"{task}.py", "build"):
@@ -76,16 +87,21 @@ def missing_pieces(task: str, root: Path) -> list[str]:
         out.append(f"caption: src/vcot/captions/{task}.py with caption(scene)")
     if not str(GUIDES.get(task, "")).strip():
         out.append(f"text-CoT guide: GUIDES[{task!r}] in src/vcot/prompts/text_cot_spec.py")
-    colour = [t for t, table in (("INFORMATION", INFORMATION), ("DECORATION", DECORATION), ("REASONS", REASONS))
-              if task not in table]
+    colour = [
+        t
+        for t, table in (("INFORMATION", INFORMATION), ("DECORATION", DECORATION), ("REASONS", REASONS))
+        if task not in table
+    ]
     if task in INFORMATION and len(INFORMATION[task]) >= 2 and task not in SECOND_CUE:
         colour.append("SECOND_CUE")
     if colour:
         out.append(f"colour roles: {', '.join(colour)}[{task!r}] in src/vcot/tasks/colour_roles.py")
     has_module = _defines(src / "analysis" / "shortcuts" / f"{task}.py", "HEURISTICS")
     if has_module == bool(str(NO_SHORTCUTS.get(task, "")).strip()):
-        out.append(f"shortcuts: src/vcot/analysis/shortcuts/{task}.py with HEURISTICS, or (only) a reason in "
-                   "NO_SHORTCUTS of src/vcot/analysis/shortcuts/__init__.py")
+        out.append(
+            f"shortcuts: src/vcot/analysis/shortcuts/{task}.py with HEURISTICS, or (only) a reason in "
+            "NO_SHORTCUTS of src/vcot/analysis/shortcuts/__init__.py"
+        )
     doc = root / "docs" / "tasks" / f"{task}.md"
     index = root / "docs" / "tasks" / "README.md"
     if not doc.is_file():
@@ -93,8 +109,10 @@ def missing_pieces(task: str, root: Path) -> list[str]:
     elif not index.is_file() or not re.search(rf"\]\({re.escape(task)}\.md\)", index.read_text(encoding="utf-8")):
         out.append(f"task doc: a link to {task}.md in docs/tasks/README.md")
     if task in MIRA_TASKS and MIRA_TASKS[task] != (cls.domain, cls.answer_type):
-        out.append(f"catalog entry: MIRA_TASKS[{task!r}] in src/vcot/tasks/catalog.py says {MIRA_TASKS[task]}, "
-                   f"the task class ({cls.domain}, {cls.answer_type})")
+        out.append(
+            f"catalog entry: MIRA_TASKS[{task!r}] in src/vcot/tasks/catalog.py says {MIRA_TASKS[task]}, "
+            f"the task class ({cls.domain}, {cls.answer_type})"
+        )
     if not any(task in tasks for tasks in CATEGORY_TASKS.values()):
         out.append(f"See2Think category: {task!r} in CATEGORY_TASKS of src/vcot/tasks/see2think_categories.py")
     tests = _test_names(root / "tests" / "tasks" / f"test_{task}.py")

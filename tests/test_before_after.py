@@ -10,9 +10,24 @@ from vcot.analysis.units import to_samples
 
 
 def _rows(model: str, run: str, golds: list[str], answers: list[str]) -> list[dict]:
-    return [{"run_id": run, "model": model, "condition": "direct", "uid": f"t-{i:03d}", "task": "t",
-             "domain": "EG", "epoch": 0, "gold": g, "answer_type": "integer", "options": None, "extracted": a,
-             "correct": a == g, "tier": "tag"} for i, (g, a) in enumerate(zip(golds, answers, strict=True))]
+    return [
+        {
+            "run_id": run,
+            "model": model,
+            "condition": "direct",
+            "uid": f"t-{i:03d}",
+            "task": "t",
+            "domain": "EG",
+            "epoch": 0,
+            "gold": g,
+            "answer_type": "integer",
+            "options": None,
+            "extracted": a,
+            "correct": a == g,
+            "tier": "tag",
+        }
+        for i, (g, a) in enumerate(zip(golds, answers, strict=True))
+    ]
 
 
 def _table(before, after):
@@ -32,8 +47,9 @@ def test_a_real_gain_beats_the_best_constant():
     (row,) = t.rows
     assert row[0] == "base → tuned" and row[2] == 60 and row[8] == "40.0"
     assert row[9:] == ["yes", "yes"] and row[5].startswith("+")
-    assert t.note.startswith("base → tuned, direct: gain: the interval excludes 0; after beats the best constant "
-                             "answer (40.0%).")
+    assert t.note.startswith(
+        "base → tuned, direct: gain: the interval excludes 0; after beats the best constant answer (40.0%)."
+    )
 
 
 def test_learning_the_answer_prior_does_not_pass():

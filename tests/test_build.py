@@ -27,7 +27,7 @@ def test_balanced_is_exact_per_block():
         values = [GenContext(random.Random(0), "t", 5, i).balanced(n) for i in range(n * 25)]
         counts = collections.Counter(values)
         assert set(counts) == set(range(n)) and set(counts.values()) == {25}
-        blocks = [sorted(values[k:k + n]) for k in range(0, len(values), n)]
+        blocks = [sorted(values[k : k + n]) for k in range(0, len(values), n)]
         assert all(b == list(range(n)) for b in blocks)
 
 
@@ -71,8 +71,11 @@ def test_same_seed_same_hash_and_files(tmp_path):
 
 
 def test_one_and_two_processes_identical(tmp_path):
-    plans = [TaskPlan("toy_dots", 10, 1), TaskPlan(task_names()[0], 3, 1)] if task_names()[0] != "toy_dots" \
+    plans = (
+        [TaskPlan("toy_dots", 10, 1), TaskPlan(task_names()[0], 3, 1)]
+        if task_names()[0] != "toy_dots"
         else [TaskPlan("toy_dots", 10, 1)]
+    )
     m1 = build_suite(tmp_path / "p1", "s", plans, processes=1)
     m2 = build_suite(tmp_path / "p2", "s", plans, processes=2)
     assert m1["content_hash"] == m2["content_hash"]
@@ -84,9 +87,21 @@ def test_mira_synth_counts_match_spec():
     problems = sum(v // (2 if t == "gear_rotation" else 1) for t, v in counts.items())
     assert problems == 546
     assert counts["billiards"] == 21 and counts["rolling_dice_top"] == 26 and counts["gear_rotation"] == 40
-    rest = [counts[t] for t in MIRA_TASKS if t not in
-            {"billiards", "electric_charge", "rolling_dice_top", "overlap", "cubes_count", "defuse_a_bomb",
-             "unfolded_cube", "gear_rotation"}]
+    rest = [
+        counts[t]
+        for t in MIRA_TASKS
+        if t
+        not in {
+            "billiards",
+            "electric_charge",
+            "rolling_dice_top",
+            "overlap",
+            "cubes_count",
+            "defuse_a_bomb",
+            "unfolded_cube",
+            "gear_rotation",
+        }
+    ]
     assert max(rest) - min(rest) <= 1
 
 
@@ -101,6 +116,12 @@ def test_preset_plans_cover_registered_tasks():
 def test_manifest_records_generation_settings(tmp_path):
     m = build_suite(tmp_path / "s", "toy", [TaskPlan("toy_dots", 2, 5, "easy", {"max_dots": 2})])
     info = m["tasks"]["toy_dots"]
-    assert info == {"source": "generated", "seed": 5, "difficulty": "easy", "params": {"max_dots": 2},
-                    "generator_version": "1", "n": 2}
+    assert info == {
+        "source": "generated",
+        "seed": 5,
+        "difficulty": "easy",
+        "params": {"max_dots": 2},
+        "generator_version": "1",
+        "n": 2,
+    }
     assert json.loads((tmp_path / "s" / "manifest.json").read_text())["content_hash"] == m["content_hash"]

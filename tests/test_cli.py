@@ -17,8 +17,24 @@ def test_tasks_lists_registered():
 
 def test_generate_validate_gallery(tmp_path):
     out = tmp_path / "s"
-    r = runner.invoke(app, ["generate", "--task", "toy_dots", "--n", "5", "--seed", "2", "--out", str(out),
-                            "--param", "max_dots=3", "-d", "easy"])
+    r = runner.invoke(
+        app,
+        [
+            "generate",
+            "--task",
+            "toy_dots",
+            "--n",
+            "5",
+            "--seed",
+            "2",
+            "--out",
+            str(out),
+            "--param",
+            "max_dots=3",
+            "-d",
+            "easy",
+        ],
+    )
     assert r.exit_code == 0, r.output
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["tasks"]["toy_dots"]["params"] == {"max_dots": 3}
@@ -59,8 +75,17 @@ def test_quickstart_runs_the_whole_pipeline_offline(tmp_path):
     html = (out / "report" / "report.html").read_text()
     assert "MIRA Table 1" in html
     # Accuracy is printed per condition next to the chance level, for every condition the suite serves.
-    for cond in ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot", "visual_cot_corrupted",
-                 "vaot_norender", "vaot", "vaot_wrongrender"):
+    for cond in (
+        "direct",
+        "text_cot",
+        "text_cot_spec",
+        "visual_cot",
+        "text_state_cot",
+        "visual_cot_corrupted",
+        "vaot_norender",
+        "vaot",
+        "vaot_wrongrender",
+    ):
         assert cond in r.output
     assert "chance" in r.output
 
@@ -73,8 +98,23 @@ def test_help_lists_every_registered_command_and_a_missing_extra_is_named():
     from vcot.cli.common import require
 
     out = CliRunner().invoke(app, ["--help"])
-    for cmd in ("generate", "validate", "audit", "overlap", "gallery", "export", "import-mira", "quickstart",
-                "eval", "serve-mock", "report", "score-text", "trajectories", "judge-process", "annotate"):
+    for cmd in (
+        "generate",
+        "validate",
+        "audit",
+        "overlap",
+        "gallery",
+        "export",
+        "import-mira",
+        "quickstart",
+        "eval",
+        "serve-mock",
+        "report",
+        "score-text",
+        "trajectories",
+        "judge-process",
+        "annotate",
+    ):
         assert cmd in out.output, cmd
     with pytest.raises((typer.Exit, click.exceptions.Exit)) as exc:
         require("vcot_no_such_optional_package", "ray")
@@ -93,8 +133,11 @@ def test_command_modules_keep_their_annotations_evaluated():
     commands = [m for m in modules if "typer.Option(" in m.read_text() or "typer.Argument(" in m.read_text()]
     assert len(commands) >= 6
     for module in commands:
-        future = [node for node in ast.parse(module.read_text()).body
-                  if isinstance(node, ast.ImportFrom) and node.module == "__future__"]
+        future = [
+            node
+            for node in ast.parse(module.read_text()).body
+            if isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        ]
         assert not future, f"{module.name} imports from __future__"
 
 
@@ -110,8 +153,14 @@ def test_grouped_export_and_human_commands_and_their_former_names(tmp_path) -> N
     assert all(name in listed for name in ("suite", "training", "rl", "process"))
     top = runner.invoke(app, ["--help"]).output
     assert "export-rl" not in top and "human-export" not in top  # the aliases are hidden
-    for args in (["export", "rl", "--help"], ["export-rl", "--help"], ["human", "export", "--help"],
-                 ["human-export", "--help"], ["human", "run", "--help"], ["human", "--help"]):
+    for args in (
+        ["export", "rl", "--help"],
+        ["export-rl", "--help"],
+        ["human", "export", "--help"],
+        ["human-export", "--help"],
+        ["human", "run", "--help"],
+        ["human", "--help"],
+    ):
         assert runner.invoke(app, args).exit_code == 0, args
     wrong = runner.invoke(app, ["export", "suite", str(tmp_path / "missing"), "-f", "parquet", "-o", "x"])
     assert wrong.exit_code != 0

@@ -57,8 +57,7 @@ class Endpoint:
 
             def do_GET(self) -> None:  # noqa: N802
                 if self.path.rstrip("/") == "/v1/models":
-                    self._send(200, {"object": "list", "data": [{"id": m, "object": "model"}
-                                                                for m in endpoint.models]})
+                    self._send(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in endpoint.models]})
                 else:
                     self._send(404, {"error": {"message": f"no route GET {self.path}"}})
 
@@ -73,10 +72,23 @@ class Endpoint:
                 if endpoint.status != 200 and n % 2 == 1:
                     self._send(endpoint.status, {"error": {"message": "the model refused"}})
                     return
-                self._send(200, {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model"),
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant", "content": "<answer>3</answer>"}}],
-                                 "usage": {"prompt_tokens": 1, "completion_tokens": 1}})
+                self._send(
+                    200,
+                    {
+                        "id": "x",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": body.get("model"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": "<answer>3</answer>"},
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+                    },
+                )
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -124,8 +136,9 @@ def _eval(suite: Path, run: Path, *extra: str) -> Any:
 # ------------------------------------------------------------------------- 1. --base-url and --model
 
 
-def test_base_url_without_model_asks_the_only_model_the_server_lists(suite: Path, endpoint: Endpoint,
-                                                                     tmp_path: Path) -> None:
+def test_base_url_without_model_asks_the_only_model_the_server_lists(
+    suite: Path, endpoint: Endpoint, tmp_path: Path
+) -> None:
     r = _eval(suite, tmp_path / "run", "--base-url", endpoint.url)
     assert r.exit_code == 0, r.output
     assert f"using model served-model, the only one {endpoint.url} lists" in _one_line(r.output)
@@ -153,8 +166,9 @@ def test_chance_with_a_base_url_is_refused(suite: Path, endpoint: Endpoint, tmp_
 # ------------------------------------------------------------------- 2. the causes of failed samples
 
 
-def test_a_run_where_every_sample_failed_names_the_status_and_the_fix(suite: Path, endpoint: Endpoint,
-                                                                      tmp_path: Path) -> None:
+def test_a_run_where_every_sample_failed_names_the_status_and_the_fix(
+    suite: Path, endpoint: Endpoint, tmp_path: Path
+) -> None:
     r = _eval(suite, tmp_path / "run", "--base-url", f"{endpoint.url}/chat/completions", "--model", "served-model")
     assert r.exit_code == 4, r.output
     out = _one_line(r.output)
@@ -225,8 +239,9 @@ def test_a_call_to_a_closed_port_says_refused_not_timed_out() -> None:
     async def call() -> None:
         client = OpenAICompatClient("m", url, None)
         try:
-            await client.complete([Message("user", [TextPart("hi")])], None, GenSettings(),
-                                  CallContext("run", "direct", "u", 0, 0, None))  # type: ignore[arg-type]
+            await client.complete(
+                [Message("user", [TextPart("hi")])], None, GenSettings(), CallContext("run", "direct", "u", 0, 0, None)
+            )  # type: ignore[arg-type]
         finally:
             await client.aclose()
 
@@ -241,8 +256,10 @@ def test_a_call_to_a_closed_port_says_refused_not_timed_out() -> None:
 def test_report_on_a_suite_says_it_is_a_suite(suite: Path) -> None:
     r = runner.invoke(app, ["report", str(suite)])
     assert r.exit_code == 2, r.output
-    assert (f"{suite} is a suite (it has manifest.json and instances.jsonl); pass a run folder (vcot eval "
-            f"{suite} --run DIR writes one)") in _one_line(r.output)
+    assert (
+        f"{suite} is a suite (it has manifest.json and instances.jsonl); pass a run folder (vcot eval "
+        f"{suite} --run DIR writes one)"
+    ) in _one_line(r.output)
     assert not (suite / "report").exists()
 
 
@@ -272,14 +289,15 @@ def test_suite_commands_on_a_shard_set_say_what_it_is(shard_sets: dict[str, Path
     out = _one_line(r.output)
     assert f"{folder} is a shard set (vcot generate --shards), not a suite;" in out
     assert f"each of its shards is a suite folder: pass one, e.g. {folder / 'shard-00000'}" in out
-    assert "(docs/scale.md, \"Formats\")" in out and "lacks field" not in out
+    assert '(docs/scale.md, "Formats")' in out and "lacks field" not in out
 
 
 def test_a_parquet_shard_set_says_how_to_read_it(shard_sets: dict[str, Path]) -> None:
     r = runner.invoke(app, ["validate", str(shard_sets["parquet"])])
     assert r.exit_code == 2, r.output
-    assert "is a shard set (vcot generate --shards), not a suite; read it with datasets.load_dataset(" \
-        in _one_line(r.output)
+    assert "is a shard set (vcot generate --shards), not a suite; read it with datasets.load_dataset(" in _one_line(
+        r.output
+    )
 
 
 # ------------------------------------------------------------------------------------- 6. a busy port
@@ -296,8 +314,9 @@ def test_serve_mock_on_a_busy_port(busy_port: int) -> None:
 
 
 def test_human_on_a_busy_port(suite: Path, busy_port: int, tmp_path: Path) -> None:
-    r = runner.invoke(app, ["human", str(suite), "--out", str(tmp_path / "study"), "--participants", "2",
-                            "--port", str(busy_port)])
+    r = runner.invoke(
+        app, ["human", str(suite), "--out", str(tmp_path / "study"), "--participants", "2", "--port", str(busy_port)]
+    )
     assert r.exit_code == 2 and _in_use(busy_port) in _one_line(r.output), r.output
 
 
@@ -307,16 +326,37 @@ def test_annotate_on_a_busy_port(suite: Path, busy_port: int, tmp_path: Path) ->
     from vcot.suite import write_suite
     from vcot.tasks.base import Sample
 
-    inst = Instance(uid="u1", task="toy_dots", domain="EG", question="How many?", image="images/u1.png",
-                    answer="5", answer_type="integer")
+    inst = Instance(
+        uid="u1",
+        task="toy_dots",
+        domain="EG",
+        question="How many?",
+        image="images/u1.png",
+        answer="5",
+        answer_type="integer",
+    )
     write_suite(tmp_path / "s", "t", [Sample(inst, {"images/u1.png": Image.new("RGB", (16, 16), (9, 9, 9))})])
-    traj = Trajectory("run1|m|vaot|u1|0", "run1", "m", "vaot", "u1", 0, "toy_dots", "EG", "How many?", "5",
-                      "<answer>5</answer>", "images/u1.png", [TrajectoryStep(turn=1, model_text="<answer>5</answer>")],
-                      None)
+    traj = Trajectory(
+        "run1|m|vaot|u1|0",
+        "run1",
+        "m",
+        "vaot",
+        "u1",
+        0,
+        "toy_dots",
+        "EG",
+        "How many?",
+        "5",
+        "<answer>5</answer>",
+        "images/u1.png",
+        [TrajectoryStep(turn=1, model_text="<answer>5</answer>")],
+        None,
+    )
     (tmp_path / "run" / TRAJ_DIR).mkdir(parents=True)
     (tmp_path / "run" / TRAJ_DIR / TRAJ_FILE).write_text(traj.to_json() + "\n", encoding="utf-8")
-    r = runner.invoke(app, ["annotate", str(tmp_path / "run"), "--suite", str(tmp_path / "s"), "--port",
-                            str(busy_port)])
+    r = runner.invoke(
+        app, ["annotate", str(tmp_path / "run"), "--suite", str(tmp_path / "s"), "--port", str(busy_port)]
+    )
     assert r.exit_code == 2 and _in_use(busy_port) in _one_line(r.output), r.output
 
 
@@ -354,19 +394,18 @@ def test_a_far_off_task_gets_the_list_only() -> None:
 def test_a_mistyped_preset_gets_a_suggestion() -> None:
     r = runner.invoke(app, ["generate", "--preset", "mni", "-o", "x"])
     assert r.exit_code == 2, r.output
-    assert "unknown preset 'mni' — did you mean mini? presets: mini, mira-synth, see2think-synth" \
-        in _one_line(r.output)
+    assert "unknown preset 'mni' — did you mean mini? presets: mini, mira-synth, see2think-synth" in _one_line(r.output)
 
 
 def test_a_mistyped_condition_gets_a_suggestion(suite: Path, tmp_path: Path) -> None:
-    r = runner.invoke(app, ["eval", str(suite), "-c", "visual_cott", "--run", str(tmp_path / "run"),
-                            "--no-progress"])
+    r = runner.invoke(app, ["eval", str(suite), "-c", "visual_cott", "--run", str(tmp_path / "run"), "--no-progress"])
     assert r.exit_code == 2, r.output
     out = _one_line(r.output)
     assert "unknown condition(s) visual_cott — did you mean visual_cot" in out
     assert "known: direct, " in out and "visual_cot_prefix_kN" in out
-    r = runner.invoke(app, ["sweep", "--task", "toy_dots", "-c", "visual_cott", "--generate-only",
-                            "--out", str(tmp_path / "sweep")])
+    r = runner.invoke(
+        app, ["sweep", "--task", "toy_dots", "-c", "visual_cott", "--generate-only", "--out", str(tmp_path / "sweep")]
+    )
     assert r.exit_code == 2 and "unknown condition(s) visual_cott — did you mean visual_cot" in _one_line(r.output)
 
 
@@ -374,8 +413,10 @@ def test_each_of_several_mistyped_names_gets_its_suggestion() -> None:
     from vcot.suggest import did_you_mean
 
     known = ["direct", "text_cot", "visual_cot"]
-    assert did_you_mean(["drect", "vsual_cot", "zzz"], known) == " — did you mean direct for drect, visual_cot for " \
+    assert (
+        did_you_mean(["drect", "vsual_cot", "zzz"], known) == " — did you mean direct for drect, visual_cot for "
         "vsual_cot?"
+    )
     assert did_you_mean("zzz", known) == ""
 
 

@@ -19,6 +19,8 @@ def _is_option(p: object) -> bool:
 
 def _is_argument(p: object) -> bool:
     return getattr(p, "param_type_name", None) == "argument"
+
+
 def _commands() -> dict:
     """Every command by its full name: a group's commands as "GROUP NAME" (vcot export suite, vcot rl doctor)."""
     out = {}
@@ -37,8 +39,7 @@ COMMANDS = _commands()
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_every_option_has_help_and_no_internal_type_names(name: str) -> None:
     cmd = COMMANDS[name]
-    undocumented = [p.opts[0] for p in cmd.params
-                    if _is_option(p) and not p.hidden and not (p.help or "").strip()]
+    undocumented = [p.opts[0] for p in cmd.params if _is_option(p) and not p.hidden and not (p.help or "").strip()]
     assert not undocumented, f"vcot {name}: options without help: {undocumented}"
     out = runner.invoke(app, [*name.split(), "--help"]).output
     assert "<bool>" not in out and "<list[str]>" not in out, out
@@ -93,7 +94,12 @@ def test_tables_are_not_wrapped_at_80_columns_when_output_is_a_pipe() -> None:
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-m", "vcot.cli", "tasks"], capture_output=True, text=True, timeout=120,
-                         env={"PATH": "/usr/bin:/bin", "TERM": "dumb"}).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "vcot.cli", "tasks"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "TERM": "dumb"},
+    ).stdout
     widths = [len(line) for line in out.splitlines()]
     assert widths and 80 < max(widths) <= 160, max(widths, default=0)

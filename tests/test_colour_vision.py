@@ -85,6 +85,7 @@ def too_close(task: str, palette: dict[str, Color] = PALETTE) -> list[str]:
 
 # -- the declarations -------------------------------------------------------------------------------------
 
+
 def test_every_task_declares_its_colours() -> None:
     for table in (INFORMATION, DECORATION, REASONS):
         assert set(table) == set(TASKS)
@@ -114,6 +115,7 @@ def test_colour_pools_are_declared(task: str) -> None:
 
 # -- the threshold ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("task", [t for t in TASKS if len(INFORMATION[t]) >= 2])
 def test_information_colours_stay_apart(task: str) -> None:
     assert too_close(task) == []
@@ -122,14 +124,20 @@ def test_information_colours_stay_apart(task: str) -> None:
 def test_check_rejects_the_former_palette() -> None:
     """The palette this check replaced fails it: red with brown for protanopes, blue with purple for
     deuteranopes, among defuse_a_bomb's wire colours."""
-    former = {"red": (213, 40, 40), "blue": (31, 90, 200), "green": (30, 150, 60), "purple": (130, 60, 170),
-              "brown": (140, 90, 40)}
+    former = {
+        "red": (213, 40, 40),
+        "blue": (31, 90, 200),
+        "green": (30, 150, 60),
+        "purple": (130, 60, 170),
+        "brown": (140, 90, 40),
+    }
     failures = too_close("defuse_a_bomb", {**PALETTE, **former})
     assert any(f.startswith("red/brown under protanopia") for f in failures)
     assert any(f.startswith("blue/purple under deuteranopia") for f in failures)
 
 
 # -- the simulation can fail ------------------------------------------------------------------------------
+
 
 def test_simulation_merges_known_confusion_pairs() -> None:
     # The palette's former red and green: far apart in normal vision, one olive for a deuteranope.
@@ -151,6 +159,7 @@ def test_simulation_keeps_lightness_contrast() -> None:
 
 
 # -- the declarations are true to the pictures ------------------------------------------------------------
+
 
 def palette_colours_used(image) -> set[str]:
     """Palette colours covering at least MIN_PIXELS exact pixels of `image`."""

@@ -66,8 +66,10 @@ def _official_like(tmp_path, lines):
 
 
 def test_import_official_pairs_and_numeric_cot_order(tmp_path):
-    src = _official_like(tmp_path, [json.dumps({"uid": 1, "image_path": "image/1.png", "question": "Which?",
-                                                "answer1": "red", "answer2": 17})])
+    src = _official_like(
+        tmp_path,
+        [json.dumps({"uid": 1, "image_path": "image/1.png", "question": "Which?", "answer1": "red", "answer2": 17})],
+    )
     import_mira(src, tmp_path / "out")
     s = read_suite(tmp_path / "out")
     inst = s.instances[0]
@@ -77,15 +79,21 @@ def test_import_official_pairs_and_numeric_cot_order(tmp_path):
 
 
 def test_import_errors_name_file_and_line(tmp_path):
-    src = _official_like(tmp_path, [json.dumps({"uid": 1, "image_path": "image/1.png", "question": "Q",
-                                                "answer1": "red", "answer2": 3}), "{broken"])
+    src = _official_like(
+        tmp_path,
+        [
+            json.dumps({"uid": 1, "image_path": "image/1.png", "question": "Q", "answer1": "red", "answer2": 3}),
+            "{broken",
+        ],
+    )
     with pytest.raises(SuiteError, match=r"rolling_dice_two\.jsonl:2: malformed JSON"):
         import_mira(src, tmp_path / "out")
 
 
 def test_import_missing_image_named(tmp_path):
-    src = _official_like(tmp_path, [json.dumps({"uid": 1, "image_path": "image/9.png", "question": "Q",
-                                                "answer": "red, 3"})])
+    src = _official_like(
+        tmp_path, [json.dumps({"uid": 1, "image_path": "image/9.png", "question": "Q", "answer": "red, 3"})]
+    )
     with pytest.raises(SuiteError, match=r"jsonl:1: input image 'image/9.png' not found"):
         import_mira(src, tmp_path / "out")
 
@@ -115,8 +123,13 @@ def test_official_script_lookup_finds_our_export(toy_suite, tmp_path):
     for rec, inst in zip(records, suite.instances, strict=True):
         stem = rec["image_path"].rsplit("/", 1)[-1].rsplit(".", 1)[0]
         assert any((task_dir / "image" / f"{stem}{ext}").is_file() for ext in (".png", ".jpg", ".jpeg"))
-        found = sorted({p for p in [*(task_dir / "cot").glob(f"{stem}.*"), *(task_dir / "cot").glob(f"{stem}_*")]
-                        if p.suffix.lower() in {".png", ".jpg", ".jpeg"}})
+        found = sorted(
+            {
+                p
+                for p in [*(task_dir / "cot").glob(f"{stem}.*"), *(task_dir / "cot").glob(f"{stem}_*")]
+                if p.suffix.lower() in {".png", ".jpg", ".jpeg"}
+            }
+        )
         assert len(found) == len(inst.steps)
         for path, step in zip(found, inst.steps, strict=True):
             assert pixel_digest(Image.open(path).convert("RGB")) == pixel_digest(suite.load_image(step.image))

@@ -44,11 +44,19 @@ def _synthetic(task: str, k: int, question: str = "Which one?") -> Sample:
     step, so that a test suite has the catalog's 20 real task names at little cost."""
     stem = f"images/{task}/{task}-{k}"
     sizes = {f"{stem}.png": (220, 140), f"{stem}_step1.png": (180, 180), f"{stem}_corrupt1.png": (160, 100)}
-    inst = Instance(uid=f"{task}-{k}", task=task, domain=MIRA_TASKS[task][0], question=question,
-                    image=f"{stem}.png", answer="B", answer_type=AnswerType.CHOICE, options=["left", "right"],
-                    steps=[Step(image=f"{stem}_step1.png", text=f"a step of {task}")],
-                    corrupted_steps=[Step(image=f"{stem}_corrupt1.png", text="a wrong step")],
-                    meta={"corruption": "a corrupted step"})
+    inst = Instance(
+        uid=f"{task}-{k}",
+        task=task,
+        domain=MIRA_TASKS[task][0],
+        question=question,
+        image=f"{stem}.png",
+        answer="B",
+        answer_type=AnswerType.CHOICE,
+        options=["left", "right"],
+        steps=[Step(image=f"{stem}_step1.png", text=f"a step of {task}")],
+        corrupted_steps=[Step(image=f"{stem}_corrupt1.png", text="a wrong step")],
+        meta={"corruption": "a corrupted step"},
+    )
     return Sample(inst, {rel: _picture(w, h, i + k) for i, (rel, (w, h)) in enumerate(sizes.items())})
 
 
@@ -167,8 +175,10 @@ def test_index_counts_per_difficulty(suite: Suite, tmp_path: Path) -> None:
     index = write_gallery(suite, tmp_path / "g.html").index
     html = index.read_text()
     cards = _cards(html)
-    counts = {task: dict(re.findall(r"<li class='(?:n|zero)'>([a-z]+) <b>(\d+)</b></li>", body))
-              for task, body in cards.items()}
+    counts = {
+        task: dict(re.findall(r"<li class='(?:n|zero)'>([a-z]+) <b>(\d+)</b></li>", body))
+        for task, body in cards.items()
+    }
     # Every card lists the suite's difficulty levels in the same order, zeros included.
     assert all(list(c) == ["easy", "hard", "unspecified"] for c in counts.values())
     assert counts["toy_dots"] == {"easy": str(TOY_EASY), "hard": str(TOY_HARD), "unspecified": "0"}
@@ -263,8 +273,9 @@ def test_command_defaults_out_and_per_task(tmp_path: Path) -> None:
     assert "How many dots" in page and page.count("<section class='inst'") == 5
     assert "toy_dots.html" in (out / "gallery.html").read_text()
 
-    r = runner.invoke(app, ["gallery", str(out), "--out", str(tmp_path / "o" / "g.html"), "--per-task", "2",
-                            "--per-page", "1"])
+    r = runner.invoke(
+        app, ["gallery", str(out), "--out", str(tmp_path / "o" / "g.html"), "--per-task", "2", "--per-page", "1"]
+    )
     assert r.exit_code == 0, r.output
     assert sorted(p.name for p in (tmp_path / "o" / "g_pages").iterdir()) == ["toy_dots.html", "toy_dots~2.html"]
 
@@ -314,16 +325,19 @@ def test_gallery_in_headless_chromium(suite: Suite, tmp_path: Path) -> None:
         browser = launch(p)
         try:
             tab = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
-            tab.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning")
-                   else None)
+            tab.on(
+                "console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None
+            )
             tab.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
             tab.on("request", lambda r: requests.append(r.url))
             tab.goto(files.index.as_uri())
             tab.wait_for_load_state("load")
             tab.screenshot(path=str(shots / "index.png"))
             boxes = tab.eval_on_selector_all(
-                "nav.tasks a", "els => els.map(e => { const r = e.getBoundingClientRect(); "
-                               "return [e.textContent, r.left, r.right, r.top]; })")
+                "nav.tasks a",
+                "els => els.map(e => { const r = e.getBoundingClientRect(); "
+                "return [e.textContent, r.left, r.right, r.top]; })",
+            )
             assert [b[0] for b in boxes] == ["toy_dots", *MIRA_TASKS]
             assert all(0 <= left and right <= WIDTH for _, left, right, _top in boxes), boxes
             assert len({round(top) for *_, top in boxes}) > 1  # the names do not fit one row: it wrapped
@@ -336,8 +350,11 @@ def test_gallery_in_headless_chromium(suite: Suite, tmp_path: Path) -> None:
             for _ in range(20):  # lazy images load as they come near the viewport
                 tab.mouse.wheel(0, HEIGHT)
                 tab.wait_for_timeout(50)
-            _wait_until(tab, "() => Array.from(document.querySelectorAll('.row:not(details .row) img'))"
-                             ".every(i => i.complete && i.naturalWidth > 0)")
+            _wait_until(
+                tab,
+                "() => Array.from(document.querySelectorAll('.row:not(details .row) img'))"
+                ".every(i => i.complete && i.naturalWidth > 0)",
+            )
             tab.screenshot(path=str(shots / "task-scrolled.png"))
             tab.eval_on_selector_all("details", "ds => ds.forEach(d => d.open = true)")
             _wait_until(tab, "() => Array.from(document.images).every(i => i.complete && i.naturalWidth > 0)")

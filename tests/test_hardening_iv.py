@@ -33,8 +33,9 @@ def _one_line(result: Any) -> str:
 # ------------------------------------------------------------------------------------------ the Python API
 
 
-def test_evaluate_takes_a_path_as_the_suite_folder_and_a_string_as_one_condition(toy_suite: Path,
-                                                                                tmp_path: Path) -> None:
+def test_evaluate_takes_a_path_as_the_suite_folder_and_a_string_as_one_condition(
+    toy_suite: Path, tmp_path: Path
+) -> None:
     run = vcot.evaluate(Path(toy_suite), conditions="direct", run=tmp_path / "run")
     assert run.conditions == ["direct"]
     assert run.total == 8 and run.failed == 0
@@ -65,25 +66,28 @@ def test_report_of_no_runs_and_grade_of_a_number_say_what_is_wrong() -> None:
     assert vcot.grade("<answer>5</answer>", "5", "integer").correct
 
 
-@pytest.mark.parametrize(("kwargs", "error", "message"), [
-    ({"seed": "x"}, TypeError, "seed must be an integer"),
-    ({"seed": True}, TypeError, "seed must be an integer"),
-    ({"n": 2.5}, TypeError, "n must be an integer"),
-    ({"n": 0}, ValueError, "n must be at least 1"),
-    ({"n": MAX_SUITE_N + 1}, ValueError, f"over the limit of {MAX_SUITE_N:,}"),
-    ({"processes": 0}, ValueError, "processes must be at least 1"),
-    ({"params": [("grid", 3)]}, TypeError, "params must be a mapping"),
-])
-def test_generate_checks_its_arguments_before_writing(kwargs: dict, error: type, message: str,
-                                                      tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"seed": "x"}, TypeError, "seed must be an integer"),
+        ({"seed": True}, TypeError, "seed must be an integer"),
+        ({"n": 2.5}, TypeError, "n must be an integer"),
+        ({"n": 0}, ValueError, "n must be at least 1"),
+        ({"n": MAX_SUITE_N + 1}, ValueError, f"over the limit of {MAX_SUITE_N:,}"),
+        ({"processes": 0}, ValueError, "processes must be at least 1"),
+        ({"params": [("grid", 3)]}, TypeError, "params must be a mapping"),
+    ],
+)
+def test_generate_checks_its_arguments_before_writing(kwargs: dict, error: type, message: str, tmp_path: Path) -> None:
     with pytest.raises(error, match=message):
         vcot.generate("toy_dots", **{"out": tmp_path / "s", **kwargs})
     assert not (tmp_path / "s").exists()
 
 
 @pytest.mark.parametrize("out", ["", "  "])
-def test_generate_refuses_an_empty_out_instead_of_writing_here(out: str, tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generate_refuses_an_empty_out_instead_of_writing_here(
+    out: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValueError, match="out is empty"):
         vcot.generate("toy_dots", n=2, out=out)
@@ -95,21 +99,43 @@ def test_generate_refuses_an_empty_out_instead_of_writing_here(out: str, tmp_pat
 
 def test_generate_refuses_an_n_over_the_suite_limit_at_once(tmp_path: Path) -> None:
     start = time.monotonic()
-    out = _one_line(runner.invoke(app, ["generate", "-t", "toy_dots", "--n", "1000000000", "-o",
-                                        str(tmp_path / "s"), "--no-progress"]))
+    out = _one_line(
+        runner.invoke(
+            app, ["generate", "-t", "toy_dots", "--n", "1000000000", "-o", str(tmp_path / "s"), "--no-progress"]
+        )
+    )
     assert time.monotonic() - start < 10
     assert f"over the limit of {MAX_SUITE_N:,}" in out and "--shards" in out, out
     assert not (tmp_path / "s").exists()
 
 
-@pytest.mark.parametrize(("n", "levels", "phrase"), [
-    ("1000000000", [], "1,000,000,000 problems is over"),
-    (str(MAX_STREAM_PROBLEMS // 2 + 1), ["-d", "easy,hard"], "× 2 difficulties is over"),
-])
-def test_export_rl_stream_refuses_an_n_over_its_limit_at_once(n: str, levels: list[str], phrase: str,
-                                                              tmp_path: Path) -> None:
-    out = _one_line(runner.invoke(app, ["export-rl", "stream", "-t", "rolling_dice_top", "--n", n, *levels,
-                                        "-o", str(tmp_path / "x"), "--no-progress"]))
+@pytest.mark.parametrize(
+    ("n", "levels", "phrase"),
+    [
+        ("1000000000", [], "1,000,000,000 problems is over"),
+        (str(MAX_STREAM_PROBLEMS // 2 + 1), ["-d", "easy,hard"], "× 2 difficulties is over"),
+    ],
+)
+def test_export_rl_stream_refuses_an_n_over_its_limit_at_once(
+    n: str, levels: list[str], phrase: str, tmp_path: Path
+) -> None:
+    out = _one_line(
+        runner.invoke(
+            app,
+            [
+                "export-rl",
+                "stream",
+                "-t",
+                "rolling_dice_top",
+                "--n",
+                n,
+                *levels,
+                "-o",
+                str(tmp_path / "x"),
+                "--no-progress",
+            ],
+        )
+    )
     assert phrase in out and f"limit of {MAX_STREAM_PROBLEMS:,} problems" in out, out
     assert not (tmp_path / "x").exists()
 
@@ -130,16 +156,30 @@ def damaged_settings_run(toy_suite: Path, tmp_path: Path) -> Path:
     return run
 
 
-def test_eval_on_a_store_with_damaged_settings_says_so_in_one_line(damaged_settings_run: Path,
-                                                                   toy_suite: Path) -> None:
+def test_eval_on_a_store_with_damaged_settings_says_so_in_one_line(damaged_settings_run: Path, toy_suite: Path) -> None:
     # A second run id in the same folder makes eval read the first run's settings (another seed).
-    out = _one_line(runner.invoke(app, ["eval", str(toy_suite), "--run", str(damaged_settings_run),
-                                        "--no-progress", "-c", "direct", "--seed", "7"]))
+    out = _one_line(
+        runner.invoke(
+            app,
+            [
+                "eval",
+                str(toy_suite),
+                "--run",
+                str(damaged_settings_run),
+                "--no-progress",
+                "-c",
+                "direct",
+                "--seed",
+                "7",
+            ],
+        )
+    )
     assert "the run store is damaged" in out and "are not a JSON object" in out, out
 
 
-def test_results_and_trajectories_on_damaged_settings_name_the_store(damaged_settings_run: Path,
-                                                                     toy_suite: Path) -> None:
+def test_results_and_trajectories_on_damaged_settings_name_the_store(
+    damaged_settings_run: Path, toy_suite: Path
+) -> None:
     from vcot.engine.results import results_table
     from vcot.engine.store import StoreDamaged
 
@@ -152,9 +192,20 @@ def test_results_and_trajectories_on_damaged_settings_name_the_store(damaged_set
 # ---------------------------------------------------------------------------------------------------- RL
 
 
-@pytest.mark.parametrize(("calls", "expected"), [(10**400, 0.0), (-(10**400), 0.0), (math.nan, 0.0),
-                                                  (math.inf, 0.0), (-3, 0.0), (True, 0.0), ("3", 0.0), (3, 3.0),
-                                                  (2.0, 2.0)])
+@pytest.mark.parametrize(
+    ("calls", "expected"),
+    [
+        (10**400, 0.0),
+        (-(10**400), 0.0),
+        (math.nan, 0.0),
+        (math.inf, 0.0),
+        (-3, 0.0),
+        (True, 0.0),
+        ("3", 0.0),
+        (3, 3.0),
+        (2.0, 2.0),
+    ],
+)
 def test_compute_score_never_raises_on_the_draw_call_count(calls: Any, expected: float) -> None:
     from vcot.rl.verl import compute_score
 
@@ -184,13 +235,16 @@ PROBLEM = {"answer": "5", "answer_type": "integer"}
 ESCAPED = "&lt;answer&gt;{}&lt;/answer&gt;"
 
 
-@pytest.mark.parametrize(("text", "refused"), [
-    (ESCAPED.format(1) * 64 + ESCAPED.format(5), True),
-    ("&#60;answer&#62;1&#60;/answer&#62;" * 65, True),
-    ("<answer>1</answer>" * 40 + ESCAPED.format(5) * 25, True),
-    ("<answer>1</answer>" * 65, True),
-    (ESCAPED.format(1) * 63 + ESCAPED.format(5), False),
-])
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        (ESCAPED.format(1) * 64 + ESCAPED.format(5), True),
+        ("&#60;answer&#62;1&#60;/answer&#62;" * 65, True),
+        ("<answer>1</answer>" * 40 + ESCAPED.format(5) * 25, True),
+        ("<answer>1</answer>" * 65, True),
+        (ESCAPED.format(1) * 63 + ESCAPED.format(5), False),
+    ],
+)
 def test_escaped_answer_tags_count_toward_the_tag_limit(text: str, refused: bool) -> None:
     from vcot.rl import reward_details
 
@@ -204,13 +258,18 @@ def test_curriculum_state_with_a_knob_out_of_its_limits_is_refused_at_load() -> 
     from vcot.rl import Curriculum
 
     def make() -> Curriculum:
-        return Curriculum(["rolling_dice_top"], window=8, knobs={"rolling_dice_top": "max_moves"},
-                          start={"rolling_dice_top": 5})
+        return Curriculum(
+            ["rolling_dice_top"], window=8, knobs={"rolling_dice_top": "max_moves"}, start={"rolling_dice_top": 5}
+        )
 
     cur = make()
     good = json.loads(json.dumps(cur.state_dict()))
-    for value, phrase in ((10**9, "outside its limits"), (math.nan, "not a finite number"),
-                          ("hard", "not a finite number"), (5.5, "not a whole number")):
+    for value, phrase in (
+        (10**9, "outside its limits"),
+        (math.nan, "not a finite number"),
+        ("hard", "not a finite number"),
+        (5.5, "not a whole number"),
+    ):
         state = json.loads(json.dumps(good))
         state["tasks"]["rolling_dice_top"]["value"] = value
         fresh = make()
@@ -234,12 +293,15 @@ def vaot_problem() -> Any:
     return next(stream(tasks=["mirror_pattern"], seed=0, condition="vaot"))
 
 
-@pytest.mark.parametrize("arguments", [
-    {"points": [[1, 2]] * 1_000_000, "color": "red"},
-    {"points": [[1, 2]] * 40, "color": "red", "label": "x" * 30_000},
-    {"x": 10**100, "y": 3},
-    {"points": [[1, [2] * 600]] * 2},
-])
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"points": [[1, 2]] * 1_000_000, "color": "red"},
+        {"points": [[1, 2]] * 40, "color": "red", "label": "x" * 30_000},
+        {"x": 10**100, "y": 3},
+        {"points": [[1, [2] * 600]] * 2},
+    ],
+)
 def test_oversized_drawing_arguments_are_refused_by_size_first(vaot_problem: Any, arguments: dict) -> None:
     from vcot.rl.verl import _check_parameters
     from vcot.vaot.actions import MAX_RAW_ARGUMENTS
@@ -258,8 +320,9 @@ def test_oversized_drawing_arguments_are_refused_by_size_first(vaot_problem: Any
 def test_ordinary_drawing_arguments_still_draw(vaot_problem: Any) -> None:
     from vcot.vaot.session import DrawingSession
 
-    image, text = DrawingSession.for_problem(vaot_problem).act("draw_polyline", {"points": [[1, 2], [30, 40]] * 32,
-                                                                     "color": "red"})
+    image, text = DrawingSession.for_problem(vaot_problem).act(
+        "draw_polyline", {"points": [[1, 2], [30, 40]] * 32, "color": "red"}
+    )
     assert image is not None, text
 
 

@@ -64,14 +64,17 @@ def _copy_run(run: Path, dest: Path, keep_results: bool = False) -> Path:
 
 @pytest.mark.parametrize("port", ["70000", "-1"])
 def test_serve_mock_refuses_a_port_out_of_range(port: str) -> None:
-    _refused(runner.invoke(app, ["serve-mock", "--port", port]), f"--port {port}: a port is a whole number from 0 "
-             "to 65535")
+    _refused(
+        runner.invoke(app, ["serve-mock", "--port", port]), f"--port {port}: a port is a whole number from 0 to 65535"
+    )
 
 
 @pytest.mark.parametrize("port", ["70000", "-1"])
 def test_annotate_refuses_a_port_out_of_range(port: str, finished_run: Path, suite: Path) -> None:
-    _refused(runner.invoke(app, ["annotate", str(finished_run), "--suite", str(suite), "--port", port]),
-             f"--port {port}: a port is a whole number from 0 to 65535")
+    _refused(
+        runner.invoke(app, ["annotate", str(finished_run), "--suite", str(suite), "--port", port]),
+        f"--port {port}: a port is a whole number from 0 to 65535",
+    )
 
 
 @pytest.mark.parametrize("port", ["70000", "-1"])
@@ -89,22 +92,24 @@ def test_human_bind_failure_leaves_no_new_study_folder(suite: Path, tmp_path: Pa
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
-        r = runner.invoke(app, ["human", str(suite), "--out", str(study), "--participants", "2",
-                                "--port", str(s.getsockname()[1])])
+        r = runner.invoke(
+            app, ["human", str(suite), "--out", str(study), "--participants", "2", "--port", str(s.getsockname()[1])]
+        )
     _refused(r, "is in use")
     assert not study.exists()
 
 
 @pytest.mark.parametrize("port", ["70000", "-1"])
 def test_curate_review_refuses_a_port_out_of_range(port: str, tmp_path: Path) -> None:
-    _refused(runner.invoke(app, ["curate", "review", str(tmp_path / "none.yaml"), "--port", port]),
-             f"--port {port}: a port is a whole number from 0 to 65535")
+    _refused(
+        runner.invoke(app, ["curate", "review", str(tmp_path / "none.yaml"), "--port", port]),
+        f"--port {port}: a port is a whole number from 0 to 65535",
+    )
 
 
 def test_serve_mock_on_an_address_of_another_machine() -> None:
     # TEST-NET-3 (RFC 5737): never an address of this machine.
-    _refused(runner.invoke(app, ["serve-mock", "--host", "203.0.113.7", "--port", "0"]),
-             "cannot listen on 203.0.113.7")
+    _refused(runner.invoke(app, ["serve-mock", "--host", "203.0.113.7", "--port", "0"]), "cannot listen on 203.0.113.7")
 
 
 # ------------------------------------------------------------------------------------------- 2. numbers
@@ -117,29 +122,36 @@ def test_eval_refuses_a_meaningless_timeout(value: str, suite: Path, tmp_path: P
     assert not (tmp_path / "run").exists()
 
 
-@pytest.mark.parametrize(("option", "value", "phrase"), [
-    ("--temperature", "nan", "--temperature nan: must be a sampling temperature"),
-    ("--temperature", "-0.5", "--temperature -0.5: must be a sampling temperature at least 0"),
-    ("--top-p", "1.5", "--top-p 1.5: must be a probability above 0 and at most 1"),
-    ("--rpm", "inf", "--rpm must be a positive number of requests per minute"),
-    ("--max-side", "0", "--max-side 0: must be at least 1"),
-    ("--max-attempts", "0", "--max-attempts must be an integer of at least 1"),
-    ("--max-tokens", "-5", "--max-tokens -5: must be at least 1"),
-])
-def test_eval_refuses_other_meaningless_numbers(option: str, value: str, phrase: str, suite: Path,
-                                                tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("option", "value", "phrase"),
+    [
+        ("--temperature", "nan", "--temperature nan: must be a sampling temperature"),
+        ("--temperature", "-0.5", "--temperature -0.5: must be a sampling temperature at least 0"),
+        ("--top-p", "1.5", "--top-p 1.5: must be a probability above 0 and at most 1"),
+        ("--rpm", "inf", "--rpm must be a positive number of requests per minute"),
+        ("--max-side", "0", "--max-side 0: must be at least 1"),
+        ("--max-attempts", "0", "--max-attempts must be an integer of at least 1"),
+        ("--max-tokens", "-5", "--max-tokens -5: must be at least 1"),
+    ],
+)
+def test_eval_refuses_other_meaningless_numbers(
+    option: str, value: str, phrase: str, suite: Path, tmp_path: Path
+) -> None:
     r = runner.invoke(app, ["eval", str(suite), "--run", str(tmp_path / "run"), "--no-progress", option, value])
     _refused(r, phrase)
 
 
-@pytest.mark.parametrize(("option", "value", "phrase"), [
-    ("--latency", "-1", "--latency -1: must be a number of seconds at least 0"),
-    ("--latency", "nan", "--latency nan: must be a number of seconds"),
-    ("--hang", "inf", "--hang inf: must be a number of seconds"),
-    ("--retry-after", "-2", "--retry-after -2"),
-    ("--fault-rate", "nan", "--fault-rate nan: must be a rate"),
-    ("--correct-rate-for", "direct=x", "--correct-rate-for 'direct=x': expected CONDITION=P"),
-])
+@pytest.mark.parametrize(
+    ("option", "value", "phrase"),
+    [
+        ("--latency", "-1", "--latency -1: must be a number of seconds at least 0"),
+        ("--latency", "nan", "--latency nan: must be a number of seconds"),
+        ("--hang", "inf", "--hang inf: must be a number of seconds"),
+        ("--retry-after", "-2", "--retry-after -2"),
+        ("--fault-rate", "nan", "--fault-rate nan: must be a rate"),
+        ("--correct-rate-for", "direct=x", "--correct-rate-for 'direct=x': expected CONDITION=P"),
+    ],
+)
 def test_serve_mock_refuses_meaningless_numbers(option: str, value: str, phrase: str) -> None:
     _refused(runner.invoke(app, ["serve-mock", "--port", "0", option, value]), phrase)
 
@@ -152,8 +164,10 @@ def test_mock_config_refuses_a_negative_latency_posted_to_it() -> None:
 
 
 def test_report_refuses_negative_max_instances(finished_run: Path, tmp_path: Path) -> None:
-    _refused(runner.invoke(app, ["report", str(finished_run), "--out", str(tmp_path / "rep"), "--max-instances",
-                                 "-1"]), "--max-instances -1: must be 0 or more")
+    _refused(
+        runner.invoke(app, ["report", str(finished_run), "--out", str(tmp_path / "rep"), "--max-instances", "-1"]),
+        "--max-instances -1: must be 0 or more",
+    )
     assert not (tmp_path / "rep").exists()
 
 
@@ -174,14 +188,19 @@ def test_human_refuses_counts_below_one(option: str, value: str, suite: Path, tm
 def test_eval_run_naming_a_file(suite: Path, tmp_path: Path) -> None:
     f = tmp_path / "run.txt"
     f.write_text("mine")
-    _refused(runner.invoke(app, ["eval", str(suite), "--run", str(f), "--no-progress"]),
-             f"--run {f}: exists and is not a folder")
+    _refused(
+        runner.invoke(app, ["eval", str(suite), "--run", str(f), "--no-progress"]),
+        f"--run {f}: exists and is not a folder",
+    )
     assert f.read_text() == "mine"
 
 
 def test_trajectories_given_a_suite(suite: Path) -> None:
-    _refused(runner.invoke(app, ["trajectories", str(suite), "--suite", str(suite)]),
-             f"{suite} is a suite", "pass a run folder")
+    _refused(
+        runner.invoke(app, ["trajectories", str(suite), "--suite", str(suite)]),
+        f"{suite} is a suite",
+        "pass a run folder",
+    )
     assert not (suite / "trajectories").exists()
 
 
@@ -190,16 +209,22 @@ def test_trajectories_given_a_missing_folder(suite: Path, tmp_path: Path) -> Non
     assert not (tmp_path / "nope").exists()
 
 
-@pytest.mark.parametrize(("text", "phrase"), [
-    ('["gpt-4o", "closed"]', "expected a JSON object mapping each model to its group name"),
-    ('{"gpt-4o": 3}', "expected a JSON object mapping each model to its group name"),
-    ("{not json", "not JSON"),
-])
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ('["gpt-4o", "closed"]', "expected a JSON object mapping each model to its group name"),
+        ('{"gpt-4o": 3}', "expected a JSON object mapping each model to its group name"),
+        ("{not json", "not JSON"),
+    ],
+)
 def test_report_groups_file_that_is_no_mapping(text: str, phrase: str, finished_run: Path, tmp_path: Path) -> None:
     groups = tmp_path / "groups.json"
     groups.write_text(text)
-    _refused(runner.invoke(app, ["report", str(finished_run), "--out", str(tmp_path / "rep"), "--groups",
-                                 str(groups)]), f"--groups {groups}", phrase)
+    _refused(
+        runner.invoke(app, ["report", str(finished_run), "--out", str(tmp_path / "rep"), "--groups", str(groups)]),
+        f"--groups {groups}",
+        phrase,
+    )
     assert not (tmp_path / "rep").exists()
 
 
@@ -260,9 +285,12 @@ def _drop_samples(path: Path) -> None:
     conn.close()
 
 
-DAMAGE = {"truncated": (_truncate, "truncated"), "emptied": (_empty, "the file is empty (0 bytes)"),
-          "junk header": (_junk_header, "it is not an SQLite database"),
-          "dropped table": (_drop_samples, "table samples missing")}
+DAMAGE = {
+    "truncated": (_truncate, "truncated"),
+    "emptied": (_empty, "the file is empty (0 bytes)"),
+    "junk header": (_junk_header, "it is not an SQLite database"),
+    "dropped table": (_drop_samples, "table samples missing"),
+}
 
 
 def _damaged_run(finished_run: Path, tmp_path: Path, how: str) -> Path:
@@ -276,9 +304,13 @@ def _damaged_run(finished_run: Path, tmp_path: Path, how: str) -> Path:
 @pytest.mark.parametrize("how", list(DAMAGE))
 def test_report_on_a_damaged_store(how: str, finished_run: Path, tmp_path: Path) -> None:
     run = _damaged_run(finished_run, tmp_path, how)
-    _refused(runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "rep")]),
-             f"{run / 'run.sqlite'}: the run store is damaged", DAMAGE[how][1], "restore it from a backup",
-             "rerun into a new folder")
+    _refused(
+        runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "rep")]),
+        f"{run / 'run.sqlite'}: the run store is damaged",
+        DAMAGE[how][1],
+        "restore it from a backup",
+        "rerun into a new folder",
+    )
 
 
 @pytest.mark.parametrize("how", list(DAMAGE))
@@ -293,8 +325,11 @@ def test_eval_resume_on_a_damaged_store(how: str, finished_run: Path, suite: Pat
 @pytest.mark.parametrize("how", list(DAMAGE))
 def test_trajectories_on_a_damaged_store(how: str, finished_run: Path, suite: Path, tmp_path: Path) -> None:
     run = _damaged_run(finished_run, tmp_path, how)
-    _refused(runner.invoke(app, ["trajectories", str(run), "--suite", str(suite)]),
-             f"{run / 'run.sqlite'}: the run store is damaged", DAMAGE[how][1])
+    _refused(
+        runner.invoke(app, ["trajectories", str(run), "--suite", str(suite)]),
+        f"{run / 'run.sqlite'}: the run store is damaged",
+        DAMAGE[how][1],
+    )
 
 
 def test_a_stray_parquet_of_another_schema_is_named(finished_run: Path, tmp_path: Path) -> None:
@@ -303,15 +338,19 @@ def test_a_stray_parquet_of_another_schema_is_named(finished_run: Path, tmp_path
 
     run = _copy_run(finished_run, tmp_path / "run", keep_results=True)
     pq.write_table(pa.table({"uid": ["a"], "note": ["mine"]}), run / "notes.parquet")
-    _refused(runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "rep")]),
-             f"{run / 'notes.parquet'}: not a vcot results table (no column model, condition, answer_type, gold)")
+    _refused(
+        runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "rep")]),
+        f"{run / 'notes.parquet'}: not a vcot results table (no column model, condition, answer_type, gold)",
+    )
 
 
 def test_a_parquet_that_is_no_parquet_is_named(finished_run: Path, tmp_path: Path) -> None:
     run = _copy_run(finished_run, tmp_path / "run", keep_results=True)
     (run / "results.parquet").write_bytes(b"garbage")
-    _refused(runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "rep")]),
-             f"{run / 'results.parquet'}: not a readable Parquet file")
+    _refused(
+        runner.invoke(app, ["report", str(run), "--out", str(tmp_path / "rep")]),
+        f"{run / 'results.parquet'}: not a readable Parquet file",
+    )
 
 
 # ----------------------------------------------------------------------------------------- 5. full disk
@@ -330,8 +369,9 @@ def test_eval_on_a_full_disk_stops_resumably(suite: Path, tmp_path: Path, monkey
     monkeypatch.setattr(RunStore, "record_many", full)
     run = tmp_path / "run"
     args = ["eval", str(suite), "--run", str(run), "--no-progress", "-c", "direct", "--concurrency", "1"]
-    _refused(runner.invoke(app, args), f"no space left on device: {run / 'run.sqlite'}",
-             "rerun the same command to resume")
+    _refused(
+        runner.invoke(app, args), f"no space left on device: {run / 'run.sqlite'}", "rerun the same command to resume"
+    )
     monkeypatch.setattr(RunStore, "record_many", real)
     again = runner.invoke(app, args)
     assert again.exit_code == 0, again.output  # the same command, once there is room, runs to the end
@@ -349,16 +389,21 @@ def test_sqlite_disk_full_becomes_enospc(tmp_path: Path) -> None:
 
 
 def _shards(out: Path, k: int, *extra: str) -> Any:
-    return runner.invoke(app, ["generate", "--task", "toy_dots", "--n", "6", "--out", str(out), "--shards", str(k),
-                               "--no-progress", *extra])
+    return runner.invoke(
+        app,
+        ["generate", "--task", "toy_dots", "--n", "6", "--out", str(out), "--shards", str(k), "--no-progress", *extra],
+    )
 
 
 def test_shard_named_files_without_a_manifest_are_refused(tmp_path: Path) -> None:
     out = tmp_path / "set"
     out.mkdir()
     (out / "shard-00003.parquet").write_text("my own file")
-    _refused(_shards(out, 2), "holds 1 file(s) named like shards (shard-00003.parquet, …) but no manifest.json",
-             "--overwrite")
+    _refused(
+        _shards(out, 2),
+        "holds 1 file(s) named like shards (shard-00003.parquet, …) but no manifest.json",
+        "--overwrite",
+    )
     assert (out / "shard-00003.parquet").read_text() == "my own file"
     assert _shards(out, 2, "--overwrite").exit_code == 0
     assert sorted(p.name for p in out.glob("shard-*")) == ["shard-00000.parquet", "shard-00001.parquet"]
@@ -379,8 +424,10 @@ def test_fewer_shards_over_an_old_plan_removes_exactly_its_listed_shards(tmp_pat
 
 
 def test_overwrite_goes_with_shards(tmp_path: Path) -> None:
-    _refused(runner.invoke(app, ["generate", "--task", "toy_dots", "--out", str(tmp_path / "s"), "--overwrite"]),
-             "--overwrite go with --shards")
+    _refused(
+        runner.invoke(app, ["generate", "--task", "toy_dots", "--out", str(tmp_path / "s"), "--overwrite"]),
+        "--overwrite go with --shards",
+    )
 
 
 def _export(suite: Path, out: Path, *extra: str) -> Any:

@@ -46,6 +46,7 @@ def _no_traceback(result) -> None:
 
 # ---------------------------------------------------------------------------------- 1. names become paths
 
+
 def test_task_name_that_climbs_out_is_refused_on_read(toy_suite: Path) -> None:
     _rename_task(toy_suite, EVIL, line=2)
     with pytest.raises(SuiteError) as exc:
@@ -84,8 +85,9 @@ def test_exporter_checks_names_of_a_suite_built_in_memory(toy_suite: Path, tmp_p
     from vcot.export.mira import export_mira
 
     suite = read_suite(toy_suite)
-    evil = Suite(suite.root, suite.manifest, [suite.instances[0].model_copy(update={"task": EVIL}),
-                                               *suite.instances[1:]])
+    evil = Suite(
+        suite.root, suite.manifest, [suite.instances[0].model_copy(update={"task": EVIL}), *suite.instances[1:]]
+    )
     out = tmp_path / "a" / "b" / "out"
     with pytest.raises(SuiteError, match="field 'task'"):
         export_mira(evil, out)
@@ -93,6 +95,7 @@ def test_exporter_checks_names_of_a_suite_built_in_memory(toy_suite: Path, tmp_p
 
 
 # ------------------------------------------------------------------------------------- 7. hostile files
+
 
 def _replace_line(suite_dir: Path, text: str) -> None:
     lines = (suite_dir / INSTANCES).read_text().splitlines()
@@ -142,8 +145,9 @@ def test_overlong_line_is_refused_without_reading_it(toy_suite: Path) -> None:
         "    print('refused:', exc)\n"
         "print('grew_kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code, str(toy_suite)], capture_output=True, text=True,
-                         timeout=300).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(toy_suite)], capture_output=True, text=True, timeout=300
+    ).stdout
     assert "refused:" in out and "line longer than" in out and f"{INSTANCES}:1" in out, out
     grew_mb = int(out.rsplit("grew_kb", 1)[1]) / 1024
     assert grew_mb < 100, f"peak memory grew by {grew_mb:.0f} MB"
@@ -151,13 +155,17 @@ def test_overlong_line_is_refused_without_reading_it(toy_suite: Path) -> None:
 
 # ----------------------------------------------------------------------------- 7, 8. generate's inputs
 
-@pytest.mark.parametrize(("params", "message"), [
-    (["max_dots=abc"], "must be an integer, got 'abc'"),
-    (["max_dots=2.5"], "must be an integer, got 2.5"),
-    (["max_dots=-3"], "out of range"),
-    (["max_dots=0"], "out of range"),
-    (["max_dots=" + "9" * 5000], "--param max_dots"),
-])
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        (["max_dots=abc"], "must be an integer, got 'abc'"),
+        (["max_dots=2.5"], "must be an integer, got 2.5"),
+        (["max_dots=-3"], "out of range"),
+        (["max_dots=0"], "out of range"),
+        (["max_dots=" + "9" * 5000], "--param max_dots"),
+    ],
+)
 def test_generate_parameter_errors_are_messages(tmp_path: Path, params: list[str], message: str) -> None:
     out = tmp_path / "s"
     args = ["generate", "-t", "toy_dots", "--n", "3", "-o", str(out)]
@@ -170,8 +178,22 @@ def test_generate_parameter_errors_are_messages(tmp_path: Path, params: list[str
 
 
 def test_generate_min_above_max_is_a_message(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["generate", "-t", "rolling_dice_top", "--n", "2", "-o", str(tmp_path / "s"),
-                                 "--param", "min_moves=5", "--param", "max_moves=3"])
+    result = runner.invoke(
+        app,
+        [
+            "generate",
+            "-t",
+            "rolling_dice_top",
+            "--n",
+            "2",
+            "-o",
+            str(tmp_path / "s"),
+            "--param",
+            "min_moves=5",
+            "--param",
+            "max_moves=3",
+        ],
+    )
     _no_traceback(result)
     assert result.exit_code == 2 and "min_moves" in result.output
 
@@ -198,13 +220,15 @@ def test_export_out_of_the_wrong_kind(toy_suite: Path, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("processes", ["0", "-2"])
 def test_generate_processes_must_be_positive(tmp_path: Path, processes: str) -> None:
-    result = runner.invoke(app, ["generate", "-t", "toy_dots", "--n", "2", "-o", str(tmp_path / "s"),
-                                 "--processes", processes])
+    result = runner.invoke(
+        app, ["generate", "-t", "toy_dots", "--n", "2", "-o", str(tmp_path / "s"), "--processes", processes]
+    )
     _no_traceback(result)
     assert result.exit_code == 2 and "--processes must be at least 1" in result.output
 
 
 # ---------------------------------------------------------------------------------- 11. stale images
+
 
 def _pngs(folder: Path) -> set[str]:
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*.png")}
@@ -231,9 +255,26 @@ def test_ctrl_c_with_two_processes_prints_a_message_not_tracebacks(tmp_path: Pat
     out = tmp_path / "s"
     # SIGINT set to its default in the child (and so in its workers), as in a terminal, even when this test
     # session was started in the background (which leaves SIGINT ignored for every child).
-    proc = subprocess.Popen([sys.executable, "-m", "vcot.cli", "generate", "-t", "mirror_clock", "--n", "100000",
-                             "-j", "2", "-o", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "vcot.cli",
+            "generate",
+            "-t",
+            "mirror_clock",
+            "--n",
+            "100000",
+            "-j",
+            "2",
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not any(out.rglob("*.png")):
@@ -262,6 +303,7 @@ def _children(pid: int) -> list[int]:
 
 
 # ------------------------------------------------------------------------------- 13. vcot tasks params
+
 
 def test_tasks_lists_each_parameter_with_its_preset_values() -> None:
     result = runner.invoke(app, ["tasks"])

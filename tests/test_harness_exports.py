@@ -81,6 +81,7 @@ def _read_tsv(path: Path) -> list[dict[str, str]]:
 
 # --- VLMEvalKit ---------------------------------------------------------------------------------------
 
+
 def test_vlmevalkit_tsv_round_trips(suite: Suite, tmp_path: Path) -> None:
     out = export_vlmevalkit(suite, tmp_path / "vlm")
     rows = _read_tsv(out / "vcot_s.tsv")
@@ -88,8 +89,11 @@ def test_vlmevalkit_tsv_round_trips(suite: Suite, tmp_path: Path) -> None:
     assert "image_path" not in rows[0]
     for row, inst in zip(rows, suite.instances, strict=True):
         assert (row["vcot_uid"], row["question"], row["answer"]) == (inst.uid, inst.question, inst.answer)
-        assert (row["category"], row["l2-category"], row["answer_type"]) == (inst.task, inst.domain,
-                                                                             str(inst.answer_type))
+        assert (row["category"], row["l2-category"], row["answer_type"]) == (
+            inst.task,
+            inst.domain,
+            str(inst.answer_type),
+        )
         assert _digest_b64(row["image"]) == pixel_digest(suite.load_image(inst.image))
         if inst.options:
             assert [row[k] for k in "ABCD"] == inst.options
@@ -148,9 +152,20 @@ def _vlmeval_stub(monkeypatch: pytest.MonkeyPatch, data_root: Path) -> None:
     class GPT4V:
         """The attributes of VLMEvalKit's OpenAI wrapper that VcotOpenAI reads; images would go out as JPEG."""
 
-        def __init__(self, model: str = "gpt-4o", img_size: int = -1, total_img_size: int = -1,
-                     img_detail: str = "low", **kwargs: Any) -> None:
-            self.model, self.img_size, self.total_img_size, self.img_detail = model, img_size, total_img_size, img_detail
+        def __init__(
+            self,
+            model: str = "gpt-4o",
+            img_size: int = -1,
+            total_img_size: int = -1,
+            img_detail: str = "low",
+            **kwargs: Any,
+        ) -> None:
+            self.model, self.img_size, self.total_img_size, self.img_detail = (
+                model,
+                img_size,
+                total_img_size,
+                img_detail,
+            )
 
         def prepare_itlist(self, inputs: list[dict[str, str]]) -> list[dict[str, str]]:
             assert all(x["type"] == "text" for x in inputs)
@@ -166,9 +181,14 @@ def _vlmeval_stub(monkeypatch: pytest.MonkeyPatch, data_root: Path) -> None:
     smp.LMUDataRoot = lambda: str(data_root)  # type: ignore[attr-defined]
     smp.load, smp.dump = load, dump  # type: ignore[attr-defined]
     gpt.GPT4V = GPT4V  # type: ignore[attr-defined]
-    for name, mod in (("vlmeval", vlmeval), ("vlmeval.dataset", dataset_pkg),
-                      ("vlmeval.dataset.image_base", image_base), ("vlmeval.smp", smp), ("vlmeval.api", api_pkg),
-                      ("vlmeval.api.gpt", gpt)):
+    for name, mod in (
+        ("vlmeval", vlmeval),
+        ("vlmeval.dataset", dataset_pkg),
+        ("vlmeval.dataset.image_base", image_base),
+        ("vlmeval.smp", smp),
+        ("vlmeval.api", api_pkg),
+        ("vlmeval.api.gpt", gpt),
+    ):
         monkeypatch.setitem(sys.modules, name, mod)
 
 
@@ -180,8 +200,9 @@ def _load_module(path: Path, name: str) -> types.ModuleType:
     return module
 
 
-def test_vlmevalkit_dataset_class_prompts_and_scores(suite: Suite, tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vlmevalkit_dataset_class_prompts_and_scores(
+    suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = export_vlmevalkit(suite, tmp_path / "vlm")
     source = (out / DATASET_FILE).read_text(encoding="utf-8")
     compile(source, DATASET_FILE, "exec")
@@ -209,8 +230,10 @@ def test_vlmevalkit_dataset_class_prompts_and_scores(suite: Suite, tmp_path: Pat
 
     # A prediction file as VLMEvalKit writes it: the TSV columns (images dropped) plus `prediction`.
     preds = direct.data.drop(columns=["image"]).copy()
-    preds["prediction"] = [f"<answer>{i.answer}</answer>" if k % 2 == 0 else f"<answer>{_wrong_answer(i)}</answer>"
-                           for k, i in enumerate(suite.instances)]
+    preds["prediction"] = [
+        f"<answer>{i.answer}</answer>" if k % 2 == 0 else f"<answer>{_wrong_answer(i)}</answer>"
+        for k, i in enumerate(suite.instances)
+    ]
     eval_file = tmp_path / "preds.tsv"
     preds.to_csv(eval_file, sep="\t", index=False)
     acc = direct.evaluate(str(eval_file))
@@ -221,8 +244,7 @@ def test_vlmevalkit_dataset_class_prompts_and_scores(suite: Suite, tmp_path: Pat
     assert list(scored["correct"]) == [k % 2 == 0 for k in range(len(suite))]
 
 
-def test_vlmevalkit_dataset_class_without_vcot(suite: Suite, tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vlmevalkit_dataset_class_without_vcot(suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where vcot is not installed the class falls back to embedded templates and tag matching."""
     out = export_vlmevalkit(suite, tmp_path / "vlm")
     _vlmeval_stub(monkeypatch, tmp_path / "LMUData")
@@ -239,11 +261,12 @@ def test_vlmevalkit_dataset_class_without_vcot(suite: Suite, tmp_path: Path,
 def _data_url_bytes(url: str) -> bytes:
     prefix = "data:image/png;base64,"
     assert url.startswith(prefix), url[:40]
-    return base64.b64decode(url[len(prefix):])
+    return base64.b64decode(url[len(prefix) :])
 
 
-def test_vlmevalkit_api_model_sends_the_png_files(suite: Suite, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vlmevalkit_api_model_sends_the_png_files(
+    suite: Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The dataset class's messages, through VcotOpenAI, reach the API as the suite's PNG bytes, unchanged."""
     out = export_vlmevalkit(suite, tmp_path / "vlm")
     _vlmeval_stub(monkeypatch, tmp_path / "LMUData")
@@ -258,8 +281,9 @@ def test_vlmevalkit_api_model_sends_the_png_files(suite: Suite, tmp_path: Path,
         content = model.prepare_itlist(ds.build_prompt(k))
         rels = [inst.image] + [s.image for s in inst.steps]
         assert [c["type"] for c in content] == ["image_url"] * len(rels) + ["text"]
-        assert [_data_url_bytes(c["image_url"]["url"]) for c in content[:-1]] == \
-            [suite.image_path(r).read_bytes() for r in rels]
+        assert [_data_url_bytes(c["image_url"]["url"]) for c in content[:-1]] == [
+            suite.image_path(r).read_bytes() for r in rels
+        ]
         assert {c["image_url"]["detail"] for c in content[:-1]} == {"high"}
         assert content[-1]["text"] == _prompt_text(suite, inst, "visual_cot")
 
@@ -274,6 +298,7 @@ def test_vlmevalkit_api_model_sends_the_png_files(suite: Suite, tmp_path: Path,
 
 
 # --- lmms-eval ----------------------------------------------------------------------------------------
+
 
 class _LmmsLoader(yaml.SafeLoader):
     """lmms-eval's YAML dialect: `!function module.name` tags."""
@@ -320,8 +345,9 @@ def test_lmms_eval_utils_prompt_and_score(suite: Suite, tmp_path: Path) -> None:
         assert utils.doc_to_text_text_cot(doc, {}) == _prompt_text(suite, inst, "text_cot")
         assert utils.doc_to_text_visual_cot(doc) == _prompt_text(suite, inst, "visual_cot")
         rels = [inst.image] + [s.image for s in inst.steps]
-        assert [pixel_digest(im) for im in utils.doc_to_visual_with_steps(doc)] == \
-            [pixel_digest(suite.load_image(r)) for r in rels]
+        assert [pixel_digest(im) for im in utils.doc_to_visual_with_steps(doc)] == [
+            pixel_digest(suite.load_image(r)) for r in rels
+        ]
         assert [pixel_digest(im) for im in utils.doc_to_visual(doc)] == [pixel_digest(suite.load_image(inst.image))]
         assert utils.process_results(doc, [f"Reasoning...\n<answer>{inst.answer}</answer>"]) == {"accuracy": 1.0}
         assert utils.process_results(doc, [f"<answer>{_wrong_answer(inst)}</answer>"]) == {"accuracy": 0.0}
@@ -339,12 +365,14 @@ def test_lmms_eval_data_through_datasets(suite: Suite, tmp_path: Path) -> None:
     assert len(kept) == sum(1 for i in suite if i.steps)
     doc = kept[0]
     inst = suite.get(doc["uid"])
-    assert [pixel_digest(im) for im in utils.doc_to_visual_with_steps(doc)][0] == \
-        pixel_digest(suite.load_image(inst.image))
+    assert [pixel_digest(im) for im in utils.doc_to_visual_with_steps(doc)][0] == pixel_digest(
+        suite.load_image(inst.image)
+    )
     assert utils.process_results(doc, [f"<answer>{inst.answer}</answer>"]) == {"accuracy": 1.0}
 
 
 # --- Inspect AI ---------------------------------------------------------------------------------------
+
 
 def test_inspect_package_files(suite: Suite, tmp_path: Path) -> None:
     out = export_inspect(suite, tmp_path / "insp", package="vcot_inspect_files")
@@ -393,11 +421,19 @@ def test_inspect_scorer_grades(suite: Suite, inspect_tasks: types.ModuleType) ->
     scorer = inspect_tasks.vcot_grader()
     for sample in inspect_tasks.direct().dataset:
         inst = suite.get(sample.id)
-        for reply, expected in ((f"<answer>{inst.answer}</answer>", CORRECT),
-                                (f"<answer>{_wrong_answer(inst)}</answer>", INCORRECT)):
-            state = TaskState(model=ModelName("mockllm/model"), sample_id=sample.id, epoch=1,
-                              input=sample.input, messages=list(sample.input), metadata=sample.metadata,
-                              output=ModelOutput.from_content("mockllm/model", reply))
+        for reply, expected in (
+            (f"<answer>{inst.answer}</answer>", CORRECT),
+            (f"<answer>{_wrong_answer(inst)}</answer>", INCORRECT),
+        ):
+            state = TaskState(
+                model=ModelName("mockllm/model"),
+                sample_id=sample.id,
+                epoch=1,
+                input=sample.input,
+                messages=list(sample.input),
+                metadata=sample.metadata,
+                output=ModelOutput.from_content("mockllm/model", reply),
+            )
             score = asyncio.run(scorer(state, Target(sample.target)))
             assert score.value == expected, (inst.uid, reply, score.explanation)
 
@@ -418,8 +454,9 @@ def test_inspect_eval_with_mockllm(suite: Suite, inspect_tasks: types.ModuleType
         # With usage given, mockllm does not count tokens (which would download a tokenizer).
         out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         outputs.append(out)
-    logs = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=outputs), log_dir=str(tmp_path / "logs"),
-                        display="none")
+    logs = inspect_eval(
+        task, model=get_model("mockllm/model", custom_outputs=outputs), log_dir=str(tmp_path / "logs"), display="none"
+    )
     log = logs[0]
     assert log.status == "success", log.error
     assert log.results is not None
@@ -451,8 +488,25 @@ def test_inspect_cli_against_an_openai_compatible_server(suite: Suite, tmp_path:
             env |= {"OPENAI_API_KEY": "none"}
             model = ["--model", "openai/mock-model", "--model-base-url", server.base_url, "-M", "responses_api=false"]
         logs = tmp_path / "logs"
-        r = subprocess.run(["inspect", "eval", f"{tasks_file}@direct", *model, "--limit", "4", "--log-dir", str(logs),
-                            "--display", "none"], env=env, capture_output=True, text=True, timeout=300, cwd=tmp_path)
+        r = subprocess.run(
+            [
+                "inspect",
+                "eval",
+                f"{tasks_file}@direct",
+                *model,
+                "--limit",
+                "4",
+                "--log-dir",
+                str(logs),
+                "--display",
+                "none",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+        )
         assert r.returncode == 0, r.stderr[-2000:]
         stats = server.stats()
     finally:
@@ -466,10 +520,14 @@ def test_inspect_cli_against_an_openai_compatible_server(suite: Suite, tmp_path:
 
 # --- CLI ----------------------------------------------------------------------------------------------
 
+
 def test_cli_exports_harness_formats(suite: Suite, tmp_path: Path) -> None:
     runner = CliRunner()
-    for fmt, marker in (("vlmevalkit", DATASET_FILE), ("lmms-eval", "_default_template_yaml"),
-                        ("inspect", "pyproject.toml")):
+    for fmt, marker in (
+        ("vlmevalkit", DATASET_FILE),
+        ("lmms-eval", "_default_template_yaml"),
+        ("inspect", "pyproject.toml"),
+    ):
         out = tmp_path / fmt
         r = runner.invoke(app, ["export", str(suite.root), "--format", fmt, "--out", str(out)])
         assert r.exit_code == 0, r.output

@@ -3,7 +3,8 @@
 Both harnesses pull in torch and pins of their own, so neither is in the `dev` extra: they live in a
 virtualenv of their own (`.ci/run` builds it; recipes in docs/exporters.md, "lmms-eval", "VLMEvalKit"). A test
 runs here when its harness is importable; otherwise, when $VCOT_HARNESS_PYTHON names that virtualenv's
-interpreter (or several, joined by os.pathsep, one per virtualenv), it runs itself there (one pytest process per test) and passes or fails with it; otherwise it is
+interpreter (or several, joined by os.pathsep, one per virtualenv), it runs itself there (one pytest process per
+test) and passes or fails with it; otherwise it is
 skipped, or fails when VCOT_REQUIRE_HARNESS=1 (as in CI), so that a broken harness install cannot pass quietly.
 
 The mock server identifies a request that carries no vcot tag by the bytes of its first image or, failing
@@ -68,8 +69,11 @@ def _harness_python(module: str) -> str | None:
     """The first interpreter of $VCOT_HARNESS_PYTHON (one path, or several joined by os.pathsep when the two
     harnesses' pins need two virtualenvs) that imports `module`."""
     for python in filter(None, os.environ.get(HARNESS_PYTHON_ENV, "").split(os.pathsep)):
-        probe = subprocess.run([python, "-c", f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) "
-                                "is None)"], capture_output=True, timeout=120)
+        probe = subprocess.run(
+            [python, "-c", f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)"],
+            capture_output=True,
+            timeout=120,
+        )
         if probe.returncode == 0:
             return python
     return None
@@ -85,9 +89,14 @@ def run_here(module: str, install: str, request: pytest.FixtureRequest) -> bool:
     python = _harness_python(module)
     if python and not os.environ.get(_INNER_ENV):
         test_id = f"{Path(__file__).resolve()}::{request.node.name}"
-        r = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_id],
-                           env={**os.environ, _INNER_ENV: "1", REQUIRE_ENV: "1"}, capture_output=True, text=True,
-                           timeout=1200, cwd=Path(__file__).resolve().parent.parent)
+        r = subprocess.run(
+            [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", test_id],
+            env={**os.environ, _INNER_ENV: "1", REQUIRE_ENV: "1"},
+            capture_output=True,
+            text=True,
+            timeout=1200,
+            cwd=Path(__file__).resolve().parent.parent,
+        )
         assert r.returncode == 0, f"{test_id} in {python}:\n{r.stdout[-4000:]}\n{r.stderr[-2000:]}"
         return False
     reason = f"{module} is not importable ({install}; or set {HARNESS_PYTHON_ENV} to a virtualenv holding it)"
@@ -108,10 +117,28 @@ def test_lmms_eval_cli_against_the_mock_server(request: pytest.FixtureRequest, t
     try:
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
         env |= {"OPENAI_API_KEY": "none", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
-        r = subprocess.run([sys.executable, "-m", "lmms_eval", "--model", "openai",
-                            "--model_args", f"model_version=mock-model,base_url={server.base_url}",
-                            "--tasks", "vcot_g", "--include_path", str(out), "--output_path", str(tmp_path / "res")],
-                           env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "lmms_eval",
+                "--model",
+                "openai",
+                "--model_args",
+                f"model_version=mock-model,base_url={server.base_url}",
+                "--tasks",
+                "vcot_g",
+                "--include_path",
+                str(out),
+                "--output_path",
+                str(tmp_path / "res"),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=tmp_path,
+        )
         assert r.returncode == 0, r.stderr[-3000:]
         stats = server.stats()
     finally:
@@ -148,8 +175,9 @@ def test_vlmevalkit_api_model_sends_lossless_pngs(request: pytest.FixtureRequest
     server = spawn_mock_server(suite.root, "--correct-rate", "1")
     try:
         server.configure(record_images=True)
-        kwargs = dict(model="mock-model", key="none", api_base=f"{server.base_url}/chat/completions", retry=1,
-                      verbose=False)
+        kwargs = dict(
+            model="mock-model", key="none", api_base=f"{server.base_url}/chat/completions", retry=1, verbose=False
+        )
         lossless, stock = model_cls(**kwargs), GPT4V(**kwargs)
         replies = [lossless.generate(ds.build_prompt(k)) for k in range(len(ds.data))]
         stock.generate(ds.build_prompt(0))

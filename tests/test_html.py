@@ -33,6 +33,7 @@ CONTROL = "\x00\x01\x07\x08\t\n\x0b\x0c\r\x1b[31m\x7f\x85\u2028\u2029\ufeff\u202
 
 # ------------------------------------------------------------------------------------------------ escaping
 
+
 def test_escape_replaces_markup_characters() -> None:
     assert escape("<script>alert(1)</script>") == "&lt;script&gt;alert(1)&lt;/script&gt;"
     assert escape("a & b") == "a &amp; b"
@@ -50,8 +51,9 @@ CONTROL_SHOWN = "\u2400\u2401\u2407\u2408\t\n\u240b\u240c\r\u241b[31m\u2421\x85\
 
 
 def _visible(s: str) -> str:
-    return "".join(chr(0x2400 + ord(c)) if ord(c) < 0x20 and c not in "\t\n\r" else
-                   "\u2421" if c == "\x7f" else c for c in s)
+    return "".join(
+        chr(0x2400 + ord(c)) if ord(c) < 0x20 and c not in "\t\n\r" else "\u2421" if c == "\x7f" else c for c in s
+    )
 
 
 def test_control_characters_are_shown_not_written() -> None:
@@ -85,15 +87,19 @@ def test_escape_of_values_that_are_not_plain_strings() -> None:
 
 # -------------------------------------------------------------------------------------------------- policy
 
+
 def test_policies_of_the_existing_pages() -> None:
     # The self-contained report (file on disk, inline filter script).
     assert content_security_policy(img_src="data:", script_src=UNSAFE_INLINE) == (
         "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
-        "base-uri 'none'; form-action 'none'")
+        "base-uri 'none'; form-action 'none'"
+    )
     # The annotation server's header: no script at all, images and form posts to itself, never framed.
     served = content_security_policy(img_src=SELF, form_action=SELF, frame_ancestors=NONE)
-    assert served == ("default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; "
-                      "form-action 'self'; frame-ancestors 'none'")
+    assert served == (
+        "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'"
+    )
     assert "script-src" not in served
 
 
@@ -104,24 +110,31 @@ def test_script_hash() -> None:
 
 # --------------------------------------------------------------------------------------------------- shell
 
+
 def test_page_shell_with_policy() -> None:
     csp = content_security_policy(img_src="data:", script_src=UNSAFE_INLINE)
     doc = page("t <&>", "<p>body</p>", css="p{color:red}", csp=csp)
-    assert doc == ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">\n'
-                   f'<meta http-equiv="Content-Security-Policy" content="{escape(csp)}">\n'
-                   '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-                   "<title>t &lt;&amp;&gt;</title><style>p{color:red}</style></head><body>\n"
-                   "<p>body</p></body></html>")
+    assert doc == (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{escape(csp)}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        "<title>t &lt;&amp;&gt;</title><style>p{color:red}</style></head><body>\n"
+        "<p>body</p></body></html>"
+    )
     # The policy must come before anything it governs.
     assert doc.index("Content-Security-Policy") < doc.index("<style>") < doc.index("<body>")
 
 
 def test_page_shell_without_policy_lang_or_viewport() -> None:
     doc = page("g", "x", css="", lang=None, viewport=False)
-    assert doc == '<!DOCTYPE html><html><head><meta charset="utf-8">\n<title>g</title><style></style></head><body>\nx</body></html>'
+    assert (
+        doc == '<!DOCTYPE html><html><head><meta charset="utf-8">\n<title>g</title><style></style></head>'
+        "<body>\nx</body></html>"
+    )
 
 
 # ------------------------------------------------------------------------------------------------- images
+
 
 def _decode(uri: str) -> Image.Image:
     head, payload = uri.split(",", 1)
@@ -155,8 +168,14 @@ def test_thumbnail_mode_conversion() -> None:
 
 # ----------------------------------------------------------------------------------- one copy, not five
 
-PAGES = ["gallery.py", "analysis/report.py", "analysis/render.py", "analysis/see2think_section.py", "scoring/process_judge.py",
-         *(f"annotate/{p.name}" for p in sorted((Path(vcot.__file__).parent / "annotate").glob("*.py")))]
+PAGES = [
+    "gallery.py",
+    "analysis/report.py",
+    "analysis/render.py",
+    "analysis/see2think_section.py",
+    "scoring/process_judge.py",
+    *(f"annotate/{p.name}" for p in sorted((Path(vcot.__file__).parent / "annotate").glob("*.py"))),
+]
 
 
 @pytest.mark.parametrize("rel", PAGES)
@@ -173,20 +192,21 @@ def test_pages_use_vcot_html(rel: str) -> None:
 # ------------------------------------------------------------------------------------------------ browser
 
 
-
 def test_policy_in_headless_chromium(tmp_path: Path) -> None:
     """A hashed script runs and an injected one does not; without script-src no script runs at all; a data:
     image loads and a remote one is refused by the policy itself (not merely unreachable)."""
     require_browser()
     import playwright.sync_api as sync_api
+
     ours = "document.body.setAttribute('data-ours','1');"
     injected = f"<script>document.body.setAttribute('data-injected','1')</script>{escape('<script>x()</script>')}"
     img = f'<img id="pic" alt="" src="{thumbnail_data_uri(Image.new("RGB", (8, 8), (255, 0, 0)), 4)}">'
     img += '<img id="remote" alt="" src="http://127.0.0.1:9/x.png">'
     body = f"{img}{injected}<script>{ours}</script>"
     hashed = tmp_path / "hashed.html"
-    hashed.write_text(page("h", body, css="", csp=content_security_policy(img_src="data:",
-                                                                         script_src=script_hash(ours))))
+    hashed.write_text(
+        page("h", body, css="", csp=content_security_policy(img_src="data:", script_src=script_hash(ours)))
+    )
     none = tmp_path / "none.html"
     none.write_text(page("n", body, css="", csp=content_security_policy(img_src="data:")))
     failed: list[tuple[str, str | None]] = []
@@ -199,8 +219,11 @@ def test_policy_in_headless_chromium(tmp_path: Path) -> None:
             for f in (hashed, none):
                 tab.goto(f.as_uri())
                 tab.wait_for_load_state("load")
-                results[f.stem] = (tab.get_attribute("body", "data-ours"), tab.get_attribute("body", "data-injected"),
-                                   tab.evaluate("document.getElementById('pic').naturalWidth"))
+                results[f.stem] = (
+                    tab.get_attribute("body", "data-ours"),
+                    tab.get_attribute("body", "data-injected"),
+                    tab.evaluate("document.getElementById('pic').naturalWidth"),
+                )
         finally:
             browser.close()
     assert results == {"hashed": ("1", None, 4), "none": (None, None, 4)}

@@ -71,7 +71,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         stack.pop()
@@ -104,8 +104,18 @@ def test_cycle_finder_sees_a_cycle_through_a_lazy_import(tmp_path: Path) -> None
 def test_low_layers_import_nothing_above_them() -> None:
     """The shared vocabulary and the generators stay free of evaluation code."""
     graph = import_graph()
-    evaluation = {"engine", "conditions", "scoring", "analysis", "cli", "export", "annotate", "human", "local_site",
-                  "rl"}
+    evaluation = {
+        "engine",
+        "conditions",
+        "scoring",
+        "analysis",
+        "cli",
+        "export",
+        "annotate",
+        "human",
+        "local_site",
+        "rl",
+    }
     for unit in ("schema", "messages", "images", "seeding", "draw", "tasks", "vaot", "prompts"):
         assert not (graph.get(unit, set()) & evaluation), (unit, graph.get(unit))
 

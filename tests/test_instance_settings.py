@@ -38,7 +38,9 @@ def test_custom_parameters_get_their_own_setting() -> None:
     assert preset.setting == "medium"
     assert custom.setting.startswith("custom-") and len(custom.setting) == len("custom-") + 8
     assert custom.instance_seed(1, 3) != preset.instance_seed(1, 3)
-    assert custom.make(3, 1, with_corruption=False).instance.uid != preset.make(3, 1, with_corruption=False).instance.uid
+    assert (
+        custom.make(3, 1, with_corruption=False).instance.uid != preset.make(3, 1, with_corruption=False).instance.uid
+    )
     # The same parameters given as overrides name the same setting: a uid names what was drawn, not how.
     same = get_task("convex_hull", "medium", grid=preset.config.grid)
     assert same.setting == "medium"

@@ -48,8 +48,7 @@ def test_every_corrupting_task_is_covered() -> None:
 
 
 @pytest.mark.parametrize(("name", "index"), CASES, ids=[f"{n}-{i}" for n, i in CASES])
-def test_corruption_is_drawn_lazily_and_identically(name: str, index: int, monkeypatch: pytest.MonkeyPatch
-                                                     ) -> None:
+def test_corruption_is_drawn_lazily_and_identically(name: str, index: int, monkeypatch: pytest.MonkeyPatch) -> None:
     task = get_task(name, "easy")
     _, _, corruption, _ = task._accept(index, SEED, check_corruption=True)
     assert corruption is not None

@@ -61,8 +61,10 @@ def test_other_modes_and_a_missing_isal_fall_back_to_pillow(monkeypatch: pytest.
 
 
 def test_suite_content_hash_is_the_same_with_either_encoder(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
-    plans = [TaskPlan(task="localizer", difficulty="easy", n=3, seed=5),
-             TaskPlan(task="gear_rotation", difficulty="easy", n=2, seed=5)]
+    plans = [
+        TaskPlan(task="localizer", difficulty="easy", n=3, seed=5),
+        TaskPlan(task="gear_rotation", difficulty="easy", n=2, seed=5),
+    ]
     fast = build_suite(tmp_path / "fast", "t", plans, processes=1)
     fast_bytes = sorted(p.read_bytes() for p in (tmp_path / "fast").rglob("*.png"))
     monkeypatch.setattr(png, "_fast_zlib", None)

@@ -46,8 +46,9 @@ def test_the_readme_script_matches_the_commands(api_run: tuple[Path, dict]) -> N
     out = cli.invoke(app, ["generate", "--preset", "mini", "--out", str(root / "cli-mini"), "--no-progress"])
     assert out.exit_code == 0, out.output
     assert suite.manifest["content_hash"] in out.output
-    ev = cli.invoke(app, ["eval", str(root / "cli-mini"), "-c", "direct,text_cot", "--run", str(root / "cli-run"),
-                          "--no-progress"])
+    ev = cli.invoke(
+        app, ["eval", str(root / "cli-mini"), "-c", "direct,text_cot", "--run", str(root / "cli-run"), "--no-progress"]
+    )
     assert ev.exit_code == 0, ev.output
     # The same accounting: the closing table of `vcot eval` and the API run's summary agree cell for cell.
     rows = scored(pq.read_table(root / "cli-run" / "results.parquet").to_pylist())
@@ -64,8 +65,9 @@ def test_the_readme_script_matches_the_commands(api_run: tuple[Path, dict]) -> N
 def test_grade_is_score_text() -> None:
     right = vcot.grade("The count is 7, so <answer>7</answer>", gold="7", answer_type="integer")
     assert right.correct and right.tier == "tag"
-    out = CliRunner().invoke(app, ["score-text", "The count is 7, so <answer>7</answer>", "--gold", "7",
-                                   "--type", "integer"])
+    out = CliRunner().invoke(
+        app, ["score-text", "The count is 7, so <answer>7</answer>", "--gold", "7", "--type", "integer"]
+    )
     assert str(right) in out.output
     with pytest.raises(ValueError, match="unknown answer type"):
         vcot.grade("x", "1", "numbr")

@@ -5,9 +5,17 @@ from vcot.schema import AnswerType, Instance, Step, option_letters
 
 
 def _inst(**kw):
-    base = dict(uid="u1", task="convex_hull", domain="EG", question="How many?", image="images/a.png",
-                answer="3", answer_type="integer", steps=[{"image": "images/a_1.png", "text": "hull drawn"}],
-                meta={"scene": {"points": [[1, 2], [3, 4]], "nested": {"x": 1.5, "ok": True, "none": None}}})
+    base = dict(
+        uid="u1",
+        task="convex_hull",
+        domain="EG",
+        question="How many?",
+        image="images/a.png",
+        answer="3",
+        answer_type="integer",
+        steps=[{"image": "images/a_1.png", "text": "hull drawn"}],
+        meta={"scene": {"points": [[1, 2], [3, 4]], "nested": {"x": 1.5, "ok": True, "none": None}}},
+    )
     base.update(kw)
     return Instance.model_validate(base)
 
@@ -26,8 +34,17 @@ def test_unicode_survives_round_trip():
 
 
 def test_answer_types_are_the_spec_list():
-    assert {t.value for t in AnswerType} == {"integer", "number", "choice", "text", "time", "coordinates", "set",
-                                             "pair", "direction"}
+    assert {t.value for t in AnswerType} == {
+        "integer",
+        "number",
+        "choice",
+        "text",
+        "time",
+        "coordinates",
+        "set",
+        "pair",
+        "direction",
+    }
 
 
 @pytest.mark.parametrize("field,value", [("answer_type", "float"), ("uid", ""), ("question", ""), ("answer", "")])

@@ -86,6 +86,7 @@ def test_input_picture_alone_is_the_rendered_one(name: str) -> None:
 
 # -- the check itself can fail ------------------------------------------------------------------------------
 
+
 def _check_copy(tmp_path: Path, remove: str) -> dict[str, list[str]]:
     """Run the piece check on a copy of the tree with one file removed."""
     root = tmp_path / "tree"
@@ -96,20 +97,29 @@ def _check_copy(tmp_path: Path, remove: str) -> dict[str, list[str]]:
         shutil.copytree(REPO / "tests" / part, root / "tests" / part, ignore=ignore)
     (root / remove).unlink()
     env = {**os.environ, "PYTHONPATH": str(root / "src")}
-    out = subprocess.run([sys.executable, str(REPO / "tests" / "task_pieces.py"), str(root)], env=env,
-                         capture_output=True, text=True, timeout=300, check=True)
+    out = subprocess.run(
+        [sys.executable, str(REPO / "tests" / "task_pieces.py"), str(root)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     found = json.loads(out.stdout)
     assert Path(found["vcot"]).resolve().is_relative_to(root.resolve()), found["vcot"]  # the copy, not the repo
     return found["missing"]
 
 
-@pytest.mark.parametrize("remove, task, piece", [
-    ("src/vcot/oracles/billiards.py", "billiards", "oracle"),
-    ("src/vcot/captions/mirror_clock.py", "mirror_clock", "caption"),
-    ("docs/tasks/puzzle.md", "puzzle", "task doc"),
-    ("src/vcot/probes/overlap.py", "overlap", "state probes"),
-    ("tests/oracles/test_localizer.py", "localizer", "oracle test"),
-])
+@pytest.mark.parametrize(
+    "remove, task, piece",
+    [
+        ("src/vcot/oracles/billiards.py", "billiards", "oracle"),
+        ("src/vcot/captions/mirror_clock.py", "mirror_clock", "caption"),
+        ("docs/tasks/puzzle.md", "puzzle", "task doc"),
+        ("src/vcot/probes/overlap.py", "overlap", "state probes"),
+        ("tests/oracles/test_localizer.py", "localizer", "oracle test"),
+    ],
+)
 def test_the_check_fails_on_a_tree_missing_a_piece(tmp_path: Path, remove: str, task: str, piece: str) -> None:
     found = _check_copy(tmp_path, remove)
     assert [m.split(":")[0] for m in found[task]] == [piece]
@@ -140,10 +150,13 @@ def test_reading_a_suite_of_non_mira_tasks_imports_no_generator(tmp_path: Path) 
     from vcot.build import TaskPlan, build_suite
 
     build_suite(tmp_path / "s", "s", [TaskPlan("object_attributes", 1, 0, "easy")])
-    code = ("import json, sys\nfrom vcot.suite import read_suite\nread_suite(sys.argv[1])\n"
-            "print(json.dumps(sorted(sys.modules)))")
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "s")], capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import json, sys\nfrom vcot.suite import read_suite\nread_suite(sys.argv[1])\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "s")], capture_output=True, text=True, check=True
+    ).stdout
     from vcot.tasks import _DOMAIN_PACKAGES
 
     loaded = json.loads(out)

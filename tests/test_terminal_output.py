@@ -23,15 +23,30 @@ INTERVAL = re.compile(r"\d+\.\d \[\d+\.\d, \d+\.\d\]")
 # The mini preset: 3 problems of every task; gear_rotation's 3 problems are 6 paired rows.
 MINI_PROBLEMS = 3 * len(builtin_task_names())
 MINI_COUNTS = f"{MINI_PROBLEMS} problems ({MINI_PROBLEMS + 3} instances; paired gear rows count once)"
-CONDITIONS = ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot", "visual_cot_corrupted",
-              "vaot_norender", "vaot", "vaot_wrongrender")
+CONDITIONS = (
+    "direct",
+    "text_cot",
+    "text_cot_spec",
+    "visual_cot",
+    "text_state_cot",
+    "visual_cot_corrupted",
+    "vaot_norender",
+    "vaot",
+    "vaot_wrongrender",
+)
 
 
 def vcot(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """The real command in a pipe (not a terminal), as `vcot ... | awk` runs it."""
     environment = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "VCOT_PROGRESS_EVERY")}
-    r = subprocess.run([sys.executable, "-m", "vcot.cli", *args], cwd=cwd, capture_output=True, text=True,
-                       env={**environment, "COLUMNS": str(WIDTH), **env}, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "vcot.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**environment, "COLUMNS": str(WIDTH), **env},
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     return r
 
@@ -56,7 +71,16 @@ def test_quickstart_prints_each_table_once_and_no_uninformative_one(quickstart):
     _, out = quickstart
     assert out.count("Accuracy by condition") == 1
     for cond in CONDITIONS:  # one row each, names and intervals unbroken
-        assert len([line for line in out.splitlines() if re.match(rf"^ {cond}\s+{MINI_PROBLEMS}\s+{INTERVAL.pattern}", line)]) == 1
+        assert (
+            len(
+                [
+                    line
+                    for line in out.splitlines()
+                    if re.match(rf"^ {cond}\s+{MINI_PROBLEMS}\s+{INTERVAL.pattern}", line)
+                ]
+            )
+            == 1
+        )
     # The report has them; the terminal only with --tables, and the VAoT ones say nothing for chance.
     for title in ("MIRA Table 1", "Paired condition comparisons", "Semantic answer change", "failure source"):
         assert title not in out
@@ -65,7 +89,7 @@ def test_quickstart_prints_each_table_once_and_no_uninformative_one(quickstart):
 def test_quickstart_counts_problems_and_ends_with_next_steps(quickstart):
     root, out = quickstart
     assert MINI_COUNTS in out.splitlines()[0]
-    tail = out[out.index("next steps:"):]
+    tail = out[out.index("next steps:") :]
     assert "vcot-quickstart/report/report.html" in tail and "docs/models.md" in tail
     assert (root / "vcot-quickstart" / "report" / "report.html").is_file()
     # The eval command is one shell command across its continued lines, on the suite the quickstart wrote.
@@ -76,16 +100,24 @@ def test_quickstart_counts_problems_and_ends_with_next_steps(quickstart):
         start += 1
         command = command[:-1] + lines[start]
     words = shlex.split(command)
-    assert words[:7] == ["vcot", "eval", "vcot-quickstart/mini", "--base-url", "http://localhost:8000/v1",
-                         "--model", "NAME"]
+    assert words[:7] == [
+        "vcot",
+        "eval",
+        "vcot-quickstart/mini",
+        "--base-url",
+        "http://localhost:8000/v1",
+        "--model",
+        "NAME",
+    ]
     assert (root / words[2] / "manifest.json").is_file()
     assert out.rstrip().splitlines()[-1].strip().startswith("vcot report vcot-quickstart/run-NAME")
 
 
 def test_report_with_every_table_fits_100_columns(quickstart):
     root, _ = quickstart
-    r = vcot("report", "vcot-quickstart/run-chance", "--suite", "vcot-quickstart/mini", "--out", "rep", "--tables",
-             cwd=root)
+    r = vcot(
+        "report", "vcot-quickstart/run-chance", "--suite", "vcot-quickstart/mini", "--out", "rep", "--tables", cwd=root
+    )
     assert too_long(r.stdout) == [] and too_long(r.stderr) == []
     # MIRA Table 1 (22 columns) comes in parts, each repeating the model column; no cell broken.
     parts = re.findall(r"MIRA Table 1 layout .*\((\d) of (\d)\)", r.stdout)
@@ -103,8 +135,7 @@ def test_eval_fits_100_columns_and_counts_problems(quickstart):
     for run in ("r", "a-longer-run-folder"):
         r = vcot("eval", "vcot-quickstart/mini", "--run", run, "--no-progress", cwd=root)
         assert too_long(r.stdout) == [] and too_long(r.stderr) == []
-    assert f"{MINI_COUNTS}; conditions direct, text_cot" in " ".join(
-        r.stderr.split())
+    assert f"{MINI_COUNTS}; conditions direct, text_cot" in " ".join(r.stderr.split())
     assert r.stdout.count("Accuracy by condition") + r.stdout.count("chance on mini") == 1
 
 
@@ -124,8 +155,22 @@ def test_eval_in_a_log_prints_progress_lines(hull, tmp_path):
     mock = spawn_mock_server(hull, "--latency", "2.5")
     try:
         t0 = time.monotonic()
-        r = vcot("eval", str(hull), "--base-url", mock.base_url, "--model", "m", "-c", "direct", "--limit", "1",
-                 "--run", str(tmp_path / "run"), cwd=tmp_path, VCOT_PROGRESS_EVERY="1")
+        r = vcot(
+            "eval",
+            str(hull),
+            "--base-url",
+            mock.base_url,
+            "--model",
+            "m",
+            "-c",
+            "direct",
+            "--limit",
+            "1",
+            "--run",
+            str(tmp_path / "run"),
+            cwd=tmp_path,
+            VCOT_PROGRESS_EVERY="1",
+        )
         took = time.monotonic() - t0
     finally:
         mock.stop()
@@ -152,8 +197,10 @@ def test_log_progress_prints_every_tenth_and_while_stuck(monkeypatch):
         time.sleep(0.5)  # nothing done: a line anyway, about every 0.1 s
     lines = buffer.getvalue().splitlines()
     # A line when the work starts, then one at each tenth.
-    assert [line.split(",")[0] for line in lines if "/20 (" in line] == \
-        ["work: 0/20 (0%)", *(f"work: {2 * k}/20 ({10 * k}%)" for k in range(1, 11))]
+    assert [line.split(",")[0] for line in lines if "/20 (" in line] == [
+        "work: 0/20 (0%)",
+        *(f"work: {2 * k}/20 ({10 * k}%)" for k in range(1, 11)),
+    ]
     assert len([line for line in lines if line.startswith("work: 20/40 (50%), failed 1")]) >= 2
 
 
@@ -163,8 +210,11 @@ def test_a_wide_table_is_split_with_its_labels_repeated():
     from vcot.analysis.render import to_rich
     from vcot.analysis.tables import Table
 
-    t = Table("Wide", ["model", "condition", *[f"metric number {k}" for k in range(8)]],
-              [["m", f"condition_{i}", *[f"{k}.5 [1.0, 99.0]" for k in range(8)]] for i in range(3)])
+    t = Table(
+        "Wide",
+        ["model", "condition", *[f"metric number {k}" for k in range(8)]],
+        [["m", f"condition_{i}", *[f"{k}.5 [1.0, 99.0]" for k in range(8)]] for i in range(3)],
+    )
     buffer = io.StringIO()
     Console(file=buffer, width=60).print(to_rich(t))
     out = buffer.getvalue()

@@ -38,8 +38,9 @@ def test_trl_export_loads_as_messages_with_images_in_trajectory_order(suite_dir:
     suite = read_suite(suite_dir)
     res = runner.invoke(app, ["export-training", str(suite_dir), "-f", "trl", "-o", str(tmp_path / "trl")])
     assert res.exit_code == 0, res.output
-    ds = datasets.load_dataset("imagefolder", data_dir=str(tmp_path / "trl"), split="train",
-                               cache_dir=str(tmp_path / "cache"))
+    ds = datasets.load_dataset(
+        "imagefolder", data_dir=str(tmp_path / "trl"), split="train", cache_dir=str(tmp_path / "cache")
+    )
     assert len(ds) == len(suite)
     rows = [json.loads(line) for line in (tmp_path / "trl" / "metadata.jsonl").read_text().splitlines()]
     for row, loaded in zip(rows, ds, strict=True):
@@ -60,8 +61,9 @@ def test_sharegpt_export_has_one_image_per_token_and_loads_with_datasets(suite_d
     import datasets
 
     out = export_training(open_source(suite_dir), tmp_path / "sg", "sharegpt", license_id="cc-by-4.0")
-    ds = datasets.load_dataset("json", data_files=str(out / "sharegpt.json"), split="train",
-                               cache_dir=str(tmp_path / "cache"))
+    ds = datasets.load_dataset(
+        "json", data_files=str(out / "sharegpt.json"), split="train", cache_dir=str(tmp_path / "cache")
+    )
     assert len(ds) == 5
     for row in ds:
         tokens = sum(turn["value"].count(IMAGE_TOKEN) for turn in row["conversations"])
@@ -102,8 +104,9 @@ def test_vaot_episodes_become_tool_use_conversations(tmp_path: Path) -> None:
     rebuild_trajectories(result.run_dir, read_suite(suite_dir))
     trajectories = read_trajectories(result.run_dir)
     out = tmp_path / "vaot"
-    res = runner.invoke(app, ["export-training", str(suite_dir), "-f", "vaot", "--run", str(result.run_dir),
-                              "-o", str(out)])
+    res = runner.invoke(
+        app, ["export-training", str(suite_dir), "-f", "vaot", "--run", str(result.run_dir), "-o", str(out)]
+    )
     assert res.exit_code == 0, res.output
     rows = [json.loads(line) for line in (out / "metadata.jsonl").read_text().splitlines()]
     assert len(rows) == len(trajectories) > 0

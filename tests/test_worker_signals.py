@@ -29,8 +29,9 @@ _SCRIPT = textwrap.dedent("""
 
 def test_a_pool_stopped_early_ends_though_the_parent_ignores_sigterm(tmp_path: Path) -> None:
     try:
-        proc = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True, timeout=120,
-                              cwd=tmp_path)
+        proc = subprocess.run(
+            [sys.executable, "-c", _SCRIPT], capture_output=True, text=True, timeout=120, cwd=tmp_path
+        )
     except subprocess.TimeoutExpired:
         pytest.fail("the generation pool never ended: a worker outlived its SIGTERM")
     assert proc.returncode == 0, proc.stderr[-2000:]

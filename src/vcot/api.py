@@ -29,9 +29,18 @@ def tasks() -> list[TaskInfo]:
     return task_infos()
 
 
-def generate(task: str | None = None, *, preset: str | None = None, n: int = 10, seed: int = 0,
-             difficulty: str = "medium", params: Mapping[str, Any] | None = None, out: str | Path,
-             processes: int = 1, name: str | None = None) -> Suite:
+def generate(
+    task: str | None = None,
+    *,
+    preset: str | None = None,
+    n: int = 10,
+    seed: int = 0,
+    difficulty: str = "medium",
+    params: Mapping[str, Any] | None = None,
+    out: str | Path,
+    processes: int = 1,
+    name: str | None = None,
+) -> Suite:
     """Generate a suite into the folder `out` and return it, read back (`vcot generate`: the same instances,
     pixels and content hash for the same arguments, on any number of processes).
 
@@ -46,8 +55,10 @@ def generate(task: str | None = None, *, preset: str | None = None, n: int = 10,
 
     _check_int("n", n, minimum=1)
     if task is not None and n > MAX_SUITE_N:
-        raise ValueError(f"n={n:,} is over the limit of {MAX_SUITE_N:,} instances for one suite folder; "
-                         "`vcot generate --shards` streams larger sets (docs/scale.md)")
+        raise ValueError(
+            f"n={n:,} is over the limit of {MAX_SUITE_N:,} instances for one suite folder; "
+            "`vcot generate --shards` streams larger sets (docs/scale.md)"
+        )
     _check_int("seed", seed)
     _check_int("processes", processes, minimum=1)
     if not isinstance(difficulty, str):
@@ -122,8 +133,14 @@ class Run:
         return {cond: cell.acc for (_, cond), cell in cells.items()}
 
 
-def evaluate(suite: str | Path | Suite, model: str = "chance", base_url: str | None = None,
-             conditions: Sequence[str] | None = None, run: str | Path | None = None, **settings: Any) -> Run:
+def evaluate(
+    suite: str | Path | Suite,
+    model: str = "chance",
+    base_url: str | None = None,
+    conditions: Sequence[str] | None = None,
+    run: str | Path | None = None,
+    **settings: Any,
+) -> Run:
     """Evaluate `model` on `suite` (a folder or a loaded suite) and return the finished `Run` (`vcot eval`:
     the same run store, `results.parquet` and resume on rerun).
 
@@ -141,12 +158,19 @@ def evaluate(suite: str | Path | Suite, model: str = "chance", base_url: str | N
     from vcot.engine.settings import GenSettings
 
     gen_fields = {f.name for f in dataclasses.fields(GenSettings)}
-    spec_fields = {f.name for f in dataclasses.fields(EvalSpec)} - {"suite", "model", "base_url", "conditions",
-                                                                     "run_dir", "settings"}
+    spec_fields = {f.name for f in dataclasses.fields(EvalSpec)} - {
+        "suite",
+        "model",
+        "base_url",
+        "conditions",
+        "run_dir",
+        "settings",
+    }
     unknown = sorted(set(settings) - gen_fields - spec_fields)
     if unknown:
-        raise ValueError(f"unknown setting(s) {', '.join(unknown)}; known: "
-                         f"{', '.join(sorted(gen_fields | spec_fields))}")
+        raise ValueError(
+            f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(gen_fields | spec_fields))}"
+        )
     gen = GenSettings(**{k: v for k, v in settings.items() if k in gen_fields})
     # A folder given as a Path stays that folder (a Path's own `.root` is "/"); a loaded Suite gives its root.
     from vcot.suite import Suite
@@ -157,17 +181,32 @@ def evaluate(suite: str | Path | Suite, model: str = "chance", base_url: str | N
         path = suite
     else:
         raise TypeError(f"suite must be a folder path or a vcot.suite.Suite, got {type(suite).__name__}")
-    spec = EvalSpec(suite=path, model=model, base_url=base_url, conditions=_names("conditions", conditions),
-                    run_dir=run, settings=gen,
-                    **{k: v for k, v in settings.items() if k in spec_fields})
+    spec = EvalSpec(
+        suite=path,
+        model=model,
+        base_url=base_url,
+        conditions=_names("conditions", conditions),
+        run_dir=run,
+        settings=gen,
+        **{k: v for k, v in settings.items() if k in spec_fields},
+    )
     result = run_eval(spec)
     from vcot.analysis.build_report import scored
 
     p = result.progress
     rows = scored(result.table.to_pylist()) if result.table is not None else []
-    return Run(run_dir=Path(result.run_dir), results_path=result.results_path, conditions=list(result.conditions),
-               skipped_conditions=dict(result.skipped_conditions), answered=p.done, failed=p.errors,
-               resumed=p.resumed, total=p.total, _rows=rows, _suite=result.suite)
+    return Run(
+        run_dir=Path(result.run_dir),
+        results_path=result.results_path,
+        conditions=list(result.conditions),
+        skipped_conditions=dict(result.skipped_conditions),
+        answered=p.done,
+        failed=p.errors,
+        resumed=p.resumed,
+        total=p.total,
+        _rows=rows,
+        _suite=result.suite,
+    )
 
 
 def _names(what: str, value: str | Sequence[str] | None) -> list[str] | None:
@@ -184,8 +223,11 @@ def _names(what: str, value: str | Sequence[str] | None) -> list[str] | None:
     return names
 
 
-def report(run: str | Path | Run | Sequence[str | Path | Run], suite: str | Path | Suite | None = None,
-           out: str | Path | None = None) -> Path:
+def report(
+    run: str | Path | Run | Sequence[str | Path | Run],
+    suite: str | Path | Suite | None = None,
+    out: str | Path | None = None,
+) -> Path:
     """Score one or more runs and write `report.md` and a self-contained `report.html` into `out` (default:
     <first run>/report); returns that folder (`vcot report`). With `suite`, the report's instance browser
     shows the pictures and steps."""
@@ -208,8 +250,9 @@ def report(run: str | Path | Run | Sequence[str | Path | Run], suite: str | Path
     return job.paths.html.parent
 
 
-def grade(response: str, gold: str, answer_type: str, options: Sequence[str] | None = None, *,
-          truncated: bool = False) -> Explanation:
+def grade(
+    response: str, gold: str, answer_type: str, options: Sequence[str] | None = None, *, truncated: bool = False
+) -> Explanation:
     """Grade one response against a gold answer with vcot's rule-based grader (`vcot score-text`): the
     result has `correct`, `verdict`, `extracted` (the answer span), `tier` (how it was found), `value`
     (what the answer commits to) and `reason`. `answer_type` is an `vcot.schema.AnswerType` value
@@ -220,13 +263,16 @@ def grade(response: str, gold: str, answer_type: str, options: Sequence[str] | N
 
     for what, value in (("response", response), ("gold", gold), ("answer_type", answer_type)):
         if not isinstance(value, str):
-            raise TypeError(f"{what} must be a string, got {type(value).__name__} {value!r}"
-                            f"{' (pass str(...))' if isinstance(value, int | float) else ''}")
+            raise TypeError(
+                f"{what} must be a string, got {type(value).__name__} {value!r}"
+                f"{' (pass str(...))' if isinstance(value, int | float) else ''}"
+            )
     if options is not None and (isinstance(options, str) or not all(isinstance(o, str) for o in options)):
         raise TypeError(f"options must be a sequence of option texts (str), got {options!r}")
     try:
         atype = AnswerType(answer_type)
     except ValueError:
-        raise ValueError(f"unknown answer type {answer_type!r}; choose one of "
-                         f"{', '.join(t.value for t in AnswerType)}") from None
+        raise ValueError(
+            f"unknown answer type {answer_type!r}; choose one of {', '.join(t.value for t in AnswerType)}"
+        ) from None
     return explain(response, gold, atype, list(options) if options else None, truncated=truncated)

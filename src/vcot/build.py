@@ -46,8 +46,9 @@ def preset_plans(suite: str, seed: int = DEFAULT_SEED, difficulty: str = "medium
         # See2Think's categories that vcot can generate, 100 problems each (tasks/see2think_categories.py).
         from vcot.tasks.see2think_categories import plan
 
-        return [TaskPlan(t, n * get_task_class(t).rows_per_problem, seed, difficulty)
-                for _, t, n in plan(set(registered))]
+        return [
+            TaskPlan(t, n * get_task_class(t).rows_per_problem, seed, difficulty) for _, t, n in plan(set(registered))
+        ]
     from vcot.suggest import unknown_name
 
     raise ValueError(unknown_name("preset", suite, SUITE_PRESETS, "presets"))
@@ -60,7 +61,8 @@ class BuildError(ValueError):
 
 def _type_name(tp: Any) -> str:
     return {int: "an integer", float: "a number", bool: "true or false", str: "a string"}.get(
-        tp, "a list (JSON, e.g. '[\"a\"]')" if typing.get_origin(tp) in (list, tuple) else str(tp))
+        tp, "a list (JSON, e.g. '[\"a\"]')" if typing.get_origin(tp) in (list, tuple) else str(tp)
+    )
 
 
 def check_params(task: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -95,8 +97,9 @@ def check_params(task: str, params: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def generation_plans(task: str | None, preset: str | None, n: int, seed: int, difficulty: str,
-                     params: dict[str, Any]) -> tuple[list[TaskPlan], str]:
+def generation_plans(
+    task: str | None, preset: str | None, n: int, seed: int, difficulty: str, params: dict[str, Any]
+) -> tuple[list[TaskPlan], str]:
     """The plans of one `vcot generate` request — one task (`n` instances, `params` overriding its preset) or a
     preset suite — and the suite's default name. Everything is checked before anything is generated: an
     unknown task or preset, a parameter of the wrong type or out of its limits, a value the generator cannot
@@ -142,8 +145,10 @@ def _make_encoded(args: tuple[TaskPlan, int] | tuple[TaskPlan, int, int]) -> Enc
         # reported as that, not as a traceback; with no overrides it is a generator bug, so it propagates.
         if not plan.params:
             raise
-        raise BuildError(f"task {plan.task} failed on instance {index} with parameters {plan.params}: "
-                         f"{type(exc).__name__}: {exc} — a parameter value is probably out of range") from None
+        raise BuildError(
+            f"task {plan.task} failed on instance {index} with parameters {plan.params}: "
+            f"{type(exc).__name__}: {exc} — a parameter value is probably out of range"
+        ) from None
 
 
 def try_plan(plan: TaskPlan) -> None:
@@ -179,7 +184,8 @@ def unique_scenes(plans: list[TaskPlan], encoded: Iterator[EncodedSample]) -> It
                     f"task {enc.instance.task}: its setting has {describe(counts.values())}, and {plan.n} "
                     f"instances were asked for: instance {enc.instance.meta['generator']['index']} repeats an "
                     f"earlier scene after {MAX_VARIANTS} fresh draws. Ask for fewer (--n) or widen the setting "
-                    f"(a larger size or answer range, another --difficulty)")
+                    f"(a larger size or answer range, another --difficulty)"
+                )
             enc = _make_encoded((plan, enc.instance.meta["generator"]["index"], variant))
             key = task.scene_key(enc.instance.meta["scene"])
             counts[key] += 1
@@ -209,12 +215,23 @@ def iter_encoded_jobs(jobs: Iterable[tuple[TaskPlan, int]]) -> Iterator[EncodedS
 
 def task_manifest_entry(plan: TaskPlan) -> dict[str, Any]:
     task = get_task(plan.task, plan.difficulty, **plan.params)
-    return {"source": "generated", "seed": plan.seed, "difficulty": plan.difficulty, "params": task.params(),
-            "generator_version": task.version, "n": plan.n}
+    return {
+        "source": "generated",
+        "seed": plan.seed,
+        "difficulty": plan.difficulty,
+        "params": task.params(),
+        "generator_version": task.version,
+        "n": plan.n,
+    }
 
 
-def build_suite(out_dir: str | Path, name: str, plans: list[TaskPlan], processes: int = 1,
-                progress: Callable[[int], None] | None = None) -> dict[str, Any]:
+def build_suite(
+    out_dir: str | Path,
+    name: str,
+    plans: list[TaskPlan],
+    processes: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
     """Generate every plan into a suite folder; returns the manifest."""
     if processes < 1:
         raise BuildError(f"processes must be at least 1, got {processes}")

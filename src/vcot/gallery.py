@@ -155,9 +155,16 @@ def plan_pages(instances: Iterable[Instance], per_page: int = PER_PAGE) -> dict[
     plan: dict[str, list[TaskPage]] = {}
     for task, insts in groups.items():
         count = math.ceil(len(insts) / per_page)
-        plan[task] = [TaskPage(task, k + 1, count, insts[k * per_page:(k + 1) * per_page],
-                               f"{stems[task]}.html" if k == 0 else f"{stems[task]}~{k + 1}.html")
-                      for k in range(count)]
+        plan[task] = [
+            TaskPage(
+                task,
+                k + 1,
+                count,
+                insts[k * per_page : (k + 1) * per_page],
+                f"{stems[task]}.html" if k == 0 else f"{stems[task]}~{k + 1}.html",
+            )
+            for k in range(count)
+        ]
     return plan
 
 
@@ -183,13 +190,17 @@ def _instance(inst: Instance, image: ImageTag, position: str = "") -> str:
     if inst.corrupted_steps:
         cfigs = [_figure(image(s.image), f"corrupted {k}: {s.text}") for k, s in enumerate(inst.corrupted_steps, 1)]
         note = escape(str(inst.meta.get("corruption", "")))
-        corrupted = (f"<details><summary>corrupted trajectory — {note}</summary>"
-                     f"<div class='row'>{''.join(cfigs)}</div></details>")
+        corrupted = (
+            f"<details><summary>corrupted trajectory — {note}</summary>"
+            f"<div class='row'>{''.join(cfigs)}</div></details>"
+        )
     meta = " · ".join(escape(x) for x in (position, inst.uid, inst.answer_type, difficulty(inst)) if x)
-    return (f"<section class='inst' id='{escape(inst.uid)}'><div class='meta'>{meta}</div>"
-            f"<p class='q'>{escape(inst.question)}</p>{options}"
-            f"<div class='row'>{''.join(figs)}</div>"
-            f"<p>Answer: <span class='ans'>{escape(inst.answer)}</span></p>{corrupted}</section>")
+    return (
+        f"<section class='inst' id='{escape(inst.uid)}'><div class='meta'>{meta}</div>"
+        f"<p class='q'>{escape(inst.question)}</p>{options}"
+        f"<div class='row'>{''.join(figs)}</div>"
+        f"<p>Answer: <span class='ans'>{escape(inst.answer)}</span></p>{corrupted}</section>"
+    )
 
 
 # ------------------------------------------------------------------------------------------------ linked
@@ -247,20 +258,23 @@ def _linked_page(title: str, body: str) -> str:
     return page(title, body, css=_CSS, csp=content_security_policy(img_src=f"{SELF} file:"))
 
 
-def render_task_page(suite: Suite, plan: dict[str, list[TaskPage]], tp: TaskPage, page_dir: Path,
-                     index_name: str) -> str:
+def render_task_page(
+    suite: Suite, plan: dict[str, list[TaskPage]], tp: TaskPage, page_dir: Path, index_name: str
+) -> str:
     """One task page; `page_dir` is where it will be written (image paths are relative to it)."""
     image = _LinkedImages(suite, page_dir)
     pages = plan[tp.task]
     total = sum(len(p.instances) for p in pages)
-    first = sum(len(p.instances) for p in pages[:tp.number - 1])
+    first = sum(len(p.instances) for p in pages[: tp.number - 1])
     domain = tp.instances[0].domain if tp.instances else ""
     heading = f"{tp.task} ({domain})" + (f" — page {tp.number} of {tp.count}" if tp.count > 1 else "")
-    parts = [_task_nav(plan, "", tp.task, f"../{index_name}"),
-             f"<h1>{escape(heading)}</h1>",
-             f"<p class='meta'>suite {escape(suite.name)} · {total} instances · "
-             f"showing {first + 1}–{first + len(tp.instances)}</p>",
-             _page_nav(pages, tp)]
+    parts = [
+        _task_nav(plan, "", tp.task, f"../{index_name}"),
+        f"<h1>{escape(heading)}</h1>",
+        f"<p class='meta'>suite {escape(suite.name)} · {total} instances · "
+        f"showing {first + 1}–{first + len(tp.instances)}</p>",
+        _page_nav(pages, tp),
+    ]
     parts += [_instance(inst, image, f"#{first + k}") for k, inst in enumerate(tp.instances, 1)]
     parts.append(_page_nav(pages, tp))
     return _linked_page(f"{tp.task} — {suite.name}", "\n".join(parts))
@@ -284,8 +298,9 @@ def _card_thumbnail(suite: Suite, inst: Instance) -> str:
     return f'<img src="{uri}" alt="{escape(inst.task)}: {escape(inst.uid)}, input image">'
 
 
-def render_index(suite: Suite, plan: dict[str, list[TaskPage]], pages_name: str, suite_href: str,
-                 title: str | None = None) -> str:
+def render_index(
+    suite: Suite, plan: dict[str, list[TaskPage]], pages_name: str, suite_href: str, title: str | None = None
+) -> str:
     """The index page: a card per task (thumbnail, one-line description, domain, counts per difficulty, links
     to its pages); `suite_href` is the suite folder as seen from the index (shown, so that a reader knows
     what the task pages' images depend on)."""
@@ -299,26 +314,33 @@ def render_index(suite: Suite, plan: dict[str, list[TaskPage]], pages_name: str,
     for task, pages in plan.items():
         first = groups[task][0]
         href = _href(prefix + pages[0].filename)
-        counts = "".join(f"<li class='{'n' if per_task[task].get(d, 0) else 'zero'}'>{escape(d)} "
-                         f"<b>{per_task[task].get(d, 0)}</b></li>" for d in levels)
+        counts = "".join(
+            f"<li class='{'n' if per_task[task].get(d, 0) else 'zero'}'>{escape(d)} "
+            f"<b>{per_task[task].get(d, 0)}</b></li>"
+            for d in levels
+        )
         links = " ".join(f"<a href='{_href(prefix + p.filename)}'>{p.number}</a>" for p in pages)
         pages_line = f"<p class='pages'>pages {links}</p>" if len(pages) > 1 else ""
         desc = about.get(task, "Not a vcot task: no description (an imported or curated task).")
-        cards.append(f"<article class='card' id='card-{escape(task)}'>"
-                     f"<a class='thumb' href='{href}' aria-label='{escape(task)}'>{_card_thumbnail(suite, first)}</a>"
-                     f"<h2><a href='{href}'>{escape(task)}</a></h2>"
-                     f"<p class='desc'>{escape(desc)}</p>"
-                     f"<p class='meta'>domain {escape(first.domain)} · {len(groups[task])} instances</p>"
-                     f"<ul class='counts' aria-label='instances per difficulty'>{counts}</ul>{pages_line}</article>")
+        cards.append(
+            f"<article class='card' id='card-{escape(task)}'>"
+            f"<a class='thumb' href='{href}' aria-label='{escape(task)}'>{_card_thumbnail(suite, first)}</a>"
+            f"<h2><a href='{href}'>{escape(task)}</a></h2>"
+            f"<p class='desc'>{escape(desc)}</p>"
+            f"<p class='meta'>domain {escape(first.domain)} · {len(groups[task])} instances</p>"
+            f"<ul class='counts' aria-label='instances per difficulty'>{counts}</ul>{pages_line}</article>"
+        )
     n = sum(len(g) for g in groups.values())
-    body = "\n".join([
-        f"<h1>{escape(title or 'Suite ' + suite.name)}</h1>",
-        f"<p class='meta'>{n} instances of {len(plan)} tasks · content hash {escape(suite.content_hash)} · "
-        f"the task pages read their images from the suite folder {escape(suite_href)}: move the gallery and the "
-        "suite together</p>",
-        _task_nav(plan, prefix, None, None),
-        f"<div class='cards'>{''.join(cards)}</div>",
-    ])
+    body = "\n".join(
+        [
+            f"<h1>{escape(title or 'Suite ' + suite.name)}</h1>",
+            f"<p class='meta'>{n} instances of {len(plan)} tasks · content hash {escape(suite.content_hash)} · "
+            f"the task pages read their images from the suite folder {escape(suite_href)}: move the gallery and the "
+            "suite together</p>",
+            _task_nav(plan, prefix, None, None),
+            f"<div class='cards'>{''.join(cards)}</div>",
+        ]
+    )
     # The thumbnails are data: URIs; nothing else loads.
     return page(title or suite.name, body, css=_CSS, csp=content_security_policy(img_src="data:"))
 
@@ -360,9 +382,13 @@ def estimate_embedded_bytes(suite: Suite, instances: Iterable[Instance]) -> int:
     return int(total)
 
 
-def render_gallery(suite: Suite, uids: Iterable[str] | None = None, title: str | None = None,
-                   max_bytes: int | None = EMBED_LIMIT_BYTES,
-                   progress: Callable[[int, int], None] | None = None) -> str:
+def render_gallery(
+    suite: Suite,
+    uids: Iterable[str] | None = None,
+    title: str | None = None,
+    max_bytes: int | None = EMBED_LIMIT_BYTES,
+    progress: Callable[[int, int], None] | None = None,
+) -> str:
     """The self-contained gallery: one page, every image a data: URI thumbnail.
 
     Raises GalleryError when the page would be larger than `max_bytes` (None: no limit): at once when the
@@ -371,8 +397,10 @@ def render_gallery(suite: Suite, uids: Iterable[str] | None = None, title: str |
     """
     chosen = [suite.get(u) for u in uids] if uids is not None else suite.instances
     groups = _by_task(chosen)
-    refusal = (f"an embedded gallery of {len(chosen)} instances is refused above {(max_bytes or 0) / 2**20:g} MiB; "
-               "write the linked gallery (without --embed) or embed fewer instances (--per-task)")
+    refusal = (
+        f"an embedded gallery of {len(chosen)} instances is refused above {(max_bytes or 0) / 2**20:g} MiB; "
+        "write the linked gallery (without --embed) or embed fewer instances (--per-task)"
+    )
     if max_bytes is not None and (guess := estimate_embedded_bytes(suite, chosen)) > max_bytes:
         raise GalleryError(f"{refusal} (estimated from its PNG files: {guess / 2**20:.0f} MiB or more)")
 
@@ -380,9 +408,11 @@ def render_gallery(suite: Suite, uids: Iterable[str] | None = None, title: str |
         # Every image of the suite is embedded, so encoding speed matters more than file size here.
         return f'<img src="{thumbnail_data_uri(suite.load_image(rel), THUMB_MAX_SIDE)}" alt="{escape(rel)}">'
 
-    parts = [f"<h1>{escape(title or 'Suite ' + suite.name)}</h1>",
-             f"<p class='meta'>{len(chosen)} instances · content hash {escape(suite.content_hash)}</p>",
-             "<nav>" + "".join(f"<a href='#task-{escape(t)}'>{escape(t)}</a>" for t in groups) + "</nav>"]
+    parts = [
+        f"<h1>{escape(title or 'Suite ' + suite.name)}</h1>",
+        f"<p class='meta'>{len(chosen)} instances · content hash {escape(suite.content_hash)}</p>",
+        "<nav>" + "".join(f"<a href='#task-{escape(t)}'>{escape(t)}</a>" for t in groups) + "</nav>",
+    ]
     size = done = 0
     if progress is not None:
         progress(0, len(chosen))
@@ -402,16 +432,22 @@ def render_gallery(suite: Suite, uids: Iterable[str] | None = None, title: str |
 # ------------------------------------------------------------------------------------------------- entry
 
 
-def write_gallery(suite: Suite, out: str | Path, uids: Iterable[str] | None = None, *, embed: bool = False,
-                  per_page: int = PER_PAGE, max_embed_bytes: int | None = EMBED_LIMIT_BYTES,
-                  progress: Callable[[int, int], None] | None = None) -> GalleryFiles:
+def write_gallery(
+    suite: Suite,
+    out: str | Path,
+    uids: Iterable[str] | None = None,
+    *,
+    embed: bool = False,
+    per_page: int = PER_PAGE,
+    max_embed_bytes: int | None = EMBED_LIMIT_BYTES,
+    progress: Callable[[int, int], None] | None = None,
+) -> GalleryFiles:
     """Write the gallery with its index at `out`: linked task pages beside it, or one embedded file (whose
     making, the slow one, reports to `progress` as `render_gallery` does)."""
     index = Path(out)
     index.parent.mkdir(parents=True, exist_ok=True)
     if embed:
-        index.write_text(render_gallery(suite, uids, max_bytes=max_embed_bytes, progress=progress),
-                         encoding="utf-8")
+        index.write_text(render_gallery(suite, uids, max_bytes=max_embed_bytes, progress=progress), encoding="utf-8")
         return GalleryFiles(index)
     chosen = [suite.get(u) for u in uids] if uids is not None else list(suite.instances)
     return _write_linked(suite, chosen, index, per_page)

@@ -57,8 +57,9 @@ def script_hash(source: str) -> str:
     return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
 
 
-def content_security_policy(*, img_src: str, script_src: str | None = None, form_action: str = NONE,
-                            frame_ancestors: str | None = None) -> str:
+def content_security_policy(
+    *, img_src: str, script_src: str | None = None, form_action: str = NONE, frame_ancestors: str | None = None
+) -> str:
     """A policy under which nothing loads unless named here; inline CSS is always allowed.
 
     `img_src`: "data:" for self-contained files, SELF for pages a local server sends with their images.
@@ -75,8 +76,9 @@ def content_security_policy(*, img_src: str, script_src: str | None = None, form
     return "; ".join(directives)
 
 
-def page(title: str, body: str, *, css: str, csp: str | None = None, lang: str | None = "en",
-         viewport: bool = True) -> str:
+def page(
+    title: str, body: str, *, css: str, csp: str | None = None, lang: str | None = "en", viewport: bool = True
+) -> str:
     """A complete document: doctype, UTF-8, optional <meta> policy, title, inline style, then `body`.
 
     `body` is trusted markup (its untrusted parts already escaped); `title` is escaped here. `csp` goes into a
@@ -98,8 +100,7 @@ def png_data_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def thumbnail_data_uri(img: Image.Image, max_side: int, *, mode: str | None = None,
-                       optimize: bool = False) -> str:
+def thumbnail_data_uri(img: Image.Image, max_side: int, *, mode: str | None = None, optimize: bool = False) -> str:
     """A PNG data: URI of `thumbnail_png(img, max_side, mode=mode, optimize=optimize)`."""
     return png_data_uri(thumbnail_png(img, max_side, mode=mode, optimize=optimize))
 

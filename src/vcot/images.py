@@ -79,8 +79,15 @@ class EncodedImage:
         return self.data_uri.split(",", 1)[1]
 
     def record(self) -> dict[str, Any]:
-        return {"path": self.source, "mime": self.mime, "width": self.width, "height": self.height,
-                "orig_width": self.orig_width, "orig_height": self.orig_height, "resized": self.resized}
+        return {
+            "path": self.source,
+            "mime": self.mime,
+            "width": self.width,
+            "height": self.height,
+            "orig_width": self.orig_width,
+            "orig_height": self.orig_height,
+            "resized": self.resized,
+        }
 
 
 # How a complete file ends. Files passed through are not decoded, and suites are read for a run without
@@ -94,7 +101,7 @@ def _check_complete(data: bytes, fmt: str, source: str) -> None:
     if fmt not in _ENDINGS:
         return
     ending, slack = _ENDINGS[fmt]
-    complete = data.endswith(ending) if not slack else ending in data[-(slack + len(ending)):]
+    complete = data.endswith(ending) if not slack else ending in data[-(slack + len(ending)) :]
     if not complete:
         raise ImageError(f"{source}: corrupt or unreadable image (truncated {fmt} file)")
 
@@ -108,9 +115,16 @@ def _png_size(data: bytes) -> tuple[int, int] | None:
 
 def _sent(out: bytes, mime: str, size: tuple[int, int], orig: tuple[int, int], source: str) -> EncodedImage:
     b64 = base64.b64encode(out).decode("ascii")
-    return EncodedImage(source=source, data_uri=f"data:{mime};base64,{b64}", mime=mime, width=size[0],
-                        height=size[1], orig_width=orig[0], orig_height=orig[1],
-                        digest=hashlib.sha256(out).hexdigest())
+    return EncodedImage(
+        source=source,
+        data_uri=f"data:{mime};base64,{b64}",
+        mime=mime,
+        width=size[0],
+        height=size[1],
+        orig_width=orig[0],
+        orig_height=orig[1],
+        digest=hashlib.sha256(out).hexdigest(),
+    )
 
 
 def encode_image_bytes(data: bytes, policy: ImagePolicy, source: str) -> EncodedImage:
@@ -258,5 +272,14 @@ class InMemoryPictures:
     @staticmethod
     def wrap(picture: Image.Image, source: str) -> EncodedImage:
         w, h = picture.size
-        return EncodedImage(source=source, data_uri="", mime="image/png", width=w, height=h, orig_width=w,
-                            orig_height=h, digest="", picture=picture)
+        return EncodedImage(
+            source=source,
+            data_uri="",
+            mime="image/png",
+            width=w,
+            height=h,
+            orig_width=w,
+            orig_height=h,
+            digest="",
+            picture=picture,
+        )

@@ -29,8 +29,9 @@ def loads_checked(text: str | bytes, where: str, error: type[Exception] = ValueE
         raise error(f"{where}: unreadable JSON value ({exc})") from None
 
 
-def iter_jsonl(path: str | Path, error: type[Exception] = ValueError,
-               max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, str, Any]]:
+def iter_jsonl(
+    path: str | Path, error: type[Exception] = ValueError, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, str, Any]]:
     """Yield (line number, "file:line", parsed value) for each non-blank line.
 
     Raises `error` naming the file and line for text that is not UTF-8 or not JSON, and for a line longer
@@ -40,8 +41,9 @@ def iter_jsonl(path: str | Path, error: type[Exception] = ValueError,
         yield lineno, where, loads_checked(line, where, error)
 
 
-def iter_jsonl_text(path: str | Path, error: type[Exception] = ValueError,
-                    max_line_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, str, str]]:
+def iter_jsonl_text(
+    path: str | Path, error: type[Exception] = ValueError, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, str, str]]:
     """Yield (line number, "file:line", text) for each non-blank line, unparsed: for readers that parse a line
     straight into a model (and call `loads_checked` for its error message when that fails). Raises `error`
     as `iter_jsonl` does for text that is not UTF-8 and for overlong lines."""

@@ -34,7 +34,7 @@ def host_of(header: str) -> str:
     """The host part of a Host header value (`name`, `name:port`, `[v6]:port`)."""
     header = header.strip()
     if header.startswith("["):
-        return header[1:header.find("]")] if "]" in header else header
+        return header[1 : header.find("]")] if "]" in header else header
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
@@ -60,8 +60,11 @@ class SiteHandler(BaseHTTPRequestHandler):
     def error_html(self, status: int, message: str) -> str:
         from http import HTTPStatus
 
-        return page(f"{status}", f"<h1>{status} {escape(HTTPStatus(status).phrase)}</h1><p>{escape(message)}</p>",
-                    css="body{font-family:system-ui,sans-serif;margin:2rem}")
+        return page(
+            f"{status}",
+            f"<h1>{status} {escape(HTTPStatus(status).phrase)}</h1><p>{escape(message)}</p>",
+            css="body{font-family:system-ui,sans-serif;margin:2rem}",
+        )
 
     def send_body(self, status: int, body: bytes, ctype: str, extra: dict[str, str] | None = None) -> None:
         self.send_response(status)
@@ -169,8 +172,14 @@ class SiteServer(ThreadingHTTPServer, Generic[AppT]):
     daemon_threads = True
     request_queue_size = LISTEN_BACKLOG
 
-    def __init__(self, address: tuple[str, int], handler: type[SiteHandler], app: AppT, verbose: bool = False,
-                 token: str | None = None) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        handler: type[SiteHandler],
+        app: AppT,
+        verbose: bool = False,
+        token: str | None = None,
+    ) -> None:
         self.app = app
         self.verbose = verbose
         self.token = token
@@ -187,8 +196,9 @@ class LocalSite(Generic[AppT]):
     handler: type[SiteHandler] = SiteHandler
     thread_name = "vcot-site"
 
-    def __init__(self, app: AppT, host: str = "127.0.0.1", port: int = 0, verbose: bool = False,
-                 token: str | None = None) -> None:
+    def __init__(
+        self, app: AppT, host: str = "127.0.0.1", port: int = 0, verbose: bool = False, token: str | None = None
+    ) -> None:
         self.app = app
         self.token = None if is_loopback(host) and token is None else (token or secrets.token_urlsafe(24))
         self.httpd: SiteServer[AppT] = SiteServer((host, port), self.handler, app, verbose, self.token)

@@ -98,9 +98,15 @@ class ModelResponse:
 
     def scrubbed(self) -> ModelResponse:
         """This response with lone surrogates replaced (see `scrub_surrogates`), or itself when it has none."""
-        calls = [ToolCall(scrub_surrogates(c.id), scrub_surrogates(c.name), scrub_surrogates(c.arguments),
-                          None if c.provider_data is None else scrub_surrogates(c.provider_data))
-                 for c in self.tool_calls]
+        calls = [
+            ToolCall(
+                scrub_surrogates(c.id),
+                scrub_surrogates(c.name),
+                scrub_surrogates(c.arguments),
+                None if c.provider_data is None else scrub_surrogates(c.provider_data),
+            )
+            for c in self.tool_calls
+        ]
         texts = (self.text, self.finish_reason, self.raw)
         clean = tuple(scrub_surrogates(t) if isinstance(t, str) else t for t in texts)
         if clean == texts and calls == self.tool_calls:
@@ -122,8 +128,9 @@ def scrub_surrogates(text: str) -> str:
     return text
 
 
-def request_digest(messages: Sequence[Message], tools: Sequence[ToolSpec] | None, model: str,
-                   settings: dict[str, Any]) -> str:
+def request_digest(
+    messages: Sequence[Message], tools: Sequence[ToolSpec] | None, model: str, settings: dict[str, Any]
+) -> str:
     """A stable fingerprint of a request; images enter by content digest, so hashing stays cheap."""
     h = hashlib.sha256()
     h.update(json.dumps({"model": model, "settings": settings}, sort_keys=True).encode())

@@ -32,5 +32,7 @@ def describe(counts: Iterable[int]) -> str:
     counts = [c for c in counts if c > 0]
     n, distinct = sum(counts), len(counts)
     estimate = chao1(counts)
-    return (f"about {estimate:.0f} distinct scenes (Chao1 estimate: {distinct} distinct in {n} draws, "
-            f"{sum(1 for c in counts if c == 1)} of them seen once)")
+    return (
+        f"about {estimate:.0f} distinct scenes (Chao1 estimate: {distinct} distinct in {n} draws, "
+        f"{sum(1 for c in counts if c == 1)} of them seen once)"
+    )

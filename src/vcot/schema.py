@@ -18,7 +18,6 @@ SCHEMA_VERSION = "1"
 JUDGE_META = "process_judge"
 
 
-
 class AnswerType(StrEnum):
     INTEGER = "integer"
     NUMBER = "number"

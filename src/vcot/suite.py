@@ -122,8 +122,10 @@ class Suite:
 def check_name(name: object, where: str, what: str = "task") -> str:
     """`name` if it is safe as one path component; else SuiteError naming `where` and the field."""
     if not isinstance(name, str) or not _SAFE_NAME.fullmatch(name):
-        raise SuiteError(f"{where}: {what} name {name!r} is not allowed (1-128 letters, digits, '_', '-' or '.', "
-                         "starting with a letter or digit), since it becomes a folder or file name")
+        raise SuiteError(
+            f"{where}: {what} name {name!r} is not allowed (1-128 letters, digits, '_', '-' or '.', "
+            "starting with a letter or digit), since it becomes a folder or file name"
+        )
     return name
 
 
@@ -159,8 +161,10 @@ def check_image_file(path: Path, where: str, decode: bool) -> tuple[int, int]:
     if not path.is_file():
         # A FIFO or device is no image: named as such, never opened (a FIFO's reader blocks for ever).
         special = path.exists() and not path.is_dir()
-        raise SuiteError(f"{where}: image file {path.name!r} is "
-                         f"{'a special file (FIFO or device), not a regular file; refused' if special else 'missing'}")
+        raise SuiteError(
+            f"{where}: image file {path.name!r} is "
+            f"{'a special file (FIFO or device), not a regular file; refused' if special else 'missing'}"
+        )
     nbytes = path.stat().st_size
     if nbytes > MAX_IMAGE_BYTES:
         raise SuiteError(f"{where}: image {path.name!r} is {nbytes} bytes, over the {MAX_IMAGE_BYTES} limit")
@@ -171,8 +175,10 @@ def check_image_file(path: Path, where: str, decode: bool) -> tuple[int, int]:
                 size = im.size
         w, h = size
         if w <= 0 or h <= 0 or w > MAX_IMAGE_SIDE or h > MAX_IMAGE_SIDE or w * h > MAX_IMAGE_PIXELS:
-            raise SuiteError(f"{where}: image {path.name!r} declares {w}x{h} pixels — refused as a possible "
-                             f"decompression bomb (limit {MAX_IMAGE_PIXELS} pixels, {MAX_IMAGE_SIDE} per side)")
+            raise SuiteError(
+                f"{where}: image {path.name!r} declares {w}x{h} pixels — refused as a possible "
+                f"decompression bomb (limit {MAX_IMAGE_PIXELS} pixels, {MAX_IMAGE_SIDE} per side)"
+            )
         if decode:
             with Image.open(path) as im:
                 im.load()
@@ -233,8 +239,13 @@ class EncodedSample:
         return cls(sample.instance, pngs, digests)
 
 
-def write_suite(out_dir: str | Path, name: str, samples: Iterable[Sample | EncodedSample],
-                tasks: dict[str, dict[str, Any]] | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def write_suite(
+    out_dir: str | Path,
+    name: str,
+    samples: Iterable[Sample | EncodedSample],
+    tasks: dict[str, dict[str, Any]] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Write samples as a suite folder and return its manifest.
 
     `tasks` records per-task generation settings (seed, difficulty, params, generator version); tasks
@@ -354,12 +365,12 @@ def _shard_set_message(root: Path, manifest: dict[str, Any]) -> str:
         example = f", e.g. {root / first}" if isinstance(first, str) else ""
         how = f"each of its shards is a suite folder: pass one{example}"
     elif fmt == "parquet":
-        how = "read it with datasets.load_dataset(\"parquet\", ...) or vcot export training"
+        how = 'read it with datasets.load_dataset("parquet", ...) or vcot export training'
     elif fmt == "webdataset":
         how = "read it with webdataset.WebDataset(...)"
     else:
         how = "read its shards by their format"
-    return f"{root} is a shard set (vcot generate --shards), not a suite; {how} (docs/scale.md, \"Formats\")"
+    return f'{root} is a shard set (vcot generate --shards), not a suite; {how} (docs/scale.md, "Formats")'
 
 
 def _known_task(task: str, manifest: dict[str, Any]) -> bool:
@@ -389,9 +400,7 @@ def _parse_instance(line: str, where: str) -> Instance:
     try:
         return Instance.model_validate(obj)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'instance'}: {e['msg']}" for e in exc.errors()
-        )
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'instance'}: {e['msg']}" for e in exc.errors())
         raise SuiteError(f"{where}: invalid instance: {problems}") from None
 
 
@@ -421,8 +430,7 @@ def read_suite(path: str | Path, check_images: str = "header") -> Suite:
         if inst.task not in known_tasks:
             check_name(inst.task, f"{where} (field 'task')")
         if inst.task not in known_tasks and not _known_task(inst.task, manifest):
-            raise SuiteError(f"{where}: unknown task {inst.task!r} (not registered and not declared in "
-                             f"the manifest)")
+            raise SuiteError(f"{where}: unknown task {inst.task!r} (not registered and not declared in the manifest)")
         known_tasks.add(inst.task)
         # With "none" the schema has checked the spelling (no absolute path, no `..`); the file is resolved
         # (symlinks included) and checked when it is first used.
@@ -451,7 +459,7 @@ def compute_content_hash(suite: Suite) -> str:
     batch = 256
     with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
         for start in range(0, len(suite.instances), batch):
-            chunk = suite.instances[start:start + batch]
+            chunk = suite.instances[start : start + batch]
             rels = list(dict.fromkeys(rel for inst in chunk for rel in inst.image_paths()))
             digests = dict(zip(rels, pool.map(lambda rel: pixel_digest(suite.load_image(rel)), rels), strict=True))
             for inst in chunk:

@@ -108,12 +108,14 @@ def check_oracles(suite: Suite, report: ValidationReport) -> None:
             continue
         report.oracle_checked += 1
         if answer != inst.answer:
-            report.problems.append(f"{inst.uid}: gold answer {inst.answer!r} but the independent oracle gives "
-                                   f"{answer!r}")
+            report.problems.append(
+                f"{inst.uid}: gold answer {inst.answer!r} but the independent oracle gives {answer!r}"
+            )
 
 
-def validate_suite(path: str | Path, resolve: bool = True, check_hash: bool = True,
-                   oracle: bool = False) -> ValidationReport:
+def validate_suite(
+    path: str | Path, resolve: bool = True, check_hash: bool = True, oracle: bool = False
+) -> ValidationReport:
     """Read and check a suite. Raises SuiteError when it cannot be read at all; everything else found is
     listed in the report's `problems`."""
     # Recomputing the hash decodes every image anyway, so reading need not decode them first.
@@ -122,8 +124,7 @@ def validate_suite(path: str | Path, resolve: bool = True, check_hash: bool = Tr
     if check_hash:
         report.content_hash = compute_content_hash(suite)
         if report.content_hash != suite.content_hash:
-            report.problems.append(f"content hash mismatch: manifest {suite.content_hash}, "
-                                   f"files {report.content_hash}")
+            report.problems.append(f"content hash mismatch: manifest {suite.content_hash}, files {report.content_hash}")
     if resolve:
         resolve_answers(suite, report)
     duplicate_scenes(suite, report)

@@ -12,10 +12,26 @@ from typing import Any
 
 # acc.py's task table, in its order: a file name is read with the first entry that ends it.
 ACC_PY_TASK_ORDER = (
-    "paper_airplane", "gear_rotation", "rolling_dice_top", "rolling_dice_sum", "rolling_dice_two",
-    "convex_hull", "overlap", "localizer", "mirror_pattern", "cubes_count", "cubes_missing",
-    "puzzle", "multi_piece_puzzle", "defuse_a_bomb", "unfolded_cube", "trailer_cubes_count",
-    "trailer_cubes_missing", "billiards", "electric_charge", "mirror_clock",
+    "paper_airplane",
+    "gear_rotation",
+    "rolling_dice_top",
+    "rolling_dice_sum",
+    "rolling_dice_two",
+    "convex_hull",
+    "overlap",
+    "localizer",
+    "mirror_pattern",
+    "cubes_count",
+    "cubes_missing",
+    "puzzle",
+    "multi_piece_puzzle",
+    "defuse_a_bomb",
+    "unfolded_cube",
+    "trailer_cubes_count",
+    "trailer_cubes_missing",
+    "billiards",
+    "electric_charge",
+    "mirror_clock",
 )
 _OPEN, _CLOSE = "<answer>", "</answer>"
 _COLOURS = {"red", "black", "same"}
@@ -39,7 +55,7 @@ def tag_text(response: str) -> str | None:
     end = response.find(_CLOSE, start + len(_OPEN))
     if end < 0:
         return None
-    return response[start + len(_OPEN):end].strip()
+    return response[start + len(_OPEN) : end].strip()
 
 
 def _words(text: str) -> list[str]:
@@ -89,8 +105,13 @@ def verdict(task: str, line: Any) -> tuple[bool, Any] | None:
             wanted = int(total)
         except (TypeError, ValueError):
             wanted = None
-        ok = (word is not None and word == str(colour).strip().lower()
-              and number is not None and wanted is not None and number == wanted)
+        ok = (
+            word is not None
+            and word == str(colour).strip().lower()
+            and number is not None
+            and wanted is not None
+            and number == wanted
+        )
         return ok, orig.get("uid")
     gold = orig.get("answer")
     if gold is None or not response or type(response) is not str:

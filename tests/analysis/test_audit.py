@@ -32,8 +32,16 @@ from vcot.suite import Suite, read_suite
 
 
 def _inst(uid: str, answer: str, question: str = "Which one?") -> Instance:
-    return Instance(uid=uid, task="toy_dots", domain="EG", question=question, image="a.png", answer=answer,
-                    answer_type=AnswerType.INTEGER, meta={"generator": {"difficulty": "easy"}})
+    return Instance(
+        uid=uid,
+        task="toy_dots",
+        domain="EG",
+        question=question,
+        image="a.png",
+        answer=answer,
+        answer_type=AnswerType.INTEGER,
+        meta={"generator": {"difficulty": "easy"}},
+    )
 
 
 def _row(table: Table, baseline: str) -> dict[str, object]:
@@ -60,8 +68,10 @@ def _planted(mini: Path, n: int, first_right: int) -> list[Instance]:
     `first_right` and to "B" in the rest: a generator that leaks the answer into the option order."""
     base = [i for i in read_suite(mini, check_images="none").instances if i.task == "overlap"]
     assert base and all(i.answer_type == AnswerType.CHOICE and i.options == ["A", "B", "C", "D"] for i in base)
-    return [base[k % len(base)].model_copy(update={"uid": f"planted-{k}", "answer": "A" if k < first_right else "B"})
-            for k in range(n)]
+    return [
+        base[k % len(base)].model_copy(update={"uid": f"planted-{k}", "answer": "A" if k < first_right else "B"})
+        for k in range(n)
+    ]
 
 
 def _write_suite(src: Path, out: Path, instances: list[Instance]) -> Path:
@@ -76,9 +86,22 @@ def _write_suite(src: Path, out: Path, instances: list[Instance]) -> Path:
 
 # -- the test ------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("k", "n", "p"), [(0, 5, 0.3), (3, 3, 0.45), (4, 4, 0.45), (5, 6, 0.248),
-                                           (100, 200, 0.45), (120, 200, 0.45), (200, 200, 0.45),
-                                           (1700, 5000, 0.33), (1, 1, 0.2), (7, 20, 0.7)])
+
+@pytest.mark.parametrize(
+    ("k", "n", "p"),
+    [
+        (0, 5, 0.3),
+        (3, 3, 0.45),
+        (4, 4, 0.45),
+        (5, 6, 0.248),
+        (100, 200, 0.45),
+        (120, 200, 0.45),
+        (200, 200, 0.45),
+        (1700, 5000, 0.33),
+        (1, 1, 0.2),
+        (7, 20, 0.7),
+    ],
+)
 def test_binomial_tail_is_the_exact_one_sided_test(k: int, n: int, p: float):
     expected = binomtest(k, n, p, alternative="greater").pvalue
     assert math.isclose(binomial_tail(k, n, p), expected, rel_tol=1e-9, abs_tol=1e-300)
@@ -111,10 +134,18 @@ def test_majority_baseline_never_sees_the_instances_own_gold():
 
 
 def test_strongest_force_heuristic_reads_one_cue():
-    inst = Instance(uid="e", task="electric_charge", domain="PBR", question="?", image="a.png", answer="north",
-                    answer_type=AnswerType.DIRECTION,
-                    meta={"scene": {"target": {"pos": [0, 3], "q": -1},
-                                    "sources": [{"pos": [0, 4], "q": 3}, {"pos": [3, 3], "q": 1}]}})
+    inst = Instance(
+        uid="e",
+        task="electric_charge",
+        domain="PBR",
+        question="?",
+        image="a.png",
+        answer="north",
+        answer_type=AnswerType.DIRECTION,
+        meta={
+            "scene": {"target": {"pos": [0, 3], "q": -1}, "sources": [{"pos": [0, 4], "q": 3}, {"pos": [3, 3], "q": 1}]}
+        },
+    )
     # The +3 source one cell north attracts the -1 target northwards; the +1 source three cells east is weaker.
     assert strongest_force_direction(inst) == "north"
 
@@ -132,6 +163,7 @@ def test_the_strongest_force_cue_is_balanced_to_chance(tmp_path: Path):
 
 
 # -- mini: no false alarm --------------------------------------------------------------------------------------
+
 
 def test_audit_on_mini_flags_nothing(mini: Path):
     verdicts = audit_verdicts(read_suite(mini, check_images="none").instances)
@@ -158,6 +190,7 @@ def test_the_reports_audit_section_flags_nothing_on_mini(mini: Path):
 
 
 # -- a planted shortcut is still caught -----------------------------------------------------------------------
+
 
 def test_a_planted_first_option_shortcut_is_flagged(mini: Path, tmp_path: Path):
     verdicts = audit_verdicts(_planted(mini, 200, 200))

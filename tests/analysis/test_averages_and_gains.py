@@ -16,14 +16,27 @@ from vcot.analysis.units import to_samples
 
 
 def _row(model: str, cond: str, uid: str, ok: bool, domain: str = "EG") -> dict:
-    return dict(run_id=f"r-{model}", model=model, condition=cond, uid=uid, task="overlap", domain=domain,
-                answer_type="choice", gold="B", options=json.dumps(["p", "q", "r", "s"]), epoch=0,
-                extracted="B" if ok else "A", tier="tag", correct=ok)
+    return dict(
+        run_id=f"r-{model}",
+        model=model,
+        condition=cond,
+        uid=uid,
+        task="overlap",
+        domain=domain,
+        answer_type="choice",
+        gold="B",
+        options=json.dumps(["p", "q", "r", "s"]),
+        epoch=0,
+        extracted="B" if ok else "A",
+        tier="tag",
+        correct=ok,
+    )
 
 
 def _rows(model: str, n: int, right_direct: int, right_visual: int, domain: str = "EG") -> list[dict]:
-    return ([_row(model, "direct", f"{domain}{i}", i < right_direct, domain) for i in range(n)]
-            + [_row(model, "visual_cot", f"{domain}{i}", i < right_visual, domain) for i in range(n)])
+    return [_row(model, "direct", f"{domain}{i}", i < right_direct, domain) for i in range(n)] + [
+        _row(model, "visual_cot", f"{domain}{i}", i < right_visual, domain) for i in range(n)
+    ]
 
 
 def _gain_number(text: str) -> tuple[float, float, float]:

@@ -19,12 +19,27 @@ runner = CliRunner()
 
 
 def row(cond: str, uid: str, ok: bool, epoch: int = 0) -> dict:
-    return dict(run_id="r", model="m", condition=cond, uid=uid, task="overlap", domain="EG", answer_type="choice",
-                gold="B", options=json.dumps(["p", "q", "r", "s"]), epoch=epoch, extracted="B" if ok else "A",
-                tier="tag", correct=ok, response="<answer>B</answer>" if ok else "<answer>A</answer>", error=None)
+    return dict(
+        run_id="r",
+        model="m",
+        condition=cond,
+        uid=uid,
+        task="overlap",
+        domain="EG",
+        answer_type="choice",
+        gold="B",
+        options=json.dumps(["p", "q", "r", "s"]),
+        epoch=epoch,
+        extracted="B" if ok else "A",
+        tier="tag",
+        correct=ok,
+        response="<answer>B</answer>" if ok else "<answer>A</answer>",
+        error=None,
+    )
 
 
 # ---------------------------------------------------------------------------------- 6. 0% and 100%
+
 
 def test_wilson_bounds_never_cross_the_estimate() -> None:
     for n in range(1, 300):
@@ -48,6 +63,7 @@ def test_report_with_a_0_and_a_100_percent_cell(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------------------- 11. failed report folder
 
+
 def test_failed_report_leaves_no_folder(tmp_path: Path) -> None:
     bad = tmp_path / "bad.parquet"
     bad.write_text("not parquet")
@@ -59,12 +75,17 @@ def test_failed_report_leaves_no_folder(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------------------ 12. paired with epochs
 
+
 def test_paired_counts_are_per_problem_with_epochs() -> None:
     rows = []
     # u0: 2 of 4 right under each condition, on different epochs (a tie); u1: better under the baseline;
     # u2, u3: better under the treatment.
-    pattern = {"u0": ([1, 1, 0, 0], [0, 0, 1, 1]), "u1": ([1, 1, 1, 0], [0, 0, 1, 0]),
-               "u2": ([0, 0, 0, 0], [1, 0, 1, 1]), "u3": ([0, 1, 0, 0], [1, 1, 0, 1])}
+    pattern = {
+        "u0": ([1, 1, 0, 0], [0, 0, 1, 1]),
+        "u1": ([1, 1, 1, 0], [0, 0, 1, 0]),
+        "u2": ([0, 0, 0, 0], [1, 0, 1, 1]),
+        "u3": ([0, 1, 0, 0], [1, 1, 0, 1]),
+    }
     for uid, (base, treat) in pattern.items():
         for epoch in range(4):
             rows.append(row("direct", uid, bool(base[epoch]), epoch))

@@ -15,10 +15,26 @@ from vcot.analysis.units import to_samples
 
 
 def _rows(n_tasks: int, conds: tuple[str, ...] = ("direct", "text_cot", "visual_cot")) -> list[dict]:
-    return [dict(run_id="r", model="m", condition=c, uid=f"t{t}-{k}", task=f"task_with_a_long_name_{t}",
-                 domain="EG", answer_type="choice", gold="B", options=json.dumps(["p", "q", "r", "s"]), epoch=0,
-                 extracted="B" if (t + k) % 3 else "A", tier="tag", correct=bool((t + k) % 3))
-            for t in range(n_tasks) for k in range(3) for c in conds]
+    return [
+        dict(
+            run_id="r",
+            model="m",
+            condition=c,
+            uid=f"t{t}-{k}",
+            task=f"task_with_a_long_name_{t}",
+            domain="EG",
+            answer_type="choice",
+            gold="B",
+            options=json.dumps(["p", "q", "r", "s"]),
+            epoch=0,
+            extracted="B" if (t + k) % 3 else "A",
+            tier="tag",
+            correct=bool((t + k) % 3),
+        )
+        for t in range(n_tasks)
+        for k in range(3)
+        for c in conds
+    ]
 
 
 def _size(png: bytes) -> tuple[int, int]:
@@ -39,9 +55,9 @@ def test_every_text_is_large_enough_and_every_cell_has_its_value():
 
 
 def test_height_follows_the_rows_and_width_stays_within_the_page():
-    (_, small), = task_heatmaps(to_samples(_rows(4)))
-    (_, big), = task_heatmaps(to_samples(_rows(40)))
-    (_, wide), = task_heatmaps(to_samples(_rows(3, tuple(CONDITIONS))))
+    ((_, small),) = task_heatmaps(to_samples(_rows(4)))
+    ((_, big),) = task_heatmaps(to_samples(_rows(40)))
+    ((_, wide),) = task_heatmaps(to_samples(_rows(3, tuple(CONDITIONS))))
     ws, hs = _size(small)
     wb, hb = _size(big)
     # 36 more rows at 0.3 in and 90 dpi: about 970 px more, so 40 rows never crowd their labels.

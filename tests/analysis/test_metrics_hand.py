@@ -83,6 +83,9 @@ def test_mcnemar_closed_forms_equal_scipy_on_every_small_table() -> None:
             n = b + c
             if n == 0:
                 continue
-            ref = min(1.0, 2 * stats.binom.cdf(min(b, c), n, 0.5)) if n < 25 else \
-                stats.chi2.sf((abs(b - c) - 1) ** 2 / n, 1)
+            ref = (
+                min(1.0, 2 * stats.binom.cdf(min(b, c), n, 0.5))
+                if n < 25
+                else stats.chi2.sf((abs(b - c) - 1) ** 2 / n, 1)
+            )
             assert abs(mcnemar(b, c).p_value - ref) <= 1e-12 * max(ref, 1e-300) + 1e-300, (b, c)

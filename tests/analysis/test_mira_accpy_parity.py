@@ -19,13 +19,24 @@ ALIAS = "my_model_v2"
 SCENARIOS = {"direct_answer": "direct", "text_cot": "text_cot", "visual_cot": "visual_cot"}
 
 GOLDS: dict[str, list[Any]] = {
-    "convex_hull": [7, "12", 5], "cubes_count": [14, 9], "cubes_missing": ["3", 11],
-    "trailer_cubes_count": [21, "8"], "trailer_cubes_missing": [4, 6], "rolling_dice_top": [6, "2"],
+    "convex_hull": [7, "12", 5],
+    "cubes_count": [14, 9],
+    "cubes_missing": ["3", 11],
+    "trailer_cubes_count": [21, "8"],
+    "trailer_cubes_missing": [4, 6],
+    "rolling_dice_top": [6, "2"],
     "rolling_dice_sum": [17, 23],
-    "overlap": ["B", "D"], "mirror_pattern": ["C", "A"], "billiards": ["A", "E"], "unfolded_cube": ["B"],
-    "defuse_a_bomb": ["D", "C"], "puzzle": ["A", "B"], "paper_airplane": ["C", "D"],
-    "localizer": ["(1, 2), (3, 4)", "(0, 5)"], "electric_charge": ["northwest", "up"],
-    "mirror_clock": ["3:05", "11:40"], "multi_piece_puzzle": ["A, C, D", "B, D"],
+    "overlap": ["B", "D"],
+    "mirror_pattern": ["C", "A"],
+    "billiards": ["A", "E"],
+    "unfolded_cube": ["B"],
+    "defuse_a_bomb": ["D", "C"],
+    "puzzle": ["A", "B"],
+    "paper_airplane": ["C", "D"],
+    "localizer": ["(1, 2), (3, 4)", "(0, 5)"],
+    "electric_charge": ["northwest", "up"],
+    "mirror_clock": ["3:05", "11:40"],
+    "multi_piece_puzzle": ["A, C, D", "B, D"],
     "gear_rotation": ["clockwise", "counterclockwise"],
 }
 WRONG = {"clockwise": "counterclockwise", "counterclockwise": "anticlockwise"}
@@ -80,8 +91,13 @@ def _dice(c: str, n: int) -> list[str | None]:
 
 
 def _line(uid: Any, scenario: str, response: Any, original: dict[str, Any]) -> dict[str, Any]:
-    return {"uid": uid, "scenario": scenario, "model_alias": ALIAS, "response": response,
-            "original_data": {"uid": uid, "question": "Q?", "image_path": f"image/{uid}.png", **original}}
+    return {
+        "uid": uid,
+        "scenario": scenario,
+        "model_alias": ALIAS,
+        "response": response,
+        "original_data": {"uid": uid, "question": "Q?", "image_path": f"image/{uid}.png", **original},
+    }
 
 
 def build_results(folder: Path, alias: str = ALIAS, seed: int = 0) -> Path:
@@ -96,8 +112,11 @@ def build_results(folder: Path, alias: str = ALIAS, seed: int = 0) -> Path:
                     total = 10 + uid
                     responses = _dice(colour, total)
                     response = responses[(uid + s_index * 5) % len(responses)]
-                    original: dict[str, Any] = {"answer": None if uid % 2 else f"{colour}, {total}",
-                                                "answer1": colour, "answer2": str(total) if uid % 4 == 0 else total}
+                    original: dict[str, Any] = {
+                        "answer": None if uid % 2 else f"{colour}, {total}",
+                        "answer1": colour,
+                        "answer2": str(total) if uid % 4 == 0 else total,
+                    }
                     if uid == 7 and scenario == "text_cot":
                         del original["answer2"]  # dropped by acc.py: no gold
                     if uid == 8:
@@ -139,8 +158,13 @@ def build_results(folder: Path, alias: str = ALIAS, seed: int = 0) -> Path:
                 lines.append(_line(1, scenario, f"<answer>{golds[0]}</answer>", {"answer": golds[0]}))
         text = "\n".join(json.dumps(x) for x in lines) + "\n"
         if task == "overlap":
-            text += "not json at all\n[1, 2]\n" + json.dumps(
-                {"uid": 99, "scenario": "text_cot", "response": "<answer>B</answer>", "original_data": None}) + "\n"
+            text += (
+                "not json at all\n[1, 2]\n"
+                + json.dumps(
+                    {"uid": 99, "scenario": "text_cot", "response": "<answer>B</answer>", "original_data": None}
+                )
+                + "\n"
+            )
             text += json.dumps(_line(98, "text_cot", 5, {"answer": "B"})) + "\n\n"
         (folder / f"{alias}_{task}.jsonl").write_text(text, encoding="utf-8")
     return folder
@@ -184,7 +208,9 @@ def test_the_folder_separates_the_rules(results):
     assert reference[(f"{ALIAS}_gear_rotation", "direct_answer")][1] == 9
     cmp = compare_with_mira([results])
     h = cmp.table.header
-    row = next(r for r in cmp.table.rows if r[h.index("task")] == "rolling_dice_two" and r[h.index("condition")] == "text_cot")
+    row = next(
+        r for r in cmp.table.rows if r[h.index("task")] == "rolling_dice_two" and r[h.index("condition")] == "text_cot"
+    )
     assert row[h.index("empty")] >= 1 and row[h.index("other dropped")] == 1
 
 

@@ -18,12 +18,32 @@ def test_report_command_scores_and_writes(tmp_path):
     for i in range(6):
         for cond in ("direct", "visual_cot"):
             ok = (i + (cond == "visual_cot")) % 2 == 0
-            rows.append(dict(run_id="run1", model="m", condition=cond, uid=f"u{i}", task="overlap", domain="EG",
-                             answer_type="choice", gold="B", options=json.dumps(["x", "y", "z"]), epoch=0,
-                             response="<answer>B</answer>" if ok else "<answer>C</answer>", error=None,
-                             n_turns=1, input_tokens=10, output_tokens=5, latency_s=0.1, finish_reason="stop",
-                             suite_name="s", suite_hash="h", prompt_version="1", vcot_version="0.1.0",
-                             settings="{}"))
+            rows.append(
+                dict(
+                    run_id="run1",
+                    model="m",
+                    condition=cond,
+                    uid=f"u{i}",
+                    task="overlap",
+                    domain="EG",
+                    answer_type="choice",
+                    gold="B",
+                    options=json.dumps(["x", "y", "z"]),
+                    epoch=0,
+                    response="<answer>B</answer>" if ok else "<answer>C</answer>",
+                    error=None,
+                    n_turns=1,
+                    input_tokens=10,
+                    output_tokens=5,
+                    latency_s=0.1,
+                    finish_reason="stop",
+                    suite_name="s",
+                    suite_hash="h",
+                    prompt_version="1",
+                    vcot_version="0.1.0",
+                    settings="{}",
+                )
+            )
     pq.write_table(pa.Table.from_pylist(rows), run / "results.parquet")
     result = CliRunner().invoke(app, ["report", str(run), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output

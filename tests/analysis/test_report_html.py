@@ -23,11 +23,27 @@ def _rows(suite):
                 for epoch in range(2):
                     ok = (i + epoch) % 2 == 0
                     text = f"Counting.\n<answer>{inst.answer if ok else XSS}</answer>"
-                    rows.append(dict(run_id="run1", model=model, condition=cond, uid=inst.uid, task=inst.task,
-                                     domain=inst.domain, answer_type=inst.answer_type.value, gold=inst.answer,
-                                     options=None, epoch=epoch, response=text, error=None, suite_name="toy",
-                                     suite_hash="abc", prompt_version="1", vcot_version="0.1.0",
-                                     settings='{"temperature": 0}'))
+                    rows.append(
+                        dict(
+                            run_id="run1",
+                            model=model,
+                            condition=cond,
+                            uid=inst.uid,
+                            task=inst.task,
+                            domain=inst.domain,
+                            answer_type=inst.answer_type.value,
+                            gold=inst.answer,
+                            options=None,
+                            epoch=epoch,
+                            response=text,
+                            error=None,
+                            suite_name="toy",
+                            suite_hash="abc",
+                            prompt_version="1",
+                            vcot_version="0.1.0",
+                            settings='{"temperature": 0}',
+                        )
+                    )
     return score_records(rows)
 
 
@@ -49,8 +65,14 @@ def test_report_files_and_escaping(report):
     assert html.count("<script>") == 1
     assert not re.search(r"(src|href)=\"(?!data:|#)", html)
     assert "Content-Security-Policy" in html
-    for needle in ("MIRA Table 1 layout", "pass@k", "Paired condition comparisons", "Instance browser",
-                   "data:image/png;base64,", "Step 1:"):
+    for needle in (
+        "MIRA Table 1 layout",
+        "pass@k",
+        "Paired condition comparisons",
+        "Instance browser",
+        "data:image/png;base64,",
+        "Step 1:",
+    ):
         assert needle in html
     assert "MIRA Table 1 layout" in md and "plots/bars.png" in md
     assert XSS not in md
@@ -58,8 +80,15 @@ def test_report_files_and_escaping(report):
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
@@ -70,8 +99,9 @@ def test_report_in_headless_chromium(report):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page()
-            page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning")
-                    else None)
+            page.on(
+                "console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None
+            )
             page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
             page.on("request", lambda r: requests.append(r.url))
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))

@@ -31,19 +31,34 @@ def _rows(suite):
                 else:
                     ok = i % 2 == 0
                 text = f"Counting.\n<answer>{inst.answer if ok else XSS}</answer>"
-                rows.append(dict(run_id=f"run-{model}", model=model, condition=cond, uid=inst.uid, task=inst.task,
-                                 domain=inst.domain, answer_type=inst.answer_type.value, gold=inst.answer,
-                                 options=None, epoch=0, response=text, error=None, suite_name="toy",
-                                 suite_hash="abc", prompt_version="1", vcot_version="0.1.0",
-                                 settings='{"temperature": 0}'))
+                rows.append(
+                    dict(
+                        run_id=f"run-{model}",
+                        model=model,
+                        condition=cond,
+                        uid=inst.uid,
+                        task=inst.task,
+                        domain=inst.domain,
+                        answer_type=inst.answer_type.value,
+                        gold=inst.answer,
+                        options=None,
+                        epoch=0,
+                        response=text,
+                        error=None,
+                        suite_name="toy",
+                        suite_hash="abc",
+                        prompt_version="1",
+                        vcot_version="0.1.0",
+                        settings='{"temperature": 0}',
+                    )
+                )
     return score_records(rows)
 
 
 @pytest.fixture
 def report(toy_suite, tmp_path):
     suite = read_suite(toy_suite)
-    return write_report(_rows(suite), tmp_path / "rep", suite=suite, n_boot=200,
-                        extra_tables=[audit_suite(suite)])
+    return write_report(_rows(suite), tmp_path / "rep", suite=suite, n_boot=200, extra_tables=[audit_suite(suite)])
 
 
 def test_summary_comes_first_and_says_the_findings(report):
@@ -52,9 +67,8 @@ def test_summary_comes_first_and_says_the_findings(report):
     assert ids[0] == "summary"
     order = ["summary", "accuracy", "per-task", "failures", "audit", "figures", "browser"]
     assert [i for i in ids if i in order] == order
-    summary = html[html.index('id="summary"'):html.index('id="accuracy"')]
-    assert re.search(r"model-a: visual_cot beats direct by \+\d+\.\d points \[[^\]]+\], sign test p = 0\.0\d+",
-                     summary)
+    summary = html[html.index('id="summary"') : html.index('id="accuracy"')]
+    assert re.search(r"model-a: visual_cot beats direct by \+\d+\.\d points \[[^\]]+\], sign test p = 0\.0\d+", summary)
     assert "chance (built-in baseline): " in summary and "above chance in" in summary
     assert "No engine errors, timeouts or truncated responses" in summary
     assert "accuracy % [95% CI]" in summary  # the run summary table
@@ -62,8 +76,8 @@ def test_summary_comes_first_and_says_the_findings(report):
     for target in ("accuracy", "per-task", "failures", "audit", "figures", "browser"):
         assert f'href="#{target}"' in summary
     # The audit starts collapsed.
-    audit = html[html.index('id="audit"'):html.index('id="figures"')]
-    assert '<details class="long"' in audit and "<details class=\"long\" open" not in audit
+    audit = html[html.index('id="audit"') : html.index('id="figures"')]
+    assert '<details class="long"' in audit and '<details class="long" open' not in audit
     # Model text stays escaped and nothing points outside the page.
     assert XSS not in html
     assert not re.search(r"(src|href)=\"(?!data:|#)", html)
@@ -88,8 +102,9 @@ def test_layout_at_1280_in_headless_chromium(report):
         browser = launch(p)
         try:
             page = browser.new_page(viewport={"width": 1280, "height": 800})
-            page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning")
-                    else None)
+            page.on(
+                "console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type in ("error", "warning") else None
+            )
             page.on("pageerror", lambda e: problems.append(f"pageerror: {e}"))
             page.goto(report.html.as_uri())
             page.wait_for_load_state("load")
@@ -97,11 +112,14 @@ def test_layout_at_1280_in_headless_chromium(report):
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
             # The first section after the header is the summary.
             assert page.evaluate("document.querySelector('header ~ main section.part').id") == "summary"
-            assert page.evaluate("""(() => {
+            assert (
+                page.evaluate("""(() => {
                 const all = Array.from(document.querySelectorAll('body *'));
                 const header = document.querySelector('header');
                 return all.filter(el => el.tagName === 'SECTION' && all.indexOf(el) > all.indexOf(header))[0].id;
-            })()""") == "summary"
+            })()""")
+                == "summary"
+            )
             # Navigation: present, sticky, and still at the top after scrolling.
             assert page.evaluate("getComputedStyle(document.querySelector('nav#toc')).position") == "sticky"
             assert page.locator("nav#toc a").count() >= 6

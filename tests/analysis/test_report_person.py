@@ -40,12 +40,29 @@ def _write_run(folder: Path, suite: Suite, model: str, right_every: int) -> Path
         for cond in ("direct", "visual_cot"):
             ok = i % right_every == 0
             wrong = next(o for o in "ABCDEFGH" if o != inst.answer)
-            rows.append(dict(run_id=f"run-{model}", model=model, condition=cond, uid=inst.uid, task=inst.task,
-                             domain=inst.domain, answer_type=inst.answer_type.value, gold=inst.answer,
-                             options=None, epoch=0, response=f"<answer>{inst.answer if ok else wrong}</answer>",
-                             error=None, n_turns=1, finish_reason="stop", suite_name=suite.name,
-                             suite_hash=suite.content_hash, prompt_version="1", vcot_version="0.1.0",
-                             settings="{}"))
+            rows.append(
+                dict(
+                    run_id=f"run-{model}",
+                    model=model,
+                    condition=cond,
+                    uid=inst.uid,
+                    task=inst.task,
+                    domain=inst.domain,
+                    answer_type=inst.answer_type.value,
+                    gold=inst.answer,
+                    options=None,
+                    epoch=0,
+                    response=f"<answer>{inst.answer if ok else wrong}</answer>",
+                    error=None,
+                    n_turns=1,
+                    finish_reason="stop",
+                    suite_name=suite.name,
+                    suite_hash=suite.content_hash,
+                    prompt_version="1",
+                    vcot_version="0.1.0",
+                    settings="{}",
+                )
+            )
     folder.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.Table.from_pylist(rows), folder / "results.parquet")
     return folder
@@ -67,8 +84,7 @@ def _digest(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir() if p.is_file()}
 
 
-def test_a_report_on_another_suite_is_refused_and_the_good_one_kept(suites: tuple[Suite, Suite],
-                                                                     report: Path) -> None:
+def test_a_report_on_another_suite_is_refused_and_the_good_one_kept(suites: tuple[Suite, Suite], report: Path) -> None:
     suite, other = suites
     before = _digest(report)
     runs = [str(report.parent / "mine"), str(report.parent / "chance")]
@@ -136,20 +152,20 @@ def test_wide_tables_cue_scrolling_and_headers_break_between_words(report: Path)
 
 def test_letter_only_options_are_shown_once(suites: tuple[Suite, Suite], report: Path) -> None:
     suite, _ = suites
-    assert all(i.options and list(i.options) == [chr(65 + k) for k in range(len(i.options))]
-               for i in suite.instances)
+    assert all(i.options and list(i.options) == [chr(65 + k) for k in range(len(i.options))] for i in suite.instances)
     html = (report / "report.html").read_text(encoding="utf-8")
     assert '<ol type="A"><li>A</li>' not in html
     assert html.count("(labelled in the picture)") == len(suite.instances)
 
 
-def test_report_in_a_pipe_prints_no_progress_and_takes_no_progress(suites: tuple[Suite, Suite],
-                                                                    report: Path) -> None:
+def test_report_in_a_pipe_prints_no_progress_and_takes_no_progress(suites: tuple[Suite, Suite], report: Path) -> None:
     suite, _ = suites
     runs = [str(report.parent / "mine")]
     for extra in ([], ["--no-progress"]):
-        r = runner.invoke(app, ["report", *runs, "--suite", str(suite.root), "--out",
-                                str(report.parent / f"pipe{len(extra)}"), *extra])
+        r = runner.invoke(
+            app,
+            ["report", *runs, "--suite", str(suite.root), "--out", str(report.parent / f"pipe{len(extra)}"), *extra],
+        )
         assert r.exit_code == 0, r.output
         assert "thumbnails:" not in r.output and "Accuracy by condition" in r.output
 
@@ -170,8 +186,10 @@ def test_heatmap_not_run_is_hatched_not_a_scale_colour() -> None:
     from vcot.analysis.plots import heatmap_figure
     from vcot.analysis.units import Sample
 
-    ms = [Sample("r", "m", "direct", "billiards", "PBR", "u1", 0, True, "A", 0.2),
-          Sample("r", "m", "visual_cot", "overlap", "EG", "u2", 0, False, "B", 0.25)]
+    ms = [
+        Sample("r", "m", "direct", "billiards", "PBR", "u1", 0, True, "A", 0.2),
+        Sample("r", "m", "visual_cot", "overlap", "EG", "u2", 0, False, "B", 0.25),
+    ]
     fig = heatmap_figure("m", ms)
     ax = fig.axes[0]
     hatched = [p for p in ax.patches if p.get_hatch()]
@@ -205,8 +223,13 @@ def test_audit_fits_100_columns(suites: tuple[Suite, Suite]) -> None:
 
     suite, _ = suites
     env = {**os.environ, "COLUMNS": "100"}
-    r = subprocess.run([sys.executable, "-m", "vcot.cli", "audit", str(suite.root)], capture_output=True, text=True,
-                       env=env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "vcot.cli", "audit", str(suite.root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     lines = (r.stdout + r.stderr).splitlines()
     assert r.returncode in (0, 1) and lines, r.stderr
     assert max(len(line) for line in lines) <= 100, [line for line in lines if len(line) > 100]

@@ -79,7 +79,8 @@ def test_worker_thumbnails_equal_those_made_in_place(tmp_path: Path, monkeypatch
 
 
 def test_cached_thumbnails_equal_fresh_ones_and_a_damaged_entry_is_made_again(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "suite").mkdir()
     rels = _images(tmp_path / "suite", 3)
     paths = [str(tmp_path / "suite" / rel) for rel in rels]
@@ -110,8 +111,16 @@ def test_cached_thumbnails_equal_fresh_ones_and_a_damaged_entry_is_made_again(
 
 def test_the_browser_shows_the_images_of_its_first_instances_only() -> None:
     def inst(k: int) -> Instance:
-        return Instance(uid=f"u{k}", task="toy", domain="EG", question="?", image=f"{k}.png", answer="1",
-                        answer_type=AnswerType.INTEGER, steps=[Step(text="s", image=f"{k}_s.png")])
+        return Instance(
+            uid=f"u{k}",
+            task="toy",
+            domain="EG",
+            question="?",
+            image=f"{k}.png",
+            answer="1",
+            answer_type=AnswerType.INTEGER,
+            steps=[Step(text="s", image=f"{k}_s.png")],
+        )
 
     class Suite:
         instances = [inst(k) for k in range(5)]
@@ -149,7 +158,8 @@ def test_memoised_cube_turns_count_as_the_matrix_products() -> None:
 
 
 def test_report_with_suite_shows_a_missing_image_as_unavailable_and_repeats_itself(
-        toy_suite: Path, tmp_path: Path, _own_thumbnail_cache: Path) -> None:
+    toy_suite: Path, tmp_path: Path, _own_thumbnail_cache: Path
+) -> None:
     """`vcot report --suite` reads the suite without opening its images: a missing one is shown as
     unavailable instead of failing the report; a second report (thumbnails from the cache) is the same page."""
     import re
@@ -161,8 +171,9 @@ def test_report_with_suite_shows_a_missing_image_as_unavailable_and_repeats_itse
 
     runner = CliRunner()
     run = tmp_path / "run"
-    r = runner.invoke(app, ["eval", str(toy_suite), "--model", "chance", "-c", "direct", "--run", str(run),
-                            "--no-progress"])
+    r = runner.invoke(
+        app, ["eval", str(toy_suite), "--model", "chance", "-c", "direct", "--run", str(run), "--no-progress"]
+    )
     assert r.exit_code == 0, r.output
     first = read_suite(toy_suite).instances[0]
     (toy_suite / first.image).unlink()

@@ -31,8 +31,9 @@ def test_isotonic_pools_violators_and_crossing_interpolates() -> None:
 
 
 def _sweep(out: Path, *extra: str) -> dict:
-    result = runner.invoke(app, ["sweep", "--task", "mirror_pattern", "--param", f"size={SIZES}", "--n", "16",
-                                 "--out", str(out), *extra])
+    result = runner.invoke(
+        app, ["sweep", "--task", "mirror_pattern", "--param", f"size={SIZES}", "--n", "16", "--out", str(out), *extra]
+    )
     assert result.exit_code == 0, result.output
     return json.loads((out / "sweep.json").read_text())
 
@@ -50,8 +51,21 @@ def test_a_chance_sweep_is_flat_at_the_chance_level(tmp_path: Path) -> None:
 
 def test_a_model_failing_with_the_knob_has_its_half_point_located_within_one_step(tmp_path: Path) -> None:
     out = tmp_path / "sw"
-    gen = runner.invoke(app, ["sweep", "--task", "mirror_pattern", "--param", f"size={SIZES}", "--n", "16",
-                              "--out", str(out), "--generate-only"])
+    gen = runner.invoke(
+        app,
+        [
+            "sweep",
+            "--task",
+            "mirror_pattern",
+            "--param",
+            f"size={SIZES}",
+            "--n",
+            "16",
+            "--out",
+            str(out),
+            "--generate-only",
+        ],
+    )
     assert gen.exit_code == 0, gen.output
     rates = [a for size, p in RATES.items() for a in ("--correct-rate-by-param", f"size={size}:{p}")]
     server = spawn_mock_server(out / "suites", *rates)
@@ -61,9 +75,26 @@ def test_a_model_failing_with_the_knob_has_its_half_point_located_within_one_ste
         assert half is not None and abs(half - TRUE_HALF) <= 1.0
         accs = [p["accuracy"] for p in summary["conditions"]["direct"]["points"]]
         assert accs[0] > 0.75 and accs[-1] < 0.3  # the scripted rates, not the chance model's
-        search = runner.invoke(app, ["sweep", "--task", "mirror_pattern", "--param", "size=4..7", "--n", "16",
-                                     "--out", str(out), "--model", "mock", "--base-url", server.base_url,
-                                     "--target-accuracy", "0.5"])
+        search = runner.invoke(
+            app,
+            [
+                "sweep",
+                "--task",
+                "mirror_pattern",
+                "--param",
+                "size=4..7",
+                "--n",
+                "16",
+                "--out",
+                str(out),
+                "--model",
+                "mock",
+                "--base-url",
+                server.base_url,
+                "--target-accuracy",
+                "0.5",
+            ],
+        )
     finally:
         server.stop()
     assert search.exit_code == 0, search.output

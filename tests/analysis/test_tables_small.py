@@ -23,15 +23,31 @@ def row(model, cond, uid, ok, task="overlap", domain="EG", epoch=0, answer=None,
     at = kw.pop("answer_type", "choice")
     opts = kw.pop("options", json.dumps(["p", "q", "r", "s"]) if at == "choice" else None)
     extracted = answer if answer is not None else (gold if ok else "A")
-    return dict(run_id="r", model=model, condition=cond, uid=uid, task=task, domain=domain, answer_type=at,
-                gold=gold, options=opts, epoch=epoch, extracted=extracted, tier="tag", correct=ok, **kw)
+    return dict(
+        run_id="r",
+        model=model,
+        condition=cond,
+        uid=uid,
+        task=task,
+        domain=domain,
+        answer_type=at,
+        gold=gold,
+        options=opts,
+        epoch=epoch,
+        extracted=extracted,
+        tier="tag",
+        correct=ok,
+        **kw,
+    )
 
 
 def test_gear_pairs_count_once_and_need_both():
-    rows = [row("m", "direct", "1.1", True, "gear_rotation", "CT", gold="clockwise", answer_type="text"),
-            row("m", "direct", "1.2", True, "gear_rotation", "CT", gold="jammed", answer_type="text"),
-            row("m", "direct", "2.1", True, "gear_rotation", "CT", gold="clockwise", answer_type="text"),
-            row("m", "direct", "2.2", False, "gear_rotation", "CT", gold="clockwise", answer_type="text")]
+    rows = [
+        row("m", "direct", "1.1", True, "gear_rotation", "CT", gold="clockwise", answer_type="text"),
+        row("m", "direct", "1.2", True, "gear_rotation", "CT", gold="jammed", answer_type="text"),
+        row("m", "direct", "2.1", True, "gear_rotation", "CT", gold="clockwise", answer_type="text"),
+        row("m", "direct", "2.2", False, "gear_rotation", "CT", gold="clockwise", answer_type="text"),
+    ]
     samples = to_samples(rows)
     assert len(samples) == 2
     assert sorted(s.correct for s in samples) == [False, True]
@@ -51,8 +67,19 @@ def _mira_rows():
         for i, ok in enumerate(eg):
             rows.append(row("m", cond, f"eg{i}", ok))
         for i, ok in enumerate(ct):
-            rows.append(row("m", cond, f"ct{i}", ok, task="rolling_dice_top", domain="CT", gold="4",
-                            answer_type="integer", answer="4" if ok else "5"))
+            rows.append(
+                row(
+                    "m",
+                    cond,
+                    f"ct{i}",
+                    ok,
+                    task="rolling_dice_top",
+                    domain="CT",
+                    gold="4",
+                    answer_type="integer",
+                    answer="4" if ok else "5",
+                )
+            )
     return rows
 
 
@@ -71,8 +98,12 @@ def test_table1_layout_and_gains():
 
 
 def test_table2_and_per_task():
-    rows = [row("m", "text_cot", "a", True), row("m", "text_cot", "b", False),
-            row("m", "text_cot_spec", "a", True), row("m", "text_cot_spec", "b", True)]
+    rows = [
+        row("m", "text_cot", "a", True),
+        row("m", "text_cot", "b", False),
+        row("m", "text_cot_spec", "a", True),
+        row("m", "text_cot_spec", "b", True),
+    ]
     t = table2(to_samples(rows))
     assert t.rows[0][1].acc == 0.5 and t.rows[0][2].acc == 1.0 and t.rows[0][3] == "+50.0"
     tasks = per_task_tables(to_samples(rows))
@@ -113,11 +144,13 @@ def test_see2think_table_groups_tasks_by_category_in_level_order():
     from vcot.analysis.render import to_markdown
     from vcot.analysis.tables import see2think_table
 
-    rows = [row("m", "direct", "o1", True, "object_attributes", "3D", gold="red", answer_type="text"),
-            row("m", "direct", "o2", False, "object_attributes", "3D", gold="blue", answer_type="text"),
-            row("m", "direct", "c1", True, "convex_hull", "EG"),
-            row("m", "direct", "b1", False, "billiards", "PBR"),
-            row("m", "direct", "b2", True, "billiards", "PBR")]
+    rows = [
+        row("m", "direct", "o1", True, "object_attributes", "3D", gold="red", answer_type="text"),
+        row("m", "direct", "o2", False, "object_attributes", "3D", gold="blue", answer_type="text"),
+        row("m", "direct", "c1", True, "convex_hull", "EG"),
+        row("m", "direct", "b1", False, "billiards", "PBR"),
+        row("m", "direct", "b2", True, "billiards", "PBR"),
+    ]
     t = see2think_table(to_samples(rows))
     assert t is not None
     # 2D-structured categories first (Geometry, Physics in See2Think's order), then the 3D scene level.

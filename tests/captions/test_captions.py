@@ -27,9 +27,17 @@ def _instance(task: str, level: str, seed: int) -> Instance:
     t = get_task_class(task)(difficulty=level)
     scene, solution = t.solved_scene(0, seed)
     meta = json.loads(json.dumps({"scene": scene, "solution": {"states": solution.states}}))
-    return Instance(uid=f"{task}-{level}-{seed}", task=task, domain=t.domain, question=t.question(scene),
-                    image=f"images/{task}/x.png", answer=solution.answer, answer_type=t.answer_type,
-                    options=t.options(scene), meta=meta)
+    return Instance(
+        uid=f"{task}-{level}-{seed}",
+        task=task,
+        domain=t.domain,
+        question=t.question(scene),
+        image=f"images/{task}/x.png",
+        answer=solution.answer,
+        answer_type=t.answer_type,
+        options=t.options(scene),
+        meta=meta,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -42,13 +50,17 @@ def _leaks(text: str, inst: Instance) -> list[str]:
     panel), so for them the test is that no letter is singled out and nothing announces a conclusion."""
     if inst.answer_type == AnswerType.CHOICE:
         reasons = [f"conclusion word {m.group(0)!r}" for m in [_CONCLUSION.search(text)] if m]
-        missing = [a for a in [chr(65 + i) for i in range(len(inst.options or []))]
-                   if not re.search(rf"(?<![A-Za-z]){a}(?![A-Za-z])", text)]
+        missing = [
+            a
+            for a in [chr(65 + i) for i in range(len(inst.options or []))]
+            if not re.search(rf"(?<![A-Za-z]){a}(?![A-Za-z])", text)
+        ]
         return reasons + ([f"names only some candidates (missing {missing})"] if missing else [])
     reasons = answer_statements(text, inst)
     # A whole word: the caption's fixed "rows grow northward" does not state "north".
     if inst.answer_type not in (AnswerType.INTEGER, AnswerType.NUMBER) and re.search(
-            rf"(?<![a-z0-9]){re.escape(inst.answer.lower())}(?![a-z0-9])", text.lower()):
+        rf"(?<![a-z0-9]){re.escape(inst.answer.lower())}(?![a-z0-9])", text.lower()
+    ):
         reasons.append(f"contains the answer string {inst.answer!r}")
     return reasons
 
@@ -68,8 +80,11 @@ _DESCRIBES_ANSWER_VALUES = ("3D", "robot")
 
 
 def test_no_caption_states_the_answer(instances):
-    bad = {inst.uid: why for inst in instances
-           if inst.domain not in _DESCRIBES_ANSWER_VALUES and (why := _leaks(caption_for(inst), inst))}
+    bad = {
+        inst.uid: why
+        for inst in instances
+        if inst.domain not in _DESCRIBES_ANSWER_VALUES and (why := _leaks(caption_for(inst), inst))
+    }
     assert not bad, bad
 
 

@@ -19,8 +19,12 @@ def test_table_absent_without_text_only_conditions():
 
 def test_question_that_gives_the_answer_away_is_flagged():
     n = MIN_PROBLEMS + 2
-    samples = (_samples("overlap", "question_only", n, n) + _samples("overlap", "caption_only", n, 3)
-               + _samples("overlap", "text_cot", n, 6) + _samples("billiards", "caption_only", 3, 3))
+    samples = (
+        _samples("overlap", "question_only", n, n)
+        + _samples("overlap", "caption_only", n, 3)
+        + _samples("overlap", "text_cot", n, 6)
+        + _samples("billiards", "caption_only", 3, 3)
+    )
     t = without_picture_table(samples)
     assert t is not None
     rows = {r[2]: r for r in t.rows}
@@ -36,12 +40,22 @@ def test_eval_and_report_on_a_generated_suite(tmp_path):
     suite, run = tmp_path / "suite", tmp_path / "run"
     r = runner.invoke(app, ["generate", "-t", "mirror_clock", "--n", "3", "-o", str(suite), "--no-progress"])
     assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["eval", "--suite", str(suite), "--run", str(run), "--no-progress",
-                            "--conditions", "caption_only,question_only"])
+    r = runner.invoke(
+        app,
+        [
+            "eval",
+            "--suite",
+            str(suite),
+            "--run",
+            str(run),
+            "--no-progress",
+            "--conditions",
+            "caption_only,question_only",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "caption_only" in r.output and "question_only" in r.output
     r = runner.invoke(app, ["report", str(run), "-o", str(tmp_path / "rep")])
     assert r.exit_code == 0, r.output
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "Solvable without the picture" in md and "| mirror_clock |" in md
-

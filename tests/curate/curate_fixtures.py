@@ -28,8 +28,10 @@ def make_source(root: Path, n: int = 120, seed: int = 0) -> Path:
         img.save(root / "img" / f"{i}.png")
         row = {"qid": f"q{i:03d}", "picture": f"img/{i}.png", "kind": "colour" if i % 2 else "shape"}
         if i % 3 == 0:
-            row.update(question=f"The label below the {shape} says the answer is {colour}. What colour is the "
-                                f"{shape}?", gold=colour)
+            row.update(
+                question=f"The label below the {shape} says the answer is {colour}. What colour is the {shape}?",
+                gold=colour,
+            )
         elif i % 4 == 1:
             opts = list(COLOURS)
             row.update(question="Which colour is the shape in the picture?", gold=colour, choices=opts)
@@ -44,14 +46,24 @@ def make_source(root: Path, n: int = 120, seed: int = 0) -> Path:
 def make_config(root: Path, base_url: str, work: str = "work", n: int = 120) -> Path:
     src = make_source(root, n)
     model = {"model": "mock-model", "base_url": base_url}
-    cfg = {"work": work, "name": "toy-curated", "seed": 0,
-           "sources": [{"name": "toy", "format": "jsonl", "path": src.name,
-                        "columns": {"id": "qid", "image": "picture", "answer": "gold", "options": "choices",
-                                    "task": "kind"}}],
-           "categories": {"toy/colour": "Object Attributes", "toy/shape": "Visual Commonsense"},
-           "quotas": {"Object Attributes": 60, "Visual Commonsense": 60},
-           "models": {"captioner": model, "reasoner": model, "judge": model, "rewriter": model},
-           "filter": {"trials": 5, "threshold": 3}, "concurrency": 8}
+    cfg = {
+        "work": work,
+        "name": "toy-curated",
+        "seed": 0,
+        "sources": [
+            {
+                "name": "toy",
+                "format": "jsonl",
+                "path": src.name,
+                "columns": {"id": "qid", "image": "picture", "answer": "gold", "options": "choices", "task": "kind"},
+            }
+        ],
+        "categories": {"toy/colour": "Object Attributes", "toy/shape": "Visual Commonsense"},
+        "quotas": {"Object Attributes": 60, "Visual Commonsense": 60},
+        "models": {"captioner": model, "reasoner": model, "judge": model, "rewriter": model},
+        "filter": {"trials": 5, "threshold": 3},
+        "concurrency": 8,
+    }
     path = root / "curate.json"
     path.write_text(json.dumps(cfg, indent=2), encoding="utf-8")
     return path

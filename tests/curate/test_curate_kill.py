@@ -43,9 +43,11 @@ def test_sigkill_during_filter_then_rerun(mock, tmp_path):
     mock.reset()
     mock.configure(latency_s=0.03)
     db = tmp_path / "work" / "curate.sqlite"
-    proc = subprocess.Popen([sys.executable, "-m", "vcot.cli", "curate", "filter", str(config),
-                             "--tag-requests"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vcot.cli", "curate", "filter", str(config), "--tag-requests"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 120
         while len(_committed(db)) < 150 and proc.poll() is None and time.monotonic() < deadline:

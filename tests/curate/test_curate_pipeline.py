@@ -96,8 +96,22 @@ def test_frozen_suite_validates_and_evaluates(curated, mock, tmp_path):
     assert "<script" not in (out / "curation_report.html").read_text()
     r = runner.invoke(app, ["validate", str(out)])
     assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["eval", str(out), "--model", "mock-model", "--base-url", mock.base_url, "--run",
-                            str(tmp_path / "run"), "--conditions", "direct,caption_only", "--no-progress"])
+    r = runner.invoke(
+        app,
+        [
+            "eval",
+            str(out),
+            "--model",
+            "mock-model",
+            "--base-url",
+            mock.base_url,
+            "--run",
+            str(tmp_path / "run"),
+            "--conditions",
+            "direct,caption_only",
+            "--no-progress",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "caption_only" in r.output
 

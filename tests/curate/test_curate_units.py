@@ -18,8 +18,16 @@ from vcot.schema import AnswerType, Instance
 
 
 def _mc(options: list[str]) -> Instance:
-    return Instance(uid="u", task="t", domain="d", question="Which?", image="images/t/u.png", answer="A",
-                    answer_type=AnswerType.CHOICE, options=options)
+    return Instance(
+        uid="u",
+        task="t",
+        domain="d",
+        question="Which?",
+        image="images/t/u.png",
+        answer="A",
+        answer_type=AnswerType.CHOICE,
+        options=options,
+    )
 
 
 def test_keep_options_rule():
@@ -54,8 +62,14 @@ def test_config_errors_are_named(tmp_path):
     with pytest.raises(ConfigError, match="unknown key.*colour"):
         CurationConfig.from_dict({"work": "w", "sources": [{}], "colour": 1}, tmp_path)
     with pytest.raises(ConfigError, match="threshold"):
-        CurationConfig.from_dict({"work": "w", "filter": {"trials": 2, "threshold": 3},
-                                  "sources": [{"name": "s", "format": "jsonl", "path": "x.jsonl"}]}, tmp_path)
+        CurationConfig.from_dict(
+            {
+                "work": "w",
+                "filter": {"trials": 2, "threshold": 3},
+                "sources": [{"name": "s", "format": "jsonl", "path": "x.jsonl"}],
+            },
+            tmp_path,
+        )
 
 
 def test_review_server_refuses_foreign_hosts_and_cross_origin_posts(mock, tmp_path):
@@ -64,6 +78,7 @@ def test_review_server_refuses_foreign_hosts_and_cross_origin_posts(mock, tmp_pa
     app = ReviewApp(cur)
     key = item_key(app.items[0].inst.uid)
     with ReviewServer(app) as srv:
+
         def request(method: str, path: str, headers: dict[str, str], body: str = "") -> int:
             conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
             conn.request(method, path, body=body, headers=headers)

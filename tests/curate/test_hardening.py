@@ -55,8 +55,9 @@ def test_edit_problem_accepts_plain_edits() -> None:
 
 @pytest.fixture(scope="module")
 def reviewed(mock, tmp_path_factory):
-    cur = Curation(CurationConfig.load(make_config(tmp_path_factory.mktemp("review"), mock.base_url, n=6)),
-                   tag_requests=True)
+    cur = Curation(
+        CurationConfig.load(make_config(tmp_path_factory.mktemp("review"), mock.base_url, n=6)), tag_requests=True
+    )
     cur.run()
     yield cur
     cur.close()
@@ -66,10 +67,15 @@ def test_review_refuses_bad_edits_with_400_and_a_readable_message(reviewed):
     app = ReviewApp(reviewed)
     key = item_key(app.items[0].inst.uid)
     with ReviewServer(app) as srv:
+
         def post(fields: dict[str, str]) -> tuple[int, str]:
             conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=10)
-            conn.request("POST", f"/i/{key}", body=urlencode(fields), headers={
-                "Host": f"127.0.0.1:{srv.port}", "Content-Type": "application/x-www-form-urlencoded"})
+            conn.request(
+                "POST",
+                f"/i/{key}",
+                body=urlencode(fields),
+                headers={"Host": f"127.0.0.1:{srv.port}", "Content-Type": "application/x-www-form-urlencoded"},
+            )
             resp = conn.getresponse()
             body = resp.read().decode()
             conn.close()
@@ -109,9 +115,18 @@ class _Recorder(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server naming
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         _Recorder.seen.append({k.lower(): v for k, v in self.headers.items()})
-        body = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": "A red square."}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
+        body = json.dumps(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "m",
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": "A red square."}, "finish_reason": "stop"}
+                ],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -155,8 +170,14 @@ def test_run_prints_a_summary_per_stage_and_progress_lines_in_a_log(mock, tmp_pa
     config.write_text(json.dumps(data))
     mock.reset()
     env = {**os.environ, "COLUMNS": "100", "VCOT_PROGRESS_EVERY": "30"}
-    r = subprocess.run([sys.executable, "-m", "vcot.cli", "curate", "run", str(config), "--tag-requests"],
-                       capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
+    r = subprocess.run(
+        [sys.executable, "-m", "vcot.cli", "curate", "run", str(config), "--tag-requests"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
     assert r.returncode == 0, r.stderr
     out = r.stdout.splitlines()
     assert out[0] == "ingest: 12 candidates"

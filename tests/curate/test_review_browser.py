@@ -52,7 +52,9 @@ def test_review_page_in_a_browser(mock, tmp_path: Path) -> None:
         page.goto(srv.url)
         assert page.locator("#progress").inner_text() == "3 of 7 items reviewed."
         page.goto(srv.url.rstrip("/") + f"/i/{item_key(uids[0])}")
-        assert page.locator("#edited").inner_text() == "Edited question: What colour is the <b>shape</b>? · answer: teal"
+        assert (
+            page.locator("#edited").inner_text() == "Edited question: What colour is the <b>shape</b>? · answer: teal"
+        )
         assert page.locator("#edited b").count() == 0  # shown as text, never as markup
         browser.close()
     assert not problems, problems

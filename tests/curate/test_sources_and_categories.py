@@ -24,14 +24,17 @@ def _spec(path: Path, fmt: str, **kw) -> SourceSpec:
 
 def test_jsonl_with_column_mapping_keeps_provenance(tmp_path):
     src = make_source(tmp_path, 8)
-    spec = _spec(src, "jsonl", columns={"id": "qid", "image": "picture", "answer": "gold", "options": "choices",
-                                        "task": "kind"})
+    spec = _spec(
+        src, "jsonl", columns={"id": "qid", "image": "picture", "answer": "gold", "options": "choices", "task": "kind"}
+    )
     samples = list(read_source(spec))
     assert len(samples) == 8
     mc = samples[1].instance
     assert mc.answer_type == AnswerType.CHOICE and mc.options == ["red", "green", "blue", "orange"]
-    assert mc.answer in "ABCD" and mc.options["ABCD".index(mc.answer)] == json.loads(
-        src.read_text().splitlines()[1])["gold"]
+    assert (
+        mc.answer in "ABCD"
+        and mc.options["ABCD".index(mc.answer)] == json.loads(src.read_text().splitlines()[1])["gold"]
+    )
     prov = mc.meta["provenance"]
     assert (prov["source"], prov["format"], prov["original_id"]) == ("s", "jsonl", "q001")
     assert prov["fields"]["question"] == mc.question and prov["fields"]["kind"] == mc.task
@@ -43,8 +46,10 @@ def test_jsonl_with_column_mapping_keeps_provenance(tmp_path):
 def test_parquet_with_image_bytes_and_an_escaping_path_refused(tmp_path):
     img = tmp_path / "a.png"
     Image.new("RGB", (8, 8), "red").save(img)
-    rows = [{"id": 1, "question": "How many?", "image": {"bytes": img.read_bytes()}, "answer": "3"},
-            {"id": 2, "question": "What?", "image": {"bytes": None, "path": "../../etc/passwd"}, "answer": "x"}]
+    rows = [
+        {"id": 1, "question": "How many?", "image": {"bytes": img.read_bytes()}, "answer": "3"},
+        {"id": 2, "question": "What?", "image": {"bytes": None, "path": "../../etc/passwd"}, "answer": "x"},
+    ]
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "d.parquet")
     spec = _spec(tmp_path / "d.parquet", "parquet")
     it = read_source(spec)
@@ -57,8 +62,17 @@ def test_parquet_with_image_bytes_and_an_escaping_path_refused(tmp_path):
 def test_clevr_questions_and_vcot_suite_sources(tmp_path):
     (tmp_path / "images").mkdir()
     Image.new("RGB", (16, 16), "gray").save(tmp_path / "images" / "CLEVR_0.png")
-    qs = {"questions": [{"image_filename": "CLEVR_0.png", "question": "Is there a cube?", "answer": "yes",
-                         "question_index": 7, "question_family_index": 3}]}
+    qs = {
+        "questions": [
+            {
+                "image_filename": "CLEVR_0.png",
+                "question": "Is there a cube?",
+                "answer": "yes",
+                "question_index": 7,
+                "question_family_index": 3,
+            }
+        ]
+    }
     (tmp_path / "q.json").write_text(json.dumps(qs))
     (s,) = list(read_source(_spec(tmp_path / "q.json", "clevr")))
     assert s.instance.task == "family_3" and s.instance.meta["provenance"]["original_id"] == "7"
@@ -72,8 +86,9 @@ def test_clevr_questions_and_vcot_suite_sources(tmp_path):
 
 def test_mapping_quotas_and_seeded_sampling(tmp_path):
     src = make_source(tmp_path, 30)
-    spec = _spec(src, "jsonl", columns={"id": "qid", "image": "picture", "answer": "gold", "options": "choices",
-                                        "task": "kind"})
+    spec = _spec(
+        src, "jsonl", columns={"id": "qid", "image": "picture", "answer": "gold", "options": "choices", "task": "kind"}
+    )
     insts = [s.instance for s in read_source(spec)]
     mapping = {"s/colour": "Object Attributes", "shape": "Geometry"}
     chosen, left = cats.sample(insts, mapping, {"Geometry": 5}, seed=1)
@@ -96,10 +111,23 @@ def test_a_local_hf_datasets_folder_with_image_features(tmp_path):
     datasets = pytest.importorskip("datasets")  # in the dev extra; the `hf` extra for users
     img = tmp_path / "a.png"
     Image.new("RGB", (12, 6), "blue").save(img)
-    features = datasets.Features({"qid": datasets.Value("string"), "question": datasets.Value("string"),
-                                  "picture": datasets.Image(), "gold": datasets.Value("string")})
-    ds = datasets.Dataset.from_dict({"qid": ["h1", "h2"], "question": ["How many?", "What colour?"],
-                                     "picture": [str(img), str(img)], "gold": ["2", "blue"]}, features=features)
+    features = datasets.Features(
+        {
+            "qid": datasets.Value("string"),
+            "question": datasets.Value("string"),
+            "picture": datasets.Image(),
+            "gold": datasets.Value("string"),
+        }
+    )
+    ds = datasets.Dataset.from_dict(
+        {
+            "qid": ["h1", "h2"],
+            "question": ["How many?", "What colour?"],
+            "picture": [str(img), str(img)],
+            "gold": ["2", "blue"],
+        },
+        features=features,
+    )
     ds.save_to_disk(str(tmp_path / "hfset"))
     spec = _spec(tmp_path / "hfset", "hf", columns={"id": "qid", "image": "picture", "answer": "gold"})
     samples = list(read_source(spec))

@@ -31,6 +31,7 @@ from vcot.draw3d.raycast import _mm as _rows_times
 
 # -- intersection in a primitive's local frame ---------------------------------------------------------------
 
+
 def _sphere(o: np.ndarray, d: np.ndarray, size: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
     r = F(size[0])
     b = (o * d).sum(-1)
@@ -108,6 +109,7 @@ def intersect(prim: Primitive, origins: np.ndarray, dirs: np.ndarray) -> tuple[n
 
 # -- the picture --------------------------------------------------------------------------------------------
 
+
 def _rays(cam: Camera, ss: int) -> tuple[np.ndarray, np.ndarray]:
     pos, right, up, forward = cam.basis()
     w, h = cam.width * ss, cam.height * ss
@@ -183,8 +185,9 @@ def _floor_lit(px: np.ndarray, py: np.ndarray, prims: list[Primitive]) -> np.nda
     return lit
 
 
-def _shade(prims: list[Primitive], best: np.ndarray, t: np.ndarray, n: np.ndarray, pos: np.ndarray,
-           d: np.ndarray) -> np.ndarray:
+def _shade(
+    prims: list[Primitive], best: np.ndarray, t: np.ndarray, n: np.ndarray, pos: np.ndarray, d: np.ndarray
+) -> np.ndarray:
     """Linear RGB of every ray (N, 3): sky, lit floor (only its shadows vary), shaded objects."""
     dz = d[:, 2]
     col = _SKY_LOW + (_SKY_HIGH - _SKY_LOW) * np.clip(dz, 0, 1)[:, None]
@@ -217,10 +220,13 @@ def _shade(prims: list[Primitive], best: np.ndarray, t: np.ndarray, n: np.ndarra
     half /= np.linalg.norm(half, axis=-1, keepdims=True)
     nh = np.clip((nn * half).sum(-1), 0, 1)
     sky_fill = F(0.5) + F(0.5) * nn[:, 2]
-    rubber = albedo * (F(0.22) * sky_fill + F(0.95) * lam)[:, None] + (F(0.08) * nh ** 20 * lit_o)[:, None]
+    rubber = albedo * (F(0.22) * sky_fill + F(0.95) * lam)[:, None] + (F(0.08) * nh**20 * lit_o)[:, None]
     refl = dd - 2 * (dd * nn).sum(-1, keepdims=True) * nn
-    shiny = (albedo * (F(0.12) * sky_fill + F(0.35) * lam)[:, None] + albedo * _env(refl) * F(0.75)
-             + (F(0.9) * nh ** 80 * lit_o)[:, None] * (F(0.5) + F(0.5) * albedo))
+    shiny = (
+        albedo * (F(0.12) * sky_fill + F(0.35) * lam)[:, None]
+        + albedo * _env(refl) * F(0.75)
+        + (F(0.9) * nh**80 * lit_o)[:, None] * (F(0.5) + F(0.5) * albedo)
+    )
     col[o] = np.where(metal[:, None], shiny, rubber)
     return col
 
@@ -262,8 +268,9 @@ def render_scene(prims: list[Primitive], cam: Camera, ss: int = 2, shade: bool =
         image = Image.fromarray(np.round(pix * 255).astype(np.uint8), "RGB")
     views = _views(ids_ss, full, prims, cam, ss)
     # The buffers at picture resolution take each pixel's first subpixel.
-    return Render3D(image=image, ids=ids_ss[::ss, ::ss].astype(np.int16), parts=best[::ss, ::ss].astype(np.int16),
-                    objects=views)
+    return Render3D(
+        image=image, ids=ids_ss[::ss, ::ss].astype(np.int16), parts=best[::ss, ::ss].astype(np.int16), objects=views
+    )
 
 
 def _box_of(mask: np.ndarray, ss: int) -> tuple[int, int, int, int] | None:
@@ -274,8 +281,9 @@ def _box_of(mask: np.ndarray, ss: int) -> tuple[int, int, int, int] | None:
     return int(cols[0]) // ss, int(rows[0]) // ss, int(cols[-1]) // ss + 1, int(rows[-1]) // ss + 1
 
 
-def _views(ids_ss: np.ndarray, full: dict[int, np.ndarray], prims: list[Primitive], cam: Camera,
-           ss: int) -> dict[int, ObjectView]:
+def _views(
+    ids_ss: np.ndarray, full: dict[int, np.ndarray], prims: list[Primitive], cam: Camera, ss: int
+) -> dict[int, ObjectView]:
     views = {}
     area = float(ss * ss)
     counts = np.bincount(ids_ss.ravel() + 1, minlength=max(full, default=0) + 2)
@@ -287,14 +295,23 @@ def _views(ids_ss: np.ndarray, full: dict[int, np.ndarray], prims: list[Primitiv
             x0, y0, x1, y1 = sil
             sub = _box_of(ids_ss[y0:y1, x0:x1] == o, 1)
             if sub is not None:
-                vis_box = ((sub[0] + x0) // ss, (sub[1] + y0) // ss, (sub[2] + x0 - 1) // ss + 1,
-                           (sub[3] + y0 - 1) // ss + 1)
+                vis_box = (
+                    (sub[0] + x0) // ss,
+                    (sub[1] + y0) // ss,
+                    (sub[2] + x0 - 1) // ss + 1,
+                    (sub[3] + y0 - 1) // ss + 1,
+                )
             sil = (x0 // ss, y0 // ss, (x1 - 1) // ss + 1, (y1 - 1) // ss + 1)
         parts = [p for p in prims if p.obj == o]
         centre = np.mean([p.centre for p in parts], axis=0)
         cx, cy = cam.project(centre)
         fx, fy = cam.project(np.array([centre[0], centre[1], 0.0]))
-        views[o] = ObjectView(visible=float(counts[o + 1]) / area, full=float(mask.sum()) / area,
-                              bbox=vis_box, silhouette=sil, centre=(float(cx), float(cy)),
-                              foot=(float(fx), float(fy)))
+        views[o] = ObjectView(
+            visible=float(counts[o + 1]) / area,
+            full=float(mask.sum()) / area,
+            bbox=vis_box,
+            silhouette=sil,
+            centre=(float(cx), float(cy)),
+            foot=(float(fx), float(fy)),
+        )
     return views

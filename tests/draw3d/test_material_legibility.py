@@ -113,9 +113,16 @@ def vehicle_ratios(scenes: int = SCENES, seed: int = 0) -> dict[str, dict[str, l
 
 def figures(groups: dict[str, dict[str, list[float]]]) -> dict[str, tuple[float, float, float, int, int]]:
     """{shape: (metal median ratio, rubber median ratio, AUC, metal count, rubber count)}."""
-    return {shape: (float(np.median(g["metal"])), float(np.median(g["rubber"])), auc(g["metal"], g["rubber"]),
-                    len(g["metal"]), len(g["rubber"]))
-            for shape, g in sorted(groups.items())}
+    return {
+        shape: (
+            float(np.median(g["metal"])),
+            float(np.median(g["rubber"])),
+            auc(g["metal"], g["rubber"]),
+            len(g["metal"]),
+            len(g["rubber"]),
+        )
+        for shape, g in sorted(groups.items())
+    }
 
 
 def table(fig: dict[str, tuple[float, float, float, int, int]]) -> str:
@@ -165,8 +172,14 @@ def generated_ratios(task: str, seed: int = 45) -> list[tuple[str, int, float]]:
             for k, o in enumerate(scene["objects"]):
                 sil = res.objects[k].silhouette
                 assert sil is not None
-                masks = ([np.isin(res.parts, [i for i, key in enumerate(owners) if key == (k, p)])
-                          for p in ("body", "cabin")] if owners else [res.ids == k])
+                masks = (
+                    [
+                        np.isin(res.parts, [i for i, key in enumerate(owners) if key == (k, p)])
+                        for p in ("body", "cabin")
+                    ]
+                    if owners
+                    else [res.ids == k]
+                )
                 for mask in masks:
                     r = highlight_ratio(lum, mask)
                     if r is not None:
@@ -209,4 +222,6 @@ if __name__ == "__main__":
     print("CLEVR shapes\n" + table(figures(clevr_ratios())))
     print("\nvehicle parts\n" + table(figures(vehicle_ratios())))
     for name in ("object_attributes", "compositional_3d"):
-        print(f"\n{name}, objects of generated scenes at full size\n" + table(figures(by_width(generated_ratios(name)))))
+        print(
+            f"\n{name}, objects of generated scenes at full size\n" + table(figures(by_width(generated_ratios(name))))
+        )

@@ -34,26 +34,51 @@ def _random_scene(rng: random.Random) -> tuple[list[Primitive], Camera]:
         mat = rng.choice(["rubber", "metal"])
         col = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
         if kind == "vehicle":
-            o = {"type": rng.choice(["car", "truck", "tractor"]), "size": rng.choice(["small", "large"]),
-                 "material": mat, "body": "a", "cabin": "b", "wheels": "c", "x": x, "y": y,
-                 "heading": rng.uniform(0, 360)}
+            o = {
+                "type": rng.choice(["car", "truck", "tractor"]),
+                "size": rng.choice(["small", "large"]),
+                "material": mat,
+                "body": "a",
+                "cabin": "b",
+                "wheels": "c",
+                "x": x,
+                "y": y,
+                "heading": rng.uniform(0, 360),
+            }
             for p in vehicle_primitives([o], {"a": col, "b": (10, 200, 30), "c": (40, 40, 40)}):
                 prims.append(Primitive(p.kind, p.centre, p.size, p.colour, p.material, obj, p.yaw, p.tilt))
         elif kind == "speck":
-            prims.append(Primitive("sphere", (x, y, rng.uniform(-0.1, 2)), (rng.uniform(0.005, 0.03),), col, mat,
-                                   obj))
+            prims.append(Primitive("sphere", (x, y, rng.uniform(-0.1, 2)), (rng.uniform(0.005, 0.03),), col, mat, obj))
         else:
             r = rng.uniform(0.1, 1.2)
             z = rng.choice([r, r, rng.uniform(-0.5, 3)])
-            size = {"sphere": (r,), "box": (r, rng.uniform(0.1, 1.2), rng.uniform(0.1, 1.2)),
-                    "cylinder": (r, rng.uniform(0.1, 1.2))}[kind]
-            prims.append(Primitive(kind, (x, y, z), size, col, mat, obj, yaw=rng.uniform(0, 360),
-                                   tilt=rng.choice([0.0, 90.0, rng.uniform(0, 180)])))
+            size = {
+                "sphere": (r,),
+                "box": (r, rng.uniform(0.1, 1.2), rng.uniform(0.1, 1.2)),
+                "cylinder": (r, rng.uniform(0.1, 1.2)),
+            }[kind]
+            prims.append(
+                Primitive(
+                    kind,
+                    (x, y, z),
+                    size,
+                    col,
+                    mat,
+                    obj,
+                    yaw=rng.uniform(0, 360),
+                    tilt=rng.choice([0.0, 90.0, rng.uniform(0, 180)]),
+                )
+            )
         obj += rng.choice([1, 1, 1, 0])
-    cam = Camera(azimuth=rng.uniform(-180, 180), elevation=rng.choice([rng.uniform(-5, 89), rng.uniform(25, 45)]),
-                 distance=rng.choice([rng.uniform(0.5, 4), rng.uniform(6, 14), rng.uniform(14, 40)]),
-                 fov=rng.uniform(20, 80), width=rng.choice([32, 48, 64, 80, 120]), height=rng.choice([24, 32, 48, 64]),
-                 target=(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(0, 1)))
+    cam = Camera(
+        azimuth=rng.uniform(-180, 180),
+        elevation=rng.choice([rng.uniform(-5, 89), rng.uniform(25, 45)]),
+        distance=rng.choice([rng.uniform(0.5, 4), rng.uniform(6, 14), rng.uniform(14, 40)]),
+        fov=rng.uniform(20, 80),
+        width=rng.choice([32, 48, 64, 80, 120]),
+        height=rng.choice([24, 32, 48, 64]),
+        target=(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(0, 1)),
+    )
     return prims, cam
 
 
@@ -62,7 +87,7 @@ def _assert_same_geometry(fast: Render3D, slow: Render3D) -> None:
     assert fast.ids.dtype == slow.ids.dtype and np.array_equal(fast.ids, slow.ids)
     assert fast.parts.dtype == slow.parts.dtype and np.array_equal(fast.parts, slow.parts)
     assert fast.objects == slow.objects
-    assert fast.subparts is not None and np.array_equal(fast.subparts[::fast.ss, ::fast.ss], fast.parts)
+    assert fast.subparts is not None and np.array_equal(fast.subparts[:: fast.ss, :: fast.ss], fast.parts)
 
 
 def _as_rubber(prims: list[Primitive]) -> list[Primitive]:
@@ -119,9 +144,20 @@ def test_full_size_task_like_scenes_match_the_reference(seed: int) -> None:
     rng = random.Random(seed)
     cam = Camera(azimuth=rng.uniform(-12, 12), elevation=rng.uniform(32, 40), distance=rng.uniform(10, 10.8), fov=40)
     scenes = [_clevr_like(rng)]
-    vehicles = [{"type": t, "size": rng.choice(["small", "large"]), "material": rng.choice(["rubber", "metal"]),
-                 "body": "a", "cabin": "b", "wheels": "c", "x": x, "y": y, "heading": rng.uniform(0, 360)}
-                for t, x, y in [("car", -2.0, -1.0), ("truck", 1.5, 0.5), ("tractor", -0.5, 2.5)]]
+    vehicles = [
+        {
+            "type": t,
+            "size": rng.choice(["small", "large"]),
+            "material": rng.choice(["rubber", "metal"]),
+            "body": "a",
+            "cabin": "b",
+            "wheels": "c",
+            "x": x,
+            "y": y,
+            "heading": rng.uniform(0, 360),
+        }
+        for t, x, y in [("car", -2.0, -1.0), ("truck", 1.5, 0.5), ("tractor", -0.5, 2.5)]
+    ]
     scenes.append(vehicle_primitives(vehicles, {"a": (229, 15, 65), "b": (0, 96, 245), "c": (40, 40, 40)}))
     for prims in scenes:
         for ss, shade in ((2, True), (1, False)):
@@ -133,12 +169,15 @@ def test_a_row_is_multiplied_alike_alone_and_in_any_batch() -> None:
     # whole rectangle; BLAS (`@`) rounds a row by its place in the batch on some CPUs, `_mm` must not.
     rng = np.random.default_rng(0)
     rows = rng.standard_normal((4000, 3)).astype(F)
-    for m in (rng.standard_normal((3, 3)).astype(F), rng.standard_normal((3, 3)).astype(F).T,
-              rng.standard_normal(3).astype(F)):
+    for m in (
+        rng.standard_normal((3, 3)).astype(F),
+        rng.standard_normal((3, 3)).astype(F).T,
+        rng.standard_normal(3).astype(F),
+    ):
         many = _mm(rows, m)
-        assert many.dtype == F and many.shape == (4000, 3)[:m.ndim]
+        assert many.dtype == F and many.shape == (4000, 3)[: m.ndim]
         assert np.allclose(many, rows.astype(float) @ m.astype(float), rtol=1e-5, atol=1e-5)
         for i in range(0, 4000, 37):
             # Row i first in batches of 1, 2 and up to 6 rows (alone, before a neighbour, after its neighbours).
-            for batch in (rows[i:i + 1], rows[i:i + 2], rows[max(0, i - 5):i + 1][::-1]):
+            for batch in (rows[i : i + 1], rows[i : i + 2], rows[max(0, i - 5) : i + 1][::-1]):
                 assert np.array_equal(_mm(np.ascontiguousarray(batch), m)[0], many[i])

@@ -33,8 +33,18 @@ def mock(suite_large: Path):
 @pytest.fixture
 def server(mock):
     """The session server reset to a clean, fault-free, zero-latency state."""
-    mock.configure(p=0.5, p_by_condition={}, latency_s=0.0, fault_rate=0.0, script=[], seed=0,
-                   retry_after_s=0.05, hang_s=30.0, truncate_rate=0.0, faults=["429", "500", "timeout", "malformed", "truncated", "drop"],
-                   unknown="answer")
+    mock.configure(
+        p=0.5,
+        p_by_condition={},
+        latency_s=0.0,
+        fault_rate=0.0,
+        script=[],
+        seed=0,
+        retry_after_s=0.05,
+        hang_s=30.0,
+        truncate_rate=0.0,
+        faults=["429", "500", "timeout", "malformed", "truncated", "drop"],
+        unknown="answer",
+    )
     mock.reset()
     return mock

@@ -34,18 +34,29 @@ def make_samples(n: int, seed: int = 0, big_first: bool = False) -> list[Sample]
         uid = f"{task}-{seed}-{i:05d}"
         stem = f"images/{task}/{uid}"
         size = (3000, 1000) if big_first and i == 0 else (64, 64)
-        images = {f"{stem}.png": _picture(seed * 100_003 + i, size), f"{stem}_step1.png": _picture(-i - 1),
-                  f"{stem}_step2.png": _picture(-i - 100_000), f"{stem}_corrupt1.png": _picture(-i - 200_000)}
+        images = {
+            f"{stem}.png": _picture(seed * 100_003 + i, size),
+            f"{stem}_step1.png": _picture(-i - 1),
+            f"{stem}_step2.png": _picture(-i - 100_000),
+            f"{stem}_corrupt1.png": _picture(-i - 200_000),
+        }
         inst = Instance(
-            uid=uid, task=task, domain="EG" if choice else "CT",
-            question=("Which pair overlaps most when aligned at the origin?" if choice
-                      else f"The die rolls along path #{i}. Which number is on top at the end?"),
+            uid=uid,
+            task=task,
+            domain="EG" if choice else "CT",
+            question=(
+                "Which pair overlaps most when aligned at the origin?"
+                if choice
+                else f"The die rolls along path #{i}. Which number is on top at the end?"
+            ),
             image=f"{stem}.png",
             answer=rng.choice("ABCD") if choice else str(rng.randint(1, 6)),
             answer_type=AnswerType.CHOICE if choice else AnswerType.INTEGER,
             options=list(OPTIONS) if choice else None,
-            steps=[Step(image=f"{stem}_step1.png", text=f"first state of item {i}"),
-                   Step(image=f"{stem}_step2.png", text=f"second state of item {i}")],
+            steps=[
+                Step(image=f"{stem}_step1.png", text=f"first state of item {i}"),
+                Step(image=f"{stem}_step2.png", text=f"second state of item {i}"),
+            ],
             corrupted_steps=[Step(image=f"{stem}_corrupt1.png", text="a wrong state")],
             meta={"caption": f"A picture for item {i}."},
         )
@@ -79,8 +90,10 @@ class ToolEpisode:
         if not response.tool_calls:
             return None
         step = self.images(self.instance.steps[0].image)
-        return [Message("tool", [TextPart(f"drew {c.name} {c.arguments}"), ImagePart(step)], tool_call_id=c.id)
-                for c in response.tool_calls]
+        return [
+            Message("tool", [TextPart(f"drew {c.name} {c.arguments}"), ImagePart(step)], tool_call_id=c.id)
+            for c in response.tool_calls
+        ]
 
     def record(self) -> dict:
         return {}

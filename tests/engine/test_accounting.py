@@ -16,8 +16,9 @@ CONDITIONS = ("direct", "text_cot", "visual_cot")
 
 def _summary_rows(output: str) -> list[str]:
     """The rows of the "Accuracy by condition" table, whitespace-normalised."""
-    return [" ".join(line.split()) for line in output.splitlines() if line.split()[:1] and
-            line.split()[0] in CONDITIONS]
+    return [
+        " ".join(line.split()) for line in output.splitlines() if line.split()[:1] and line.split()[0] in CONDITIONS
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +30,9 @@ def paired_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_eval_and_report_print_the_same_accuracies(paired_suite: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
-    ev = CliRunner().invoke(app, ["eval", "--suite", str(paired_suite), "--run", str(run), "--no-progress",
-                                  "-c", ",".join(CONDITIONS)])
+    ev = CliRunner().invoke(
+        app, ["eval", "--suite", str(paired_suite), "--run", str(run), "--no-progress", "-c", ",".join(CONDITIONS)]
+    )
     assert ev.exit_code == 0, ev.output
     rep = CliRunner().invoke(app, ["report", str(run), "--suite", str(paired_suite), "--out", str(tmp_path / "r")])
     assert rep.exit_code == 0, rep.output
@@ -44,9 +46,27 @@ def test_eval_and_report_print_the_same_accuracies(paired_suite: Path, tmp_path:
 def test_engine_failures_are_counted_and_count_as_wrong(server, suite_large: Path, tmp_path: Path) -> None:
     server.configure(p=1.0, fault_rate=0.3, faults=["500"])
     run = tmp_path / "run"
-    ev = CliRunner().invoke(app, ["eval", "--suite", str(suite_large), "--run", str(run), "--no-progress",
-                                  "--model", "m", "--base-url", server.base_url, "-c", "direct", "--limit", "40",
-                                  "--max-attempts", "1"])
+    ev = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--suite",
+            str(suite_large),
+            "--run",
+            str(run),
+            "--no-progress",
+            "--model",
+            "m",
+            "--base-url",
+            server.base_url,
+            "-c",
+            "direct",
+            "--limit",
+            "40",
+            "--max-attempts",
+            "1",
+        ],
+    )
     assert ev.exit_code == 3, ev.output  # some samples failed (README, exit codes)
     (row,) = _summary_rows(ev.output)
     cells = row.split()
@@ -65,8 +85,25 @@ def test_a_truncated_response_is_graded_truncated_never_correct(server, suite_la
 
     server.configure(p=1.0, truncate_rate=1.0)
     run = tmp_path / "run"
-    ev = CliRunner().invoke(app, ["eval", "--suite", str(suite_large), "--run", str(run), "--no-progress",
-                                  "--model", "m", "--base-url", server.base_url, "-c", "direct", "--limit", "10"])
+    ev = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--suite",
+            str(suite_large),
+            "--run",
+            str(run),
+            "--no-progress",
+            "--model",
+            "m",
+            "--base-url",
+            server.base_url,
+            "-c",
+            "direct",
+            "--limit",
+            "10",
+        ],
+    )
     assert ev.exit_code == 0, ev.output
     rows = scored(results_table(run).to_pylist())
     assert rows and all(r["finish_reason"] == "length" for r in rows)
@@ -77,8 +114,18 @@ def test_a_truncated_response_is_graded_truncated_never_correct(server, suite_la
 
 
 def test_score_text_explains_a_verdict() -> None:
-    out = CliRunner().invoke(app, ["score-text", "<answer>not E</answer>", "--gold", "E", "--type", "choice",
-                                   *[a for o in "abcde" for a in ("--option", o)]])
+    out = CliRunner().invoke(
+        app,
+        [
+            "score-text",
+            "<answer>not E</answer>",
+            "--gold",
+            "E",
+            "--type",
+            "choice",
+            *[a for o in "abcde" for a in ("--option", o)],
+        ],
+    )
     assert out.exit_code == 0, out.output
     assert "verdict:   wrong" in out.output and "rejects E" in out.output
     right = CliRunner().invoke(app, ["score-text", "so it is twenty to eight", "--gold", "7:40", "--type", "time"])

@@ -15,8 +15,18 @@ runner = CliRunner()
 
 
 def test_a_fixed_prefix_is_a_condition_by_name(suite_small: Path, tmp_path: Path) -> None:
-    r = runner.invoke(app, ["eval", str(suite_small), "--run", str(tmp_path / "r"), "--no-progress", "-c",
-                            "visual_cot_prefix_k1,visual_cot_prefix_k2"])
+    r = runner.invoke(
+        app,
+        [
+            "eval",
+            str(suite_small),
+            "--run",
+            str(tmp_path / "r"),
+            "--no-progress",
+            "-c",
+            "visual_cot_prefix_k1,visual_cot_prefix_k2",
+        ],
+    )
     assert r.exit_code == 0, r.output
     rows = pq.read_table(tmp_path / "r" / "results.parquet").to_pylist()
     sent = {(row["condition"], row["steps_sent"]) for row in rows}
@@ -26,6 +36,7 @@ def test_a_fixed_prefix_is_a_condition_by_name(suite_small: Path, tmp_path: Path
 
 def test_names_outside_the_family_stay_unknown(suite_small: Path, tmp_path: Path) -> None:
     assert not REGISTRY.known("visual_cot_prefix_k0") and not REGISTRY.known("visual_cot_prefix_kx")
-    r = runner.invoke(app, ["eval", str(suite_small), "--run", str(tmp_path / "r"), "--no-progress", "-c",
-                            "visual_cot_prefix_k0"])
+    r = runner.invoke(
+        app, ["eval", str(suite_small), "--run", str(tmp_path / "r"), "--no-progress", "-c", "visual_cot_prefix_k0"]
+    )
     assert r.exit_code == 2 and "unknown condition" in r.output and "visual_cot_prefix_kN" in r.output

@@ -43,10 +43,19 @@ class _NoList:
             def do_POST(self) -> None:  # noqa: N802
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 owner.chats += 1
-                self._send(200, {"id": "x", "object": "chat.completion", "created": 0, "model": "served",
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant", "content": reply}}],
-                                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+                self._send(
+                    200,
+                    {
+                        "id": "x",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": "served",
+                        "choices": [
+                            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}
+                        ],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                    },
+                )
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
@@ -74,8 +83,9 @@ def _closed_port_url() -> str:
     return f"http://127.0.0.1:{port}/v1"
 
 
-def test_servers_without_a_model_list_are_used_with_a_warning(two: list[_NoList],
-                                                              caplog: pytest.LogCaptureFixture) -> None:
+def test_servers_without_a_model_list_are_used_with_a_warning(
+    two: list[_NoList], caplog: pytest.LogCaptureFixture
+) -> None:
     pool = EndpointPool("served", [s.url for s in two], None)
 
     async def go() -> None:
@@ -118,8 +128,20 @@ def test_eval_over_servers_without_a_model_list(two: list[_NoList], tmp_path: An
     from vcot.build import TaskPlan, build_suite
 
     build_suite(tmp_path / "s", "s", [TaskPlan("convex_hull", 4, 0)])
-    args = [sys.executable, "-m", "vcot.cli", "eval", str(tmp_path / "s"), "--run", str(tmp_path / "run"),
-            "--no-progress", "-c", "direct", "--model", "served"]
+    args = [
+        sys.executable,
+        "-m",
+        "vcot.cli",
+        "eval",
+        str(tmp_path / "s"),
+        "--run",
+        str(tmp_path / "run"),
+        "--no-progress",
+        "-c",
+        "direct",
+        "--model",
+        "served",
+    ]
     for s in two:
         args += ["--base-url", s.url]
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}

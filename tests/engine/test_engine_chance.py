@@ -11,8 +11,17 @@ from vcot.schema import AnswerType, Instance
 
 
 def _inst(answer: str, answer_type: AnswerType, task: str = "some_task", options=None, meta=None) -> Instance:
-    return Instance(uid=f"u-{task}-{answer}", task=task, domain="EG", question="q?", image="a.png", answer=answer,
-                    answer_type=answer_type, options=options, meta=meta or {})
+    return Instance(
+        uid=f"u-{task}-{answer}",
+        task=task,
+        domain="EG",
+        question="q?",
+        image="a.png",
+        answer=answer,
+        answer_type=answer_type,
+        options=options,
+        meta=meta or {},
+    )
 
 
 def test_choice_level_and_empirical_rate():
@@ -32,8 +41,7 @@ def test_seeded_by_uid_condition_epoch():
     assert len(set(a)) > 1
 
 
-@pytest.mark.parametrize("atype,size", [(AnswerType.DIRECTION, 8), (AnswerType.TIME, 720),
-                                        (AnswerType.INTEGER, 21)])
+@pytest.mark.parametrize("atype,size", [(AnswerType.DIRECTION, 8), (AnswerType.TIME, 720), (AnswerType.INTEGER, 21)])
 def test_unknown_tasks_get_a_generic_space_by_type(atype, size):
     inst = _inst("5" if atype == AnswerType.INTEGER else "north", atype)
     assert answer_space(inst).size == size and chance_level(inst) == pytest.approx(1 / size)

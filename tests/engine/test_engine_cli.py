@@ -12,12 +12,22 @@ from vcot.cli import app
 
 def test_chance_eval_prints_accuracy_per_condition(suite_small, tmp_path):
     run_dir = tmp_path / "run"
-    result = CliRunner().invoke(app, ["eval", "--suite", str(suite_small), "--run", str(run_dir), "--no-progress",
-                                      "--epochs", "2"])
+    result = CliRunner().invoke(
+        app, ["eval", "--suite", str(suite_small), "--run", str(run_dir), "--no-progress", "--epochs", "2"]
+    )
     assert result.exit_code == 0, result.output
     # caption_only and question_only serve every suite but are diagnostics, asked for by name.
-    conditions = ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot", "visual_cot_corrupted",
-                  "vaot_norender", "vaot", "vaot_wrongrender")
+    conditions = (
+        "direct",
+        "text_cot",
+        "text_cot_spec",
+        "visual_cot",
+        "text_state_cot",
+        "visual_cot_corrupted",
+        "vaot_norender",
+        "vaot",
+        "vaot_wrongrender",
+    )
     for cond in conditions:
         assert cond in result.output
     assert "chance" in result.output and "accuracy" in result.output, result.output
@@ -36,8 +46,9 @@ def test_cli_errors_are_clear(suite_small, tmp_path):
     assert bad.exit_code == 2 and "unknown provider 'acme'" in bad.output
     missing = runner.invoke(app, ["eval", "--suite", str(tmp_path / "nope"), "--run", str(tmp_path / "r")])
     assert missing.exit_code == 2 and "suite folder not found" in missing.output
-    cond = runner.invoke(app, ["eval", "--suite", str(suite_small), "--conditions", "direct,vaot_nonsense",
-                               "--run", str(tmp_path / "r")])
+    cond = runner.invoke(
+        app, ["eval", "--suite", str(suite_small), "--conditions", "direct,vaot_nonsense", "--run", str(tmp_path / "r")]
+    )
     assert cond.exit_code == 2 and "unknown condition(s) vaot_nonsense" in cond.output
 
 

@@ -18,13 +18,18 @@ from vcot.prompts.text_cot_spec import GUIDES
 from vcot.suite import read_suite
 from vcot.tasks.catalog import MIRA_TASKS
 
-MIRA_DIRECT = ("Question: {q}\n\nPlease provide the final answer directly. "
-               "The final answer is placed in <answer></answer>.")
-MIRA_TEXT_COT = ("Question: {q}\n\nPlease first conduct step-by-step reasoning, and then provide the final answer. "
-                 "The final answer is placed in <answer></answer>.")
-MIRA_VISUAL_COT = ("Based on the question image and the intermediate reasoning image(s) provided, please continue "
-                   "the reasoning to solve the problem.\n\nQuestion: {q}\n\nThe final answer is placed in "
-                   "<answer></answer>.")
+MIRA_DIRECT = (
+    "Question: {q}\n\nPlease provide the final answer directly. The final answer is placed in <answer></answer>."
+)
+MIRA_TEXT_COT = (
+    "Question: {q}\n\nPlease first conduct step-by-step reasoning, and then provide the final answer. "
+    "The final answer is placed in <answer></answer>."
+)
+MIRA_VISUAL_COT = (
+    "Based on the question image and the intermediate reasoning image(s) provided, please continue "
+    "the reasoning to solve the problem.\n\nQuestion: {q}\n\nThe final answer is placed in "
+    "<answer></answer>."
+)
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +53,11 @@ def test_every_condition_builds_images_first_with_mira_wording(suite):
         "direct": (["I", "T"], MIRA_DIRECT.format(q=q), [inst.image]),
         "text_cot": (["I", "T"], MIRA_TEXT_COT.format(q=q), [inst.image]),
         "visual_cot": (["I", "I", "I", "T"], MIRA_VISUAL_COT.format(q=q), [inst.image] + [s.image for s in inst.steps]),
-        "visual_cot_corrupted": (["I", "I", "T"], MIRA_VISUAL_COT.format(q=q),
-                                 [inst.image] + [s.image for s in inst.corrupted_steps]),
+        "visual_cot_corrupted": (
+            ["I", "I", "T"],
+            MIRA_VISUAL_COT.format(q=q),
+            [inst.image] + [s.image for s in inst.corrupted_steps],
+        ),
     }
     for cond, (kinds, text, paths) in expected.items():
         prompt = build_prompt(inst, cond, images)
@@ -60,8 +68,10 @@ def test_every_condition_builds_images_first_with_mira_wording(suite):
     spec = build_prompt(inst, "text_cot_spec", images)
     msg, kinds = _layout(spec)
     assert kinds == ["I", "T"]
-    assert msg.text == f"Question: {q}\n\n{GUIDES['overlap']}\n\nPlease first conduct step-by-step reasoning, and " \
-                       "then provide the final answer. The final answer is placed in <answer></answer>."
+    assert (
+        msg.text == f"Question: {q}\n\n{GUIDES['overlap']}\n\nPlease first conduct step-by-step reasoning, and "
+        "then provide the final answer. The final answer is placed in <answer></answer>."
+    )
     state = build_prompt(inst, "text_state_cot", images)
     msg, kinds = _layout(state)
     assert kinds == ["I", "T"]
@@ -70,8 +80,16 @@ def test_every_condition_builds_images_first_with_mira_wording(suite):
     cap = build_prompt(inst, "caption_only", images)
     msg, kinds = _layout(cap)
     assert kinds == ["T"] and msg.text.startswith("Image description: A picture for item 1.\n\nQuestion: ")
-    assert set(CONDITIONS) == {"direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot",
-                               "visual_cot_corrupted", "caption_only", "question_only"}
+    assert set(CONDITIONS) == {
+        "direct",
+        "text_cot",
+        "text_cot_spec",
+        "visual_cot",
+        "text_state_cot",
+        "visual_cot_corrupted",
+        "caption_only",
+        "question_only",
+    }
 
 
 def test_guides_cover_every_registered_task_and_never_state_answers():
@@ -91,8 +109,16 @@ def test_prompt_version_covers_every_vaot_text_and_tool_spec(monkeypatch):
     import vcot.vaot.episode as episode
 
     before = conditions._prompt_version()
-    for name in ("VAOT_PROMPT", "RENDER_ACK", "NORENDER_ACK", "ZOOM_ACK", "BUDGET_NOTE", "NO_ACTION_REMINDER",
-                 "REJECTED_PREFIX", "COORDINATE_NOTE"):
+    for name in (
+        "VAOT_PROMPT",
+        "RENDER_ACK",
+        "NORENDER_ACK",
+        "ZOOM_ACK",
+        "BUDGET_NOTE",
+        "NO_ACTION_REMINDER",
+        "REJECTED_PREFIX",
+        "COORDINATE_NOTE",
+    ):
         with monkeypatch.context() as m:
             m.setattr(episode, name, getattr(episode, name) + " (edited)")
             assert conditions._prompt_version() != before, name
@@ -160,8 +186,18 @@ def test_options_block_rule():
     from vcot.schema import Instance
 
     def q(question, options):
-        return format_question(Instance(uid="u", task="overlap", domain="EG", question=question, image="a.png",
-                                        answer="A", answer_type="choice", options=options))
+        return format_question(
+            Instance(
+                uid="u",
+                task="overlap",
+                domain="EG",
+                question=question,
+                image="a.png",
+                answer="A",
+                answer_type="choice",
+                options=options,
+            )
+        )
 
     # Pictorial panels: the letters are the options, nothing to add.
     assert "Options:" not in q("Which pair overlaps most? Answer A, B, C or D.", ["A", "B", "C", "D"])

@@ -28,16 +28,36 @@ from vcot.engine.settings import GenSettings
 from vcot.engine.store import STORE_NAME
 
 FAST_RETRY = RetryPolicy(max_attempts=10, initial_s=0.01, max_backoff_s=0.1)
-REQUIRED_COLUMNS = {"run_id", "model", "condition", "uid", "task", "domain", "answer_type", "gold", "options",
-                    "epoch", "response", "error", "n_turns", "input_tokens", "output_tokens", "latency_s",
-                    "finish_reason", "suite_name", "suite_hash", "prompt_version", "vcot_version", "settings"}
+REQUIRED_COLUMNS = {
+    "run_id",
+    "model",
+    "condition",
+    "uid",
+    "task",
+    "domain",
+    "answer_type",
+    "gold",
+    "options",
+    "epoch",
+    "response",
+    "error",
+    "n_turns",
+    "input_tokens",
+    "output_tokens",
+    "latency_s",
+    "finish_reason",
+    "suite_name",
+    "suite_hash",
+    "prompt_version",
+    "vcot_version",
+    "settings",
+}
 
 
 def _spec(suite: Path, server, run_dir: Path, **kw) -> EvalSpec:
     kw.setdefault("concurrency", 32)
     kw.setdefault("retry", FAST_RETRY)
-    return EvalSpec(suite=suite, model="mock-model", base_url=server.base_url, run_dir=run_dir, tag_requests=True,
-                    **kw)
+    return EvalSpec(suite=suite, model="mock-model", base_url=server.base_url, run_dir=run_dir, tag_requests=True, **kw)
 
 
 def test_accuracy_matches_policy_within_sampling_error(suite_large, server, tmp_path):
@@ -45,8 +65,10 @@ def test_accuracy_matches_policy_within_sampling_error(suite_large, server, tmp_
     server.configure(p_by_condition=p, seed=11)
     result = run_eval(_spec(suite_large, server, tmp_path / "run", conditions=list(p)))
     assert result.progress.done == 600 and result.progress.errors == 0
-    cells = {cond: c for (_, cond), c in
-             condition_cells(to_samples(scored(results_table(tmp_path / "run").to_pylist()))).items()}
+    cells = {
+        cond: c
+        for (_, cond), c in condition_cells(to_samples(scored(results_table(tmp_path / "run").to_pylist()))).items()
+    }
     for cond, target in p.items():
         n = cells[cond].n
         assert n == 300
@@ -57,8 +79,10 @@ def test_accuracy_matches_policy_within_sampling_error(suite_large, server, tmp_
     assert table.num_rows == 600
     # DuckDB reads it; usage comes from the server's report.
     con = duckdb.connect()
-    n, tokens = con.execute(f"SELECT count(DISTINCT (condition, uid, epoch)), min(input_tokens) "
-                            f"FROM '{tmp_path / 'run' / 'results.parquet'}'").fetchone()
+    n, tokens = con.execute(
+        f"SELECT count(DISTINCT (condition, uid, epoch)), min(input_tokens) "
+        f"FROM '{tmp_path / 'run' / 'results.parquet'}'"
+    ).fetchone()
     assert n == 600 and tokens > 0
 
 
@@ -91,8 +115,17 @@ def test_faults_lose_nothing_and_change_nothing(suite_large, server, tmp_path):
 def test_retry_after_is_honoured_and_retries_are_bounded(suite_large, server, tmp_path):
     server.configure(fault_rate=1.0, faults=["429"], retry_after_s=0.3)
     t0 = time.perf_counter()
-    result = run_eval(_spec(suite_large, server, tmp_path / "run", conditions=["direct"], limit=1, tasks=["overlap"],
-                            retry=RetryPolicy(max_attempts=3, initial_s=0.001, max_backoff_s=0.001)))
+    result = run_eval(
+        _spec(
+            suite_large,
+            server,
+            tmp_path / "run",
+            conditions=["direct"],
+            limit=1,
+            tasks=["overlap"],
+            retry=RetryPolicy(max_attempts=3, initial_s=0.001, max_backoff_s=0.001),
+        )
+    )
     elapsed = time.perf_counter() - t0
     assert result.progress.errors == 1 and result.progress.retries == 2
     assert server.stats()["requests"] == 3
@@ -102,9 +135,27 @@ def test_retry_after_is_honoured_and_retries_are_bounded(suite_large, server, tm
 
 
 def _eval_cmd(suite: Path, server, run_dir: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "vcot.cli", "eval", "--suite", str(suite), "--model", "mock-model",
-            "--base-url", server.base_url, "--run", str(run_dir), "--conditions", "direct", "--tag-requests",
-            "--concurrency", "4", "--no-progress", *extra]
+    return [
+        sys.executable,
+        "-m",
+        "vcot.cli",
+        "eval",
+        "--suite",
+        str(suite),
+        "--model",
+        "mock-model",
+        "--base-url",
+        server.base_url,
+        "--run",
+        str(run_dir),
+        "--conditions",
+        "direct",
+        "--tag-requests",
+        "--concurrency",
+        "4",
+        "--no-progress",
+        *extra,
+    ]
 
 
 def _ok_keys(run_dir: Path) -> set[tuple]:
@@ -118,8 +169,9 @@ def _ok_keys(run_dir: Path) -> set[tuple]:
 def test_sigkill_then_rerun_completes_exactly_once(suite_large, server, tmp_path):
     server.configure(latency_s=0.03)
     run_dir = tmp_path / "run"
-    proc = subprocess.Popen(_eval_cmd(suite_large, server, run_dir, "--limit", "100"),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        _eval_cmd(suite_large, server, run_dir, "--limit", "100"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.monotonic() + 60
     done_before: set[tuple] = set()
     while time.monotonic() < deadline:
@@ -136,8 +188,9 @@ def test_sigkill_then_rerun_completes_exactly_once(suite_large, server, tmp_path
     done_before = _ok_keys(run_dir)  # what was committed when the process died
     assert 40 <= len(done_before) < 200, "the kill must land mid-run"
     at_kill = server.stats()["by_key"]
-    rerun = subprocess.run(_eval_cmd(suite_large, server, run_dir, "--limit", "100"), capture_output=True,
-                           text=True, timeout=120)
+    rerun = subprocess.run(
+        _eval_cmd(suite_large, server, run_dir, "--limit", "100"), capture_output=True, text=True, timeout=120
+    )
     assert rerun.returncode == 0, rerun.stderr
     after = server.stats()["by_key"]
     for run_id, uid, cond, epoch in done_before:
@@ -152,15 +205,30 @@ def test_sigkill_then_rerun_completes_exactly_once(suite_large, server, tmp_path
 
 def test_requests_per_minute_paces_calls(suite_small, server, tmp_path):
     t0 = time.perf_counter()
-    result = run_eval(EvalSpec(suite=suite_small, model="m", base_url=server.base_url, conditions=["direct"],
-                               run_dir=tmp_path / "run", requests_per_minute=600, concurrency=12))
+    result = run_eval(
+        EvalSpec(
+            suite=suite_small,
+            model="m",
+            base_url=server.base_url,
+            conditions=["direct"],
+            run_dir=tmp_path / "run",
+            requests_per_minute=600,
+            concurrency=12,
+        )
+    )
     assert result.progress.done == 12
     assert time.perf_counter() - t0 >= 1.0  # 12 calls at 10 per second, despite 12 slots
 
 
 def test_resume_of_a_finished_run_sends_nothing(suite_small, server, tmp_path):
-    spec = EvalSpec(suite=suite_small, model="m", base_url=server.base_url, conditions=["direct", "visual_cot"],
-                    run_dir=tmp_path / "run", retry=FAST_RETRY)
+    spec = EvalSpec(
+        suite=suite_small,
+        model="m",
+        base_url=server.base_url,
+        conditions=["direct", "visual_cot"],
+        run_dir=tmp_path / "run",
+        retry=FAST_RETRY,
+    )
     assert run_eval(spec).progress.done == 24
     n = server.stats()["requests"]
     again = run_eval(spec)
@@ -174,8 +242,15 @@ def test_resume_of_a_finished_run_sends_nothing(suite_small, server, tmp_path):
 def test_keys_never_reach_the_store_or_results(suite_small, server, tmp_path, monkeypatch):
     secret = "sk-test-DO-NOT-STORE-4b1d9e"
     monkeypatch.setenv("VCOT_TEST_KEY", secret)
-    spec = EvalSpec(suite=suite_small, model="m", base_url=server.base_url, api_key_env="VCOT_TEST_KEY",
-                    conditions=["direct"], run_dir=tmp_path / "run", retry=FAST_RETRY)
+    spec = EvalSpec(
+        suite=suite_small,
+        model="m",
+        base_url=server.base_url,
+        api_key_env="VCOT_TEST_KEY",
+        conditions=["direct"],
+        run_dir=tmp_path / "run",
+        retry=FAST_RETRY,
+    )
     assert run_eval(spec).progress.done == 12
     files = list((tmp_path / "run").iterdir())
     assert any(f.name == STORE_NAME for f in files) and any(f.name == "results.parquet" for f in files)
@@ -191,8 +266,15 @@ def test_missing_api_key_names_the_variable(suite_small, monkeypatch, tmp_path):
         run_eval(EvalSpec(suite=suite_small, model="openai/gpt-4o", run_dir=tmp_path / "r"))
     monkeypatch.delenv("MY_ENDPOINT_KEY", raising=False)
     with pytest.raises(ConfigError, match="MY_ENDPOINT_KEY"):
-        run_eval(EvalSpec(suite=suite_small, model="m", base_url="http://127.0.0.1:9/v1",
-                          api_key_env="MY_ENDPOINT_KEY", run_dir=tmp_path / "r"))
+        run_eval(
+            EvalSpec(
+                suite=suite_small,
+                model="m",
+                base_url="http://127.0.0.1:9/v1",
+                api_key_env="MY_ENDPOINT_KEY",
+                run_dir=tmp_path / "r",
+            )
+        )
 
 
 def test_unknown_provider_and_model(suite_small, tmp_path):
@@ -208,8 +290,7 @@ def test_unreachable_endpoint_fails_early_without_retries(suite_small, tmp_path)
         port = s.getsockname()[1]  # closed again: nothing listens there
     t0 = time.perf_counter()
     with pytest.raises(ConfigError, match=rf"connection refused: nothing listens at http://127.0.0.1:{port}/v1"):
-        run_eval(EvalSpec(suite=suite_small, model="m", base_url=f"http://127.0.0.1:{port}/v1",
-                          run_dir=tmp_path / "r"))
+        run_eval(EvalSpec(suite=suite_small, model="m", base_url=f"http://127.0.0.1:{port}/v1", run_dir=tmp_path / "r"))
     assert time.perf_counter() - t0 < 5
     assert not (tmp_path / "r").exists()
 
@@ -223,8 +304,15 @@ def test_condition_the_suite_cannot_serve_errors_before_any_call(tmp_path, serve
     samples[2].instance.steps.clear()
     write_suite(tmp_path / "s", "partial", samples)
     with pytest.raises(ConfigError, match=rf"'visual_cot' cannot be served for 1 of 4 .*{samples[2].instance.uid}"):
-        run_eval(EvalSpec(suite=tmp_path / "s", model="m", base_url=server.base_url,
-                          conditions=["direct", "visual_cot"], run_dir=tmp_path / "r"))
+        run_eval(
+            EvalSpec(
+                suite=tmp_path / "s",
+                model="m",
+                base_url=server.base_url,
+                conditions=["direct", "visual_cot"],
+                run_dir=tmp_path / "r",
+            )
+        )
     assert server.stats()["requests"] == 0
     # Defaulted conditions skip what cannot be served instead.
     result = run_eval(EvalSpec(suite=tmp_path / "s", run_dir=tmp_path / "r2"))
@@ -238,8 +326,10 @@ def test_optional_provider_sdks_fail_clearly(monkeypatch):
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "x")
     monkeypatch.setenv("GEMINI_API_KEY", "x")
-    for model, module, extra in (("anthropic/claude-x", "anthropic", "vcot[anthropic]"),
-                                 ("google/gemini-x", "google.genai", "vcot[google]")):
+    for model, module, extra in (
+        ("anthropic/claude-x", "anthropic", "vcot[anthropic]"),
+        ("google/gemini-x", "google.genai", "vcot[google]"),
+    ):
         try:
             installed = importlib.util.find_spec(module) is not None
         except ModuleNotFoundError:

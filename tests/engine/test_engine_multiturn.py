@@ -13,24 +13,42 @@ from vcot.engine.runner import EvalSpec, run_eval
 from vcot.engine.store import STORE_NAME
 from vcot.messages import ToolSpec
 
-SCRIPT = [[{"name": "draw_line", "arguments": {"x": 1}}],
-          [{"name": "draw_line", "arguments": {"x": 2}}, {"name": "draw_line", "arguments": {"x": 3}}]]
+SCRIPT = [
+    [{"name": "draw_line", "arguments": {"x": 1}}],
+    [{"name": "draw_line", "arguments": {"x": 2}}, {"name": "draw_line", "arguments": {"x": 3}}],
+]
 
 
-DRAW_LINE = ToolSpec("draw_line", "Draw a line on the image.",
-                     {"type": "object", "properties": {"x": {"type": "number"}}})
+DRAW_LINE = ToolSpec(
+    "draw_line", "Draw a line on the image.", {"type": "object", "properties": {"x": {"type": "number"}}}
+)
 
 
-REGISTRY.register(Condition("test_tool_loop", lambda inst, cond, epoch, images: ToolEpisode(inst, images, [DRAW_LINE]),
-                            lambda inst: None if inst.steps else "no steps", "test: a scripted tool loop", default=False))
+REGISTRY.register(
+    Condition(
+        "test_tool_loop",
+        lambda inst, cond, epoch, images: ToolEpisode(inst, images, [DRAW_LINE]),
+        lambda inst: None if inst.steps else "no steps",
+        "test: a scripted tool loop",
+        default=False,
+    )
+)
 
 TURN_ROLES = ["user", "user,assistant,tool,user", "user,assistant,tool,user,assistant,tool,tool,user"]
 
 
 def test_tool_loop_runs_turns_and_resumes_mid_episode(suite_large, server, tmp_path):
     server.configure(script=SCRIPT, p=1.0)
-    spec = EvalSpec(suite=suite_large, model="m", base_url=server.base_url, conditions=["test_tool_loop"], limit=6,
-                    run_dir=tmp_path / "run", tag_requests=True, retry=RetryPolicy(initial_s=0.01))
+    spec = EvalSpec(
+        suite=suite_large,
+        model="m",
+        base_url=server.base_url,
+        conditions=["test_tool_loop"],
+        limit=6,
+        run_dir=tmp_path / "run",
+        tag_requests=True,
+        retry=RetryPolicy(initial_s=0.01),
+    )
     result = run_eval(spec)
     assert result.progress.done == 12 and result.progress.errors == 0
     stats = server.stats()

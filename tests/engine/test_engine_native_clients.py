@@ -38,11 +38,15 @@ IN_TOKENS, OUT_TOKENS = 1234, 56
 ANSWER = "The die ends with 3 on top. <answer>3</answer>"
 FAST_RETRY = RetryPolicy(max_attempts=4, initial_s=0.001, max_backoff_s=0.01)
 MAGIC = {"image/png": b"\x89PNG\r\n\x1a\n", "image/jpeg": b"\xff\xd8\xff", "image/webp": b"RIFF"}
-TOOL = ToolSpec("draw_line", "Draw a line on the image.",
-                {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]})
+TOOL = ToolSpec(
+    "draw_line",
+    "Draw a line on the image.",
+    {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]},
+)
 
 
 # ---------------------------------------------------------------- the stand-in servers
+
 
 @dataclass
 class Fault:
@@ -74,8 +78,9 @@ class FakeAPI:
                 except ValueError:
                     body = None
                 with api.lock:
-                    api.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()},
-                                         "body": body})
+                    api.requests.append(
+                        {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
+                    )
                     fault = api.faults.pop(0) if api.faults else None
                 if fault is not None and fault.status:  # Fault(0): this request passes
                     status, out, headers = fault.status, api.error_body(fault.status), {}
@@ -113,7 +118,8 @@ class FakeAPI:
     def error_body(self, status: int) -> dict[str, Any]:
         if self.kind == "anthropic":
             kind = {429: "rate_limit_error", 401: "authentication_error", 400: "invalid_request_error"}.get(
-                status, "api_error")
+                status, "api_error"
+            )
             return {"type": "error", "error": {"type": kind, "message": f"injected {status}"}}
         name = {429: "RESOURCE_EXHAUSTED", 401: "UNAUTHENTICATED", 400: "INVALID_ARGUMENT"}.get(status, "INTERNAL")
         return {"error": {"code": status, "message": f"injected {status}", "status": name}}
@@ -129,13 +135,24 @@ class FakeAPI:
         last = body["messages"][-1]
         answered = any(isinstance(b, dict) and b.get("type") == "tool_result" for b in last.get("content", []))
         usage = {"input_tokens": IN_TOKENS, "output_tokens": OUT_TOKENS}
-        base = {"id": "msg_01", "type": "message", "role": "assistant", "model": body["model"],
-                "stop_sequence": None, "usage": usage}
+        base = {
+            "id": "msg_01",
+            "type": "message",
+            "role": "assistant",
+            "model": body["model"],
+            "stop_sequence": None,
+            "usage": usage,
+        }
         if body.get("tools") and not answered:
-            calls = [{"type": "tool_use", "id": self.next_call_id(), "name": body["tools"][0]["name"],
-                      "input": {"x": 2 + k}} for k in range(self.parallel)]
-            return 200, {**base, "content": [{"type": "text", "text": "Let me draw."}, *calls],
-                         "stop_reason": "tool_use"}
+            calls = [
+                {"type": "tool_use", "id": self.next_call_id(), "name": body["tools"][0]["name"], "input": {"x": 2 + k}}
+                for k in range(self.parallel)
+            ]
+            return 200, {
+                **base,
+                "content": [{"type": "text", "text": "Let me draw."}, *calls],
+                "stop_reason": "tool_use",
+            }
         return 200, {**base, "content": [{"type": "text", "text": ANSWER}], "stop_reason": "end_turn"}
 
     def _gemini(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -143,14 +160,18 @@ class FakeAPI:
             return 404, self.error_body(404)
         last = body["contents"][-1]
         answered = any("functionResponse" in p for p in last.get("parts", []))
-        usage = {"promptTokenCount": IN_TOKENS, "candidatesTokenCount": OUT_TOKENS,
-                 "totalTokenCount": IN_TOKENS + OUT_TOKENS}
+        usage = {
+            "promptTokenCount": IN_TOKENS,
+            "candidatesTokenCount": OUT_TOKENS,
+            "totalTokenCount": IN_TOKENS + OUT_TOKENS,
+        }
         for content in body["contents"]:
             for part in content.get("parts", []):
                 # As Gemini 3 does: a resent function call must carry the signature it was issued with.
                 call = part.get("functionCall")
                 if call is not None and self.signatures.get(call.get("id")) != (
-                        part.get("thoughtSignature") or part.get("thought_signature")):
+                    part.get("thoughtSignature") or part.get("thought_signature")
+                ):
                     return 400, self.error_body(400)
                 answer = part.get("functionResponse")
                 if answer is not None and answer.get("id") not in self.signatures:
@@ -161,16 +182,23 @@ class FakeAPI:
             for k in range(self.parallel):
                 call_id = self.next_call_id().replace("toolu_", "fc_")
                 self.signatures[call_id] = base64.b64encode(f"signature of {call_id}".encode()).decode()
-                parts.append({"functionCall": {"id": call_id, "name": name, "args": {"x": 2 + k}},
-                              "thoughtSignature": self.signatures[call_id]})
+                parts.append(
+                    {
+                        "functionCall": {"id": call_id, "name": name, "args": {"x": 2 + k}},
+                        "thoughtSignature": self.signatures[call_id],
+                    }
+                )
         else:
             parts = [{"text": ANSWER}]
-        return 200, {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
-                                     "index": 0}],
-                     "usageMetadata": usage, "modelVersion": "test-model"}
+        return 200, {
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": usage,
+            "modelVersion": "test-model",
+        }
 
 
 # ---------------------------------------------------------------- per-provider knowledge
+
 
 @dataclass
 class Provider:
@@ -183,12 +211,22 @@ class Provider:
 
 
 PROVIDERS = {
-    "anthropic": Provider("anthropic", "anthropic", "ANTHROPIC_BASE_URL", ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
-                          "end_turn",
-                          lambda h: h.get("x-api-key") or (h.get("authorization") or "").removeprefix("Bearer ")
-                          or None),
-    "google": Provider("google", "google.genai", "GOOGLE_GEMINI_BASE_URL", ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-                       "STOP", lambda h: h.get("x-goog-api-key")),
+    "anthropic": Provider(
+        "anthropic",
+        "anthropic",
+        "ANTHROPIC_BASE_URL",
+        ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
+        "end_turn",
+        lambda h: h.get("x-api-key") or (h.get("authorization") or "").removeprefix("Bearer ") or None,
+    ),
+    "google": Provider(
+        "google",
+        "google.genai",
+        "GOOGLE_GEMINI_BASE_URL",
+        ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+        "STOP",
+        lambda h: h.get("x-goog-api-key"),
+    ),
 }
 
 
@@ -265,14 +303,24 @@ def base_url_of(client: Any) -> str:
 
 # ---------------------------------------------------------------- tests
 
+
 def test_text_image_usage_retries_and_key(api, suite, tmp_path):
     prov, server, key_env, secret = api
     # Retry-After as seconds, then as an HTTP date (already due: no wait).
     server.faults = [Fault(429, retry_after="1"), Fault(500), Fault(429, retry_after=formatdate(usegmt=True))]
     run_dir = tmp_path / "run"
     t0 = time.perf_counter()
-    result = run_eval(EvalSpec(suite=suite, model=f"{prov.name}/test-model", api_key_env=key_env,
-                               conditions=["direct"], run_dir=run_dir, retry=FAST_RETRY, concurrency=1))
+    result = run_eval(
+        EvalSpec(
+            suite=suite,
+            model=f"{prov.name}/test-model",
+            api_key_env=key_env,
+            conditions=["direct"],
+            run_dir=run_dir,
+            retry=FAST_RETRY,
+            concurrency=1,
+        )
+    )
     elapsed = time.perf_counter() - t0
     assert result.progress.done == 2 and result.progress.errors == 0
     # Two 429s and one 500, each retried once by the runner (the SDK's own retries are off).
@@ -319,15 +367,31 @@ def test_text_image_usage_retries_and_key(api, suite, tmp_path):
     assert key_env in settings  # the variable's name is recorded, never its value
 
 
-REGISTRY.register(Condition("native_tool_loop", lambda inst, cond, epoch, images: ToolEpisode(inst, images, [TOOL]),
-                            lambda inst: None if inst.steps else "no steps", "test: a scripted tool loop", default=False))
+REGISTRY.register(
+    Condition(
+        "native_tool_loop",
+        lambda inst, cond, epoch, images: ToolEpisode(inst, images, [TOOL]),
+        lambda inst: None if inst.steps else "no steps",
+        "test: a scripted tool loop",
+        default=False,
+    )
+)
 
 
 def test_tool_call_round_trip_with_image_result(api, suite, tmp_path):
     prov, server, key_env, _ = api
     run_dir = tmp_path / "run"
-    result = run_eval(EvalSpec(suite=suite, model=f"{prov.name}/test-model", api_key_env=key_env,
-                               conditions=["native_tool_loop"], run_dir=run_dir, retry=FAST_RETRY, concurrency=1))
+    result = run_eval(
+        EvalSpec(
+            suite=suite,
+            model=f"{prov.name}/test-model",
+            api_key_env=key_env,
+            conditions=["native_tool_loop"],
+            run_dir=run_dir,
+            retry=FAST_RETRY,
+            concurrency=1,
+        )
+    )
     assert result.progress.done == 2 and result.progress.errors == 0 and result.progress.retries == 0
     assert len(server.requests) == 4
     # Samples interleave (a slot is held per call), so pair each follow-up turn with its opening turn.
@@ -389,9 +453,16 @@ def test_tool_episode_resumed_in_a_new_process_resends_the_stored_call_data(api,
     so the signature travels through the run store, not the client's memory."""
     prov, server, key_env, _ = api
     run_dir = tmp_path / "run"
-    spec = EvalSpec(suite=suite, model=f"{prov.name}/test-model", api_key_env=key_env, limit=1,
-                    conditions=["native_tool_loop"], run_dir=run_dir, concurrency=1,
-                    retry=RetryPolicy(max_attempts=1, initial_s=0.01, max_backoff_s=0.01))
+    spec = EvalSpec(
+        suite=suite,
+        model=f"{prov.name}/test-model",
+        api_key_env=key_env,
+        limit=1,
+        conditions=["native_tool_loop"],
+        run_dir=run_dir,
+        concurrency=1,
+        retry=RetryPolicy(max_attempts=1, initial_s=0.01, max_backoff_s=0.01),
+    )
     server.faults = [Fault(0), Fault(400)]  # turn 0 answers with a tool call; turn 1 is rejected
     first = run_eval(spec)
     assert (first.progress.done, first.progress.errors) == (0, 1)
@@ -411,8 +482,17 @@ def test_tool_episode_resumed_in_a_new_process_resends_the_stored_call_data(api,
 def test_parallel_tool_calls_answer_in_one_turn(api, suite, tmp_path):
     prov, server, key_env, _ = api
     server.parallel = 2
-    result = run_eval(EvalSpec(suite=suite, model=f"{prov.name}/test-model", api_key_env=key_env,
-                               conditions=["native_tool_loop"], run_dir=tmp_path / "run", retry=FAST_RETRY, limit=1))
+    result = run_eval(
+        EvalSpec(
+            suite=suite,
+            model=f"{prov.name}/test-model",
+            api_key_env=key_env,
+            conditions=["native_tool_loop"],
+            run_dir=tmp_path / "run",
+            retry=FAST_RETRY,
+            limit=1,
+        )
+    )
     assert result.progress.done == 1 and result.progress.errors == 0 and len(server.requests) == 2
     body = server.requests[1]["body"]
     if prov.name == "anthropic":
@@ -424,24 +504,45 @@ def test_parallel_tool_calls_answer_in_one_turn(api, suite, tmp_path):
         asked = [p["functionCall"]["id"] for p in body["contents"][1]["parts"] if "functionCall" in p]
         answered = [p["functionResponse"]["id"] for p in body["contents"][2]["parts"] if "functionResponse" in p]
     assert len(asked) == 2 and answered == asked
-    images = [v for k, v in user_parts(prov.name, body["messages" if prov.name == "anthropic" else "contents"][2])
-              if k == "image"]
+    images = [
+        v
+        for k, v in user_parts(prov.name, body["messages" if prov.name == "anthropic" else "contents"][2])
+        if k == "image"
+    ]
     assert len(images) == 2
 
 
 def test_rejected_key_and_bad_request(api, suite, tmp_path):
     prov, server, key_env, _ = api
     server.faults = [Fault(400)]
-    result = run_eval(EvalSpec(suite=suite, model=f"{prov.name}/test-model", api_key_env=key_env,
-                               conditions=["direct"], run_dir=tmp_path / "bad", retry=FAST_RETRY, concurrency=1,
-                               limit=1))
+    result = run_eval(
+        EvalSpec(
+            suite=suite,
+            model=f"{prov.name}/test-model",
+            api_key_env=key_env,
+            conditions=["direct"],
+            run_dir=tmp_path / "bad",
+            retry=FAST_RETRY,
+            concurrency=1,
+            limit=1,
+        )
+    )
     assert result.progress.errors == 1 and result.progress.retries == 0 and len(server.requests) == 1
     (row,) = pq.read_table(tmp_path / "bad" / "results.parquet").to_pylist()
     assert "400" in row["error"] and row["response"] is None
 
     server.faults = [Fault(401)] * 3
     with pytest.raises(ConfigError, match=key_env):
-        run_eval(EvalSpec(suite=suite, model=f"{prov.name}/test-model", api_key_env=key_env,
-                          conditions=["direct"], run_dir=tmp_path / "auth", retry=FAST_RETRY, concurrency=1,
-                          limit=1))
+        run_eval(
+            EvalSpec(
+                suite=suite,
+                model=f"{prov.name}/test-model",
+                api_key_env=key_env,
+                conditions=["direct"],
+                run_dir=tmp_path / "auth",
+                retry=FAST_RETRY,
+                concurrency=1,
+                limit=1,
+            )
+        )
     assert len(server.requests) == 2  # stopped at the first rejection; no retry

@@ -78,9 +78,11 @@ class Stub:
 
 def completion(content_json: str) -> tuple[int, str]:
     """A chat completion whose message content is the JSON string literal `content_json`, verbatim."""
-    return 200, ('{"id": "x", "object": "chat.completion", "created": 0, "model": "stub", "choices": [{"index": 0, '
-                 '"message": {"role": "assistant", "content": ' + content_json + '}, "finish_reason": "stop"}], '
-                 '"usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}')
+    return 200, (
+        '{"id": "x", "object": "chat.completion", "created": 0, "model": "stub", "choices": [{"index": 0, '
+        '"message": {"role": "assistant", "content": ' + content_json + '}, "finish_reason": "stop"}], '
+        '"usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}'
+    )
 
 
 def answer(n: int) -> tuple[int, str]:
@@ -95,8 +97,9 @@ def stub() -> Iterator[Stub]:
 
 
 def _eval(suite: Path, run: Path, *extra: str) -> Any:
-    return runner.invoke(app, ["eval", "--suite", str(suite), "--run", str(run), "--no-progress", "-c", "direct",
-                               *extra])
+    return runner.invoke(
+        app, ["eval", "--suite", str(suite), "--run", str(run), "--no-progress", "-c", "direct", *extra]
+    )
 
 
 def _no_traceback(result: Any) -> None:
@@ -105,21 +108,30 @@ def _no_traceback(result: Any) -> None:
 
 # -------------------------------------------------------------------------------- 2. keys and base URLs
 
-def test_judge_process_sends_no_key_to_a_base_url_unless_named(suite_small: Path, tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+
+def test_judge_process_sends_no_key_to_a_base_url_unless_named(
+    suite_small: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import vcot.engine.trajectories as trajectories
     import vcot.scoring.process_judge as process_judge
 
     seen: list[str | None] = []
     monkeypatch.setattr(trajectories, "read_trajectories", lambda run_dir: [])
-    monkeypatch.setattr(process_judge, "judge_trajectories",
-                        lambda *a, api_key=None, **k: seen.append(api_key) or [])
+    monkeypatch.setattr(process_judge, "judge_trajectories", lambda *a, api_key=None, **k: seen.append(api_key) or [])
     monkeypatch.setattr(process_judge, "write_process_scores", lambda run_dir, scores: tmp_path / "scores.jsonl")
     monkeypatch.setattr(process_judge, "rf_calibration", lambda t, s: {"n": 0, "strict": None, "by_condition": {}})
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("MY_JUDGE_KEY", "sk-named")
-    base = ["judge-process", str(tmp_path), "--suite", str(suite_small), "--judge-model", "j",
-            "--judge-base-url", "http://judge.example/v1"]
+    base = [
+        "judge-process",
+        str(tmp_path),
+        "--suite",
+        str(suite_small),
+        "--judge-model",
+        "j",
+        "--judge-base-url",
+        "http://judge.example/v1",
+    ]
     assert runner.invoke(app, base).exit_code == 0
     assert runner.invoke(app, [*base, "--api-key-env", "MY_JUDGE_KEY"]).exit_code == 0
     assert seen == [None, "sk-named"]
@@ -130,8 +142,9 @@ def test_judge_process_sends_no_key_to_a_base_url_unless_named(suite_small: Path
     assert unset.exit_code == 2 and "NOT_SET_ANYWHERE" in unset.output
 
 
-def test_llm_judge_with_a_base_url_does_not_fall_back_to_the_provider_key(stub: Stub,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_llm_judge_with_a_base_url_does_not_fall_back_to_the_provider_key(
+    stub: Stub, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from vcot.scoring.judge import LLMJudge
 
     stub.reply = lambda n: completion('"Correct"')
@@ -156,11 +169,14 @@ def test_eval_and_judge_process_share_the_api_key_env_option() -> None:
 
 # ------------------------------------------------------------------------------- 5. a lone surrogate
 
-def test_a_lone_surrogate_in_a_reply_is_stored_and_the_run_finishes(suite_small: Path, tmp_path: Path,
-                                                                     stub: Stub) -> None:
+
+def test_a_lone_surrogate_in_a_reply_is_stored_and_the_run_finishes(
+    suite_small: Path, tmp_path: Path, stub: Stub
+) -> None:
     # "\ud800" escaped in the JSON body: Python decodes it into a str that UTF-8 cannot encode.
-    stub.reply = lambda n: completion('"I think \\ud800 so <answer>3</answer> \\ud83d\\ude00"' if n % 3 == 1
-                                      else '"<answer>4</answer>"')
+    stub.reply = lambda n: completion(
+        '"I think \\ud800 so <answer>3</answer> \\ud83d\\ude00"' if n % 3 == 1 else '"<answer>4</answer>"'
+    )
     run = tmp_path / "run"
     result = _eval(suite_small, run, "--base-url", stub.url(), "--model", "stub")
     _no_traceback(result)
@@ -177,6 +193,7 @@ def test_a_lone_surrogate_in_a_reply_is_stored_and_the_run_finishes(suite_small:
 
 # ---------------------------------------------------------------------------- 4. control bytes in HTML
 
+
 def test_report_shows_nul_and_esc_of_a_hostile_response(tmp_path: Path, suite_small: Path, stub: Stub) -> None:
     stub.reply = lambda n: completion('"\\u0000\\u001b[31m\\u0007 <answer>3</answer>"')
     run = tmp_path / "run"
@@ -191,9 +208,23 @@ def test_report_shows_nul_and_esc_of_a_hostile_response(tmp_path: Path, suite_sm
 
 # -------------------------------------------------------------------------------- 8. option validation
 
+
 def test_negative_rpm_is_refused_instead_of_hanging(suite_small: Path, tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "vcot.cli", "eval", "--suite", str(suite_small), "--run", str(tmp_path / "r"),
-           "--no-progress", "-c", "direct", "--rpm", "-5"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "vcot.cli",
+        "eval",
+        "--suite",
+        str(suite_small),
+        "--run",
+        str(tmp_path / "r"),
+        "--no-progress",
+        "-c",
+        "direct",
+        "--rpm",
+        "-5",
+    ]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
@@ -214,6 +245,7 @@ def test_max_attempts_must_be_positive(suite_small: Path, tmp_path: Path, attemp
 
 # ------------------------------------------------------------------------------------- 9. exit codes
 
+
 def test_exit_code_when_every_sample_failed(suite_small: Path, tmp_path: Path, stub: Stub) -> None:
     stub.reply = lambda n: (400, '{"error": {"message": "bad request"}}')
     result = _eval(suite_small, tmp_path / "r", "--base-url", stub.url(), "--model", "stub", "--max-attempts", "1")
@@ -221,8 +253,9 @@ def test_exit_code_when_every_sample_failed(suite_small: Path, tmp_path: Path, s
     assert result.exit_code == 4 and "every sample(s) failed (12 of 12)" in result.output, result.output
 
 
-def test_exit_code_when_some_samples_failed_and_zero_after_a_clean_rerun(suite_small: Path, tmp_path: Path,
-                                                                       stub: Stub) -> None:
+def test_exit_code_when_some_samples_failed_and_zero_after_a_clean_rerun(
+    suite_small: Path, tmp_path: Path, stub: Stub
+) -> None:
     stub.reply = lambda n: (400, '{"error": {"message": "bad"}}') if n % 4 == 0 else answer(n)
     run = tmp_path / "r"
     result = _eval(suite_small, run, "--base-url", stub.url(), "--model", "stub", "--max-attempts", "1")
@@ -233,6 +266,7 @@ def test_exit_code_when_some_samples_failed_and_zero_after_a_clean_rerun(suite_s
 
 
 # ------------------------------------------------------------------------ 10. resume across endpoints
+
 
 def test_resume_survives_a_new_port_and_localhost(suite_small: Path, tmp_path: Path, stub: Stub) -> None:
     run = tmp_path / "r"
@@ -250,8 +284,9 @@ def test_resume_survives_a_new_port_and_localhost(suite_small: Path, tmp_path: P
     assert len(rows) == 12 and len({r["run_id"] for r in rows}) == 1
 
 
-def test_resume_of_a_run_recorded_with_its_endpoint_in_the_identity(suite_small: Path, tmp_path: Path,
-                                                                      stub: Stub) -> None:
+def test_resume_of_a_run_recorded_with_its_endpoint_in_the_identity(
+    suite_small: Path, tmp_path: Path, stub: Stub
+) -> None:
     run = tmp_path / "r"
     assert _eval(suite_small, run, "--base-url", stub.url(), "--model", "stub").exit_code == 0
     # Rewrite the store as vcot before this change wrote it: the endpoint inside the model record and an
@@ -281,15 +316,38 @@ def test_a_different_model_is_still_refused_with_its_name(suite_small: Path, tmp
 
 # ------------------------------------------------------------------------------- 11. Ctrl-C during eval
 
+
 def test_ctrl_c_during_eval_says_how_to_resume(suite_small: Path, tmp_path: Path) -> None:
     slow = Stub(answer, delay=0.3)
     try:
-        cmd = [sys.executable, "-m", "vcot.cli", "eval", "--suite", str(suite_small), "--run", str(tmp_path / "r"),
-               "--no-progress", "-c", "direct", "--base-url", slow.url(), "--model", "stub", "--concurrency", "1"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "vcot.cli",
+            "eval",
+            "--suite",
+            str(suite_small),
+            "--run",
+            str(tmp_path / "r"),
+            "--no-progress",
+            "-c",
+            "direct",
+            "--base-url",
+            slow.url(),
+            "--model",
+            "stub",
+            "--concurrency",
+            "1",
+        ]
         # A terminal's Ctrl-C, even when this test session was started in the background (which leaves SIGINT
         # ignored for every child; Python then installs no KeyboardInterrupt handler).
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
         deadline = time.monotonic() + 60
         while slow.requests < 2 and time.monotonic() < deadline:
             time.sleep(0.05)

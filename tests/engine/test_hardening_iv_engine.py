@@ -45,18 +45,19 @@ def _failing(errors: list[RetryableError]) -> tuple[Any, dict[str, int]]:
 
 
 def _unusable() -> RetryableError:
-    return RetryableError("malformed reply: message.tool_calls has 2000 entries", kind="malformed",
-                          well_formed=True)
+    return RetryableError("malformed reply: message.tool_calls has 2000 entries", kind="malformed", well_formed=True)
 
 
 @pytest.mark.parametrize(("malformed_attempts", "sent"), [(1, 1), (2, 2), (4, 4)])
-def test_an_unusable_reply_is_tried_malformed_attempts_times(no_waits: None, malformed_attempts: int,
-                                                             sent: int) -> None:
+def test_an_unusable_reply_is_tried_malformed_attempts_times(
+    no_waits: None, malformed_attempts: int, sent: int
+) -> None:
     fn, calls = _failing([_unusable() for _ in range(10)])
     retried: list[RetryableError] = []
     with pytest.raises(RetryableError) as info:
-        asyncio.run(call_with_retries(fn, RetryPolicy(max_attempts=10, malformed_attempts=malformed_attempts),
-                                      retried.append))
+        asyncio.run(
+            call_with_retries(fn, RetryPolicy(max_attempts=10, malformed_attempts=malformed_attempts), retried.append)
+        )
     assert calls["n"] == sent and info.value.attempts == sent and len(retried) == sent - 1
 
 
@@ -78,17 +79,26 @@ def test_malformed_attempts_must_be_a_positive_whole_number(bad: Any) -> None:
 
 
 def _completion(**message: Any) -> str:
-    return json.dumps({"choices": [{"message": {"role": "assistant", "content": "", **message},
-                                    "finish_reason": "tool_calls"}],
-                       "usage": {"prompt_tokens": 1, "completion_tokens": 1}})
+    return json.dumps(
+        {
+            "choices": [{"message": {"role": "assistant", "content": "", **message}, "finish_reason": "tool_calls"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+        }
+    )
 
 
-@pytest.mark.parametrize("body", [
-    _completion(tool_calls=[{"id": f"c{i}", "type": "function", "function": {"name": "mark_point",
-                                                                             "arguments": "{}"}}
-                            for i in range(2000)]),
-    _completion(tool_calls=[{"id": "c0", "type": "function", "function": {"name": 7, "arguments": "{}"}}]),
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        _completion(
+            tool_calls=[
+                {"id": f"c{i}", "type": "function", "function": {"name": "mark_point", "arguments": "{}"}}
+                for i in range(2000)
+            ]
+        ),
+        _completion(tool_calls=[{"id": "c0", "type": "function", "function": {"name": 7, "arguments": "{}"}}]),
+    ],
+)
 def test_a_whole_json_reply_vcot_rejects_is_well_formed(body: str) -> None:
     with pytest.raises(RetryableError) as info:
         parse_completion(body)
@@ -102,13 +112,31 @@ def test_a_body_that_is_not_json_is_not_well_formed(body: str) -> None:
     assert info.value.kind == "malformed" and not info.value.well_formed
 
 
-def test_eval_pays_two_requests_per_unusable_call_and_counts_the_retries(suite_large: Path, server,
-                                                                        tmp_path: Path) -> None:
+def test_eval_pays_two_requests_per_unusable_call_and_counts_the_retries(
+    suite_large: Path, server, tmp_path: Path
+) -> None:
     server.configure(fault_rate=1.0, faults=["usage_list"])  # every reply whole JSON, its usage a list
     run = tmp_path / "run"
-    result = runner.invoke(app, ["eval", str(suite_large), "--run", str(run), "--no-progress", "-c", "direct",
-                                 "--model", "stub", "--base-url", server.base_url, "--limit", "3",
-                                 "--max-attempts", "10"])
+    result = runner.invoke(
+        app,
+        [
+            "eval",
+            str(suite_large),
+            "--run",
+            str(run),
+            "--no-progress",
+            "-c",
+            "direct",
+            "--model",
+            "stub",
+            "--base-url",
+            server.base_url,
+            "--limit",
+            "3",
+            "--max-attempts",
+            "10",
+        ],
+    )
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     # --limit 3 takes 3 instances per task of the suite's two: 6 samples × 2 attempts, not × 10.
     assert server.stats()["faults"] == {"usage_list": 12}
@@ -119,8 +147,27 @@ def test_eval_pays_two_requests_per_unusable_call_and_counts_the_retries(suite_l
 
 def test_eval_malformed_attempts_option_allows_more(suite_large: Path, server, tmp_path: Path) -> None:
     server.configure(fault_rate=1.0, faults=["usage_list"])
-    result = runner.invoke(app, ["eval", str(suite_large), "--run", str(tmp_path / "run"), "--no-progress", "-c",
-                                 "direct", "--model", "stub", "--base-url", server.base_url, "--limit", "1",
-                                 "--max-attempts", "10", "--malformed-attempts", "3"])
+    result = runner.invoke(
+        app,
+        [
+            "eval",
+            str(suite_large),
+            "--run",
+            str(tmp_path / "run"),
+            "--no-progress",
+            "-c",
+            "direct",
+            "--model",
+            "stub",
+            "--base-url",
+            server.base_url,
+            "--limit",
+            "1",
+            "--max-attempts",
+            "10",
+            "--malformed-attempts",
+            "3",
+        ],
+    )
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert server.stats()["faults"] == {"usage_list": 6}  # 2 samples × 3 attempts

@@ -51,8 +51,17 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 CONDITIONS = ["direct", "text_cot", "vaot"]
 # Short replies keep the runs fast; greedy, so that two runs (and the server route) must agree token for token.
 SETTINGS = GenSettings(max_tokens=12, temperature=0)
-COMPARED = ("response", "error", "input_tokens", "output_tokens", "finish_reason", "n_turns", "extracted", "verdict",
-            "correct")
+COMPARED = (
+    "response",
+    "error",
+    "input_tokens",
+    "output_tokens",
+    "finish_reason",
+    "n_turns",
+    "extracted",
+    "verdict",
+    "correct",
+)
 
 
 @pytest.fixture(scope="module")
@@ -77,10 +86,25 @@ def hf_model(folder: Path) -> str:
     return f"hf:{folder}"
 
 
-def evaluate(suite: Path, model: str, run_dir: Path, conditions: list[str] = CONDITIONS, base_url: str | None = None,
-             concurrency: int = 8) -> RunResult:
-    return run_eval(EvalSpec(suite=suite, model=model, base_url=base_url, conditions=conditions, run_dir=run_dir,
-                             settings=SETTINGS, concurrency=concurrency))
+def evaluate(
+    suite: Path,
+    model: str,
+    run_dir: Path,
+    conditions: list[str] = CONDITIONS,
+    base_url: str | None = None,
+    concurrency: int = 8,
+) -> RunResult:
+    return run_eval(
+        EvalSpec(
+            suite=suite,
+            model=model,
+            base_url=base_url,
+            conditions=conditions,
+            run_dir=run_dir,
+            settings=SETTINGS,
+            concurrency=concurrency,
+        )
+    )
 
 
 def scored_rows(run_dir: Path) -> dict[tuple[str, str], dict[str, Any]]:
@@ -113,8 +137,9 @@ def test_every_condition_finishes_and_reports(hf_run: RunResult, tiny: Path, tmp
     assert job.paths.markdown.is_file() and job.paths.html.is_file()
 
 
-def test_greedy_runs_repeat_whatever_the_batch(hf_run: RunResult, tiny: Path, suite: Path, tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_greedy_runs_repeat_whatever_the_batch(
+    hf_run: RunResult, tiny: Path, suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("VCOT_HF_BATCH", "1")
     again = evaluate(suite, hf_model(tiny), tmp_path / "run")
     first, second = scored_rows(hf_run.run_dir), scored_rows(again.run_dir)
@@ -141,9 +166,22 @@ def served(tiny: Path, tmp_path: Path) -> Iterator[str]:
     port = _free_port()
     log = (tmp_path / "serve.log").open("w")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    argv = [sys.executable, "-c", "import sys; from transformers.cli.transformers import main; sys.exit(main())",
-            "serve", str(tiny), "--trust-remote-code", "--device", "cpu", "--host", "127.0.0.1",
-            "--port", str(port), "--log-level", "warning"]
+    argv = [
+        sys.executable,
+        "-c",
+        "import sys; from transformers.cli.transformers import main; sys.exit(main())",
+        "serve",
+        str(tiny),
+        "--trust-remote-code",
+        "--device",
+        "cpu",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+    ]
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
     url = f"http://127.0.0.1:{port}/v1"
     try:
@@ -170,8 +208,9 @@ def served(tiny: Path, tmp_path: Path) -> Iterator[str]:
         log.close()
 
 
-def test_same_replies_and_verdicts_as_transformers_serve(hf_run: RunResult, tiny: Path, suite: Path, served: str,
-                                                        tmp_path: Path) -> None:
+def test_same_replies_and_verdicts_as_transformers_serve(
+    hf_run: RunResult, tiny: Path, suite: Path, served: str, tmp_path: Path
+) -> None:
     """The server route and the in-process route render the same prompts, generate the same tokens and parse
     them alike: the stored replies and their grading agree row for row."""
     over_http = evaluate(suite, str(tiny), tmp_path / "run", base_url=served, concurrency=2)
@@ -216,8 +255,9 @@ CALL = {"name": "draw_line", "arguments": {"x1": 40, "y1": 60, "x2": 300, "y2": 
 ANSWER = "The top face shows <answer>3</answer>"
 
 
-def test_vaot_tool_call_and_returned_picture(tiny: Path, suite: Path, tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vaot_tool_call_and_returned_picture(
+    tiny: Path, suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The tiny random model cannot write a valid call, so generate is scripted: a `<tool_call>` while no tool has
     answered, then an answer. The call is parsed into a ToolCall the episode runs, the picture the tool returns is
     in the second request (its image tokens match the vision features), and both samples of a turn share one
@@ -234,10 +274,15 @@ def test_vaot_tool_call_and_returned_picture(tiny: Path, suite: Path, tmp_path: 
 
     def scripted(self: Any, input_ids: torch.Tensor, attention_mask: torch.Tensor, **kwargs: Any) -> torch.Tensor:
         grid = kwargs["image_grid_thw"]
-        seen.append({"rows": input_ids.shape[0], "images": grid.shape[0],
-                     "image_tokens": int((input_ids == image_token).sum()),
-                     "features": int(grid.prod(-1).sum()) // self.config.vision_config.spatial_merge_size ** 2,
-                     "answered": [bool((row == response_token).any()) for row in input_ids]})
+        seen.append(
+            {
+                "rows": input_ids.shape[0],
+                "images": grid.shape[0],
+                "image_tokens": int((input_ids == image_token).sum()),
+                "features": int(grid.prod(-1).sum()) // self.config.vision_config.spatial_merge_size**2,
+                "answered": [bool((row == response_token).any()) for row in input_ids],
+            }
+        )
         tails = [answer_ids if answered else call_ids for answered in seen[-1]["answered"]]
         width = max(map(len, tails))
         pad = kwargs["pad_token_id"]
@@ -247,8 +292,9 @@ def test_vaot_tool_call_and_returned_picture(tiny: Path, suite: Path, tmp_path: 
     monkeypatch.setattr(Qwen2VLForConditionalGeneration, "generate", scripted)
     # Long enough that both samples' requests of a turn meet, however slow the machine.
     monkeypatch.setenv("VCOT_HF_WINDOW_MS", "500")
-    result = run_eval(EvalSpec(suite=suite, model=hf_model(tiny), conditions=["vaot"],
-                               run_dir=tmp_path / "run", settings=SETTINGS))
+    result = run_eval(
+        EvalSpec(suite=suite, model=hf_model(tiny), conditions=["vaot"], run_dir=tmp_path / "run", settings=SETTINGS)
+    )
     assert result.progress.errors == 0 and result.progress.done == 2
     first = [s for s in seen if not any(s["answered"])]
     second = [s for s in seen if all(s["answered"])]
@@ -284,6 +330,7 @@ def _stored_tool_calls(run_dir: Path) -> list[dict[str, Any]]:
 
 # ----- parsing without a response template -----
 
+
 def test_tool_blocks_without_a_response_template() -> None:
     text = 'Let me draw.\n<tool_call>\n{"name": "mark_point", "arguments": {"x": 3}}\n</tool_call>'
     assert parse_tool_blocks(text) == ("Let me draw.", [("mark_point", '{"x": 3}')])
@@ -292,6 +339,7 @@ def test_tool_blocks_without_a_response_template() -> None:
 
 
 # ----- bad input -----
+
 
 def test_a_missing_folder_names_the_path(tmp_path: Path) -> None:
     missing = tmp_path / "no-such-model"
@@ -307,12 +355,29 @@ def test_a_missing_folder_names_the_path(tmp_path: Path) -> None:
 
 def test_options_are_checked() -> None:
     assert parse_hf_model("hf:~/m") == Path("~/m").expanduser()
-    opts = hf_options({"VCOT_HF_DEVICE": "cpu", "VCOT_HF_BATCH": "3", "VCOT_HF_DTYPE": "float32",
-                       "VCOT_HF_WINDOW_MS": "0", "VCOT_HF_TRUST_REMOTE_CODE": "1"})
-    assert (opts.device, opts.batch, opts.dtype, opts.window_ms, opts.trust_remote_code) == ("cpu", 3, "float32", 0, True)
+    opts = hf_options(
+        {
+            "VCOT_HF_DEVICE": "cpu",
+            "VCOT_HF_BATCH": "3",
+            "VCOT_HF_DTYPE": "float32",
+            "VCOT_HF_WINDOW_MS": "0",
+            "VCOT_HF_TRUST_REMOTE_CODE": "1",
+        }
+    )
+    assert (opts.device, opts.batch, opts.dtype, opts.window_ms, opts.trust_remote_code) == (
+        "cpu",
+        3,
+        "float32",
+        0,
+        True,
+    )
     assert hf_options({}) == hf_options({"VCOT_HF_BATCH": " "})
-    for env, value in (("VCOT_HF_BATCH", "0"), ("VCOT_HF_DTYPE", "int4"), ("VCOT_HF_WINDOW_MS", "soon"),
-                       ("VCOT_HF_TRUST_REMOTE_CODE", "maybe")):
+    for env, value in (
+        ("VCOT_HF_BATCH", "0"),
+        ("VCOT_HF_DTYPE", "int4"),
+        ("VCOT_HF_WINDOW_MS", "soon"),
+        ("VCOT_HF_TRUST_REMOTE_CODE", "maybe"),
+    ):
         with pytest.raises(ConfigError, match=env):
             hf_options({env: value})
     with pytest.raises(ConfigError, match="names no folder"):
@@ -323,8 +388,16 @@ def test_a_text_only_model_is_refused(tmp_path: Path) -> None:
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     folder = tmp_path / "text-only"
-    Qwen2ForCausalLM(Qwen2Config(vocab_size=64, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                                 num_attention_heads=2, num_key_value_heads=1)).save_pretrained(folder)
+    Qwen2ForCausalLM(
+        Qwen2Config(
+            vocab_size=64,
+            hidden_size=16,
+            intermediate_size=32,
+            num_hidden_layers=1,
+            num_attention_heads=2,
+            num_key_value_heads=1,
+        )
+    ).save_pretrained(folder)
     client = make_client(f"hf:{folder}")
     with pytest.raises(ConfigError, match=f"{folder}.*Qwen2ForCausalLM.*vision-language"):
         asyncio.run(client.preflight())
@@ -338,7 +411,15 @@ def test_without_torch_the_error_names_the_extra(tiny: Path, monkeypatch: pytest
 
 
 def test_an_undecodable_image_fails_the_sample_naming_it() -> None:
-    bad = EncodedImage(source="images/broken.png", data_uri="data:image/png;base64,iVBORw0KGgoAAAA=", mime="image/png",
-                       width=4, height=4, orig_width=4, orig_height=4, digest="0")
+    bad = EncodedImage(
+        source="images/broken.png",
+        data_uri="data:image/png;base64,iVBORw0KGgoAAAA=",
+        mime="image/png",
+        width=4,
+        height=4,
+        orig_width=4,
+        orig_height=4,
+        digest="0",
+    )
     with pytest.raises(FatalCallError, match="images/broken.png"):
         to_hf_messages([Message("user", [TextPart("What is shown?"), ImagePart(bad)])])

@@ -61,9 +61,15 @@ EXPECTED = {
 
 
 def completion(text: str = ANSWER, **extra: Any) -> dict[str, Any]:
-    return {"id": "x", "object": "chat.completion", "created": 0, "model": "raw",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13}, **extra}
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "raw",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+        **extra,
+    }
 
 
 # ----------------------------------------------------------------------------- a server of raw replies
@@ -82,8 +88,9 @@ def head(status: int = 200, length: int | None = None, extra: dict[str, str] | N
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
-async def send_body(writer: asyncio.StreamWriter, body: bytes, extra: dict[str, str] | None = None,
-                    status: int = 200) -> bool:
+async def send_body(
+    writer: asyncio.StreamWriter, body: bytes, extra: dict[str, str] | None = None, status: int = 200
+) -> bool:
     writer.write(head(status, len(body), extra) + body)
     await writer.drain()
     return True
@@ -166,8 +173,23 @@ async def good_reply(req: Request, writer: asyncio.StreamWriter) -> bool:
 
 
 def _eval(suite: Path, run: Path, url: str, *extra: str) -> Any:
-    return runner.invoke(app, ["eval", str(suite), "--run", str(run), "--no-progress", "-c", "direct",
-                               "--model", "stub", "--base-url", url, *extra])
+    return runner.invoke(
+        app,
+        [
+            "eval",
+            str(suite),
+            "--run",
+            str(run),
+            "--no-progress",
+            "-c",
+            "direct",
+            "--model",
+            "stub",
+            "--base-url",
+            url,
+            *extra,
+        ],
+    )
 
 
 def _no_traceback(result: Any) -> None:
@@ -180,62 +202,77 @@ def _rows(run: Path) -> list[dict[str, Any]]:
 
 # ------------------------------------------------------------------------ the parser, field by field
 
-@pytest.mark.parametrize(("body", "message"), [
-    ([], "the body is a list, not an object"),
-    ({}, "choices is missing"),
-    ({"choices": []}, "choices is an empty list"),
-    ({"choices": {"0": 1}}, "choices is an object"),
-    ({"choices": [7]}, "choices[0] is an integer"),
-    ({"choices": [{}]}, "choices[0].message is null"),
-    ({"choices": [{"message": "hi"}]}, "choices[0].message is a string"),
-    ({"choices": [{"message": {"content": {"text": "x"}}}]}, "message.content is an object"),
-    ({"choices": [{"message": {"content": ["x"]}}]}, "message.content[0] is a string"),
-    ({"choices": [{"message": {"content": [{"text": ["x"]}]}}]}, "message.content[0].text is a list"),
-    ({"choices": [{"message": {"content": "x", "tool_calls": {}}}]}, "message.tool_calls is an object"),
-    ({"choices": [{"message": {"content": "x", "tool_calls": [None]}}]}, "message.tool_calls[0] is null"),
-    ({"choices": [{"message": {"tool_calls": [{"function": "f"}]}}]}, "tool_calls[0].function is a string"),
-    ({"choices": [{"message": {"tool_calls": [{"function": {"name": 1}}]}}]}, "function.name is an integer"),
-    ({"choices": [{"message": {"tool_calls": [{"function": {"arguments": 2.5}}]}}]}, "arguments is a number"),
-    ({"choices": [{"message": {"tool_calls": [{"id": [], "function": {}}]}}]}, "tool_calls[0].id is a list"),
-    ({"choices": [{"message": {"tool_calls": [{"function": {}}] * 129}}]}, "has 129 entries (limit 128)"),
-    ({"choices": [{"message": {"content": "x"}, "finish_reason": {"a": 1}}]}, "finish_reason is an object"),
-    ({"choices": [{"message": {"content": "x"}, "finish_reason": "s" * 65}]}, "65 characters long"),
-    ({**completion(), "usage": [1, 2]}, "usage is a list"),
-    ({**completion(), "usage": {"prompt_tokens": "12"}}, "usage.prompt_tokens is a string"),
-    ({**completion(), "usage": {"prompt_tokens": True}}, "usage.prompt_tokens is a boolean"),
-    ({**completion(), "usage": {"completion_tokens": 10**30}}, "usage.completion_tokens is out of range"),
-    ({**completion(), "usage": {"completion_tokens": -1}}, "usage.completion_tokens is out of range"),
-    ({**completion(), "usage": {"prompt_tokens": 1.5}}, "usage.prompt_tokens is not a whole number"),
-    ({**completion(), "usage": {"prompt_tokens": 1e300}}, "usage.prompt_tokens is out of range"),
-])
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ([], "the body is a list, not an object"),
+        ({}, "choices is missing"),
+        ({"choices": []}, "choices is an empty list"),
+        ({"choices": {"0": 1}}, "choices is an object"),
+        ({"choices": [7]}, "choices[0] is an integer"),
+        ({"choices": [{}]}, "choices[0].message is null"),
+        ({"choices": [{"message": "hi"}]}, "choices[0].message is a string"),
+        ({"choices": [{"message": {"content": {"text": "x"}}}]}, "message.content is an object"),
+        ({"choices": [{"message": {"content": ["x"]}}]}, "message.content[0] is a string"),
+        ({"choices": [{"message": {"content": [{"text": ["x"]}]}}]}, "message.content[0].text is a list"),
+        ({"choices": [{"message": {"content": "x", "tool_calls": {}}}]}, "message.tool_calls is an object"),
+        ({"choices": [{"message": {"content": "x", "tool_calls": [None]}}]}, "message.tool_calls[0] is null"),
+        ({"choices": [{"message": {"tool_calls": [{"function": "f"}]}}]}, "tool_calls[0].function is a string"),
+        ({"choices": [{"message": {"tool_calls": [{"function": {"name": 1}}]}}]}, "function.name is an integer"),
+        ({"choices": [{"message": {"tool_calls": [{"function": {"arguments": 2.5}}]}}]}, "arguments is a number"),
+        ({"choices": [{"message": {"tool_calls": [{"id": [], "function": {}}]}}]}, "tool_calls[0].id is a list"),
+        ({"choices": [{"message": {"tool_calls": [{"function": {}}] * 129}}]}, "has 129 entries (limit 128)"),
+        ({"choices": [{"message": {"content": "x"}, "finish_reason": {"a": 1}}]}, "finish_reason is an object"),
+        ({"choices": [{"message": {"content": "x"}, "finish_reason": "s" * 65}]}, "65 characters long"),
+        ({**completion(), "usage": [1, 2]}, "usage is a list"),
+        ({**completion(), "usage": {"prompt_tokens": "12"}}, "usage.prompt_tokens is a string"),
+        ({**completion(), "usage": {"prompt_tokens": True}}, "usage.prompt_tokens is a boolean"),
+        ({**completion(), "usage": {"completion_tokens": 10**30}}, "usage.completion_tokens is out of range"),
+        ({**completion(), "usage": {"completion_tokens": -1}}, "usage.completion_tokens is out of range"),
+        ({**completion(), "usage": {"prompt_tokens": 1.5}}, "usage.prompt_tokens is not a whole number"),
+        ({**completion(), "usage": {"prompt_tokens": 1e300}}, "usage.prompt_tokens is out of range"),
+    ],
+)
 def test_each_field_is_type_checked_and_named(body: Any, message: str) -> None:
     with pytest.raises(RetryableError, match="malformed reply: .*" + re.escape(message)) as info:
         parse_completion(json.dumps(body))
     assert info.value.kind == "malformed"
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("[" * 100_000 + "]" * 100_000, "nested too deeply to parse"),
-    ('{"choices": [' + "1" * 5000 + "]}", "not JSON (ValueError)"),  # more digits than int() converts
-    ('{"choices": [', "not JSON (JSONDecodeError)"),
-    ("", "not JSON (JSONDecodeError)"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply to parse"),
+        ('{"choices": [' + "1" * 5000 + "]}", "not JSON (ValueError)"),  # more digits than int() converts
+        ('{"choices": [', "not JSON (JSONDecodeError)"),
+        ("", "not JSON (JSONDecodeError)"),
+    ],
+)
 def test_bodies_that_do_not_parse_are_named(text: str, message: str) -> None:
     with pytest.raises(RetryableError, match=re.escape(message)):
         parse_completion(text)
 
 
 def test_well_typed_variants_still_parse() -> None:
-    body = {"choices": [{"message": {"content": [{"type": "text", "text": "a"}, {"type": "image_url"},
-                                                 {"type": "text", "text": "b"}],
-                                     "tool_calls": [{"function": {"name": "f", "arguments": {"x": [1]}}},
-                                                    {"id": "c2", "function": {"name": "g", "arguments": None}}]},
-                         "finish_reason": None}],
-            "usage": {"prompt_tokens": 7.0, "completion_tokens": None}}
+    body = {
+        "choices": [
+            {
+                "message": {
+                    "content": [{"type": "text", "text": "a"}, {"type": "image_url"}, {"type": "text", "text": "b"}],
+                    "tool_calls": [
+                        {"function": {"name": "f", "arguments": {"x": [1]}}},
+                        {"id": "c2", "function": {"name": "g", "arguments": None}},
+                    ],
+                },
+                "finish_reason": None,
+            }
+        ],
+        "usage": {"prompt_tokens": 7.0, "completion_tokens": None},
+    }
     resp = parse_completion(json.dumps(body))
     assert resp.text == "ab" and resp.finish_reason is None
-    assert [(c.id, c.name, c.arguments) for c in resp.tool_calls] == [("call_0", "f", '{"x": [1]}'),
-                                                                      ("c2", "g", "")]
+    assert [(c.id, c.name, c.arguments) for c in resp.tool_calls] == [("call_0", "f", '{"x": [1]}'), ("c2", "g", "")]
     assert resp.input_tokens == 7 and type(resp.input_tokens) is int and resp.output_tokens is None
     assert parse_completion(json.dumps({"choices": [{"message": {"content": None}}]})).text == ""
 
@@ -243,13 +280,25 @@ def test_well_typed_variants_still_parse() -> None:
 def test_the_store_binds_whatever_it_is_given(tmp_path: Path) -> None:
     # The clients never hand these over any more; the store is the last line, so a rerun cannot die here.
     store = RunStore(tmp_path / STORE_NAME)
-    call = {"run_id": "r", "model": "m", "condition": "direct", "uid": "u", "epoch": 0, "turn": 0,
-            "request_digest": "d", "finish_reason": {"reason": ["stop"]}, "input_tokens": 10**30,
-            "output_tokens": -(2**63), "text": "a\ud800b", "response": [1, {"x": None}],
-            "tool_calls": object()}
+    call = {
+        "run_id": "r",
+        "model": "m",
+        "condition": "direct",
+        "uid": "u",
+        "epoch": 0,
+        "turn": 0,
+        "request_digest": "d",
+        "finish_reason": {"reason": ["stop"]},
+        "input_tokens": 10**30,
+        "output_tokens": -(2**63),
+        "text": "a\ud800b",
+        "response": [1, {"x": None}],
+        "tool_calls": object(),
+    }
     store.record(call, None)
-    row = store.conn.execute("SELECT finish_reason, input_tokens, output_tokens, text, response, tool_calls "
-                             "FROM calls").fetchone()
+    row = store.conn.execute(
+        "SELECT finish_reason, input_tokens, output_tokens, text, response, tool_calls FROM calls"
+    ).fetchone()
     assert row[:5] == ('{"reason": ["stop"]}', None, -(2**63), "a\ufffdb", '[1, {"x": null}]')
     assert row[5].startswith('"<object object')
     store.close()
@@ -257,14 +306,15 @@ def test_the_store_binds_whatever_it_is_given(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- the mock's hostile shapes, end to end
 
+
 @pytest.mark.parametrize("mode", HOSTILE_SHAPES)
-def test_a_hostile_shape_on_every_call_fails_each_sample_by_name(mode: str, suite_large: Path, server,
-                                                                  tmp_path: Path) -> None:
+def test_a_hostile_shape_on_every_call_fails_each_sample_by_name(
+    mode: str, suite_large: Path, server, tmp_path: Path
+) -> None:
     server.configure(fault_rate=1.0, faults=[mode])
     run = tmp_path / "run"
     for _ in range(2):  # the rerun retries the failed samples, and fails them again by name
-        result = _eval(suite_large, run, server.base_url, "--limit", "3", "--tag-requests",
-                       "--max-attempts", "2")
+        result = _eval(suite_large, run, server.base_url, "--limit", "3", "--tag-requests", "--max-attempts", "2")
         _no_traceback(result)
         assert result.exit_code == 4 and "every sample(s) failed (6 of 6)" in result.output, result.output
         rows = _rows(run)
@@ -273,13 +323,22 @@ def test_a_hostile_shape_on_every_call_fails_each_sample_by_name(mode: str, suit
     assert server.stats()["faults"] == {mode: 24}  # 6 samples x 2 attempts x 2 runs, each sent and refused
 
 
-def test_hostile_shapes_among_good_replies_fail_only_their_samples(suite_large: Path, server,
-                                                                   tmp_path: Path) -> None:
+def test_hostile_shapes_among_good_replies_fail_only_their_samples(suite_large: Path, server, tmp_path: Path) -> None:
     # Every shape at ~3 % of 300 replies (a quarter of requests draw one of the eight).
     server.configure(fault_rate=0.25, faults=list(HOSTILE_SHAPES))
     run = tmp_path / "run"
-    result = _eval(suite_large, run, server.base_url, "--limit", "150", "--tag-requests", "--max-attempts", "1",
-                   "--concurrency", "16")
+    result = _eval(
+        suite_large,
+        run,
+        server.base_url,
+        "--limit",
+        "150",
+        "--tag-requests",
+        "--max-attempts",
+        "1",
+        "--concurrency",
+        "16",
+    )
     _no_traceback(result)
     served = server.stats()["faults"]
     assert set(served) == set(HOSTILE_SHAPES), served
@@ -300,6 +359,7 @@ def test_hostile_shapes_among_good_replies_fail_only_their_samples(suite_large: 
 
 
 # --------------------------------------------------------------------------------- bounded replies
+
 
 def _big_reply(size: int, chunked: bool = False) -> Reply:
     async def reply(req: Request, writer: asyncio.StreamWriter) -> bool:
@@ -388,8 +448,22 @@ def test_six_large_replies_cost_bounded_memory_and_store(raw_server, suite_small
         return await good_reply(req, writer)
 
     server = raw_server(reply)
-    cmd = [sys.executable, "-m", "vcot.cli", "eval", str(suite_small), "--no-progress", "-c", "direct",
-           "--model", "stub", "--base-url", server.url, "--limit", "3"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "vcot.cli",
+        "eval",
+        str(suite_small),
+        "--no-progress",
+        "-c",
+        "direct",
+        "--model",
+        "stub",
+        "--base-url",
+        server.url,
+        "--limit",
+        "3",
+    ]
     code, base_mb = _max_rss_mb([*cmd, "--run", str(tmp_path / "small")])
     assert code == 0
     big["on"] = True
@@ -398,13 +472,16 @@ def test_six_large_replies_cost_bounded_memory_and_store(raw_server, suite_small
     assert code == 4 and len(rows) == 6
     assert all(r["error"].startswith("too_large: reply too large: more than 8 MiB") for r in rows)
     store_mb = (tmp_path / "big" / STORE_NAME).stat().st_size / 2**20
-    print(f"\nsix {size_mb} MB replies: peak RSS {big_mb:.0f} MiB (small replies {base_mb:.0f} MiB), "
-          f"store {store_mb:.2f} MiB")
+    print(
+        f"\nsix {size_mb} MB replies: peak RSS {big_mb:.0f} MiB (small replies {base_mb:.0f} MiB), "
+        f"store {store_mb:.2f} MiB"
+    )
     # At most the bound per reply in flight (6 x 8 MiB) over a run of small replies; 120 MB were sent.
     assert big_mb - base_mb < 6 * 8 + 16 and store_mb < 1
 
 
 # ------------------------------------------------------------------------------------ the deadline
+
 
 def _drip(period: float, total: int = 400) -> Reply:
     async def reply(req: Request, writer: asyncio.StreamWriter) -> bool:
@@ -435,14 +512,16 @@ def test_a_dripping_server_is_cut_off_at_the_deadline(raw_server, suite_small: P
     print(f"\ndripping server, --timeout {timeout} --max-attempts 2: ended after {elapsed:.1f} s")
     assert result.exit_code == 4, result.output
     rows = _rows(run)
-    assert len(rows) == 2 and all(r["error"] == f"timeout: no complete response within {timeout} s (gave up "
-                                                "after 2 attempts)" for r in rows)
+    assert len(rows) == 2 and all(
+        r["error"] == f"timeout: no complete response within {timeout} s (gave up after 2 attempts)" for r in rows
+    )
     assert elapsed < 2 * timeout + 4  # 2 attempts and a backoff; the drip alone would take 80 s or more
     assert len(server.requests) == 4
 
 
-def test_large_and_dripping_replies_among_good_ones_fail_only_their_samples(raw_server, suite_large: Path,
-                                                                          tmp_path: Path) -> None:
+def test_large_and_dripping_replies_among_good_ones_fail_only_their_samples(
+    raw_server, suite_large: Path, tmp_path: Path
+) -> None:
     def fate(tag: str) -> str:  # ~3 % of samples each, the same on every attempt and rerun
         r = random.Random(f"fate|{tag.rsplit('|', 1)[0]}").random()
         return "large" if r < 0.03 else "drip" if r < 0.06 else "good"
@@ -454,15 +533,31 @@ def test_large_and_dripping_replies_among_good_ones_fail_only_their_samples(raw_
         return await (large if kind == "large" else drip if kind == "drip" else good_reply)(req, writer)
 
     server = raw_server(reply)
-    spec = EvalSpec(suite=suite_large, model="raw", base_url=server.url, conditions=["direct"], limit=100,
-                    run_dir=tmp_path / "run", tag_requests=True, concurrency=16,
-                    settings=GenSettings(timeout_s=1, max_reply_bytes=1 << 20), retry=RetryPolicy(max_attempts=1))
+    spec = EvalSpec(
+        suite=suite_large,
+        model="raw",
+        base_url=server.url,
+        conditions=["direct"],
+        limit=100,
+        run_dir=tmp_path / "run",
+        tag_requests=True,
+        concurrency=16,
+        settings=GenSettings(timeout_s=1, max_reply_bytes=1 << 20),
+        retry=RetryPolicy(max_attempts=1),
+    )
     result = run_eval(spec)
     rows = _rows(tmp_path / "run")
     fates = Counter(fate(_tag(result.run_id, r)) for r in rows)
-    got = Counter("large" if "reply too large" in (r["error"] or "") else
-                  "drip" if (r["error"] or "").startswith("timeout: no complete response within 1 s") else
-                  "good" if r["error"] is None else r["error"] for r in rows)
+    got = Counter(
+        "large"
+        if "reply too large" in (r["error"] or "")
+        else "drip"
+        if (r["error"] or "").startswith("timeout: no complete response within 1 s")
+        else "good"
+        if r["error"] is None
+        else r["error"]
+        for r in rows
+    )
     assert len(rows) == 200 and fates["large"] > 0 and fates["drip"] > 0
     assert got == fates  # every affected sample failed by its own name, and no other
     assert result.progress.errors == fates["large"] + fates["drip"]
@@ -491,8 +586,30 @@ def test_changing_the_reply_bound_resumes_the_same_run(raw_server, suite_small: 
 
 # ----------------------------------------------------------------------------------------- the fuzz
 
-_VALUES: list[Any] = [None, True, False, 0, -1, 1, 2**31, 2**63, 10**30, -(10**30), 1.5, -0.0, 1e308, "",
-                      "stop", "\ud800", "\x00\x1b[31m", "<answer>3</answer>", [], {}, [None], {"": None}]
+_VALUES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    2**31,
+    2**63,
+    10**30,
+    -(10**30),
+    1.5,
+    -0.0,
+    1e308,
+    "",
+    "stop",
+    "\ud800",
+    "\x00\x1b[31m",
+    "<answer>3</answer>",
+    [],
+    {},
+    [None],
+    {"": None},
+]
 
 
 def _random_value(rng: random.Random, depth: int = 0) -> Any:
@@ -504,8 +621,12 @@ def _random_value(rng: random.Random, depth: int = 0) -> Any:
         return "x" * rng.choice([1, 100, 10_000, 300_000])
     if r < 0.8:
         return [_random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
-    return {rng.choice(["text", "type", "content", "id", "function", "name", "arguments", "prompt_tokens",
-                        "a"]): _random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))}
+    return {
+        rng.choice(
+            ["text", "type", "content", "id", "function", "name", "arguments", "prompt_tokens", "a"]
+        ): _random_value(rng, depth + 1)
+        for _ in range(rng.randint(0, 4))
+    }
 
 
 def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
@@ -540,8 +661,9 @@ def fuzz_body(rng: random.Random, limit: int) -> tuple[bytes, dict[str, str], st
     if rng.random() < 0.3:
         msg["content"] = [{"type": "text", "text": text}]
     if rng.random() < 0.2:
-        msg["tool_calls"] = [{"id": "c1", "type": "function",
-                              "function": {"name": "draw_line", "arguments": '{"x1": 1}'}}]
+        msg["tool_calls"] = [
+            {"id": "c1", "type": "function", "function": {"name": "draw_line", "arguments": '{"x1": 1}'}}
+        ]
     label = "good"
     extra: dict[str, str] = {}
     for _ in range(rng.choice([0, 0, 1, 1, 2, 3])):
@@ -581,8 +703,7 @@ def _tag(run_id: str, row: dict[str, Any]) -> str:
 
 
 @pytest.mark.timeout(240)
-def test_fuzz_thousands_of_generated_replies_fail_only_bad_calls(raw_server, suite_large: Path,
-                                                                 tmp_path: Path) -> None:
+def test_fuzz_thousands_of_generated_replies_fail_only_bad_calls(raw_server, suite_large: Path, tmp_path: Path) -> None:
     limit = 64 * 1024
     labels: dict[str, tuple[str, str]] = {}
     served = Counter()
@@ -596,10 +717,18 @@ def test_fuzz_thousands_of_generated_replies_fail_only_bad_calls(raw_server, sui
         return True
 
     server = raw_server(reply)
-    spec = EvalSpec(suite=suite_large, model="fuzz", base_url=server.url, conditions=["direct"], epochs=10,
-                    run_dir=tmp_path / "run", tag_requests=True, concurrency=16,
-                    settings=GenSettings(max_reply_bytes=limit, timeout_s=30),
-                    retry=RetryPolicy(max_attempts=1))
+    spec = EvalSpec(
+        suite=suite_large,
+        model="fuzz",
+        base_url=server.url,
+        conditions=["direct"],
+        epochs=10,
+        run_dir=tmp_path / "run",
+        tag_requests=True,
+        concurrency=16,
+        settings=GenSettings(max_reply_bytes=limit, timeout_s=30),
+        retry=RetryPolicy(max_attempts=1),
+    )
     t0 = time.monotonic()
     runs = tracebacks = 0
     for _ in range(2):  # the rerun sends every failed sample again: the same body, the same error
@@ -612,16 +741,21 @@ def test_fuzz_thousands_of_generated_replies_fail_only_bad_calls(raw_server, sui
     rows = _rows(tmp_path / "run")
     run_id = result.run_id
     errors = Counter(r["error"].split(" (gave up")[0].split(":")[0] for r in rows if r["error"])
-    unnamed = [r["error"] for r in rows if r["error"] and not r["error"].startswith(
-        ("malformed: malformed reply: ", "too_large: reply too large: "))]
+    unnamed = [
+        r["error"]
+        for r in rows
+        if r["error"] and not r["error"].startswith(("malformed: malformed reply: ", "too_large: reply too large: "))
+    ]
     good = [r for r in rows if labels[_tag(run_id, r)][0] == "good"]
     good_failed = [r["error"] for r in good if r["error"] is not None]
     wrong_text = [r for r in good if r["error"] is None and r["response"] != labels[_tag(run_id, r)][1]]
     hostile_failed = sum(1 for r in rows if r["error"] and labels[_tag(run_id, r)][0] == "hostile")
     elapsed = time.monotonic() - t0
-    print(f"\nfuzz: {sum(served.values())} replies tried ({served['good']} good, {served['hostile']} hostile), "
-          f"runs finished {runs}, tracebacks {tracebacks + len(unnamed)}, samples {len(rows)}, failed "
-          f"{sum(errors.values())} {dict(errors)}, good replies failed {len(good_failed)}, {elapsed:.0f} s")
+    print(
+        f"\nfuzz: {sum(served.values())} replies tried ({served['good']} good, {served['hostile']} hostile), "
+        f"runs finished {runs}, tracebacks {tracebacks + len(unnamed)}, samples {len(rows)}, failed "
+        f"{sum(errors.values())} {dict(errors)}, good replies failed {len(good_failed)}, {elapsed:.0f} s"
+    )
     assert tracebacks == 0 and runs == 2 and unnamed == [], unnamed[:5]
     assert len(rows) == 3000 and sum(served.values()) >= 3000 + hostile_failed
     assert good_failed == [] and wrong_text == [], (good_failed[:3], wrong_text[:3])
@@ -644,15 +778,22 @@ def test_vaot_arguments_nested_9000_deep_are_a_rejected_action(raw_server, tmp_p
         if req["json"].get("tools") and not any(m.get("role") == "tool" for m in messages):
             doc = completion(None)  # type: ignore[arg-type]
             doc["choices"][0]["message"]["tool_calls"] = [
-                {"id": "deep", "type": "function", "function": {"name": "draw_line", "arguments": DEEP_ARGUMENTS}}]
+                {"id": "deep", "type": "function", "function": {"name": "draw_line", "arguments": DEEP_ARGUMENTS}}
+            ]
             doc["choices"][0]["finish_reason"] = "tool_calls"
             return await send_body(writer, json.dumps(doc).encode())
         return await good_reply(req, writer)
 
     server = raw_server(reply)
     assert len(DEEP_ARGUMENTS) < 20_000  # inside the bound on raw arguments: only the nesting is wrong
-    spec = EvalSpec(suite=suite, model="raw", base_url=server.url, conditions=["vaot"], run_dir=tmp_path / "run",
-                    retry=RetryPolicy(max_attempts=1))
+    spec = EvalSpec(
+        suite=suite,
+        model="raw",
+        base_url=server.url,
+        conditions=["vaot"],
+        run_dir=tmp_path / "run",
+        retry=RetryPolicy(max_attempts=1),
+    )
     for _ in range(2):  # the rerun finds the sample finished
         result = run_eval(spec)
     assert result.progress.errors == 0 and len(server.requests) == 2
@@ -660,7 +801,8 @@ def test_vaot_arguments_nested_9000_deep_are_a_rejected_action(raw_server, tmp_p
     assert len(rows) == 1 and rows[0]["error"] is None and rows[0]["n_turns"] == 2
     tool_msgs = [m for m in server.requests[1]["json"]["messages"] if m.get("role") == "tool"]
     assert [m["content"] for m in tool_msgs] == [
-        "Action rejected: draw_line: arguments are nested too deeply (limit 8 levels)"]
+        "Action rejected: draw_line: arguments are nested too deeply (limit 8 levels)"
+    ]
     con = sqlite3.connect(tmp_path / "run" / STORE_NAME)
     episode = json.loads(con.execute("SELECT episode FROM samples").fetchone()[0])
     con.close()
@@ -681,34 +823,54 @@ def test_action_nesting_bounds_in_every_parser() -> None:
     assert len(fine.points) == 3  # type: ignore[union-attr]
     deep_block = parse_json_blocks("```json\n" + "[" * 9000 + "]" * 9000 + "\n```", 100, 100)
     assert deep_block.errors == ["a JSON action block is nested too deeply (limit 8 levels)"]
-    mixed = parse_json_blocks("```json\n" + json.dumps([{"action": "draw_line", "x1": nested}, *[0] * 5000,
-                                                        *[{"action": "mark_point", "x": 1, "y": 2}] * 500])
-                              + "\n```", 100, 100)
+    mixed = parse_json_blocks(
+        "```json\n"
+        + json.dumps(
+            [{"action": "draw_line", "x1": nested}, *[0] * 5000, *[{"action": "mark_point", "x": 1, "y": 2}] * 500]
+        )
+        + "\n```",
+        100,
+        100,
+    )
     assert len(mixed.actions) == MAX_ACTIONS_PER_TURN - 1 and len(mixed.errors) < 20, mixed.errors
     assert any("more JSON action(s) ignored" in e for e in mixed.errors)
 
 
 # --------------------------------------------------------------------------------- native clients
 
+
 def _anthropic_body(**over: Any) -> dict[str, Any]:
-    return {"id": "msg", "type": "message", "role": "assistant", "model": "m", "stop_sequence": None,
-            "content": [{"type": "text", "text": ANSWER}], "stop_reason": "end_turn",
-            "usage": {"input_tokens": 5, "output_tokens": 2}, **over}
+    return {
+        "id": "msg",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "stop_sequence": None,
+        "content": [{"type": "text", "text": ANSWER}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 5, "output_tokens": 2},
+        **over,
+    }
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    (_anthropic_body(usage=[1, 2]), "usage is a list"),
-    (_anthropic_body(content=[7]), "content[0] is an integer"),
-    (_anthropic_body(usage={"input_tokens": 10**30, "output_tokens": 1}), "usage.input_tokens is out of range"),
-    (_anthropic_body(usage={"input_tokens": "5", "output_tokens": 1}), "usage.input_tokens is a string"),
-    (_anthropic_body(content="hi"), "content is a string"),
-    (_anthropic_body(content=[{"type": "text", "text": 5}]), "content[0].text is an integer"),
-    (_anthropic_body(content=[{"type": "tool_use", "id": "t", "name": "f", "input": "x"}]),
-     "content[0].input is a string"),
-    (_anthropic_body(stop_reason={"a": 1}), "stop_reason is an object"),
-    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-    ('{"content": [', "not JSON"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (_anthropic_body(usage=[1, 2]), "usage is a list"),
+        (_anthropic_body(content=[7]), "content[0] is an integer"),
+        (_anthropic_body(usage={"input_tokens": 10**30, "output_tokens": 1}), "usage.input_tokens is out of range"),
+        (_anthropic_body(usage={"input_tokens": "5", "output_tokens": 1}), "usage.input_tokens is a string"),
+        (_anthropic_body(content="hi"), "content is a string"),
+        (_anthropic_body(content=[{"type": "text", "text": 5}]), "content[0].text is an integer"),
+        (
+            _anthropic_body(content=[{"type": "tool_use", "id": "t", "name": "f", "input": "x"}]),
+            "content[0].input is a string",
+        ),
+        (_anthropic_body(stop_reason={"a": 1}), "stop_reason is an object"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"content": [', "not JSON"),
+    ],
+)
 def test_anthropic_replies_are_type_checked(raw_server, monkeypatch, body: Any, message: str) -> None:
     from vcot.engine.clients.anthropic_client import AnthropicClient
 
@@ -755,15 +917,23 @@ def test_anthropic_replies_are_bounded_and_have_a_deadline(raw_server, monkeypat
     assert time.monotonic() - t0 < 3
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ({"candidates": [{"content": {"parts": [{"text": ANSWER}]}, "finishReason": "STOP"}],
-      "usageMetadata": {"promptTokenCount": 10**30, "candidatesTokenCount": 1}}, "promptTokenCount is out of range"),
-    ({"usageMetadata": {"promptTokenCount": "abc"}}, "the SDK refused the response (ValidationError)"),
-    ({"candidates": [{"finishReason": {"a": 1}}]}, "the SDK refused the response (AttributeError)"),
-    ({"candidates": [{"content": {"parts": [{"text": 5}]}}]}, "the SDK refused the response (ValidationError)"),
-    ("[" * 100_000 + "]" * 100_000, "malformed reply: "),
-    ({"candidates": [{"content": {"parts": [{"text": "x" * (2 << 20)}]}}]}, "reply too large"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            {
+                "candidates": [{"content": {"parts": [{"text": ANSWER}]}, "finishReason": "STOP"}],
+                "usageMetadata": {"promptTokenCount": 10**30, "candidatesTokenCount": 1},
+            },
+            "promptTokenCount is out of range",
+        ),
+        ({"usageMetadata": {"promptTokenCount": "abc"}}, "the SDK refused the response (ValidationError)"),
+        ({"candidates": [{"finishReason": {"a": 1}}]}, "the SDK refused the response (AttributeError)"),
+        ({"candidates": [{"content": {"parts": [{"text": 5}]}}]}, "the SDK refused the response (ValidationError)"),
+        ("[" * 100_000 + "]" * 100_000, "malformed reply: "),
+        ({"candidates": [{"content": {"parts": [{"text": "x" * (2 << 20)}]}}]}, "reply too large"),
+    ],
+)
 def test_google_replies_are_checked(raw_server, monkeypatch, body: Any, message: str) -> None:
     pytest.importorskip("google.genai")
     from vcot.engine.clients.google_client import GoogleClient

@@ -31,8 +31,17 @@ def test_text_state_cot_requests_state_no_answer(mini: Path, tmp_path: Path) -> 
     server = spawn_mock_server(mini, "--p", "1")
     try:
         server.configure(record_images=True)
-        result = run_eval(EvalSpec(suite=mini, model="m", base_url=server.base_url, conditions=["text_state_cot"],
-                                   run_dir=tmp_path / "run", tag_requests=True, concurrency=8))
+        result = run_eval(
+            EvalSpec(
+                suite=mini,
+                model="m",
+                base_url=server.base_url,
+                conditions=["text_state_cot"],
+                run_dir=tmp_path / "run",
+                tag_requests=True,
+                concurrency=8,
+            )
+        )
         captured = server.images()
     finally:
         server.stop()

@@ -17,8 +17,15 @@ from vcot.suite import read_suite
 
 def _request(question: str, png: bytes) -> list[dict]:
     url = "data:image/png;base64," + base64.b64encode(png).decode()
-    return [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": url}},
-                                         {"type": "text", "text": f"Question: {question}\n\nAnswer directly."}]}]
+    return [
+        {
+            "role": "user",
+            "content": [
+                {"type": "image_url", "image_url": {"url": url}},
+                {"type": "text", "text": f"Question: {question}\n\nAnswer directly."},
+            ],
+        }
+    ]
 
 
 def _reencoded(png: bytes) -> bytes:

@@ -35,11 +35,13 @@ class _Running:
         self.thread.start()
         return self.loop
 
-    def call(self, method: str, path: str, payload: Any = None,
-             headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:
+    def call(
+        self, method: str, path: str, payload: Any = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, Any, dict[str, str]]:
         data = json.dumps(payload).encode() if payload is not None else None
-        req = urllib.request.Request(self.root + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json", **(headers or {})})
+        req = urllib.request.Request(
+            self.root + path, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})}
+        )
         try:
             with urllib.request.urlopen(req, timeout=10) as r:
                 return r.status, json.loads(r.read()), dict(r.headers)
@@ -86,16 +88,19 @@ def test_chat_and_models_answer_under_v1(running: _Running, suite_dir: Path) -> 
     assert status == 200 and [m["id"] for m in body["data"]] == ["mock"]
 
 
-@pytest.mark.parametrize(("method", "path"), [
-    ("POST", "/v1/chat/completions/chat/completions"),  # a --base-url that already ends in /chat/completions
-    ("POST", "/chat/completions"),  # a --base-url without /v1
-    ("GET", "/models"),
-    ("POST", "/v1/completions"),
-    ("GET", "/v1/models/extra"),
-    ("POST", "/v1/chat/completions/"),
-    ("GET", "/"),
-    ("GET", "/v1/stats"),  # the control routes live at the root, not under /v1
-])
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("POST", "/v1/chat/completions/chat/completions"),  # a --base-url that already ends in /chat/completions
+        ("POST", "/chat/completions"),  # a --base-url without /v1
+        ("GET", "/models"),
+        ("POST", "/v1/completions"),
+        ("GET", "/v1/models/extra"),
+        ("POST", "/v1/chat/completions/"),
+        ("GET", "/"),
+        ("GET", "/v1/stats"),  # the control routes live at the root, not under /v1
+    ],
+)
 def test_any_other_path_is_an_openai_style_404(running: _Running, suite_dir: Path, method: str, path: str) -> None:
     uid = read_suite(suite_dir).instances[0].uid
     status, body, _ = running.call(method, path, _chat("x") if method == "POST" else None, _tagged(uid))
@@ -136,14 +141,17 @@ def test_an_unknown_instance_is_a_404_with_one_warning(running: _Running, capsys
     assert stats["status"] == {"404": 2} and stats["ok_by_key"] == {}
 
 
-def test_a_known_instance_is_still_answered_untagged(running: _Running, suite_dir: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_known_instance_is_still_answered_untagged(
+    running: _Running, suite_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     suite = read_suite(suite_dir)
     inst = suite.instances[1]
     url = "data:image/png;base64," + base64.b64encode(suite.image_path(inst.image).read_bytes()).decode()
     req = _chat("nothing like it")
-    req["messages"][0]["content"] = [{"type": "image_url", "image_url": {"url": url}},
-                                     {"type": "text", "text": req["messages"][0]["content"]}]
+    req["messages"][0]["content"] = [
+        {"type": "image_url", "image_url": {"url": url}},
+        {"type": "text", "text": req["messages"][0]["content"]},
+    ]
     status, body, _ = running.call("POST", "/v1/chat/completions", req)  # found by the image's bytes
     assert status == 200, body
     assert f"<answer>{inst.answer}</answer>" in body["choices"][0]["message"]["content"]

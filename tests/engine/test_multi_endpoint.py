@@ -33,17 +33,30 @@ def three(suite_large: Path) -> Iterator[list[MockHandle]]:
 def _spec(suite: Path, servers: list[MockHandle], run: Path, **extra: Any) -> EvalSpec:
     from vcot.engine.retry import RetryPolicy
 
-    return EvalSpec(suite=suite, model="mock", base_url=[s.base_url for s in servers], conditions=["direct"],
-                    limit=N_INSTANCES // 2, concurrency=12, run_dir=run, tag_requests=True,
-                    retry=RetryPolicy(initial_s=0.05, max_backoff_s=0.2), **extra)
+    return EvalSpec(
+        suite=suite,
+        model="mock",
+        base_url=[s.base_url for s in servers],
+        conditions=["direct"],
+        limit=N_INSTANCES // 2,
+        concurrency=12,
+        run_dir=run,
+        tag_requests=True,
+        retry=RetryPolicy(initial_s=0.05, max_backoff_s=0.2),
+        **extra,
+    )
 
 
 def _answered(run: Path) -> dict[tuple[str, str, int], int]:
     """Per sample, how many answered calls the store holds for it."""
     conn = sqlite3.connect(run / "run.sqlite")
     try:
-        return {(c, u, e): n for c, u, e, n in conn.execute(
-            "SELECT condition, uid, epoch, count(*) FROM calls WHERE error IS NULL GROUP BY condition, uid, epoch")}
+        return {
+            (c, u, e): n
+            for c, u, e, n in conn.execute(
+                "SELECT condition, uid, epoch, count(*) FROM calls WHERE error IS NULL GROUP BY condition, uid, epoch"
+            )
+        }
     finally:
         conn.close()
 
@@ -64,9 +77,9 @@ def test_three_endpoints_share_the_work(suite_large: Path, three: list[MockHandl
     assert set(_answered(tmp_path / "run").values()) == {1}
 
 
-def test_an_endpoint_killed_mid_run_loses_nothing_and_duplicates_nothing(suite_large: Path,
-                                                                         three: list[MockHandle],
-                                                                         tmp_path: Path) -> None:
+def test_an_endpoint_killed_mid_run_loses_nothing_and_duplicates_nothing(
+    suite_large: Path, three: list[MockHandle], tmp_path: Path
+) -> None:
     victim = three[0]
     before: dict[str, int] = {}
 
@@ -124,8 +137,9 @@ def _eval_cli(suite: Path, run: Path, urls: list[str], *extra: str) -> Any:
     return CliRunner().invoke(app, [*args, *extra])
 
 
-def test_an_endpoint_without_the_model_is_refused_at_start(suite_large: Path, three: list[MockHandle],
-                                                           tmp_path: Path) -> None:
+def test_an_endpoint_without_the_model_is_refused_at_start(
+    suite_large: Path, three: list[MockHandle], tmp_path: Path
+) -> None:
     other = _Lister(["another-model"])
     try:
         urls = [three[0].base_url, other.url]
@@ -141,8 +155,7 @@ def test_an_endpoint_without_the_model_is_refused_at_start(suite_large: Path, th
     assert "the endpoints serve different models" in " ".join(without.output.split())
 
 
-def test_the_closing_output_gives_each_endpoint(suite_large: Path, three: list[MockHandle],
-                                                tmp_path: Path) -> None:
+def test_the_closing_output_gives_each_endpoint(suite_large: Path, three: list[MockHandle], tmp_path: Path) -> None:
     r = _eval_cli(suite_large, tmp_path / "run", [s.base_url for s in three], "--concurrency", "6")
     assert r.exit_code == 0, r.output
     out = " ".join(r.output.split())

@@ -23,9 +23,11 @@ from vcot.cli import app
 from vcot.engine.clients.openai_compat import encode_body
 
 runner = CliRunner()
-REPLY = ('{"id": "x", "object": "chat.completion", "created": 0, "model": "stub", "choices": [{"index": 0, '
-         '"message": {"role": "assistant", "content": "<answer>3</answer>"}, "finish_reason": "stop"}], '
-         '"usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}')
+REPLY = (
+    '{"id": "x", "object": "chat.completion", "created": 0, "model": "stub", "choices": [{"index": 0, '
+    '"message": {"role": "assistant", "content": "<answer>3</answer>"}, "finish_reason": "stop"}], '
+    '"usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}'
+)
 
 
 def _random_text(rng: random.Random) -> str:
@@ -45,11 +47,19 @@ def test_encoded_body_means_what_json_dumps_means_for_hostile_texts_and_urls() -
                 if rng.random() < 0.3:
                     url += _random_text(rng)  # not spliceable: must go through the encoder
                 content.append({"type": "image_url", "image_url": {"url": url}})
-        body = {"model": _random_text(rng), "max_tokens": 9,
-                "messages": [{"role": "system", "content": _random_text(rng)}, {"role": "user", "content": content},
-                             {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "type": "function",
-                                                                                    "function": {"name": "f",
-                                                                                                 "arguments": "{}"}}]}]}
+        body = {
+            "model": _random_text(rng),
+            "max_tokens": 9,
+            "messages": [
+                {"role": "system", "content": _random_text(rng)},
+                {"role": "user", "content": content},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+                },
+            ],
+        }
         assert json.loads(encode_body(body)) == body
 
 
@@ -90,8 +100,9 @@ class _Recorder:
         self.httpd.server_close()
 
 
-def test_a_truncated_image_fails_its_own_sample_by_name_and_the_others_are_sent_intact(suite_small: Path,
-                                                                                       tmp_path: Path) -> None:
+def test_a_truncated_image_fails_its_own_sample_by_name_and_the_others_are_sent_intact(
+    suite_small: Path, tmp_path: Path
+) -> None:
     suite = tmp_path / "suite"
     shutil.copytree(suite_small, suite)
     lines = [json.loads(line) for line in (suite / "instances.jsonl").read_text().splitlines()]
@@ -101,24 +112,44 @@ def test_a_truncated_image_fails_its_own_sample_by_name_and_the_others_are_sent_
         broken.write_bytes(broken.read_bytes()[:-40])
     rec = _Recorder()
     try:
-        result = runner.invoke(app, ["eval", str(suite), "--run", str(tmp_path / "r"), "--no-progress", "-c",
-                                     "direct", "--base-url", rec.url, "--model", "stub"])
+        result = runner.invoke(
+            app,
+            [
+                "eval",
+                str(suite),
+                "--run",
+                str(tmp_path / "r"),
+                "--no-progress",
+                "-c",
+                "direct",
+                "--base-url",
+                rec.url,
+                "--model",
+                "stub",
+            ],
+        )
     finally:
         rec.close()
     assert result.exit_code == 3, result.output  # some samples failed, the run finished
     rows = pq.read_table(tmp_path / "r" / "results.parquet").to_pylist()
     failed = [r for r in rows if r["error"]]
     assert sorted(r["uid"] for r in failed) == sorted(i["uid"] for i in lines[:2])
-    for row, inst in zip(sorted(failed, key=lambda r: r["uid"]), sorted(lines[:2], key=lambda i: i["uid"]),
-                         strict=True):
+    for row, inst in zip(
+        sorted(failed, key=lambda r: r["uid"]), sorted(lines[:2], key=lambda i: i["uid"]), strict=True
+    ):
         assert inst["image"] in row["error"] and "truncated" in row["error"]
     assert len(rec.requests) == len(rows) - 2
     for headers, body in rec.requests:
         assert headers["content-type"] == "application/json"
         urls = [p["image_url"]["url"] for p in body["messages"][-1]["content"] if p["type"] == "image_url"]
         assert urls and all(u.startswith("data:image/png;base64,") for u in urls)
-    sent = {u for _, body in rec.requests for p in body["messages"][-1]["content"] if p["type"] == "image_url"
-            for u in [p["image_url"]["url"]]}
+    sent = {
+        u
+        for _, body in rec.requests
+        for p in body["messages"][-1]["content"]
+        if p["type"] == "image_url"
+        for u in [p["image_url"]["url"]]
+    }
     third = lines[2]
     assert "data:image/png;base64," + base64.b64encode((suite / third["image"]).read_bytes()).decode() in sent
 

@@ -44,8 +44,13 @@ def test_first_attempt_success_counts_one(waits):
 
 def test_retries_count_attempts_and_report_each_retry(waits):
     seen: list[str] = []
-    fn, calls = _flaky([RetryableError("a", kind="500"), RetryableError("b", kind="500"),
-                        RetryableError("c", retry_after=7.0, kind="429")])
+    fn, calls = _flaky(
+        [
+            RetryableError("a", kind="500"),
+            RetryableError("b", kind="500"),
+            RetryableError("c", retry_after=7.0, kind="429"),
+        ]
+    )
     policy = RetryPolicy(max_attempts=5, initial_s=0.5, max_backoff_s=30.0)
     result, attempts = asyncio.run(call_with_retries(fn, policy, lambda e: seen.append(str(e))))
     assert (result, attempts, calls["n"]) == ("ok", 4, 4)

@@ -27,23 +27,32 @@ class _SocketLikeClient(ModelClient):
         self.built = 0
         self.built_when_sent: list[int] = []
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,
-                       settings: GenSettings, ctx: CallContext) -> ModelResponse:
+    async def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, settings: GenSettings, ctx: CallContext
+    ) -> ModelResponse:
         self.built += 1
         await asyncio.sleep(0)  # the connection comes up at the loop's next turn
         self.built_when_sent.append(self.built)
         await asyncio.sleep(0.01)  # the server's latency
-        return ModelResponse(text="<answer>1</answer>", finish_reason="stop", input_tokens=1, output_tokens=1,
-                             raw="{}")
+        return ModelResponse(text="<answer>1</answer>", finish_reason="stop", input_tokens=1, output_tokens=1, raw="{}")
 
 
 @pytest.mark.parametrize("concurrency", [16, 64])
 def test_the_first_requests_leave_before_the_other_workers_have_built_theirs(
-        suite_large: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, concurrency: int) -> None:
+    suite_large: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, concurrency: int
+) -> None:
     client = _SocketLikeClient()
     monkeypatch.setattr(runner_module, "make_client", lambda *a, **k: client)
-    result = run_eval(EvalSpec(suite=suite_large, conditions=["direct"], concurrency=concurrency, limit=None,
-                               run_dir=tmp_path / "run", write_results=False))
+    result = run_eval(
+        EvalSpec(
+            suite=suite_large,
+            conditions=["direct"],
+            concurrency=concurrency,
+            limit=None,
+            run_dir=tmp_path / "run",
+            write_results=False,
+        )
+    )
     assert result.progress.done == len(client.built_when_sent) > concurrency
     # Workers started all at once would each build their request before the loop's next turn: the first
     # request would leave only once all `concurrency` (and more) had been built. Started one per turn, the

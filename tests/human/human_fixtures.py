@@ -17,18 +17,55 @@ SECRET_META = "META-SECRET-7f3a"
 CORRUPT_TEXT = "CORRUPTED-STEP-TEXT-91"
 
 ITEMS: list[dict[str, Any]] = [
-    {"uid": "pick-1", "task": "pick_shape", "domain": "EG", "answer_type": "choice", "answer": "B",
-     "options": ["the round one", "the square one", "neither"], "question": "Which shape is larger?"},
-    {"uid": "count-1", "task": "count_things", "domain": "EG", "answer_type": "integer", "answer": "417",
-     "question": "How many dots are there? Answer with an integer."},
-    {"uid": "clock-1", "task": "read_clock", "domain": "PBR", "answer_type": "time", "answer": "7:53",
-     "question": "What time does the clock show? Answer as H:MM."},
-    {"uid": "animal-1", "task": "name_animal", "domain": "CT", "answer_type": "text", "answer": "Quokka",
-     "question": "Which animal is drawn? Answer with one word."},
-    {"uid": "point-1", "task": "find_point", "domain": "EG", "answer_type": "coordinates", "answer": "(13, 29)",
-     "question": "Where is the red point? Answer as (x, y)."},
-    {"uid": "count-2", "task": "count_things", "domain": "EG", "answer_type": "integer", "answer": "389",
-     "question": "How many squares are there? Answer with an integer."},
+    {
+        "uid": "pick-1",
+        "task": "pick_shape",
+        "domain": "EG",
+        "answer_type": "choice",
+        "answer": "B",
+        "options": ["the round one", "the square one", "neither"],
+        "question": "Which shape is larger?",
+    },
+    {
+        "uid": "count-1",
+        "task": "count_things",
+        "domain": "EG",
+        "answer_type": "integer",
+        "answer": "417",
+        "question": "How many dots are there? Answer with an integer.",
+    },
+    {
+        "uid": "clock-1",
+        "task": "read_clock",
+        "domain": "PBR",
+        "answer_type": "time",
+        "answer": "7:53",
+        "question": "What time does the clock show? Answer as H:MM.",
+    },
+    {
+        "uid": "animal-1",
+        "task": "name_animal",
+        "domain": "CT",
+        "answer_type": "text",
+        "answer": "Quokka",
+        "question": "Which animal is drawn? Answer with one word.",
+    },
+    {
+        "uid": "point-1",
+        "task": "find_point",
+        "domain": "EG",
+        "answer_type": "coordinates",
+        "answer": "(13, 29)",
+        "question": "Where is the red point? Answer as (x, y).",
+    },
+    {
+        "uid": "count-2",
+        "task": "count_things",
+        "domain": "EG",
+        "answer_type": "integer",
+        "answer": "389",
+        "question": "How many squares are there? Answer with an integer.",
+    },
 ]
 
 
@@ -51,15 +88,26 @@ def build_suite(root: Path, name: str = "human-test", change: str | None = None)
         images[rel] = Image.new("RGB", (32, 32), (250, 0, 10 * n))
         corrupted.append(Step(image=rel, text=CORRUPT_TEXT))
         question = item["question"] + (" (changed)" if change == uid else "")
-        inst = Instance(uid=uid, task=item["task"], domain=item["domain"], question=question, image=f"images/{uid}.png",
-                        answer=item["answer"], answer_type=item["answer_type"], options=item.get("options"),
-                        steps=steps, corrupted_steps=corrupted,
-                        meta={"secret": SECRET_META, "generator": {"difficulty": "easy" if n % 2 else "hard"},
-                              "solution": f"{SECRET_META}-solution"})
+        inst = Instance(
+            uid=uid,
+            task=item["task"],
+            domain=item["domain"],
+            question=question,
+            image=f"images/{uid}.png",
+            answer=item["answer"],
+            answer_type=item["answer_type"],
+            options=item.get("options"),
+            steps=steps,
+            corrupted_steps=corrupted,
+            meta={
+                "secret": SECRET_META,
+                "generator": {"difficulty": "easy" if n % 2 else "hard"},
+                "solution": f"{SECRET_META}-solution",
+            },
+        )
         samples.append(Sample(inst, images))
     write_suite(root, name, samples)
     return root
-
 
 
 def wrong_answer(answer_type: str) -> str:

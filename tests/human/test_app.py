@@ -20,8 +20,9 @@ TASKS = sorted({i["task"] for i in ITEMS})
 UIDS = [i["uid"] for i in ITEMS]
 
 
-def _request(port: int, method: str, path: str, headers: dict[str, str] | None = None,
-             body: str | None = None) -> tuple[int, dict[str, str], bytes]:
+def _request(
+    port: int, method: str, path: str, headers: dict[str, str] | None = None, body: str | None = None
+) -> tuple[int, dict[str, str], bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
         hdrs = {"Host": f"127.0.0.1:{port}", **(headers or {})}
@@ -73,8 +74,9 @@ def test_no_gold_meta_uid_or_hidden_step_reaches_the_participant(server: StudySe
             assert ('class="step-image"' in text) == (job.condition == "visual_cot")
             # The answer given is wrong on purpose: the next page must not say so.
             wrong = wrong_answer(inst.answer_type)
-            status, headers, _ = _request(port, "POST", f"/p/{pid}/{job.position}",
-                                          body=f"answer={quote(wrong)}&view=1&visible_ms=&timing=")
+            status, headers, _ = _request(
+                port, "POST", f"/p/{pid}/{job.position}", body=f"answer={quote(wrong)}&view=1&visible_ms=&timing="
+            )
             assert status == 303
         assert get(f"/p/{pid}/done")[0] == 200
     assert seen_conditions == {"direct", "visual_cot", "text_state_cot"}
@@ -107,8 +109,13 @@ def test_unknown_participant_and_malformed_answer_are_refused_and_lose_nothing(s
     assert status == 400 and b"whole number" in body and b'value="four hundred"' in body
     assert len(study.store.answers()) == n
     assert study.store.rejections()[-1]["value"] == "four hundred"
-    for bad in ("answer=1&view=x", "answer=1&extra=1", "answer=1&answer=2", "answer=1&timing=fast",
-                "answer=1&visible_ms=99999999999"):
+    for bad in (
+        "answer=1&view=x",
+        "answer=1&extra=1",
+        "answer=1&answer=2",
+        "answer=1&timing=fast",
+        "answer=1&visible_ms=99999999999",
+    ):
         assert _request(port, "POST", f"/p/P1/{job.position}", body=bad)[0] == 400, bad
     assert len(study.store.answers()) == n
     assert _request(port, "POST", f"/p/P1/{job.position}", body="answer=417&view=2")[0] == 303

@@ -17,11 +17,18 @@ def _rows(problems: list[str]) -> dict[str, list[str]]:
     return {p: [f"{p}.1", f"{p}.2"] if p.startswith("c") else [p] for p in problems}
 
 
-@pytest.mark.parametrize(("n_part", "conds", "k"), [(3, ("direct",), 1), (5, ("direct", "visual_cot"), 2),
-                                                      (7, ("direct", "visual_cot", "text_state_cot"), 2),
-                                                      (2, ("direct", "visual_cot"), 1)])
-def test_every_problem_and_condition_k_times_and_never_twice_for_one_person(n_part: int, conds: tuple[str, ...],
-                                                                            k: int) -> None:
+@pytest.mark.parametrize(
+    ("n_part", "conds", "k"),
+    [
+        (3, ("direct",), 1),
+        (5, ("direct", "visual_cot"), 2),
+        (7, ("direct", "visual_cot", "text_state_cot"), 2),
+        (2, ("direct", "visual_cot"), 1),
+    ],
+)
+def test_every_problem_and_condition_k_times_and_never_twice_for_one_person(
+    n_part: int, conds: tuple[str, ...], k: int
+) -> None:
     problems = sample_problems(TASKS, None, seed=3)
     rows = _rows(problems)
     people = [f"P{i}" for i in range(n_part)]

@@ -17,10 +17,14 @@ import pytest
 from browser_support import launch, require_browser
 from vcot.human import HumanApp, StudyServer, prepare_study
 
-HIDE = ("() => { Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'hidden'});"
-        " document.dispatchEvent(new Event('visibilitychange')); }")
-SHOW = ("() => { Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'visible'});"
-        " document.dispatchEvent(new Event('visibilitychange')); }")
+HIDE = (
+    "() => { Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'hidden'});"
+    " document.dispatchEvent(new Event('visibilitychange')); }"
+)
+SHOW = (
+    "() => { Object.defineProperty(document, 'visibilityState', {configurable: true, get: () => 'visible'});"
+    " document.dispatchEvent(new Event('visibilitychange')); }"
+)
 
 
 @pytest.fixture
@@ -39,7 +43,9 @@ class Session:
         self.page = self.browser.new_page()
         self.page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
         self.page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-        self.page.on("request", lambda r: None if r.url.startswith(server.url) else problems.append(f"external {r.url}"))
+        self.page.on(
+            "request", lambda r: None if r.url.startswith(server.url) else problems.append(f"external {r.url}")
+        )
         self.server = server
 
     def start(self, participant: str) -> None:
@@ -159,8 +165,9 @@ def test_two_participants_whole_session_with_a_browser_restart(server: StudyServ
         assert (row["answer"], bool(row["correct"])) == (stored, right), (key, row)
         assert row["timing"] == "script" and row["active_ms"] + row["idle_ms"] == row["raw_ms"], row
         assert 0 < row["active_ms"] <= row["raw_ms"]
-    hidden = next(r for k, r in rows.items() if k[0] == "P1" and study.instance(r["uid"]).answer_type.value
-                  == "coordinates")
+    hidden = next(
+        r for k, r in rows.items() if k[0] == "P1" and study.instance(r["uid"]).answer_type.value == "coordinates"
+    )
     assert hidden["idle_ms"] >= 1100 and hidden["views"] == 1
     refused = next(r for k, r in rows.items() if k[0] == "P1" and study.instance(r["uid"]).answer_type.value == "text")
     assert refused["views"] == 2 and study.store.rejections()[0]["value"] == "a<b"

@@ -28,8 +28,18 @@ from vcot.scoring.score import parse_options
 runner = CliRunner()
 
 # Fleiss (1971) as worked on Wikipedia's "Fleiss' kappa" page: 10 subjects, 14 raters, 5 categories, κ = 0.210.
-FLEISS_COUNTS = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-                 [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]]
+FLEISS_COUNTS = [
+    [0, 0, 0, 0, 14],
+    [0, 2, 6, 4, 2],
+    [0, 0, 3, 5, 6],
+    [0, 3, 9, 2, 0],
+    [2, 2, 8, 1, 1],
+    [7, 7, 0, 0, 0],
+    [3, 2, 6, 3, 0],
+    [2, 5, 3, 2, 2],
+    [6, 5, 2, 1, 0],
+    [0, 2, 2, 3, 7],
+]
 
 
 def test_fleiss_kappa_matches_the_worked_example() -> None:
@@ -57,30 +67,40 @@ def _answer_all(study: Any, wrong_uid: str) -> None:
 
 def test_report_puts_the_study_beside_a_chance_run(tmp_path: Path, suite_dir: Path) -> None:
     run = tmp_path / "run"
-    res = runner.invoke(cli, ["eval", str(suite_dir), "--model", "chance", "--run", str(run), "-c", "direct,visual_cot",
-                              "--no-progress"])
+    res = runner.invoke(
+        cli,
+        ["eval", str(suite_dir), "--model", "chance", "--run", str(run), "-c", "direct,visual_cot", "--no-progress"],
+    )
     assert res.exit_code == 0, res.output
     study, _ = prepare_study(tmp_path / "st", suite_dir, "4", 2, ["direct", "visual_cot"], None, 0)
     _answer_all(study, "count-1")
     out = tmp_path / "report"
-    res = runner.invoke(cli, ["report", str(run), "--suite", str(suite_dir), "--human", str(tmp_path / "st"),
-                              "--out", str(out)])
+    res = runner.invoke(
+        cli, ["report", str(run), "--suite", str(suite_dir), "--human", str(tmp_path / "st"), "--out", str(out)]
+    )
     assert res.exit_code == 0, res.output
     assert "Human accuracy by task" in res.output and "Human–model gap" in res.output
     md = (out / "report.md").read_text()
     # 6 problems, each answered by 2 people per condition, all right but count-1: 10 of 12 right.
     chance = [r for r in pq.read_table(run / "results.parquet").to_pylist() if r["condition"] == "direct"]
-    chance_acc = sum(bool(score_fields(r["response"], r["gold"], r["answer_type"], parse_options(r["options"])).correct)
-                     for r in chance) / len(chance)
-    gap_row = next(line for line in md.split("### Human–model gap, condition direct", 1)[1].splitlines()
-                   if line.startswith("| all |"))
+    chance_acc = sum(
+        bool(score_fields(r["response"], r["gold"], r["answer_type"], parse_options(r["options"])).correct)
+        for r in chance
+    ) / len(chance)
+    gap_row = next(
+        line
+        for line in md.split("### Human–model gap, condition direct", 1)[1].splitlines()
+        if line.startswith("| all |")
+    )
     cells = [c.strip() for c in gap_row.strip("|").split("|")]
     assert cells[1] == "6" and cells[2].startswith("83.3 [")
     assert cells[3].startswith(f"{100 * chance_acc:.1f} [")
     assert cells[4] == f"{100 * (10 / 12 - chance_acc):+.1f}"
-    acc_rows = {tuple(c.strip() for c in line.strip("|").split("|")[:2]): line
-                for line in md.split("### Human accuracy by task", 1)[1].split("###", 1)[0].splitlines()
-                if line.startswith("| ")}
+    acc_rows = {
+        tuple(c.strip() for c in line.strip("|").split("|")[:2]): line
+        for line in md.split("### Human accuracy by task", 1)[1].split("###", 1)[0].splitlines()
+        if line.startswith("| ")
+    }
     assert acc_rows[("task", "count_things")].count("50.0 [") == 2  # count-1 all wrong, count-2 all right
     assert acc_rows[("task", "pick_shape")].count("100.0 [") == 2
     assert ("difficulty", "hard") in acc_rows and ("domain", "PBR") in acc_rows
@@ -95,12 +115,18 @@ def test_report_puts_the_study_beside_a_chance_run(tmp_path: Path, suite_dir: Pa
 
 def test_report_refuses_a_study_of_another_suite_and_writes_nothing(tmp_path: Path, suite_dir: Path) -> None:
     run = tmp_path / "run"
-    assert runner.invoke(cli, ["eval", str(suite_dir), "--model", "chance", "--run", str(run), "-c", "direct",
-                               "--no-progress"]).exit_code == 0
+    assert (
+        runner.invoke(
+            cli, ["eval", str(suite_dir), "--model", "chance", "--run", str(run), "-c", "direct", "--no-progress"]
+        ).exit_code
+        == 0
+    )
     prepare_study(tmp_path / "st", suite_dir, "2", 1)
     other = build_suite(tmp_path / "other", change="pick-1")
-    res = runner.invoke(cli, ["report", str(run), "--suite", str(other), "--human", str(tmp_path / "st"),
-                              "--out", str(tmp_path / "rep")])
+    res = runner.invoke(
+        cli,
+        ["report", str(run), "--suite", str(other), "--human", str(tmp_path / "st"), "--out", str(tmp_path / "rep")],
+    )
     assert res.exit_code == 2 and "changed under the study" in res.output
     assert not (tmp_path / "rep").exists()
     res = runner.invoke(cli, ["report", str(run), "--human", str(tmp_path / "st"), "--out", str(tmp_path / "rep")])
@@ -123,8 +149,9 @@ def test_export_writes_graded_answers_with_their_timing(tmp_path: Path, suite_di
 
 
 def test_network_binding_needs_the_flag_and_a_refused_creation_leaves_nothing(tmp_path: Path, suite_dir: Path) -> None:
-    res = runner.invoke(cli, ["human", str(suite_dir), "--out", str(tmp_path / "st"), "--participants", "2",
-                              "--host", "0.0.0.0"])
+    res = runner.invoke(
+        cli, ["human", str(suite_dir), "--out", str(tmp_path / "st"), "--participants", "2", "--host", "0.0.0.0"]
+    )
     assert res.exit_code == 2 and "--allow-network" in res.output
     assert not (tmp_path / "st").exists()
     res = runner.invoke(cli, ["human", str(suite_dir), "--out", str(tmp_path / "st")])
@@ -148,8 +175,19 @@ def _wait(lines: list[str], needle: str, timeout: float = 30) -> bool:
 
 
 def test_second_server_on_one_study_is_refused_and_stop_exports(tmp_path: Path, suite_dir: Path) -> None:
-    cmd = [sys.executable, "-m", "vcot.cli", "human", str(suite_dir), "--out", str(tmp_path / "st"),
-           "--participants", "2", "--k", "1"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "vcot.cli",
+        "human",
+        str(suite_dir),
+        "--out",
+        str(tmp_path / "st"),
+        "--participants",
+        "2",
+        "--k",
+        "1",
+    ]
     first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out = _lines(first.stdout)

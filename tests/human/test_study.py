@@ -15,7 +15,9 @@ from vcot.human.study import DB_FILE, LOCK_FILE, parse_participants
 
 
 def _files(root: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(root.iterdir()) if p.is_file() and not p.name.endswith(("-wal", "-shm"))}
+    return {
+        p.name: p.read_bytes() for p in sorted(root.iterdir()) if p.is_file() and not p.name.endswith(("-wal", "-shm"))
+    }
 
 
 def test_create_then_resume_keeps_the_design_and_the_answers(tmp_path: Path, suite_dir: Path) -> None:
@@ -40,8 +42,13 @@ def test_create_then_resume_keeps_the_design_and_the_answers(tmp_path: Path, sui
 def test_options_that_differ_from_the_study_are_refused_and_nothing_changes(tmp_path: Path, suite_dir: Path) -> None:
     prepare_study(tmp_path / "st", suite_dir, "3", 1, None, 4, 0)
     before = _files(tmp_path / "st")
-    for kwargs, what in [({"k": 2}, "k = 1"), ({"participants": "5"}, "participants"), ({"seed": 9}, "seed = 0"),
-                         ({"conditions": ["visual_cot"]}, "conditions = direct"), ({"items": 5}, "4 problems")]:
+    for kwargs, what in [
+        ({"k": 2}, "k = 1"),
+        ({"participants": "5"}, "participants"),
+        ({"seed": 9}, "seed = 0"),
+        ({"conditions": ["visual_cot"]}, "conditions = direct"),
+        ({"items": 5}, "4 problems"),
+    ]:
         with pytest.raises(StudyError, match=what):
             prepare_study(tmp_path / "st", suite_dir, **kwargs)
     assert _files(tmp_path / "st") == before
@@ -65,10 +72,14 @@ def test_a_suite_that_changed_under_the_study_is_refused(tmp_path: Path, suite_d
 
 
 def test_bad_designs_are_refused_before_anything_is_written(tmp_path: Path, suite_dir: Path) -> None:
-    cases = [({}, "needs --participants"), ({"participants": "2", "k": 3}, "need at least"),
-             ({"participants": "3", "conditions": ["caption_only"]}, "not one people can be shown"),
-             ({"participants": "a,b,a"}, "distinct"), ({"participants": "a/b"}, "not allowed"),
-             ({"participants": "2", "items": 0}, "at least 1")]
+    cases = [
+        ({}, "needs --participants"),
+        ({"participants": "2", "k": 3}, "need at least"),
+        ({"participants": "3", "conditions": ["caption_only"]}, "not one people can be shown"),
+        ({"participants": "a,b,a"}, "distinct"),
+        ({"participants": "a/b"}, "not allowed"),
+        ({"participants": "2", "items": 0}, "at least 1"),
+    ]
     for kwargs, message in cases:
         with pytest.raises(StudyError, match=message):
             prepare_study(tmp_path / "st", suite_dir, **kwargs)

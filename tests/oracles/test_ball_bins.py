@@ -12,16 +12,28 @@ from vcot.tasks import get_task
 
 
 def test_hand_free_fall() -> None:
-    scene = {"width": 16.0, "bins": 4, "divider_h": 0.8, "ramp_r": 0.06, "ball": {"x": 13.0, "y": 9.0, "r": 0.25},
-             "ramps": []}
+    scene = {
+        "width": 16.0,
+        "bins": 4,
+        "divider_h": 0.8,
+        "ramp_r": 0.06,
+        "ball": {"x": 13.0, "y": 9.0, "r": 0.25},
+        "ramps": [],
+    }
     assert landing(scene) == pytest.approx(13.0)
     assert answer(scene, {}) == "4"
 
 
 def test_hand_level_drop_off_a_ramp_end() -> None:
     # A 45-degree ramp whose lower end is at x = 3: the ball slides off it moving right, so it lands right of 3.
-    scene = {"width": 16.0, "bins": 4, "divider_h": 0.8, "ramp_r": 0.06, "ball": {"x": 1.5, "y": 8.0, "r": 0.25},
-             "ramps": [{"label": "A", "a": [1.0, 6.0], "b": [3.0, 4.0]}]}
+    scene = {
+        "width": 16.0,
+        "bins": 4,
+        "divider_h": 0.8,
+        "ramp_r": 0.06,
+        "ball": {"x": 1.5, "y": 8.0, "r": 0.25},
+        "ramps": [{"label": "A", "a": [1.0, 6.0], "b": [3.0, 4.0]}],
+    }
     assert landing(scene) > 3.0
     assert answer(scene, {}) in {"1", "2"}
 

@@ -20,8 +20,16 @@ def test_scene_never_stores_the_pocket(difficulty: str) -> None:
 
 
 def _table(start: list[int], d: list[int]) -> dict:
-    return {"width": 8, "height": 4, "start": start, "direction": d, "pocket_labels": list("ABCDEF"),
-            "max_bounces": 4, "capture": "2/5", "near_miss": "3/4"}
+    return {
+        "width": 8,
+        "height": 4,
+        "start": start,
+        "direction": d,
+        "pocket_labels": list("ABCDEF"),
+        "max_bounces": 4,
+        "capture": "2/5",
+        "near_miss": "3/4",
+    }
 
 
 def test_hand_worked() -> None:

@@ -12,8 +12,11 @@ from vcot.tasks import get_task
 
 
 def test_hand_worked() -> None:
-    blocks = [{"label": "A", "x": 0, "w": 2, "h": 1}, {"label": "B", "x": 0.8, "w": 2, "h": 1},
-              {"label": "C", "x": 1.8, "w": 2, "h": 1}]
+    blocks = [
+        {"label": "A", "x": 0, "w": 2, "h": 1},
+        {"label": "B", "x": 0.8, "w": 2, "h": 1},
+        {"label": "C", "x": 1.8, "w": 2, "h": 1},
+    ]
     # B+C's centre of mass is at 1.3, beyond A's right edge (1): everything above A tips.
     assert answer({"blocks": blocks}, {}) == "1"
     blocks[2]["x"] = 0.8

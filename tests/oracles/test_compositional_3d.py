@@ -24,6 +24,9 @@ def test_recolouring_the_asked_part_changes_the_answer() -> None:
     for want in ("yes", "no"):
         changed = copy.deepcopy(scene)
         other = scene["objects"][kb][part_b]
-        changed["objects"][ka][part_a] = other if want == "yes" else next(
-            c for c in ("red", "blue", "green", "orange", "purple", "cyan") if c != other)
+        changed["objects"][ka][part_a] = (
+            other
+            if want == "yes"
+            else next(c for c in ("red", "blue", "green", "orange", "purple", "cyan") if c != other)
+        )
         assert answer(changed, {}) == want

@@ -13,15 +13,21 @@ def test_hand_worked() -> None:
     square = [(0, 0), (4, 0), (4, 4), (0, 4), (2, 1)]
     assert strictly_inside_hull((2, 2), square)
     assert strictly_inside_hull((2, 1), [(0, 0), (4, 0), (4, 4), (0, 4)])
-    assert not strictly_inside_hull((2, 0), square)       # on an edge
+    assert not strictly_inside_hull((2, 0), square)  # on an edge
     assert not strictly_inside_hull((4, 4), [(0, 0), (4, 0), (0, 4)])
     assert not strictly_inside_hull((5, 2), square)
-    assert not strictly_inside_hull((1, 1), [(0, 0), (2, 2), (3, 3)])   # degenerate: a segment
-    scene = {"form": "overlap", "count_colour": "red", "hull_colours": ["blue", "green"],
-             "sets": [{"colour": "blue", "points": [[0, 0], [4, 0], [4, 4], [0, 4]]},
-                      {"colour": "green", "points": [[2, 2], [6, 2], [6, 6], [2, 6]]},
-                      {"colour": "red", "points": [[3, 3], [1, 1], [5, 5], [7, 7]]}]}
-    assert answer(scene, {}) == "1"           # only (3, 3) lies in both hulls
+    assert not strictly_inside_hull((1, 1), [(0, 0), (2, 2), (3, 3)])  # degenerate: a segment
+    scene = {
+        "form": "overlap",
+        "count_colour": "red",
+        "hull_colours": ["blue", "green"],
+        "sets": [
+            {"colour": "blue", "points": [[0, 0], [4, 0], [4, 4], [0, 4]]},
+            {"colour": "green", "points": [[2, 2], [6, 2], [6, 6], [2, 6]]},
+            {"colour": "red", "points": [[3, 3], [1, 1], [5, 5], [7, 7]]},
+        ],
+    }
+    assert answer(scene, {}) == "1"  # only (3, 3) lies in both hulls
     scene["form"], scene["hull_colours"] = "hull", ["blue"]
     assert answer(scene, {}) == "2"
 

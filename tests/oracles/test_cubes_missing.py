@@ -12,8 +12,8 @@ from vcot.tasks import get_task
 
 def test_hand_worked() -> None:
     cam = {"azimuth": 45, "elevation": 30}
-    assert answer({"heights": [[1, 1, 1], [2, 2, 1], [3, 2, 1]], "camera": cam}, {}) == "13"   # 27 - 14
-    assert answer({"heights": [[2, 1], [1, 0]], "camera": cam}, {}) == "4"                      # 8 - 4
+    assert answer({"heights": [[1, 1, 1], [2, 2, 1], [3, 2, 1]], "camera": cam}, {}) == "13"  # 27 - 14
+    assert answer({"heights": [[2, 1], [1, 0]], "camera": cam}, {}) == "4"  # 8 - 4
     assert answer({"heights": [[3]], "camera": cam}, {}) == "0"
 
 

@@ -13,10 +13,18 @@ from vcot.tasks import get_task
 
 def _board(panels):
     # Two wires crossing at column 2.5: A runs 0,0,0,1,1,1; B runs 1,1,1,0,0,0.
-    return {"width": 5, "height": 2, "panels": panels, "same_color": True, "detonator": 1,
-            "wires": [{"label": "A", "color": "black", "rows": [0, 0, 0, 1, 1, 1]},
-                      {"label": "B", "color": "black", "rows": [1, 1, 1, 0, 0, 0]}],
-            "terminals": [{"number": 1, "row": 0}, {"number": 2, "row": 1}]}
+    return {
+        "width": 5,
+        "height": 2,
+        "panels": panels,
+        "same_color": True,
+        "detonator": 1,
+        "wires": [
+            {"label": "A", "color": "black", "rows": [0, 0, 0, 1, 1, 1]},
+            {"label": "B", "color": "black", "rows": [1, 1, 1, 0, 0, 0]},
+        ],
+        "terminals": [{"number": 1, "row": 0}, {"number": 2, "row": 1}],
+    }
 
 
 def test_hand_worked() -> None:
@@ -25,11 +33,18 @@ def test_hand_worked() -> None:
     open_board["detonator"] = 2
     assert answer(open_board, {}) == "A"
     # A panel over an X crossing of two diagonals: each continues straight under it.
-    covered = {"width": 3, "height": 4, "panels": [{"x0": 0.5, "y0": -0.5, "x1": 2.5, "y1": 3.5}],
-               "same_color": True, "detonator": 1,
-               "wires": [{"label": "A", "color": "black", "rows": [0, 1, 2, 3]},
-                         {"label": "B", "color": "black", "rows": [3, 2, 1, 0]}],
-               "terminals": [{"number": 1, "row": 0}, {"number": 2, "row": 3}]}
+    covered = {
+        "width": 3,
+        "height": 4,
+        "panels": [{"x0": 0.5, "y0": -0.5, "x1": 2.5, "y1": 3.5}],
+        "same_color": True,
+        "detonator": 1,
+        "wires": [
+            {"label": "A", "color": "black", "rows": [0, 1, 2, 3]},
+            {"label": "B", "color": "black", "rows": [3, 2, 1, 0]},
+        ],
+        "terminals": [{"number": 1, "row": 0}, {"number": 2, "row": 3}],
+    }
     assert answer(covered, {}) == "B"
     covered["detonator"] = 2
     assert answer(covered, {}) == "A"
@@ -37,9 +52,15 @@ def test_hand_worked() -> None:
 
 def test_bend_under_a_panel_is_untraceable() -> None:
     # Wire A bends under the panel; the straight continuation finds no matching visible piece.
-    scene = {"width": 6, "height": 3, "panels": [{"x0": 1.5, "y0": -0.5, "x1": 3.5, "y1": 2.5}], "same_color": True,
-             "detonator": 1, "wires": [{"label": "A", "color": "black", "rows": [0, 0, 1, 1, 1, 1, 1]}],
-             "terminals": [{"number": 1, "row": 1}]}
+    scene = {
+        "width": 6,
+        "height": 3,
+        "panels": [{"x0": 1.5, "y0": -0.5, "x1": 3.5, "y1": 2.5}],
+        "same_color": True,
+        "detonator": 1,
+        "wires": [{"label": "A", "color": "black", "rows": [0, 0, 1, 1, 1, 1, 1]}],
+        "terminals": [{"number": 1, "row": 1}],
+    }
     with pytest.raises(Untraceable):
         answer(scene, {})
 

@@ -14,8 +14,10 @@ from vcot.tasks import get_task
 def test_hand_worked():
     # grass -> rabbit -> fox; grass, clover -> mouse. Without grass only the mouse is reached (via clover):
     # rabbit and fox are lost.
-    species = [{"name": n, "level": lvl, "slot": 0} for n, lvl in
-               (("grass", 0), ("clover", 0), ("rabbit", 1), ("mouse", 1), ("fox", 2))]
+    species = [
+        {"name": n, "level": lvl, "slot": 0}
+        for n, lvl in (("grass", 0), ("clover", 0), ("rabbit", 1), ("mouse", 1), ("fox", 2))
+    ]
     eats = [["grass", "rabbit"], ["grass", "mouse"], ["clover", "mouse"], ["rabbit", "fox"]]
     assert answer({"species": species, "eats": eats, "removed": "grass"}, {}) == "2"
     assert answer({"species": species, "eats": eats, "removed": "clover"}, {}) == "0"
@@ -30,8 +32,9 @@ def test_agrees_and_reacts(difficulty: str):
         assert answer(scene, task.params()) == sol.answer
         # Cutting one arrow out of the removed species can only save animals; both methods agree on how many.
         bad = copy.deepcopy(scene)
-        bad["eats"] = [e for e in bad["eats"] if e[0] != bad["removed"]][:] + \
-            [e for e in bad["eats"] if e[0] == bad["removed"]][1:]
+        bad["eats"] = [e for e in bad["eats"] if e[0] != bad["removed"]][:] + [
+            e for e in bad["eats"] if e[0] == bad["removed"]
+        ][1:]
         assert answer(bad, {}) == task.solve(bad).answer
         assert int(answer(bad, {})) <= int(sol.answer)
 

@@ -17,17 +17,23 @@ def _gear(label: str) -> dict:
 
 def test_hand_worked() -> None:
     # A meshes B, B crossed belt C, C shaft D: A cw -> B ccw -> C cw -> D cw.
-    links = [{"a": 0, "b": 1, "type": "mesh"}, {"a": 1, "b": 2, "type": "crossed_belt"},
-             {"a": 2, "b": 3, "type": "shaft"}]
-    scene = {"gears": [_gear(c) for c in "ABCD"], "links": links, "driver": 0, "driver_dir": "clockwise",
-             "target": 3}
+    links = [
+        {"a": 0, "b": 1, "type": "mesh"},
+        {"a": 1, "b": 2, "type": "crossed_belt"},
+        {"a": 2, "b": 3, "type": "shaft"},
+    ]
+    scene = {"gears": [_gear(c) for c in "ABCD"], "links": links, "driver": 0, "driver_dir": "clockwise", "target": 3}
     assert answer(scene, {}) == "clockwise"
     scene["target"] = 1
     assert answer(scene, {}) == "counterclockwise"
     # Three gears meshing in a triangle jam.
-    tri = {"gears": [_gear(c) for c in "ABC"], "driver": 0, "driver_dir": "clockwise", "target": 2,
-           "links": [{"a": 0, "b": 1, "type": "mesh"}, {"a": 1, "b": 2, "type": "mesh"},
-                     {"a": 2, "b": 0, "type": "mesh"}]}
+    tri = {
+        "gears": [_gear(c) for c in "ABC"],
+        "driver": 0,
+        "driver_dir": "clockwise",
+        "target": 2,
+        "links": [{"a": 0, "b": 1, "type": "mesh"}, {"a": 1, "b": 2, "type": "mesh"}, {"a": 2, "b": 0, "type": "mesh"}],
+    }
     assert answer(tri, {}) == "jammed"
     tri["links"][2]["type"] = "open_belt"  # now consistent: A and C the same
     assert answer(tri, {}) == "clockwise"

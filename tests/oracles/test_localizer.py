@@ -20,10 +20,16 @@ def test_the_tiling_is_unique(difficulty: str) -> None:
 
 def test_hand_worked_tiling() -> None:
     # A 3 x 2 rectangle from an L-tromino (circle on its corner) and an I-tromino, translation only.
-    scene = {"rule": "translate", "width": 3, "height": 2,
-             "target": [[1, 1], [1, 2], [2, 1], [2, 2], [3, 1], [3, 2]],
-             "pieces": [{"cells": [[0, 0], [1, 0], [2, 0]], "circles": []},
-                        {"cells": [[0, 0], [0, 1], [1, 1]], "circles": [[0, 0]]}]}
+    scene = {
+        "rule": "translate",
+        "width": 3,
+        "height": 2,
+        "target": [[1, 1], [1, 2], [2, 1], [2, 2], [3, 1], [3, 2]],
+        "pieces": [
+            {"cells": [[0, 0], [1, 0], [2, 0]], "circles": []},
+            {"cells": [[0, 0], [0, 1], [1, 1]], "circles": [[0, 0]]},
+        ],
+    }
     assert circle_sets(scene) == []  # the remaining three cells are not in a line
     # Two straight trominoes, the second circled on its right end: either may lie below, so two tilings
     # with different circle cells, and the oracle refuses the ambiguous scene.

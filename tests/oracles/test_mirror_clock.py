@@ -24,8 +24,13 @@ def test_hand_worked() -> None:
     scene = {"shown_hour_angle": 270, "shown_minute_angle": 0, "numerals": True, "form": "read", "shift": None}
     assert answer(scene, {}) == "3:00"
     # Real 2:10: hour at 65 deg, minute at 60 -> shown 295 and 300; 1 h 55 min later: 4:05.
-    scene = {"shown_hour_angle": 295, "shown_minute_angle": 300, "numerals": False, "form": "shift",
-             "shift": {"hours": 1, "minutes": 55}}
+    scene = {
+        "shown_hour_angle": 295,
+        "shown_minute_angle": 300,
+        "numerals": False,
+        "form": "shift",
+        "shift": {"hours": 1, "minutes": 55},
+    }
     assert answer(scene, {}) == "4:05"
 
 

@@ -15,9 +15,17 @@ def test_hand_worked_reflections() -> None:
     assert image(g, AXES["diagonal"]) == [[1, 4, 7], [2, 5, 8], [3, 6, 9]]  # top-left to bottom-right
     assert image(g, AXES["antidiagonal"]) == [[9, 6, 3], [8, 5, 2], [7, 4, 1]]
     assert sorted(improper_symmetries()) == sorted(AXES.values())
-    scene = {"mode": "axis", "axis": "antidiagonal", "pattern": g,
-             "candidates": [image(g, AXES["diagonal"]), [[7, 4, 1], [8, 5, 2], [9, 6, 3]],
-                            image(g, AXES["antidiagonal"]), image(g, AXES["vertical"])]}
+    scene = {
+        "mode": "axis",
+        "axis": "antidiagonal",
+        "pattern": g,
+        "candidates": [
+            image(g, AXES["diagonal"]),
+            [[7, 4, 1], [8, 5, 2], [9, 6, 3]],
+            image(g, AXES["antidiagonal"]),
+            image(g, AXES["vertical"]),
+        ],
+    }
     assert answer(scene, {}) == "C"
 
 

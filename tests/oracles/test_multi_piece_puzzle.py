@@ -13,9 +13,19 @@ from vcot.tasks import get_task
 def test_hand_worked_puzzle() -> None:
     # A 2 x 2 square. Under translation only the two horizontal dominoes A and C tile it; under rotation
     # any two dominoes do, so the oracle refuses the ambiguous scene.
-    scene = {"rule": "translate", "k": 2, "width": 2, "height": 2, "target": [[1, 1], [1, 2], [2, 1], [2, 2]],
-             "pieces": [{"label": "A", "cells": [[0, 0], [1, 0]]}, {"label": "B", "cells": [[0, 0], [0, 1]]},
-                        {"label": "C", "cells": [[0, 0], [1, 0]]}, {"label": "D", "cells": [[0, 0], [0, 1], [1, 1]]}]}
+    scene = {
+        "rule": "translate",
+        "k": 2,
+        "width": 2,
+        "height": 2,
+        "target": [[1, 1], [1, 2], [2, 1], [2, 2]],
+        "pieces": [
+            {"label": "A", "cells": [[0, 0], [1, 0]]},
+            {"label": "B", "cells": [[0, 0], [0, 1]]},
+            {"label": "C", "cells": [[0, 0], [1, 0]]},
+            {"label": "D", "cells": [[0, 0], [0, 1], [1, 1]]},
+        ],
+    }
     assert covering_sets(scene) == {(0, 2)}
     assert answer(scene, {}) == "A, C"
     scene["rule"] = "rotate"

@@ -20,9 +20,16 @@ def test_hand_worked_folds() -> None:
     # A diagonal fold of the flat sheet: the lower-right triangle onto the upper-left one (crease points stay).
     pts = folded_points(4, [{"line": [1, -1, 0], "moving": 1}])
     assert pts == {(i, j) for i in range(4 * RES) for j in range(4 * RES) if j >= i}
-    scene = {"size": 4, "folds": [{"line": [1, 0, 2], "moving": 1}, {"line": [0, 1, 2], "moving": 1}],
-             "candidates": [[[0, 0], [2, 0], [2, 2], [0, 2]], [[2, 0], [4, 0], [4, 2], [2, 2]],
-                            [[0, 2], [2, 2], [2, 4], [0, 4]], [[0, 0], [4, 0], [4, 4], [0, 4]]]}
+    scene = {
+        "size": 4,
+        "folds": [{"line": [1, 0, 2], "moving": 1}, {"line": [0, 1, 2], "moving": 1}],
+        "candidates": [
+            [[0, 0], [2, 0], [2, 2], [0, 2]],
+            [[2, 0], [4, 0], [4, 2], [2, 2]],
+            [[0, 2], [2, 2], [2, 4], [0, 4]],
+            [[0, 0], [4, 0], [4, 4], [0, 4]],
+        ],
+    }
     assert ious(scene) == [1.0, 0.0, 0.0, 0.25]
     assert answer(scene, {}) == "A"
 

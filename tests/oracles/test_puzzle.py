@@ -20,8 +20,10 @@ def test_the_answer_piece_violates_no_rule(difficulty: str) -> None:
 
 def _visible_shapes(scene: dict) -> list[list[str | None]]:
     r0, c0, k = scene["hole"]
-    return [[None if r0 <= i < r0 + k and c0 <= j < c0 + k else cell[0] for j, cell in enumerate(row)]
-            for i, row in enumerate(scene["grid"])]
+    return [
+        [None if r0 <= i < r0 + k and c0 <= j < c0 + k else cell[0] for j, cell in enumerate(row)]
+        for i, row in enumerate(scene["grid"])
+    ]
 
 
 def test_coincidental_symmetry_is_not_trusted() -> None:
@@ -34,8 +36,11 @@ def test_coincidental_symmetry_is_not_trusted() -> None:
         shapes = _visible_shapes(scene)
         h, w = len(shapes), len(shapes[0])
         symmetries = _symmetries(shapes, h, w)
-        coincidences = [v for v, (support, agree) in _vectors(shapes, h, w).items()
-                        if agree and support >= MIN_SUPPORT and v not in symmetries]
+        coincidences = [
+            v
+            for v, (support, agree) in _vectors(shapes, h, w).items()
+            if agree and support >= MIN_SUPPORT and v not in symmetries
+        ]
         if coincidences:
             break
     else:

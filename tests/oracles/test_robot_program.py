@@ -12,9 +12,15 @@ from vcot.tasks import get_task
 
 
 def test_hand_worked() -> None:
-    scene = {"size": [4, 4], "blocks": {"red": [0, 0, 0], "blue": [2, 0, 0]}, "asked": "red",
-             "program": [{"op": "push", "block": "blue", "dir": "away"},
-                         {"op": "put_beside", "block": "red", "onto": "blue", "dir": "left"}]}
+    scene = {
+        "size": [4, 4],
+        "blocks": {"red": [0, 0, 0], "blue": [2, 0, 0]},
+        "asked": "red",
+        "program": [
+            {"op": "push", "block": "blue", "dir": "away"},
+            {"op": "put_beside", "block": "red", "onto": "blue", "dir": "left"},
+        ],
+    }
     assert answer(scene, {}) == "b2"
     scene["program"][1]["dir"] = "right"
     assert answer(scene, {}) == "d2"

@@ -10,12 +10,17 @@ from vcot.tasks import get_task
 
 
 def test_hand_worked() -> None:
-    s = {"size": [4, 4], "before": {"red": [0, 0, 0], "blue": [2, 2, 0]},
-         "after": {"red": [2, 2, 1], "blue": [2, 2, 0]},
-         "options": [[{"op": "push", "block": "red", "dir": "right"}],
-                     [{"op": "put_beside", "block": "red", "onto": "blue", "dir": "left"}],
-                     [{"op": "put_on", "block": "red", "onto": "blue"}],
-                     [{"op": "put_on", "block": "blue", "onto": "red"}]]}
+    s = {
+        "size": [4, 4],
+        "before": {"red": [0, 0, 0], "blue": [2, 2, 0]},
+        "after": {"red": [2, 2, 1], "blue": [2, 2, 0]},
+        "options": [
+            [{"op": "push", "block": "red", "dir": "right"}],
+            [{"op": "put_beside", "block": "red", "onto": "blue", "dir": "left"}],
+            [{"op": "put_on", "block": "red", "onto": "blue"}],
+            [{"op": "put_on", "block": "blue", "onto": "red"}],
+        ],
+    }
     assert answer(s, {}) == "C"
     s["options"][2] = [{"op": "push", "block": "blue", "dir": "left"}]
     with pytest.raises(ValueError):

@@ -23,8 +23,12 @@ def test_scene_never_stores_the_sum(difficulty: str) -> None:
 def test_hand_worked() -> None:
     # Reference die 1 top, 2 south, 3 east (6 bottom). Roll east: bottom 3; roll east again: bottom 1 (the old
     # top went east, then down); roll south: bottom is the south face, still 2.
-    scene = {"rows": 3, "cols": 3, "path": [[0, 0], [0, 1], [0, 2], [1, 2]],
-             "start_die": {"top": 1, "south": 2, "east": 3}}
+    scene = {
+        "rows": 3,
+        "cols": 3,
+        "path": [[0, 0], [0, 1], [0, 2], [1, 2]],
+        "start_die": {"top": 1, "south": 2, "east": 3},
+    }
     assert answer(scene, {}) == str(3 + 1 + 2)
 
 

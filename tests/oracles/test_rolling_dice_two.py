@@ -24,8 +24,12 @@ def test_scene_never_stores_the_winner(difficulty: str) -> None:
 def test_hand_worked() -> None:
     # Reference die (1 top, 2 south, 3 east). Red: east, east -> bottoms 3, 1 = 4. Black: south, south ->
     # bottoms 2, 1 = 3.
-    scene = {"rows": 3, "cols": 3, "start_die": {"top": 1, "south": 2, "east": 3},
-             "paths": {"red": [[0, 0], [0, 1], [0, 2]], "black": [[0, 0], [1, 0], [2, 0]]}}
+    scene = {
+        "rows": 3,
+        "cols": 3,
+        "start_die": {"top": 1, "south": 2, "east": 3},
+        "paths": {"red": [[0, 0], [0, 1], [0, 2]], "black": [[0, 0], [1, 0], [2, 0]]},
+    }
     assert answer(scene, {}) == "red, 4"
     # Black: east then south -> bottoms 3, 2 = 5.
     scene["paths"]["black"] = [[0, 0], [0, 1], [1, 1]]

@@ -17,11 +17,11 @@ def _scene(top, front, side, side_name="right"):
 
 
 def test_hand_worked() -> None:
-    assert answer(_scene([[1, 1], [1, 1]], [2, 1], [2, 1]), {}) == "5"      # 2 1 / 1 1
+    assert answer(_scene([[1, 1], [1, 1]], [2, 1], [2, 1]), {}) == "5"  # 2 1 / 1 1
     assert answer(_scene([[1, 1], [1, 1]], [2, 2], [2, 1]), {}) == "6"
     assert answer(_scene([[1, 0], [0, 1]], [3, 1], [3, 1], "left"), {}) == "4"
     with pytest.raises(Inconsistent):
-        answer(_scene([[1, 0], [0, 1]], [3, 1], [1, 3]), {})               # nothing 3 tall can stand
+        answer(_scene([[1, 0], [0, 1]], [3, 1], [1, 3]), {})  # nothing 3 tall can stand
 
 
 def test_carving_is_the_brute_force_maximum() -> None:
@@ -29,8 +29,11 @@ def test_carving_is_the_brute_force_maximum() -> None:
     best: dict = {}
     for hs in itertools.product(range(4), repeat=4):
         hts = [list(hs[:2]), list(hs[2:])]
-        views = (tuple(tuple(int(h > 0) for h in r) for r in hts), tuple(max(hts[0][x], hts[1][x]) for x in range(2)),
-                 tuple(max(r) for r in hts))
+        views = (
+            tuple(tuple(int(h > 0) for h in r) for r in hts),
+            tuple(max(hts[0][x], hts[1][x]) for x in range(2)),
+            tuple(max(r) for r in hts),
+        )
         if min(views[1] + views[2]) == 0:
             continue
         best[views] = max(best.get(views, 0), sum(hs))

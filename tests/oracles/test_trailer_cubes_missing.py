@@ -17,8 +17,8 @@ def _scene(top, front, side, side_name="right"):
 
 
 def test_hand_worked() -> None:
-    assert answer(_scene([[1, 1], [1, 1]], [2, 1], [2, 1]), {}) == "3"      # block 2x2x2 = 8, structure 5
-    assert answer(_scene([[1, 0], [0, 1]], [3, 1], [3, 1]), {}) == "8"      # block 12, structure 4
+    assert answer(_scene([[1, 1], [1, 1]], [2, 1], [2, 1]), {}) == "3"  # block 2x2x2 = 8, structure 5
+    assert answer(_scene([[1, 0], [0, 1]], [3, 1], [3, 1]), {}) == "8"  # block 12, structure 4
     with pytest.raises(Inconsistent):
         answer(_scene([[1, 0], [0, 1]], [3, 1], [1, 3]), {})
 

@@ -51,8 +51,7 @@ def test_3d_count_probes_recount_from_the_scene(task):
                 a = st["anchor"]
                 keys = {"left": (0, -1), "right": (0, 1), "front": (1, -1), "behind": (1, 1)}[st["rel"]]
                 pos = [(c[0], f) for c, f in zip(centres, fwd, strict=True)]
-                beyond = [k for k in range(len(objs))
-                          if k != a and keys[1] * (pos[k][keys[0]] - pos[a][keys[0]]) > 0]
+                beyond = [k for k in range(len(objs)) if k != a and keys[1] * (pos[k][keys[0]] - pos[a][keys[0]]) > 0]
                 assert int(p.answer) == len(beyond), (inst.uid, p)
             elif p.kind == "filter_count" and states[p.step - 1].get("anchor") is None:
                 flt = states[p.step - 1]["filter"]
@@ -86,8 +85,14 @@ def test_a_probe_never_names_a_step_picture_or_its_text():
 
 
 def _die_faces(start: dict, path: list[list[int]]) -> list[dict[str, int]]:
-    faces = {"top": start["top"], "bottom": 7 - start["top"], "south": start["south"], "north": 7 - start["south"],
-             "east": start["east"], "west": 7 - start["east"]}
+    faces = {
+        "top": start["top"],
+        "bottom": 7 - start["top"],
+        "south": start["south"],
+        "north": 7 - start["south"],
+        "east": start["east"],
+        "west": 7 - start["east"],
+    }
     normal_of = {faces[f]: NORMALS[f] for f in NORMALS}
     out = []
     for (r0, c0), (r1, c1) in zip(path, path[1:], strict=False):
@@ -150,11 +155,15 @@ def _hull_size(points) -> int:
     def half(seq):
         out: list[tuple] = []
         for p in seq:
-            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
-                                     - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])) <= 0:
+            while (
+                len(out) >= 2
+                and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1]) - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0]))
+                <= 0
+            ):
                 out.pop()
             out.append(p)
         return out
+
     return len(half(pts)) + len(half(pts[::-1])) - 2
 
 

@@ -16,13 +16,27 @@ from vcot.engine.runner import EvalSpec, run_eval
 from vcot.probes import PROBE_TASKS
 from vcot.suite import read_suite
 
-INTERVENTION_CONDS = ["visual_cot", "visual_cot_prefix", "visual_cot_shuffled", "visual_cot_drop_key",
-                      "visual_cot_mixed"]
+INTERVENTION_CONDS = [
+    "visual_cot",
+    "visual_cot_prefix",
+    "visual_cot_shuffled",
+    "visual_cot_drop_key",
+    "visual_cot_mixed",
+]
 
 
 def _run(suite, mock, run_dir, conditions):
-    run_eval(EvalSpec(suite=suite, model="mock", base_url=mock.base_url, run_dir=run_dir, tag_requests=True,
-                      conditions=conditions, concurrency=8))
+    run_eval(
+        EvalSpec(
+            suite=suite,
+            model="mock",
+            base_url=mock.base_url,
+            run_dir=run_dir,
+            tag_requests=True,
+            conditions=conditions,
+            concurrency=8,
+        )
+    )
     return scored(results_table(run_dir).to_pylist())
 
 

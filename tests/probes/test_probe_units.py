@@ -8,9 +8,11 @@ from vcot.conditions import REGISTRY, register_prefix
 from vcot.conditions.interventions import key_step, prefix_length, shuffled_order, step_plan
 from vcot.scoring.probes import first_wrong, grade_steps, probe_fields, step_answers
 
-PROBES = [{"step": 1, "answer": "4", "answer_type": "integer", "options": None},
-          {"step": 2, "answer": "clockwise", "answer_type": "text", "options": None},
-          {"step": 3, "answer": "B", "answer_type": "choice", "options": ["A", "B", "C"]}]
+PROBES = [
+    {"step": 1, "answer": "4", "answer_type": "integer", "options": None},
+    {"step": 2, "answer": "clockwise", "answer_type": "text", "options": None},
+    {"step": 3, "answer": "B", "answer_type": "choice", "options": ["A", "B", "C"]},
+]
 
 
 def test_step_tags_last_one_wins_and_missing_is_wrong():
@@ -21,8 +23,11 @@ def test_step_tags_last_one_wins_and_missing_is_wrong():
 
 
 def test_probe_fields_from_a_results_row():
-    row = {"episode": json.dumps({"probes": PROBES}), "response": "<step1>4</step1><step2>clockwise</step2>"
-           "<step3>B</step3><answer>7</answer>", "error": None}
+    row = {
+        "episode": json.dumps({"probes": PROBES}),
+        "response": "<step1>4</step1><step2>clockwise</step2><step3>B</step3><answer>7</answer>",
+        "error": None,
+    }
     f = probe_fields(row)
     assert f == {"probe_n": 3, "probe_correct": "[true, true, true]", "probe_n_correct": 3, "first_wrong_step": None}
     assert probe_fields({**row, "error": "timeout"})["first_wrong_step"] == 1

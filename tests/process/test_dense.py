@@ -94,8 +94,17 @@ def test_untrusted_completions_never_raise_and_stay_fast(dice):
     flood = _tag(probes[0]) * 100_000  # a tag flood: no single committed step answer
     huge = _reply(probes) + "x" * (MAX_COMPLETION_CHARS + 1)
     unclosed = "<step1>" * 50_000 + _reply(probes)
-    for completion in (flood, huge, unclosed, None, 12, b"\xff<step1>", {"content": [{"text": 3}]},
-                       [{"role": "assistant", "content": _reply(probes)}], "&lt;step1&gt;" * 1000):
+    for completion in (
+        flood,
+        huge,
+        unclosed,
+        None,
+        12,
+        b"\xff<step1>",
+        {"content": [{"text": 3}]},
+        [{"role": "assistant", "content": _reply(probes)}],
+        "&lt;step1&gt;" * 1000,
+    ):
         got = dense_rewards(completion, dice)
         assert len(got) == k and all(isinstance(v, float) for v in got)
         turns = dense_turn_rewards([completion, completion], dice)
@@ -140,6 +149,7 @@ def test_per_turn_pays_each_step_once_at_its_first_turn(dice):
 
 # -- the environment --------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def hull():
     """A VAoT convex_hull problem: two probes (the hull's size, then the answer)."""
@@ -150,8 +160,11 @@ def hull():
 
 def _draw(p) -> dict:
     w, h = p.images[0].size
-    return {"id": "c0", "name": "draw_line",
-            "arguments": json.dumps({"x1": w * 0.1, "y1": h * 0.2, "x2": w * 0.8, "y2": h * 0.7, "color": "red"})}
+    return {
+        "id": "c0",
+        "name": "draw_line",
+        "arguments": json.dumps({"x1": w * 0.1, "y1": h * 0.2, "x2": w * 0.8, "y2": h * 0.7, "color": "red"}),
+    }
 
 
 def _episode(p, first_text: str, last_text: str, **knobs) -> tuple[list[float], dict]:
@@ -211,6 +224,7 @@ def test_env_refuses_a_bad_dense_weight(bad):
 
 
 # -- agreement with the exact labels ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", ["none", "ignores_evidence", "picture_text_mismatch", "wrong_conclusion"])
 def test_dense_rewards_read_like_the_exact_labels(kind):

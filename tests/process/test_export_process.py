@@ -17,8 +17,24 @@ SMALL = ["--param", "answer_max=7"]  # cubes_count easy, answers 4-7: about 97 s
 
 
 def _export(out: Path, *extra: str) -> str:
-    res = runner.invoke(app, ["export-process", "-t", "cubes_count", "-d", "easy", *SMALL, "--n", "30", "--seed",
-                              "4", "-o", str(out), *extra])
+    res = runner.invoke(
+        app,
+        [
+            "export-process",
+            "-t",
+            "cubes_count",
+            "-d",
+            "easy",
+            *SMALL,
+            "--n",
+            "30",
+            "--seed",
+            "4",
+            "-o",
+            str(out),
+            *extra,
+        ],
+    )
     assert res.exit_code == 0, res.output
     return res.output
 
@@ -27,6 +43,7 @@ def test_rows_follow_trls_stepwise_supervision_format(tmp_path):
     try:  # TRL reads the rows as its standard (not conversational) type; the README's dev install has no TRL
         from trl.data_utils import is_conversational
     except ImportError:
+
         def is_conversational(row: dict) -> bool:
             return not isinstance(row["prompt"], str)
 
@@ -45,7 +62,7 @@ def test_rows_follow_trls_stepwise_supervision_format(tmp_path):
         first = row["first_error"]
         assert (first == 0) == (row["kind"] == "none")
         if first:
-            assert row["step_labels"][first - 1] == "incorrect" and not any(row["labels"][first - 1:])
+            assert row["step_labels"][first - 1] == "incorrect" and not any(row["labels"][first - 1 :])
         kinds.add(row["kind"])
     from vcot.process.labelled import KINDS
 
@@ -60,15 +77,45 @@ def test_the_text_only_form_has_the_input_picture_only(tmp_path):
     table = datasets.load_from_disk(str(tmp_path / "plain" / "dataset"))
     # A picture-text mismatch is in a step picture alone: without the pictures its labels would be false.
     assert {len(r["images"]) for r in table} == {1} and set(table["kind"]) == {"none", "ignores_evidence"}
-    res = runner.invoke(app, ["export", "process", "-t", "cubes_count", "--n", "2", "--text-only", "--kinds",
-                              "picture_text_mismatch", "-o", str(tmp_path / "no")])
+    res = runner.invoke(
+        app,
+        [
+            "export",
+            "process",
+            "-t",
+            "cubes_count",
+            "--n",
+            "2",
+            "--text-only",
+            "--kinds",
+            "picture_text_mismatch",
+            "-o",
+            str(tmp_path / "no"),
+        ],
+    )
     assert res.exit_code != 0 and "text-only form cannot carry" in res.output
 
 
 def test_no_scene_of_an_excluded_suite(tmp_path):
     suite = tmp_path / "held"
-    res = runner.invoke(app, ["generate", "-t", "cubes_count", "-d", "easy", *SMALL, "--n", "40", "--seed", "3",
-                              "--out", str(suite), "--no-progress"])
+    res = runner.invoke(
+        app,
+        [
+            "generate",
+            "-t",
+            "cubes_count",
+            "-d",
+            "easy",
+            *SMALL,
+            "--n",
+            "40",
+            "--seed",
+            "3",
+            "--out",
+            str(suite),
+            "--no-progress",
+        ],
+    )
     assert res.exit_code == 0, res.output
     _export(tmp_path / "with", "--exclude", str(suite))
     assert runner.invoke(app, ["overlap", str(suite), str(tmp_path / "with")]).exit_code == 0
@@ -77,11 +124,14 @@ def test_no_scene_of_an_excluded_suite(tmp_path):
     assert res.exit_code == 1 and "appear in both" in res.output, res.output
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["--kinds", "none,made_up_kind"], "unknown kinds"),
-    (["--n", "0"], "--n"),
-    (["-d", "brutal"], "unknown level"),
-])
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--kinds", "none,made_up_kind"], "unknown kinds"),
+        (["--n", "0"], "--n"),
+        (["-d", "brutal"], "unknown level"),
+    ],
+)
 def test_bad_options_are_refused(tmp_path, args, says):
     res = runner.invoke(app, ["export-process", "-t", "cubes_count", "-o", str(tmp_path / "o"), *args])
     assert res.exit_code == 2 and says in res.output, res.output

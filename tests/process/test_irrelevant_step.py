@@ -55,7 +55,7 @@ def test_irrelevant_step_is_labelled_exactly(task: str) -> None:
         assert [s.error for s in x.steps].count("irrelevant_step") == 1 and x.steps[k - 1].error == "irrelevant_step"
         assert 1 <= k <= len(true)  # inserted before a true step, never after the last one
         body = [(pixel_digest(s.image), s.text) for s in x.steps[:-1]]
-        assert body[:k - 1] + body[k:] == true
+        assert body[: k - 1] + body[k:] == true
         before = pixel_digest(sample.images[inst.image]) if k == 1 else true[k - 2][0]
         inserted = x.steps[k - 1]
         assert pixel_digest(inserted.image) == before  # the picture before it, repeated
@@ -76,11 +76,15 @@ def test_a_sentence_that_names_the_answer_or_lists_data_is_refused() -> None:
     dice = {"rows": 5, "cols": 5, "path": [[0, 0], [0, 1]], "start_die": {"top": 1, "south": 2, "east": 3}}
     # "A board of 5 rows and 5 columns." names 5: refused when the answer is 5, kept otherwise.
     assert irrelevant_sentence("rolling_dice_top", dice, [], "5", None) is None
-    assert irrelevant_sentence("rolling_dice_top", dice, [], "4", None) == \
-        "The picture shows a board of 5 rows and 5 columns."
+    assert (
+        irrelevant_sentence("rolling_dice_top", dice, [], "4", None)
+        == "The picture shows a board of 5 rows and 5 columns."
+    )
     # ... and refused when a step already says it.
-    assert irrelevant_sentence("rolling_dice_top", dice, ["On a board of 5 rows and 5 columns, the die ..."],
-                               "4", None) is None
+    assert (
+        irrelevant_sentence("rolling_dice_top", dice, ["On a board of 5 rows and 5 columns, the die ..."], "4", None)
+        is None
+    )
     # A choice task: the right option's text counts as the answer; its letter only as a capital standing alone,
     # so the article "a" does not name option A.
     assert irrelevant_sentence("rolling_dice_top", dice, [], "B", ["4", "5"]) is None

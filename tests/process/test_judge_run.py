@@ -55,12 +55,26 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]
     _cli("step-judge", "make", "-t", TASKS, "--n", str(N), "--seed", "5", "-o", str(suite))
     runs = {"chance": root / "run-chance", "mock80": root / "run-80", "all_correct": root / "run-ac"}
     _cli("eval", str(suite), "--model", "chance", "--run", str(runs["chance"]), "--no-progress")
-    for name, config, model in (("mock80", MockConfig(p=0.8), "openai/judge-80"),
-                                ("all_correct", MockConfig(judge="all_correct"), "openai/judge-all-correct")):
+    for name, config, model in (
+        ("mock80", MockConfig(p=0.8), "openai/judge-80"),
+        ("all_correct", MockConfig(judge="all_correct"), "openai/judge-all-correct"),
+    ):
         server = _Server(config, suite)
         try:
-            _cli("eval", str(suite), "--model", model, "--base-url", server.url, "--tag-requests", "--run",
-                 str(runs[name]), "--no-progress", "--concurrency", "4")
+            _cli(
+                "eval",
+                str(suite),
+                "--model",
+                model,
+                "--base-url",
+                server.url,
+                "--tag-requests",
+                "--run",
+                str(runs[name]),
+                "--no-progress",
+                "--concurrency",
+                "4",
+            )
         finally:
             server.stop()
     yield {"suite": suite, **runs}
@@ -101,14 +115,16 @@ def test_only_judging_conditions_serve_a_step_judging_suite(judged, tmp_path):
     assert REGISTRY.unservable(inst, "direct") is not None
     assert REGISTRY.unservable(inst, "judge_first_error") is None
     assert resolve_conditions(suite.instances, None) == (["judge_first_error", "judge_steps"], {})
-    bad = CliRunner().invoke(app, ["eval", str(judged["suite"]), "-c", "visual_cot", "--run", str(tmp_path / "r"),
-                                   "--no-progress"])
+    bad = CliRunner().invoke(
+        app, ["eval", str(judged["suite"]), "-c", "visual_cot", "--run", str(tmp_path / "r"), "--no-progress"]
+    )
     assert bad.exit_code != 0 and "step-judging instance" in bad.output
     # ... and a judging condition is refused on an ordinary suite.
     plain = tmp_path / "plain"
     _cli("generate", "-t", "cubes_count", "--n", "2", "-o", str(plain))
-    refused = CliRunner().invoke(app, ["eval", str(plain), "-c", "judge_first_error", "--run", str(tmp_path / "p"),
-                                       "--no-progress"])
+    refused = CliRunner().invoke(
+        app, ["eval", str(plain), "-c", "judge_first_error", "--run", str(tmp_path / "p"), "--no-progress"]
+    )
     assert refused.exit_code != 0 and "no step-judging instance" in refused.output
 
 
@@ -147,11 +163,24 @@ def test_always_correct_and_chance_judges_and_the_baselines(judged):
 
 def test_score_command_and_report_show_judges_against_baselines(judged, tmp_path):
     out = _cli("step-judge", "score", str(judged["mock80"]), str(judged["chance"]), str(judged["all_correct"]))
-    for label in ("openai/judge-80 · judge_first_error", "chance · judge_steps", "baseline: always step 1",
-                  "by error type", "position"):
+    for label in (
+        "openai/judge-80 · judge_first_error",
+        "chance · judge_steps",
+        "baseline: always step 1",
+        "by error type",
+        "position",
+    ):
         assert label in out.replace("\n", " ") or label in out
-    _cli("report", str(judged["mock80"]), str(judged["chance"]), "--suite", str(judged["suite"]), "-o",
-         str(tmp_path / "rep"), "--no-progress")
+    _cli(
+        "report",
+        str(judged["mock80"]),
+        str(judged["chance"]),
+        "--suite",
+        str(judged["suite"]),
+        "-o",
+        str(tmp_path / "rep"),
+        "--no-progress",
+    )
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "Step judging: first-error localisation" in md and "baseline: random step or none" in md
     empty = CliRunner().invoke(app, ["step-judge", "score", str(tmp_path / "nothing")])
@@ -165,14 +194,17 @@ def test_resume_sends_nothing_twice(judged):
     assert len(load_results([judged["chance"]])) == before
 
 
-@pytest.mark.parametrize(("reply", "expected"), [
-    ("<answer>2</answer>", (2, True)),
-    ("<answer>0</answer>", (None, True)),
-    ("<answer>Step 3</answer>", (3, True)),
-    ("<answer>9</answer>", (None, False)),  # no such step: named nothing
-    ("I am not sure.", (None, False)),
-    ("", (None, False)),
-])
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("<answer>2</answer>", (2, True)),
+        ("<answer>0</answer>", (None, True)),
+        ("<answer>Step 3</answer>", (3, True)),
+        ("<answer>9</answer>", (None, False)),  # no such step: named nothing
+        ("I am not sure.", (None, False)),
+        ("", (None, False)),
+    ],
+)
 def test_reading_a_reply(reply, expected):
     v = read_verdict(reply, 4)
     assert (v.first_error, v.given) == expected
@@ -185,9 +217,17 @@ def test_step_tags_and_a_hostile_reply():
     assert read_verdict(flood, 3).steps[0] == "incorrect"  # read only so far, never raises
     item = JudgedItem("u", "t", "none", ["correct", "correct"])
     assert item.first_error is None
-    rows = [{"model": "m", "condition": "judge_first_error", "uid": "u", "epoch": 0, "response": None,
-             "error": "HTTP 500", "episode": json.dumps({"judge": {"labels": item.labels, "kind": "none",
-                                                                    "task": "t"}})}]
+    rows = [
+        {
+            "model": "m",
+            "condition": "judge_first_error",
+            "uid": "u",
+            "epoch": 0,
+            "response": None,
+            "error": "HTTP 500",
+            "episode": json.dumps({"judge": {"labels": item.labels, "kind": "none", "task": "t"}}),
+        }
+    ]
     (run,) = judge_runs(rows)
     assert run.errors == 1 and run.scores.no_verdict == 1 and run.scores.localisation.k == 0
 
@@ -201,8 +241,20 @@ def test_overlap_sees_a_step_judging_suites_scenes_and_exclude_removes_them(tmp_
     _cli("step-judge", "make", "-t", "cubes_count", "--n", "4", "--seed", "7", "-o", str(tmp_path / "j"))
     shared = CliRunner().invoke(app, ["overlap", str(evaluation), str(tmp_path / "j")])
     assert shared.exit_code == 1 and "4 scene(s) appear in both" in shared.output
-    _cli("step-judge", "make", "-t", "cubes_count", "--n", "4", "--seed", "7", "--exclude", str(evaluation), "-o",
-         str(tmp_path / "k"))
+    _cli(
+        "step-judge",
+        "make",
+        "-t",
+        "cubes_count",
+        "--n",
+        "4",
+        "--seed",
+        "7",
+        "--exclude",
+        str(evaluation),
+        "-o",
+        str(tmp_path / "k"),
+    )
     assert "no scene of" in _cli("overlap", str(evaluation), str(tmp_path / "k"))
 
 
@@ -212,8 +264,15 @@ def test_every_label_regenerates_from_its_source(judged):
     for inst in read_suite(judged["suite"]).instances[:12]:
         rec = inst.meta["process_judge"]
         src = rec["source"]
-        again = labelled(src["task"], src["seed"], src["index"], rec["kind"], difficulty=src["difficulty"],
-                         params=src["params"] or None, variant=src["variant"])
+        again = labelled(
+            src["task"],
+            src["seed"],
+            src["index"],
+            rec["kind"],
+            difficulty=src["difficulty"],
+            params=src["params"] or None,
+            variant=src["variant"],
+        )
         assert again is not None and again.labels == rec["labels"] and inst.answer == str(again.first_error or 0)
         assert [s.text for s in again.steps] == rec["texts"]
 
@@ -227,6 +286,7 @@ def test_report_without_the_suite_and_a_run_given_twice(judged, tmp_path):
     # one problem's pair of rows: refused, naming both folders.
     copy = tmp_path / "copy"
     shutil.copytree(judged["mock80"], copy)
-    twice = CliRunner().invoke(app, ["report", str(judged["mock80"]), str(copy), "-o", str(tmp_path / "r2"),
-                                     "--no-progress"])
+    twice = CliRunner().invoke(
+        app, ["report", str(judged["mock80"]), str(copy), "-o", str(tmp_path / "r2"), "--no-progress"]
+    )
     assert twice.exit_code != 0 and "both hold model" in twice.output and not (tmp_path / "r2").exists()

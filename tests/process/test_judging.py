@@ -21,8 +21,11 @@ def test_a_perfect_judge_scores_one(labelled_set):
     s = score(labelled_set, scripted_verdicts(labelled_set, right=1.0))
     assert s.localisation.value == 1.0 and s.precision.value == 1.0 and s.recall.value == 1.0
     assert s.localisation.n == 90 and s.recall.n == sum(x.first_error is not None for x in labelled_set)
-    assert set(s.by_kind) == {x.kind for x in labelled_set} and set(s.by_task) == {"gear_rotation", "cubes_count",
-                                                                                   "billiards"}
+    assert set(s.by_kind) == {x.kind for x in labelled_set} and set(s.by_task) == {
+        "gear_rotation",
+        "cubes_count",
+        "billiards",
+    }
 
 
 def test_a_judge_right_80_percent_of_the_time_is_measured_so(labelled_set):

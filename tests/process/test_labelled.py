@@ -22,7 +22,7 @@ def _shape_ok(labels: list[str]) -> bool:
     if "incorrect" not in labels:
         return set(labels) == {"correct"}
     k = labels.index("incorrect")
-    return set(labels[:k]) <= {"correct"} and set(labels[k + 1:]) <= {"after_error"}
+    return set(labels[:k]) <= {"correct"} and set(labels[k + 1 :]) <= {"after_error"}
 
 
 def _truth(task: str, index: int):
@@ -67,8 +67,13 @@ def test_every_kind_is_labelled_exactly(task):
             assert x.concluded == inst.answer
         else:  # wrong_conclusion: every step true, the concluding answer graded wrong
             assert body == true and x.first_error == len(x.steps)
-            assert reward(f"<answer>{x.concluded}</answer>", {"answer": inst.answer, "answer_type":
-                                                                 inst.answer_type, "options": inst.options}) == 0.0
+            assert (
+                reward(
+                    f"<answer>{x.concluded}</answer>",
+                    {"answer": inst.answer, "answer_type": inst.answer_type, "options": inst.options},
+                )
+                == 0.0
+            )
             assert inst.answer.lower() not in x.steps[-2].text.lower().split()
             try:  # a possible answer, never an impossible value
                 from vcot.engine.chance import NoAnswerSpace, answer_space
@@ -81,13 +86,20 @@ def test_every_kind_is_labelled_exactly(task):
 
 def test_most_tasks_carry_every_error_type():
     kinds = ("ignores_evidence", "picture_text_mismatch", "wrong_conclusion")
-    missing = {t: [k for k in kinds if all(labelled(t, SEED, i, k) is None for i in range(3))]
-               for t in TASKS}
+    missing = {t: [k for k in kinds if all(labelled(t, SEED, i, k) is None for i in range(3))] for t in TASKS}
     missing = {t: ks for t, ks in missing.items() if ks}
     # Known and explained in docs/process.md: a corrupted trajectory that leads to no option (mirror_pattern,
     # puzzle, paper_airplane, motion_graph's fractions), a last step that states the answer (rolling_dice_top).
-    assert set(missing) <= {"mirror_pattern", "puzzle", "paper_airplane", "motion_graph", "rolling_dice_top",
-                            "longest_carbon_chain", "robot_program", "convex_hull"}, missing
+    assert set(missing) <= {
+        "mirror_pattern",
+        "puzzle",
+        "paper_airplane",
+        "motion_graph",
+        "rolling_dice_top",
+        "longest_carbon_chain",
+        "robot_program",
+        "convex_hull",
+    }, missing
 
 
 def test_labelled_trajectories_replay_and_have_a_text_only_form():
@@ -106,8 +118,25 @@ def test_labelled_trajectories_replay_and_have_a_text_only_form():
 
 def test_a_labelled_stream_mixes_kinds_and_leaves_out_an_excluded_suite(tmp_path):
     suite = tmp_path / "held"
-    res = CliRunner().invoke(app, ["generate", "--task", "cubes_count", "--difficulty", "easy", "--param",
-                                   "answer_max=7", "--n", "40", "--seed", "3", "--out", str(suite), "--no-progress"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "generate",
+            "--task",
+            "cubes_count",
+            "--difficulty",
+            "easy",
+            "--param",
+            "answer_max=7",
+            "--n",
+            "40",
+            "--seed",
+            "3",
+            "--out",
+            str(suite),
+            "--no-progress",
+        ],
+    )
     assert res.exit_code == 0, res.output
     from vcot.suite import read_suite
     from vcot.validate import scene_keys
@@ -133,5 +162,6 @@ def test_the_documented_examples_are_what_the_code_makes():
     from vcot.process.examples import markdown
 
     doc = Path(__file__).resolve().parents[2] / "docs" / "process_examples.md"
-    assert doc.read_text(encoding="utf-8") == markdown(), "regenerate: python -m vcot.process.examples > " \
-                                                         "docs/process_examples.md"
+    assert doc.read_text(encoding="utf-8") == markdown(), (
+        "regenerate: python -m vcot.process.examples > docs/process_examples.md"
+    )

@@ -58,7 +58,7 @@ def test_wrong_state_is_labelled_exactly(task: str) -> None:
         k = x.first_error
         assert x.labels == ["correct"] * (k - 1) + ["incorrect"] + ["after_error"] * (len(x.steps) - k)
         assert [s.error for s in x.steps] == [None] * (k - 1) + ["wrong_state"] + [None] * (len(x.steps) - k)
-        assert len(body) == len(true) and body[:k - 1] == true[:k - 1]
+        assert len(body) == len(true) and body[: k - 1] == true[: k - 1]
         assert body[k - 1] != true[k - 1] and body[k - 1][1] != true[k - 1][1]  # a stated state, not a picture
         assert x.steps[-1].text == f"So the answer is {x.concluded}." and x.concluded != inst.answer
         row = {"answer": inst.answer, "answer_type": inst.answer_type, "options": inst.options}
@@ -78,6 +78,7 @@ def test_tasks_without_a_slip_carry_no_wrong_state() -> None:
 
 
 # -- plausibility: the tasks' rule checkers ---------------------------------------------------------------
+
 
 def _scene(task: str, index: int) -> dict:
     """The scene the labelled trajectory was made from (accepted as `vcot generate` accepts it)."""
@@ -112,9 +113,9 @@ def test_a_dice_slip_breaks_only_the_turn_into_it(task: str) -> None:
             assert all(rolls), x.uid
             # From step k on, every state is a standard die on the path and each later roll turns it by the rule;
             # steps 1 .. k-1 are the true ones.
-            rules._check_rolls(path[k - 1:], rolls[k - 1:])
+            rules._check_rolls(path[k - 1 :], rolls[k - 1 :])
             if k > 1:
-                rules._check_rolls(path[:k], rolls[:k - 1])
+                rules._check_rolls(path[:k], rolls[: k - 1])
             try:
                 rules._check_rolls(path, rolls)
             except AssertionError as exc:
@@ -149,7 +150,7 @@ def test_a_robot_slip_names_the_action_and_follows_the_rules_after_it() -> None:
         k, texts = x.first_error, _texts(x)
         start = sim._true_start(scene)
         # Steps before k follow the rules from the true start; the whole trajectory does not (the slip).
-        sim.check_robot_program_from({**scene, "program": scene["program"][:k - 1]}, texts[:k - 1], start)
+        sim.check_robot_program_from({**scene, "program": scene["program"][: k - 1]}, texts[: k - 1], start)
         with pytest.raises(AssertionError, match=f"action {k} puts"):
             sim.check_robot_program_from(scene, texts, start)
         # Step k in its own words: the template, the program's action k and the block it moves, on the table.

@@ -28,8 +28,17 @@ os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 if os.environ.get("VCOT_REQUIRE_RL") == "1":
     import importlib
 
-    for _name in ("torch", "transformers", "trl", "datasets", "verl", "verl.utils.dataset.rl_dataset", "skyrl_gym",
-                  "verifiers.v1", "openenv"):
+    for _name in (
+        "torch",
+        "transformers",
+        "trl",
+        "datasets",
+        "verl",
+        "verl.utils.dataset.rl_dataset",
+        "skyrl_gym",
+        "verifiers.v1",
+        "openenv",
+    ):
         try:
             importlib.import_module(_name)
         except Exception as exc:  # noqa: BLE001 - any import failure is the broken install this guards

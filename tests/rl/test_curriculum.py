@@ -100,8 +100,7 @@ def test_a_parameter_knob_stays_within_the_limits_and_relations():
 def test_knob_direction_and_refused_values_are_skipped():
     # minute_step: 5 (easy) -> 1 (hard), so lower is harder. On the medium preset (shift_minute_step 5) the
     # task refuses 4, 3 and 2 (shift_minute_step must be a multiple of minute_step): they are skipped.
-    cur = Curriculum(["mirror_clock"], window=16, knobs={"mirror_clock": "minute_step"},
-                     start={"mirror_clock": 5})
+    cur = Curriculum(["mirror_clock"], window=16, knobs={"mirror_clock": "minute_step"}, start={"mirror_clock": 5})
     for _ in range(16):
         cur.observe("mirror_clock", 1.0)
     assert cur.level("mirror_clock") == 1 and cur.history[-1]["direction"] == "harder"

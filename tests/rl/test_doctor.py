@@ -52,8 +52,10 @@ def test_a_template_dropping_tool_images_fails(tiny_model_dir: Path, tmp_path: P
     folder = _copy(tiny_model_dir, tmp_path / "broken")
     tool_branch = "<tool_response>\n{{ render(message.content) }}"
     assert tool_branch in CHAT_TEMPLATE
-    text_only = ("<tool_response>\n{% for part in message.content %}{% if part.type == 'text' %}{{ part.text }}"
-                 "{% endif %}{% endfor %}")
+    text_only = (
+        "<tool_response>\n{% for part in message.content %}{% if part.type == 'text' %}{{ part.text }}"
+        "{% endif %}{% endfor %}"
+    )
     (folder / "chat_template.jinja").write_text(CHAT_TEMPLATE.replace(tool_branch, text_only), encoding="utf-8")
     res = _run(folder)
     assert res.exit_code == 1, res.output
@@ -104,8 +106,9 @@ def test_a_template_that_rewrites_earlier_turns_is_not_prefix_preserving(tiny_mo
     # Like Qwen3's thinking template: the last assistant turn renders differently from earlier ones.
     cue = "<|im_start|>assistant\n{{ render(message.content) }}"
     assert cue in CHAT_TEMPLATE
-    template = CHAT_TEMPLATE.replace(cue, "<|im_start|>assistant\n{% if loop.last %}<think></think>{% endif %}"
-                                          "{{ render(message.content) }}")
+    template = CHAT_TEMPLATE.replace(
+        cue, "<|im_start|>assistant\n{% if loop.last %}<think></think>{% endif %}{{ render(message.content) }}"
+    )
     checks = {c.name: c for c in doc.diagnose(load_processor(tiny_model_dir), template)}
     assert not checks["prefix"].ok and "changes token" in checks["prefix"].reason
     assert checks["tool_images"].ok and checks["image_tokens"].ok
@@ -135,6 +138,7 @@ def test_trl_supplies_the_response_template_of_a_template_it_knows(tiny_model_di
 
 
 # --- trainer conformance ---------------------------------------------------------------------------------------
+
 
 def _trainers(output: str) -> dict[str, str]:
     from vcot.rl.conformance import FRAMEWORKS
@@ -166,15 +170,19 @@ def test_every_installed_trainer_passes_on_the_tiny_model(tiny_model_dir: Path) 
     assert "pictures arrive pixel for pixel" in res.output and "step rewards and the final reward" in res.output
 
 
-def test_a_template_dropping_tool_images_fails_the_trainers_that_send_tool_images(tiny_model_dir: Path,
-                                                                                  tmp_path: Path) -> None:
+def test_a_template_dropping_tool_images_fails_the_trainers_that_send_tool_images(
+    tiny_model_dir: Path, tmp_path: Path
+) -> None:
     from tiny_vlm import CHAT_TEMPLATE
 
     folder = _copy(tiny_model_dir, tmp_path / "broken")
-    text_only = ("<tool_response>\n{% for part in message.content %}{% if part.type == 'text' %}{{ part.text }}"
-                 "{% endif %}{% endfor %}")
+    text_only = (
+        "<tool_response>\n{% for part in message.content %}{% if part.type == 'text' %}{{ part.text }}"
+        "{% endif %}{% endfor %}"
+    )
     (folder / "chat_template.jinja").write_text(
-        CHAT_TEMPLATE.replace("<tool_response>\n{{ render(message.content) }}", text_only), encoding="utf-8")
+        CHAT_TEMPLATE.replace("<tool_response>\n{{ render(message.content) }}", text_only), encoding="utf-8"
+    )
     names = _installed()
     res = _run(folder, "--frameworks", ",".join(names))
     assert res.exit_code == 1, res.output
@@ -182,8 +190,9 @@ def test_a_template_dropping_tool_images_fails_the_trainers_that_send_tool_image
     # TRL, verl and OpenEnv put the returned pictures in tool messages, which this template drops; the SkyRL
     # and verifiers adapters return them in a user message (vLLM refuses images in tool results), which it keeps.
     in_user_messages = {"skyrl", "verifiers"}
-    assert {n: verdicts[n] for n in names} == {n: "PASS" if n in in_user_messages else "FAIL" for n in names}, \
+    assert {n: verdicts[n] for n in names} == {n: "PASS" if n in in_user_messages else "FAIL" for n in names}, (
         res.output
+    )
     assert "image tokens" in res.output.split("FAIL trl", 1)[1] or "tokeniser fails" in res.output
 
 

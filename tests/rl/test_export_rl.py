@@ -28,8 +28,10 @@ def _rows(path):
 
 def test_suite_to_verl(suite, tmp_path):
     out = tmp_path / "verl"
-    res = runner.invoke(app, ["export-rl", str(suite), "--format", "verl", "--out", str(out),
-                              "--validation-fraction", "0.34", "-c", "vaot"])
+    res = runner.invoke(
+        app,
+        ["export-rl", str(suite), "--format", "verl", "--out", str(out), "--validation-fraction", "0.34", "-c", "vaot"],
+    )
     assert res.exit_code == 0, res.output
     train, val = _rows(out / "train.parquet"), _rows(out / "validation.parquet")
     assert len(train) + len(val) == 6 and len(val) == 2
@@ -46,14 +48,32 @@ def test_suite_to_verl(suite, tmp_path):
 
 def test_stream_to_verl_with_a_difficulty_ladder(tmp_path):
     out = tmp_path / "ladder"
-    res = runner.invoke(app, ["export-rl", "stream", "--task", "convex_hull,mirror_pattern", "--n", "4",
-                              "--difficulty", "easy,hard", "--seed", "2", "-o", str(out),
-                              "--validation-fraction", "0", "--no-progress"])
+    res = runner.invoke(
+        app,
+        [
+            "export-rl",
+            "stream",
+            "--task",
+            "convex_hull,mirror_pattern",
+            "--n",
+            "4",
+            "--difficulty",
+            "easy,hard",
+            "--seed",
+            "2",
+            "-o",
+            str(out),
+            "--validation-fraction",
+            "0",
+            "--no-progress",
+        ],
+    )
     assert res.exit_code == 0, res.output
     rows = _rows(out / "train.parquet")
     assert len(rows) == 8 and not (out / "validation.parquet").exists()
     assert {(r["extra_info"]["task"], r["extra_info"]["difficulty"]) for r in rows} == {
-        (t, d) for t in ("convex_hull", "mirror_pattern") for d in ("easy", "hard")}
+        (t, d) for t in ("convex_hull", "mirror_pattern") for d in ("easy", "hard")
+    }
     assert {r["agent_name"] for r in rows} == {"single_turn_agent"}  # the default condition is direct
 
 
@@ -67,29 +87,48 @@ def test_stream_to_trl(tmp_path):
     datasets = pytest.importorskip("datasets")
     pytest.importorskip("transformers")
     out = tmp_path / "trl"
-    res = runner.invoke(app, ["export-rl", "stream", "--task", "convex_hull", "--n", "5", "--format", "trl",
-                              "-o", str(out), "--validation-fraction", "0.2", "--no-progress"])
+    res = runner.invoke(
+        app,
+        [
+            "export-rl",
+            "stream",
+            "--task",
+            "convex_hull",
+            "--n",
+            "5",
+            "--format",
+            "trl",
+            "-o",
+            str(out),
+            "--validation-fraction",
+            "0.2",
+            "--no-progress",
+        ],
+    )
     assert res.exit_code == 0, res.output
     ds = datasets.load_from_disk(str(out))
     assert len(ds["train"]) + len(ds["validation"]) == 5 and len(ds["validation"]) == 1
     assert ds["train"][0]["images"][0].size[0] > 0
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["export-rl", "{tmp}/nowhere", "-o", "{tmp}/o"], "{tmp}/nowhere"),
-    (["export-rl", "{suite}", "-f", "jsonl", "-o", "{tmp}/o"], "'jsonl'"),
-    (["export-rl", "{suite}", "-o", "{tmp}/o", "--validation-fraction", "1.5"], "--validation-fraction"),
-    (["export-rl", "{suite}", "-o", "{tmp}/o", "--validation-fraction", "-0.1"], "--validation-fraction"),
-    (["export-rl", "{suite}", "-o", "{tmp}/o", "--validation-fraction", "nan"], "--validation-fraction"),
-    (["export-rl", "{suite}", "-o", "{tmp}/o", "--task", "convex_hull"], "--task"),
-    (["export-rl", "stream", "-o", "{tmp}/o", "--task", "no_such_task", "--n", "2"], "no_such_task"),
-    (["export-rl", "stream", "-o", "{tmp}/o", "--task", "convex_hull", "--n", "0"], "--n"),
-    (["export-rl", "stream", "-o", "{tmp}/o", "--task", "convex_hull", "-d", "extreme"], "extreme"),
-    (["export-rl", "stream", "-o", "{tmp}/o", "--task", "convex_hull", "-c", "telepathy"], "telepathy"),
-    (["export-rl", "{suite}", "-o", "{tmp}/o", "--max-calls", "0"], "--max-calls"),
-    (["export-rl", "{suite}", "-o", "{suite}/instances.jsonl"], "not a folder"),
-    (["export-rl", "{suite}", "-o", "{tmp}/o", "--exclude", "{tmp}/missing"], "{tmp}/missing"),
-])
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["export-rl", "{tmp}/nowhere", "-o", "{tmp}/o"], "{tmp}/nowhere"),
+        (["export-rl", "{suite}", "-f", "jsonl", "-o", "{tmp}/o"], "'jsonl'"),
+        (["export-rl", "{suite}", "-o", "{tmp}/o", "--validation-fraction", "1.5"], "--validation-fraction"),
+        (["export-rl", "{suite}", "-o", "{tmp}/o", "--validation-fraction", "-0.1"], "--validation-fraction"),
+        (["export-rl", "{suite}", "-o", "{tmp}/o", "--validation-fraction", "nan"], "--validation-fraction"),
+        (["export-rl", "{suite}", "-o", "{tmp}/o", "--task", "convex_hull"], "--task"),
+        (["export-rl", "stream", "-o", "{tmp}/o", "--task", "no_such_task", "--n", "2"], "no_such_task"),
+        (["export-rl", "stream", "-o", "{tmp}/o", "--task", "convex_hull", "--n", "0"], "--n"),
+        (["export-rl", "stream", "-o", "{tmp}/o", "--task", "convex_hull", "-d", "extreme"], "extreme"),
+        (["export-rl", "stream", "-o", "{tmp}/o", "--task", "convex_hull", "-c", "telepathy"], "telepathy"),
+        (["export-rl", "{suite}", "-o", "{tmp}/o", "--max-calls", "0"], "--max-calls"),
+        (["export-rl", "{suite}", "-o", "{suite}/instances.jsonl"], "not a folder"),
+        (["export-rl", "{suite}", "-o", "{tmp}/o", "--exclude", "{tmp}/missing"], "{tmp}/missing"),
+    ],
+)
 def test_bad_input_exits_2_and_says_what(suite, tmp_path, args, says):
     fill = {"tmp": str(tmp_path), "suite": str(suite)}
     res = runner.invoke(app, [a.format(**fill) for a in args])

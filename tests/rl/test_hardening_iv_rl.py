@@ -13,12 +13,12 @@ pytest.importorskip("transformers")
 
 from vcot.rl import doctor as doc  # noqa: E402 - after the skips: the doctor needs transformers
 
-NESTED_LOOPS = ("{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}"
-                "{{ messages[0]['role'] }}")
+NESTED_LOOPS = (
+    "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}{{ messages[0]['role'] }}"
+)
 
 
-def test_a_template_with_nested_long_loops_fails_within_the_time_bound(tiny_model_dir: Path,
-                                                                       tmp_path: Path) -> None:
+def test_a_template_with_nested_long_loops_fails_within_the_time_bound(tiny_model_dir: Path, tmp_path: Path) -> None:
     template = tmp_path / "loops.jinja"
     template.write_text(NESTED_LOOPS, encoding="utf-8")
     start = time.monotonic()
@@ -30,13 +30,13 @@ def test_a_template_with_nested_long_loops_fails_within_the_time_bound(tiny_mode
     assert all("not run" in c.reason for c in checks[1:])
 
 
-def test_a_template_that_builds_a_huge_string_fails_by_the_memory_bound(tiny_model_dir: Path,
-                                                                        tmp_path: Path) -> None:
+def test_a_template_that_builds_a_huge_string_fails_by_the_memory_bound(tiny_model_dir: Path, tmp_path: Path) -> None:
     template = tmp_path / "huge.jinja"
     # 4 GB of text, eight times the worker's budget: a MemoryError inside the check, not in the caller.
     template.write_text("{% set s = 'x' * 100000 %}{{ s * 40000 }}", encoding="utf-8")
-    checks = doc.doctor(tiny_model_dir, trust_remote_code=True, chat_template_file=template, seconds=60,
-                        memory=512 * 1024 ** 2)
+    checks = doc.doctor(
+        tiny_model_dir, trust_remote_code=True, chat_template_file=template, seconds=60, memory=512 * 1024**2
+    )
     assert not checks[0].ok
     assert "MemoryError" in checks[0].reason, checks[0].reason
 

@@ -21,9 +21,28 @@ SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "did_it_learn.py"
 
 def test_the_protocol_runs_end_to_end(tiny_model_dir: Path, tmp_path: Path) -> None:
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, str(SCRIPT), "--model", str(tiny_model_dir), "--out", str(tmp_path),
-                           "--trust-remote-code", "--heldout", "12", "--warm", "8", "--sft-steps", "2",
-                           "--grpo-steps", "2"], capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--model",
+            str(tiny_model_dir),
+            "--out",
+            str(tmp_path),
+            "--trust-remote-code",
+            "--heldout",
+            "12",
+            "--warm",
+            "8",
+            "--sft-steps",
+            "2",
+            "--grpo-steps",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     lines = done.stdout.strip().splitlines()
     summary = json.loads(lines[-1])

@@ -30,8 +30,10 @@ from vcot.rl.openenv import VcotAction, VcotEnvClient, VcotEnvironment  # noqa: 
 
 TASK = "convex_hull"
 ENV_KWARGS = {"tasks": [TASK], "condition": "vaot", "seed": 0}
-DRAWS = (VcotAction.call("draw_line", {"x1": 10, "y1": 20, "x2": 300, "y2": 400}, content="Joining two points."),
-         VcotAction.call("mark_point", '{"x": 120, "y": 90, "label": "A"}'))
+DRAWS = (
+    VcotAction.call("draw_line", {"x1": 10, "y1": 20, "x2": 300, "y2": 400}, content="Joining two points."),
+    VcotAction.call("mark_point", '{"x": 120, "y": 90, "label": "A"}'),
+)
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +56,7 @@ def tiny(tiny_model_dir):
     from tiny_vlm import load_processor
     from transformers import Qwen2VLForConditionalGeneration
 
-    model = Qwen2VLForConditionalGeneration.from_pretrained(tiny_model_dir, local_files_only=True,
-                                                            dtype=torch.float32)
+    model = Qwen2VLForConditionalGeneration.from_pretrained(tiny_model_dir, local_files_only=True, dtype=torch.float32)
     return load_processor(tiny_model_dir), model.eval()
 
 
@@ -72,6 +73,7 @@ def _received(observation: adapter.VcotObservation) -> list[dict[str, Any]]:
 
 
 # --- the episode over HTTP ---------------------------------------------------------------------------------------
+
 
 def test_three_turn_episode_through_the_openenv_client(server, problem, tiny):
     import torch
@@ -158,6 +160,7 @@ def test_the_http_routes_publish_the_schemas(server):
 
 # --- in process --------------------------------------------------------------------------------------------------
 
+
 def test_the_rubric_is_vcots_grader_and_grades_once(problem):
     from vcot.rl import Curriculum
 
@@ -197,12 +200,18 @@ def test_the_model_doctor_passes_openenv_on_the_tiny_model(tiny):
 
 
 def test_actions_from_model_messages_and_back():
-    openai_form = {"role": "assistant", "content": "look",
-                   "tool_calls": [{"id": "c1", "type": "function",
-                                   "function": {"name": "mark_point", "arguments": '{"x": 1, "y": 2}'}}]}
+    openai_form = {
+        "role": "assistant",
+        "content": "look",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "mark_point", "arguments": '{"x": 1, "y": 2}'}}
+        ],
+    }
     action = VcotAction.from_message(openai_form)
-    assert action.core() == {"content": "look", "tool_calls": [{"id": "c1", "name": "mark_point",
-                                                                "arguments": '{"x": 1, "y": 2}'}]}
+    assert action.core() == {
+        "content": "look",
+        "tool_calls": [{"id": "c1", "name": "mark_point", "arguments": '{"x": 1, "y": 2}'}],
+    }
     assert action.message()["tool_calls"][0]["function"] == {"name": "mark_point", "arguments": {"x": 1, "y": 2}}
     flat = VcotAction.from_message({"content": [{"type": "text", "text": "<answer>3</answer>"}]})
     assert flat.core() == "<answer>3</answer>" and flat.message()["content"][0]["text"] == "<answer>3</answer>"

@@ -57,8 +57,14 @@ def test_hedged_negated_and_truncated_answers_get_nothing():
 def test_details_say_why():
     p = make_problem("cubes_count", seed=1)
     d = reward_details(f"I count. <answer>{p.answer}</answer>", p)
-    assert (d.reward, d.correct, d.verdict, d.extracted, d.tier, d.format_ok) == (1.0, True, "correct", p.answer,
-                                                                                  "tag", True)
+    assert (d.reward, d.correct, d.verdict, d.extracted, d.tier, d.format_ok) == (
+        1.0,
+        True,
+        "correct",
+        p.answer,
+        "tag",
+        True,
+    )
     d = reward_details("It is 1000000.", p)
     assert (d.reward, d.correct, d.verdict, d.format_ok) == (0.0, False, "wrong", False) and d.reason
     d = reward_details("", p)
@@ -81,10 +87,28 @@ def test_chat_completions_grade_the_last_assistant_message():
     good, bad = f"<answer>{p.answer}</answer>", "<answer>1000</answer>"
     assert reward([{"role": "assistant", "content": good}], p) == 1.0
     assert reward([{"role": "assistant", "content": [{"type": "text", "text": good}]}], p) == 1.0
-    assert reward([{"role": "assistant", "content": good}, {"role": "tool", "content": "Action executed."},
-                   {"role": "assistant", "content": bad}], p) == 0.0
-    assert reward([{"role": "assistant", "content": bad}, {"role": "user", "content": good},
-                   {"role": "assistant", "content": good}], p) == 1.0
+    assert (
+        reward(
+            [
+                {"role": "assistant", "content": good},
+                {"role": "tool", "content": "Action executed."},
+                {"role": "assistant", "content": bad},
+            ],
+            p,
+        )
+        == 0.0
+    )
+    assert (
+        reward(
+            [
+                {"role": "assistant", "content": bad},
+                {"role": "user", "content": good},
+                {"role": "assistant", "content": good},
+            ],
+            p,
+        )
+        == 1.0
+    )
     assert reward({"role": "assistant", "content": good}, p) == 1.0
     assert reward(good.encode(), p) == 1.0
     assert reward([{"role": "assistant", "content": good}], p.row()) == 1.0  # a row works as well
@@ -98,8 +122,29 @@ def _garbage(rng: random.Random) -> object:
     if kind == 1:  # arbitrary code points, lone surrogates included
         return "".join(chr(rng.randrange(0x110000)) for _ in range(n))
     if kind == 2:  # answer-like fragments in random order
-        parts = ["<answer>", "</answer>", "<think>", "</think>", "<step1>", "</step1>", "not", "or", "\\boxed{",
-                 "}", "{", "Final answer:", "A", "B", "3", "-2.5", "(1, 2)", "12:30", "north", "\n", " "]
+        parts = [
+            "<answer>",
+            "</answer>",
+            "<think>",
+            "</think>",
+            "<step1>",
+            "</step1>",
+            "not",
+            "or",
+            "\\boxed{",
+            "}",
+            "{",
+            "Final answer:",
+            "A",
+            "B",
+            "3",
+            "-2.5",
+            "(1, 2)",
+            "12:30",
+            "north",
+            "\n",
+            " ",
+        ]
         return "".join(rng.choice(parts) for _ in range(n // 3))
     if kind == 3:  # JSON fragments, cut anywhere
         doc = json.dumps({"answer": rng.choice([1, "B", [1, 2], None, {"x": "y"}]), "reasoning": "r" * n})
@@ -107,8 +152,16 @@ def _garbage(rng: random.Random) -> object:
     if kind == 4:
         return bytes(rng.randrange(256) for _ in range(n))
     if kind == 5:  # malformed chat messages
-        return rng.choice([[{"role": "assistant"}], [{"content": 5}], [None, 3, "x"], [{"role": "assistant",
-                           "content": [{"type": "image"}, {"text": None}, 7]}], {"content": {"a": 1}}, []])
+        return rng.choice(
+            [
+                [{"role": "assistant"}],
+                [{"content": 5}],
+                [None, 3, "x"],
+                [{"role": "assistant", "content": [{"type": "image"}, {"text": None}, 7]}],
+                {"content": {"a": 1}},
+                [],
+            ]
+        )
     if kind == 6:
         return rng.choice([None, 0, 1.5, float("nan"), True, object(), {"answer": 3}, ("a",), {1, 2}])
     if kind == 7:  # deep nesting
@@ -118,9 +171,17 @@ def _garbage(rng: random.Random) -> object:
     return " ".join(rng.choice(["the", "answer", "is", "not", "B", "7", "therefore", "so"]) for _ in range(n))
 
 
-GOLDS = [("7", "integer", None), ("B", "choice", ["a", "b", "c", "d"]), ("2.5", "number", None),
-         ("(1, 2)", "coordinates", None), ("3:15", "time", None), ("north", "direction", None),
-         ("red, 17", "pair", None), ("1, 4", "set", None), ("clockwise", "text", None)]
+GOLDS = [
+    ("7", "integer", None),
+    ("B", "choice", ["a", "b", "c", "d"]),
+    ("2.5", "number", None),
+    ("(1, 2)", "coordinates", None),
+    ("3:15", "time", None),
+    ("north", "direction", None),
+    ("red, 17", "pair", None),
+    ("1, 4", "set", None),
+    ("clockwise", "text", None),
+]
 
 
 def test_ten_thousand_garbage_completions_never_raise():
@@ -152,8 +213,16 @@ HUGE = {
 @pytest.mark.parametrize("name", sorted(HUGE))
 def test_huge_completions_are_refused_quickly(name):
     completion = HUGE[name](random.Random(1))
-    p = {"answer": "7", "answer_type": "integer", "options": None, "task": "cubes_count", "difficulty": "medium",
-         "params": {}, "seed": 5, "index": 0}
+    p = {
+        "answer": "7",
+        "answer_type": "integer",
+        "options": None,
+        "task": "cubes_count",
+        "difficulty": "medium",
+        "params": {},
+        "seed": 5,
+        "index": 0,
+    }
     t0 = time.process_time()
     d = reward_details(completion, p)
     assert d.reward == 0.0 and d.verdict == "refused" and str(MAX_COMPLETION_CHARS) in d.reason
@@ -175,9 +244,11 @@ def test_many_tags_under_the_length_limit_are_refused():
 
 # -- step rewards ------------------------------------------------------------------------------------------------
 
+
 def _steps_completion(probes: list[dict], wrong: int | None = None) -> str:
-    lines = [f"<step{p['step']}>{'zzz nothing' if p['step'] == wrong else p['answer']}</step{p['step']}>"
-             for p in probes]
+    lines = [
+        f"<step{p['step']}>{'zzz nothing' if p['step'] == wrong else p['answer']}</step{p['step']}>" for p in probes
+    ]
     return "Reasoning.\n" + "\n".join(lines) + "\n<answer>x</answer>"
 
 

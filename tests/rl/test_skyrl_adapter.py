@@ -48,13 +48,15 @@ def tiny(tiny_model_dir):
 
 
 def _call(name: str, arguments: dict) -> str:
-    return f'<tool_call>\n{json.dumps({"name": name, "arguments": arguments})}\n</tool_call>'
+    return f"<tool_call>\n{json.dumps({'name': name, 'arguments': arguments})}\n</tool_call>"
 
 
 def _drawing(problem) -> list[tuple[str, dict]]:
     w, h = problem.images[0].size
-    return [("draw_line", {"x1": w * 0.1, "y1": h * 0.2, "x2": w * 0.8, "y2": h * 0.7, "color": "red"}),
-            ("crop_zoom", {"x1": 0, "y1": 0, "x2": w // 2, "y2": h // 2})]
+    return [
+        ("draw_line", {"x1": w * 0.1, "y1": h * 0.2, "x2": w * 0.8, "y2": h * 0.7, "color": "red"}),
+        ("crop_zoom", {"x1": 0, "y1": 0, "x2": w // 2, "y2": h // 2}),
+    ]
 
 
 def _extras(problem, **more) -> dict:
@@ -123,8 +125,11 @@ def test_three_turn_episode_renders_and_runs_through_the_tiny_vlm(problem, tiny,
     gold = str(problem.answer)
     answer = gold if correct else str(int(gold) + 1)
     actions = _drawing(problem)
-    replies = [_call(*actions[0]), "Now zoom in.\n" + _call(*actions[1]),
-               f"The hull leaves them out. <answer>{answer}</answer>"]
+    replies = [
+        _call(*actions[0]),
+        "Now zoom in.\n" + _call(*actions[1]),
+        f"The hull leaves them out. <answer>{answer}</answer>",
+    ]
     env, conversation, outs = _rollout(problem, replies)
 
     assert isinstance(env, adapter.VcotSkyRLEnv) and env.problem.uid == problem.uid
@@ -164,8 +169,9 @@ def test_three_turn_episode_renders_and_runs_through_the_tiny_vlm(problem, tiny,
     inputs = tiny(text=[text], images=pictures, return_tensors="pt")
     pad = tiny.tokenizer.convert_tokens_to_ids("<|image_pad|>")
     n_tokens = int((inputs["input_ids"] == pad).sum())
-    model = Qwen2VLForConditionalGeneration.from_pretrained(tiny_model_dir, local_files_only=True,
-                                                            dtype=torch.float32).eval()
+    model = Qwen2VLForConditionalGeneration.from_pretrained(
+        tiny_model_dir, local_files_only=True, dtype=torch.float32
+    ).eval()
     with torch.no_grad():
         features = model.get_image_features(inputs["pixel_values"], inputs["image_grid_thw"]).pooler_output
         logits = model(**inputs).logits
@@ -186,8 +192,11 @@ def test_three_turn_episode_renders_and_runs_through_the_tiny_vlm(problem, tiny,
 def test_tool_role_observations_and_pil_pictures(problem, tiny):
     actions = _drawing(problem)
     two_calls = _call(*actions[0]) + "\n" + _call(*actions[1])
-    env, conversation, outs = _rollout(problem, [two_calls, f"<answer>{problem.answer}</answer>"],
-                                       env_config={"observation_role": "tool", "image_format": "pil"})
+    env, conversation, outs = _rollout(
+        problem,
+        [two_calls, f"<answer>{problem.answer}</answer>"],
+        env_config={"observation_role": "tool", "image_format": "pil"},
+    )
     obs = outs[0]["observations"]
     assert [m["role"] for m in obs] == ["tool", "tool"]
     assert [m["tool_call_id"] for m in obs] == ["call_1_0", "call_1_1"]
@@ -222,10 +231,13 @@ def test_parse_tool_calls_text_format():
     content, calls = adapter.parse_tool_calls(
         'Think.\n<tool_call>{"name": "mark_point", "arguments": "{\\"x\\": 3, \\"y\\": 4}"}</tool_call>'
         '<tool_call>{"type": "function", "function": {"name": "draw_circle", "arguments": {"x": 1}}}</tool_call>',
-        turn=2)
+        turn=2,
+    )
     assert content == "Think."
-    assert calls == [{"id": "call_2_0", "name": "mark_point", "arguments": '{"x": 3, "y": 4}'},
-                     {"id": "call_2_1", "name": "draw_circle", "arguments": {"x": 1}}]
+    assert calls == [
+        {"id": "call_2_0", "name": "mark_point", "arguments": '{"x": 3, "y": 4}'},
+        {"id": "call_2_1", "name": "draw_circle", "arguments": {"x": 1}},
+    ]
     assert adapter.parse_tool_calls("<answer>3</answer>") == ("<answer>3</answer>", [])
     # An unclosed block (the reply was cut off) is not a call: the reply is graded as it is.
     assert adapter.parse_tool_calls('<tool_call>{"name": "draw_line"')[1] == []

@@ -25,8 +25,15 @@ from vcot.validate import scene_keys
 # Cheap 2D tasks of different shapes: a choice task, a paired task (two rows per scene), integer answers.
 TASKS = ["mirror_clock", "cubes_count", "gear_rotation", "defuse_a_bomb"]
 # cubes_count with a 2 x 2 footprint of columns at most 2 high: a few dozen scenes, so draws collide.
-TINY = {"min_width": 2, "max_width": 2, "min_depth": 2, "max_depth": 2, "max_height": 2, "answer_min": 3,
-        "answer_max": 8}
+TINY = {
+    "min_width": 2,
+    "max_width": 2,
+    "min_depth": 2,
+    "max_depth": 2,
+    "max_height": 2,
+    "answer_min": 3,
+    "answer_max": 8,
+}
 
 
 def _digests(seed: int, indices: list[int]) -> list[str]:
@@ -110,9 +117,11 @@ def _encoded_source(images):
 
 
 def test_row_regenerates_the_identical_problem():
-    problems = [*stream(TASKS, seed=7).take(4),
-                stream("cubes_count", params=TINY, seed=7)[3],
-                stream("mirror_clock", difficulty="hard", seed=7, condition="state_probe", steps=True)[2]]
+    problems = [
+        *stream(TASKS, seed=7).take(4),
+        stream("cubes_count", params=TINY, seed=7)[3],
+        stream("mirror_clock", difficulty="hard", seed=7, condition="state_probe", steps=True)[2],
+    ]
     for p in problems:
         row = json.loads(json.dumps({k: v for k, v in p.row().items() if k not in ("images", "prompt")}))
         assert isinstance(row["params"], str) and isinstance(row["options"], list)
@@ -129,12 +138,23 @@ def test_suite_seed_regenerates_what_vcot_generate_made():
         for index in range(3):
             sample = t.make(index, 11)
             gen = sample.instance.meta["generator"]
-            p = problem_from_row({"task": task, "difficulty": gen["difficulty"], "params": gen["params"],
-                                  "seed": gen["suite_seed"], "index": gen["index"], "condition": "direct"})
+            p = problem_from_row(
+                {
+                    "task": task,
+                    "difficulty": gen["difficulty"],
+                    "params": gen["params"],
+                    "seed": gen["suite_seed"],
+                    "index": gen["index"],
+                    "condition": "direct",
+                }
+            )
             assert not is_stream_seed(p.seed)
             assert p.instance.meta["scene"] == sample.instance.meta["scene"]
-            assert (p.question, p.answer, p.options) == (sample.instance.question, sample.instance.answer,
-                                                        sample.instance.options)
+            assert (p.question, p.answer, p.options) == (
+                sample.instance.question,
+                sample.instance.answer,
+                sample.instance.options,
+            )
             assert pixel_digest(p.images[0]) == pixel_digest(sample.images[sample.instance.image])
 
 
@@ -196,8 +216,11 @@ def test_capacity_of_a_small_and_a_large_space(tiny_suite):
     assert excluded.redrawn > 0 and excluded.distinct <= len(population) - 10
     assert excluded.estimate <= len(population) - 10 + 1
     big = stream("convex_hull", seed=1).capacity(n=40)["convex_hull"]
-    assert big.distinct == 40 and big.estimate is None and big.lower_bound == pytest.approx(40 * 39 / (2 * 2.9957),
-                                                                                            rel=1e-3)
+    assert (
+        big.distinct == 40
+        and big.estimate is None
+        and big.lower_bound == pytest.approx(40 * 39 / (2 * 2.9957), rel=1e-3)
+    )
 
 
 def test_stream_draws_at_the_curriculum_setting():
@@ -231,8 +254,10 @@ def test_arguments_are_checked():
 
 
 def test_core_imports_no_training_library():
-    code = ("import sys, vcot.rl; from vcot.rl import stream, reward, Curriculum, DrawingSession; "
-            "stream('cubes_count')[0]; "
-            "bad = [m for m in ('torch', 'transformers', 'trl', 'verl') if m in sys.modules]; "
-            "assert not bad, bad")
+    code = (
+        "import sys, vcot.rl; from vcot.rl import stream, reward, Curriculum, DrawingSession; "
+        "stream('cubes_count')[0]; "
+        "bad = [m for m in ('torch', 'transformers', 'trl', 'verl') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

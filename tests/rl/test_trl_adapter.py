@@ -39,11 +39,25 @@ TASKS = ["convex_hull", "mirror_pattern"]
 def _config(tmp_path: Path, **extra: Any):
     from trl import GRPOConfig
 
-    base = dict(output_dir=str(tmp_path / "out"), use_cpu=True, bf16=False, report_to="none", seed=0,
-                per_device_train_batch_size=2, num_generations=2, max_completion_length=24, learning_rate=1e-3,
-                logging_steps=1, max_steps=2, save_strategy="no", activation_checkpointing=False,
-                shuffle_dataset=False, dataloader_num_workers=0, max_tool_calling_iterations=2,
-                disable_tqdm=True)
+    base = dict(
+        output_dir=str(tmp_path / "out"),
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        seed=0,
+        per_device_train_batch_size=2,
+        num_generations=2,
+        max_completion_length=24,
+        learning_rate=1e-3,
+        logging_steps=1,
+        max_steps=2,
+        save_strategy="no",
+        activation_checkpointing=False,
+        shuffle_dataset=False,
+        dataloader_num_workers=0,
+        max_tool_calling_iterations=2,
+        disable_tqdm=True,
+    )
     base.update(extra)
     return GRPOConfig(**base)
 
@@ -60,6 +74,7 @@ def _answer_completion(text: str) -> list[dict[str, Any]]:
 
 # --- datasets ---------------------------------------------------------------------------------------------------
 
+
 def test_rows_carry_the_prompt_the_pictures_and_the_problem_columns() -> None:
     ds = adapter.dataset(4, tasks=TASKS, seed=5, condition="vaot")
     assert len(ds) == 4 and set(ds.column_names) == {"prompt", "images", *adapter.ROW_COLUMNS}
@@ -68,7 +83,9 @@ def test_rows_carry_the_prompt_the_pictures_and_the_problem_columns() -> None:
         assert row["uid"] == problem.uid and row["answer"] == problem.answer and row["task"] == problem.task
         assert json.loads(row["params"]) == json.loads(json.dumps(problem.params))
         assert all(isinstance(im, Image.Image) for im in row["images"]) and len(row["images"]) == len(problem.images)
-        assert ImageChops.difference(row["images"][0].convert("RGB"), problem.images[0].convert("RGB")).getbbox() is None
+        assert (
+            ImageChops.difference(row["images"][0].convert("RGB"), problem.images[0].convert("RGB")).getbbox() is None
+        )
         # TRL's prepare_multimodal_messages fills one {"type": "image"} placeholder per picture, in order.
         placeholders = [p for m in row["prompt"] for p in m["content"] if p["type"] == "image"]
         assert len(placeholders) == len(row["images"])
@@ -99,6 +116,7 @@ def test_the_trl_prompt_renders_with_the_pictures(tiny_model_dir: Path) -> None:
 
 # --- reward functions -------------------------------------------------------------------------------------------
 
+
 def _columns(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
     return {key: [r[key] for r in rows] for key in rows[0]}
 
@@ -110,9 +128,12 @@ def test_reward_functions_take_trls_signature_and_give_vcots_grades() -> None:
     from trl.trainer.utils import get_callable_name
 
     assert [get_callable_name(f) for f in (answer, fmt, step)] == ["vcot_answer", "vcot_format", "vcot_step"]
-    completions = [_answer_completion(f"<answer>{r['answer']}</answer>") if i % 2 == 0
-                   else _answer_completion("I think it is <answer>definitely not this</answer>")
-                   for i, r in enumerate(rows)]
+    completions = [
+        _answer_completion(f"<answer>{r['answer']}</answer>")
+        if i % 2 == 0
+        else _answer_completion("I think it is <answer>definitely not this</answer>")
+        for i, r in enumerate(rows)
+    ]
     prompts = [r["prompt"] for r in rows]
     got = answer(prompts, completions, completion_ids=None, **_columns(rows))
     assert got == [1.0, 0.0, 1.0, 0.0]
@@ -127,14 +148,16 @@ def test_reward_functions_take_trls_signature_and_give_vcots_grades() -> None:
     (dense,) = adapter.reward_funcs(answer=False, format=False, step=False, dense=True)
     assert dense.__name__ == "vcot_dense"
     said = [_answer_completion("<step1>3</step1> <answer>1</answer>")] * 4
-    assert dense(prompts, said, **_columns(rows)) == [rl.dense_reward("<step1>3</step1> <answer>1</answer>", r)
-                                                      if rl.dense_rewards("x", r) else None for r in rows]
+    assert dense(prompts, said, **_columns(rows)) == [
+        rl.dense_reward("<step1>3</step1> <answer>1</answer>", r) if rl.dense_rewards("x", r) else None for r in rows
+    ]
 
 
 def test_rows_without_vcot_columns_are_not_graded() -> None:
     answer = adapter.reward_funcs(format=False, step=False)[0]
-    assert answer([[{"role": "user", "content": "hi"}]], [_answer_completion("<answer>1</answer>")],
-                  foo=["bar"]) == [None]
+    assert answer([[{"role": "user", "content": "hi"}]], [_answer_completion("<answer>1</answer>")], foo=["bar"]) == [
+        None
+    ]
 
 
 def test_a_cut_off_completion_scores_zero_when_the_end_of_turn_ids_are_known() -> None:
@@ -160,8 +183,9 @@ def test_the_answer_reward_feeds_the_curriculum() -> None:
             return 1
 
     answer = adapter.reward_funcs(format=False, step=False, curriculum=Recorder())[0]
-    answer([r["prompt"] for r in rows], [_answer_completion(f"<answer>{rows[0]['answer']}</answer>")] * 2,
-           **_columns(rows))
+    answer(
+        [r["prompt"] for r in rows], [_answer_completion(f"<answer>{rows[0]['answer']}</answer>")] * 2, **_columns(rows)
+    )
     assert seen[0] == (rows[0]["task"], 1.0) and [t for t, _ in seen] == [r["task"] for r in rows]
 
 
@@ -192,6 +216,7 @@ def test_the_callback_applies_rewards_at_step_end_and_keeps_the_curriculum_in_ch
 
 # --- the drawing environment ------------------------------------------------------------------------------------
 
+
 def _env(row: dict[str, Any], **knobs: Any) -> adapter.DrawingEnvironment:
     env = adapter.DrawingEnvironment.factory(**knobs)()
     assert env.reset(**row) is None
@@ -199,8 +224,11 @@ def _env(row: dict[str, Any], **knobs: Any) -> adapter.DrawingEnvironment:
 
 
 def _tools() -> list[str]:
-    return [name for name, _ in inspect.getmembers(adapter.DrawingEnvironment, predicate=inspect.isfunction)
-            if not name.startswith("_") and name not in ("reset", "get_reward")]
+    return [
+        name
+        for name, _ in inspect.getmembers(adapter.DrawingEnvironment, predicate=inspect.isfunction)
+        if not name.startswith("_") and name not in ("reset", "get_reward")
+    ]
 
 
 def test_every_vaot_action_is_a_typed_tool_matching_the_action_schema() -> None:
@@ -230,14 +258,14 @@ def test_actions_render_and_bad_calls_return_an_error_text(tiny_model_dir: Path)
     assert isinstance(out, list) and [p["type"] for p in out] == ["image", "text"]
     assert ImageChops.difference(out[0]["image"].convert("RGB"), before).getbbox() is not None
     bad_calls = [
-        lambda: env.draw_line(x1=1, y1=2),                                  # missing arguments
-        lambda: env.draw_line(x1=1, y1=2, x2=3, y2=4, thickness=9),         # unknown argument
-        lambda: env.draw_circle(x=1, y=1, radius=math.nan),                 # not finite
-        lambda: env.mark_point(x="left", y=3),                              # wrong type
-        lambda: env.draw_polygon(points=[[0, 0]] * 10_000),                 # past the point bound
+        lambda: env.draw_line(x1=1, y1=2),  # missing arguments
+        lambda: env.draw_line(x1=1, y1=2, x2=3, y2=4, thickness=9),  # unknown argument
+        lambda: env.draw_circle(x=1, y=1, radius=math.nan),  # not finite
+        lambda: env.mark_point(x="left", y=3),  # wrong type
+        lambda: env.draw_polygon(points=[[0, 0]] * 10_000),  # past the point bound
         lambda: env.annotate_text(x=1, y=1, text="x" * 1000),
-        lambda: env.crop_zoom(x1=0, y1=0, x2=3, y2=3),                      # too small
-        lambda: env.draw_line(1, 2, 3, 4),                                  # positional
+        lambda: env.crop_zoom(x1=0, y1=0, x2=3, y2=3),  # too small
+        lambda: env.draw_line(1, 2, 3, 4),  # positional
         lambda: env.mask_region(x1=0, y1=0, x2=9, y2=9, mode="explode"),
     ]
     for call in bad_calls:
@@ -245,7 +273,7 @@ def test_actions_render_and_bad_calls_return_an_error_text(tiny_model_dir: Path)
         assert isinstance(result, str) and result.startswith("Action rejected"), result
     assert isinstance(env.mark_point(x=10, y=10, label="A"), list)
     assert isinstance(env.highlight_box(x1=0, y1=0, x2=30, y2=30), list)
-    exhausted = env.draw_arrow(x1=1, y1=1, x2=30, y2=30)                    # the twelfth call
+    exhausted = env.draw_arrow(x1=1, y1=1, x2=30, y2=30)  # the twelfth call
     assert isinstance(exhausted, str) and exhausted.startswith("Action rejected"), exhausted
     fresh = adapter.DrawingEnvironment()
     assert fresh.draw_line(x1=1, y1=1, x2=2, y2=2).startswith("Action rejected")  # no reset yet
@@ -268,14 +296,16 @@ def test_get_reward_grades_the_completion_the_reward_functions_hand_over() -> No
     envs = [_env(r) for r in rows]
     assert envs[0].get_reward() is None  # nothing handed over yet: TRL ignores the rollout's env reward
     completions = [_answer_completion(f"<answer>{rows[0]['answer']}</answer>"), _answer_completion("no idea")]
-    adapter.reward_funcs(answer=False, step=False)[0]([r["prompt"] for r in rows], completions,
-                                                      environments=envs, **_columns(rows))
+    adapter.reward_funcs(answer=False, step=False)[0](
+        [r["prompt"] for r in rows], completions, environments=envs, **_columns(rows)
+    )
     assert [e.get_reward() for e in envs] == [1.0, 0.0]
     envs[0].reset(**rows[1])
     assert envs[0].get_reward() is None  # a new rollout forgets the last completion
 
 
 # --- GRPOTrainer ------------------------------------------------------------------------------------------------
+
 
 def test_a_real_grpo_run_logs_vcots_rewards(tiny_model_dir: Path, tmp_path: Path) -> None:
     from tiny_vlm import load_processor
@@ -288,9 +318,15 @@ def test_a_real_grpo_run_logs_vcots_rewards(tiny_model_dir: Path, tmp_path: Path
     env_factory = adapter.DrawingEnvironment.factory(max_calls=2, curriculum=feed)
     train = adapter.iterable_dataset(TASKS, seed=11, condition="vaot", curriculum=curriculum)
     funcs = adapter.reward_funcs(answer=False, eos_token_ids=[processor.tokenizer.eos_token_id])
-    trainer = GRPOTrainer(model=_model(tiny_model_dir), reward_funcs=funcs, processing_class=processor,
-                          args=_config(tmp_path, save_strategy="steps", save_steps=2), train_dataset=train,
-                          environment_factory=env_factory, callbacks=[feed])
+    trainer = GRPOTrainer(
+        model=_model(tiny_model_dir),
+        reward_funcs=funcs,
+        processing_class=processor,
+        args=_config(tmp_path, save_strategy="steps", save_steps=2),
+        train_dataset=train,
+        environment_factory=env_factory,
+        callbacks=[feed],
+    )
     captured: list[tuple[list, list, list]] = []
     original = trainer._calculate_rewards
 
@@ -328,8 +364,9 @@ def _scripted_generation(trainer: Any, turns: list[list[list[int]]], calls: list
 
     def generate(prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):
         turn = turns[min(len(calls), len(turns) - 1)]
-        calls.append({"prompt_ids": [list(p) for p in prompt_ids], "images": images,
-                      "has_tool_images": has_tool_images})
+        calls.append(
+            {"prompt_ids": [list(p) for p in prompt_ids], "images": images, "has_tool_images": has_tool_images}
+        )
         return [list(turn[i % len(turn)]) for i in range(len(prompt_ids))], None
 
     trainer._generate_single_turn = generate
@@ -342,12 +379,16 @@ def test_trls_tool_call_path_carries_the_picture_into_the_next_turn(tiny_model_d
     processor = load_processor(tiny_model_dir)
     tokenizer = processor.tokenizer
     train = adapter.dataset(2, tasks=TASKS, seed=21, condition="vaot")
-    trainer = GRPOTrainer(model=_model(tiny_model_dir), reward_funcs=adapter.reward_funcs(answer=False),
-                          processing_class=processor, train_dataset=train, environment_factory=adapter.DrawingEnvironment,
-                          # Both prompts in one generation batch; room for the tool turn (its picture's tokens
-                          # count towards max_completion_length, and TRL drops a tool result that overflows).
-                          args=_config(tmp_path, max_steps=1, per_device_train_batch_size=4,
-                                       max_completion_length=128))
+    trainer = GRPOTrainer(
+        model=_model(tiny_model_dir),
+        reward_funcs=adapter.reward_funcs(answer=False),
+        processing_class=processor,
+        train_dataset=train,
+        environment_factory=adapter.DrawingEnvironment,
+        # Both prompts in one generation batch; room for the tool turn (its picture's tokens
+        # count towards max_completion_length, and TRL drops a tool result that overflows).
+        args=_config(tmp_path, max_steps=1, per_device_train_batch_size=4, max_completion_length=128),
+    )
 
     def ids(text: str) -> list[int]:
         return tokenizer(text, add_special_tokens=False)["input_ids"]
@@ -414,10 +455,19 @@ def test_environment_owned_data_three_turns_with_pictures_from_tools(tiny_model_
     tokenizer = processor.tokenizer
     stream_args = {"tasks": TASKS, "seed": 31}
     factory = adapter.DrawingEnvironment.factory(stream=stream_args, num_generations=2)
-    trainer = GRPOTrainer(model=_model(tiny_model_dir), reward_funcs=adapter.reward_funcs(answer=False),
-                          processing_class=processor, environment_factory=factory,
-                          args=_config(tmp_path, max_steps=1, per_device_train_batch_size=2,
-                                       max_completion_length=256, max_tool_calling_iterations=3))
+    trainer = GRPOTrainer(
+        model=_model(tiny_model_dir),
+        reward_funcs=adapter.reward_funcs(answer=False),
+        processing_class=processor,
+        environment_factory=factory,
+        args=_config(
+            tmp_path,
+            max_steps=1,
+            per_device_train_batch_size=2,
+            max_completion_length=256,
+            max_tool_calling_iterations=3,
+        ),
+    )
 
     def ids(text: str) -> list[int]:
         return tokenizer(text, add_special_tokens=False)["input_ids"]
@@ -434,8 +484,10 @@ def test_environment_owned_data_three_turns_with_pictures_from_tools(tiny_model_
         if len(calls) == 2:
             return [tool("crop_zoom", x1=0, y1=0, x2=100, y2=100) for _ in prompt_ids], None
         gold = [e.env.problem.answer for e in trainer.environments]
-        return [ids(f"<answer>{gold[i]}</answer><|im_end|>" if i % 2 == 0 else "<answer>?</answer><|im_end|>")
-                for i in range(len(prompt_ids))], None
+        return [
+            ids(f"<answer>{gold[i]}</answer><|im_end|>" if i % 2 == 0 else "<answer>?</answer><|im_end|>")
+            for i in range(len(prompt_ids))
+        ], None
 
     trainer._generate_single_turn = generate
     trainer.train()
@@ -450,8 +502,10 @@ def test_environment_owned_data_three_turns_with_pictures_from_tools(tiny_model_
     for k, env in enumerate(envs):
         # What the drawing session sends for these two actions, replayed apart from TRL.
         replay = DrawingSession.for_problem(problems[k])
-        sent = [pixel_digest(replay.act("draw_line", {"x1": 5, "y1": 5, "x2": 80, "y2": 60})[0]),
-                pixel_digest(replay.act("crop_zoom", {"x1": 0, "y1": 0, "x2": 100, "y2": 100})[0])]
+        sent = [
+            pixel_digest(replay.act("draw_line", {"x1": 5, "y1": 5, "x2": 80, "y2": 60})[0]),
+            pixel_digest(replay.act("crop_zoom", {"x1": 0, "y1": 0, "x2": 100, "y2": 100})[0]),
+        ]
         turn_images = calls[2]["images"][k]
         # The prompt picture and both tool pictures reach the third turn, pixel for pixel.
         assert [pixel_digest(im) for im in turn_images] == [pixel_digest(problems[k].images[0]), *sent]
@@ -469,10 +523,14 @@ def test_an_index_dataset_names_each_groups_stream_position(tiny_model_dir: Path
 
     processor = load_processor(tiny_model_dir)
     stream_args = {"tasks": TASKS, "seed": 41}
-    trainer = GRPOTrainer(model=_model(tiny_model_dir), reward_funcs=adapter.reward_funcs(answer=False),
-                          processing_class=processor, train_dataset=adapter.index_dataset(2),
-                          environment_factory=adapter.DrawingEnvironment.factory(stream=stream_args),
-                          args=_config(tmp_path, max_steps=2, per_device_train_batch_size=2))
+    trainer = GRPOTrainer(
+        model=_model(tiny_model_dir),
+        reward_funcs=adapter.reward_funcs(answer=False),
+        processing_class=processor,
+        train_dataset=adapter.index_dataset(2),
+        environment_factory=adapter.DrawingEnvironment.factory(stream=stream_args),
+        args=_config(tmp_path, max_steps=2, per_device_train_batch_size=2),
+    )
     seen: list[list[str]] = []
 
     def generate(prompt_ids, images, multimodal_fields, num_generations, has_tool_images=False):

@@ -37,12 +37,26 @@ from vcot.rl.problems import problem_from_row  # noqa: E402
 
 TASK = "convex_hull"
 DRAWS = (
-    {"content": "Joining two points.", "tool_calls": [
-        {"id": "call_1", "type": "function",
-         "function": {"name": "draw_line", "arguments": json.dumps({"x1": 10, "y1": 20, "x2": 300, "y2": 400})}}]},
-    {"content": None, "tool_calls": [
-        {"id": "call_2", "type": "function",
-         "function": {"name": "mark_point", "arguments": json.dumps({"x": 120, "y": 90, "label": "A"})}}]},
+    {
+        "content": "Joining two points.",
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "draw_line", "arguments": json.dumps({"x1": 10, "y1": 20, "x2": 300, "y2": 400})},
+            }
+        ],
+    },
+    {
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_2",
+                "type": "function",
+                "function": {"name": "mark_point", "arguments": json.dumps({"x": 120, "y": 90, "label": "A"})},
+            }
+        ],
+    },
 )
 
 
@@ -58,8 +72,10 @@ def task(env) -> adapter.VcotTask:
 
 # --- helpers ----------------------------------------------------------------------------------------------------
 
-def _episode(env: vf.Env, task: adapter.VcotTask, replies: list[dict[str, Any]]
-             ) -> tuple[vf.Episode, list[dict[str, Any]]]:
+
+def _episode(
+    env: vf.Env, task: adapter.VcotTask, replies: list[dict[str, Any]]
+) -> tuple[vf.Episode, list[dict[str, Any]]]:
     """One episode through verifiers' `Env.serving` + `Env.run_episode`, the policy a scripted chat-completions
     server on loopback HTTP (`adapter.scripted_policy`) that verifiers' interception relays every turn to."""
     return adapter.run_scripted(env, task, replies)
@@ -72,8 +88,13 @@ def _picture(url: str) -> Image.Image:
 
 
 def _wire_pictures(messages: list[dict[str, Any]]) -> list[Image.Image]:
-    return [_picture(p["image_url"]["url"]) for m in messages if isinstance(m.get("content"), list)
-            for p in m["content"] if p.get("type") == "image_url"]
+    return [
+        _picture(p["image_url"]["url"])
+        for m in messages
+        if isinstance(m.get("content"), list)
+        for p in m["content"]
+        if p.get("type") == "image_url"
+    ]
 
 
 def _hf(messages: list[vf.Message]) -> tuple[list[dict[str, Any]], list[Image.Image]]:
@@ -83,9 +104,10 @@ def _hf(messages: list[vf.Message]) -> tuple[list[dict[str, Any]], list[Image.Im
         if m.role == "assistant":
             msg: dict[str, Any] = {"role": "assistant", "content": m.content or ""}
             if m.tool_calls:
-                msg["tool_calls"] = [{"type": "function", "function": {"name": c.name,
-                                                                       "arguments": json.loads(c.arguments)}}
-                                     for c in m.tool_calls]
+                msg["tool_calls"] = [
+                    {"type": "function", "function": {"name": c.name, "arguments": json.loads(c.arguments)}}
+                    for c in m.tool_calls
+                ]
         elif isinstance(m.content, str):
             msg = {"role": m.role, "content": m.content}
         else:
@@ -118,6 +140,7 @@ def _reference(row: dict[str, Any], replies: list[dict[str, Any]]) -> tuple[list
 
 # --- the taskset ------------------------------------------------------------------------------------------------
 
+
 def test_the_taskset_is_vcots_infinite_stream(env, task) -> None:
     taskset = env.taskset
     assert isinstance(taskset, adapter.VcotTaskset) and taskset.INFINITE and not taskset.bounded
@@ -144,8 +167,12 @@ def test_a_task_rebuilt_from_its_wire_data_regenerates_the_problem(task) -> None
 
 
 def test_verifiers_loaders_resolve_the_taskset_and_its_harness_by_id() -> None:
-    config = vf.resolve_env_config({"taskset": {"id": adapter.TASKSET_ID, "tasks": [TASK], "seed": 5},
-                                    "agent": {"runtime": {"type": "subprocess"}}})
+    config = vf.resolve_env_config(
+        {
+            "taskset": {"id": adapter.TASKSET_ID, "tasks": [TASK], "seed": 5},
+            "agent": {"runtime": {"type": "subprocess"}},
+        }
+    )
     env = vf.load_environment(config)
     assert isinstance(env, vf.SingleAgentEnv) and isinstance(env.taskset, adapter.VcotTaskset)
     assert isinstance(env._harnesses["agent"], adapter.VcotHarness)  # the taskset's bundled harness
@@ -153,6 +180,7 @@ def test_verifiers_loaders_resolve_the_taskset_and_its_harness_by_id() -> None:
 
 
 # --- episodes ---------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("gold", [True, False], ids=["gold", "wrong"])
 def test_a_three_turn_episode_through_verifiers(env, task, tiny_model_dir: Path, gold: bool) -> None:
@@ -166,10 +194,20 @@ def test_a_three_turn_episode_through_verifiers(env, task, tiny_model_dir: Path,
     assert episode.ok and not episode.errors
     [trace] = episode.traces
     assert trace.ok and trace.last_error is None and trace.num_turns == 3
-    assert [m.role for m in trace.messages] == ["user", "assistant", "tool", "user", "assistant", "tool", "user",
-                                                "assistant"]
+    assert [m.role for m in trace.messages] == [
+        "user",
+        "assistant",
+        "tool",
+        "user",
+        "assistant",
+        "tool",
+        "user",
+        "assistant",
+    ]
     assert [c.name for m in trace.messages if m.role == "assistant" for c in m.tool_calls or []] == [
-        "draw_line", "mark_point"]
+        "draw_line",
+        "mark_point",
+    ]
 
     # The reward is vcot's grade of the final answer, computed apart from the adapter.
     returned, grade = _reference(task.data.row, replies)
@@ -191,8 +229,9 @@ def test_a_three_turn_episode_through_verifiers(env, task, tiny_model_dir: Path,
     processor = load_processor(tiny_model_dir)
     text = processor.apply_chat_template(conversation, tools=task.data.tools, tokenize=False)
     inputs = processor(text=[text], images=pictures, return_tensors="pt")
-    model = Qwen2VLForConditionalGeneration.from_pretrained(tiny_model_dir, local_files_only=True,
-                                                            dtype=torch.float32).eval()
+    model = Qwen2VLForConditionalGeneration.from_pretrained(
+        tiny_model_dir, local_files_only=True, dtype=torch.float32
+    ).eval()
     with torch.no_grad():
         features = model.model.get_image_features(inputs["pixel_values"], inputs["image_grid_thw"]).pooler_output
         out = model(**inputs)
@@ -214,10 +253,15 @@ def test_a_rollout_verifiers_stops_before_the_answer_is_graded_as_cut_off() -> N
 def test_a_refused_action_costs_the_penalty_in_the_steps_reward() -> None:
     env = adapter.load_environment(TASK, seed=0, invalid_penalty=0.5)
     task = next(iter(env.taskset))  # the knobs are the taskset's task config
-    bad = {"id": "call_3", "type": "function",
-           "function": {"name": "draw_circle", "arguments": json.dumps({"x": 1, "y": 1, "radius": -3})}}
-    replies = [{"content": "", "tool_calls": [bad, *DRAWS[0]["tool_calls"]]},
-               {"content": f"<answer>{task.data.answer}</answer>"}]
+    bad = {
+        "id": "call_3",
+        "type": "function",
+        "function": {"name": "draw_circle", "arguments": json.dumps({"x": 1, "y": 1, "radius": -3})},
+    }
+    replies = [
+        {"content": "", "tool_calls": [bad, *DRAWS[0]["tool_calls"]]},
+        {"content": f"<answer>{task.data.answer}</answer>"},
+    ]
     episode, seen = _episode(env, task, replies)
     [trace] = episode.traces
     assert trace.state.rewards == [-0.5, 1.0] and len(trace.state.returned) == 1

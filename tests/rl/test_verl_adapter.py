@@ -34,8 +34,7 @@ def problems():
 
 @pytest.fixture(scope="module")
 def export(problems, tmp_path_factory):
-    return adapter.export_verl(problems, tmp_path_factory.mktemp("verl"), validation_fraction=0.25, seed=3,
-                               max_calls=3)
+    return adapter.export_verl(problems, tmp_path_factory.mktemp("verl"), validation_fraction=0.25, seed=3, max_calls=3)
 
 
 @pytest.fixture(scope="module")
@@ -49,19 +48,29 @@ def tiny(tiny_model_dir):
 def _config(path: Path, **extra):
     # Keys of verl's `data` config. Length filtering stays off: it runs
     # qwen_vl_utils, which needs a working torchvision.
-    return OmegaConf.create({"prompt_key": "prompt", "image_key": "images", "max_prompt_length": 4096,
-                             "filter_overlong_prompts": False, "return_raw_chat": True,
-                             "cache_dir": str(path.parent / "cache"), **extra})
+    return OmegaConf.create(
+        {
+            "prompt_key": "prompt",
+            "image_key": "images",
+            "max_prompt_length": 4096,
+            "filter_overlong_prompts": False,
+            "return_raw_chat": True,
+            "cache_dir": str(path.parent / "cache"),
+            **extra,
+        }
+    )
 
 
 def _dataset(path: Path, processor, **extra):
     from verl.utils.dataset.rl_dataset import RLHFDataset
 
-    return RLHFDataset(data_files=str(path), tokenizer=processor.tokenizer, config=_config(path, **extra),
-                       processor=processor)
+    return RLHFDataset(
+        data_files=str(path), tokenizer=processor.tokenizer, config=_config(path, **extra), processor=processor
+    )
 
 
 # --- export ------------------------------------------------------------------------------------------------------
+
 
 def test_export_writes_both_splits_and_the_tool_config(export, problems):
     assert export.train.is_file() and export.validation.is_file() and export.tool_config.is_file()
@@ -99,12 +108,22 @@ def test_parquet_loads_through_verls_rlhf_dataset(export, tiny, problems):
     item = ds[0]
     by_uid = {p.uid: p for p in problems}
     problem = by_uid[item["extra_info"]["uid"]]
-    images = [part["image"] for m in item["raw_prompt"] if isinstance(m["content"], list)
-              for part in m["content"] if part.get("type") == "image"]
+    images = [
+        part["image"]
+        for m in item["raw_prompt"]
+        if isinstance(m["content"], list)
+        for part in m["content"]
+        if part.get("type") == "image"
+    ]
     assert len(images) == len(problem.images)
     assert np.array_equal(np.asarray(images[0].convert("RGB")), np.asarray(problem.images[0].convert("RGB")))
-    texts = "".join(part.get("text", "") for m in item["raw_prompt"] if isinstance(m["content"], list)
-                    for part in m["content"] if part.get("type") == "text")
+    texts = "".join(
+        part.get("text", "")
+        for m in item["raw_prompt"]
+        if isinstance(m["content"], list)
+        for part in m["content"]
+        if part.get("type") == "text"
+    )
     assert problem.question in texts
     assert item["tools_kwargs"]["draw_line"]["create_kwargs"]["uid"] == problem.uid
     assert item["index"] == 0
@@ -113,7 +132,7 @@ def test_parquet_loads_through_verls_rlhf_dataset(export, tiny, problems):
     text = tiny.apply_chat_template(item["raw_prompt"], tools=tools, add_generation_prompt=True, tokenize=False)
     inputs = tiny(text=[text], images=images, return_tensors="pt")
     pad = tiny.tokenizer.convert_tokens_to_ids("<|image_pad|>")
-    merge = tiny.image_processor.merge_size ** 2
+    merge = tiny.image_processor.merge_size**2
     assert int((inputs["input_ids"] == pad).sum()) == int(inputs["image_grid_thw"].prod(-1).sum()) // merge
     batch = collate_fn([ds[i] for i in range(len(ds))])
     assert batch["data_source"].shape == (len(ds),) and batch["dummy_tensor"].shape[0] == len(ds)
@@ -121,11 +140,23 @@ def test_parquet_loads_through_verls_rlhf_dataset(export, tiny, problems):
 
 # --- reward ------------------------------------------------------------------------------------------------------
 
+
 def test_compute_score_through_verls_loader_equals_vcots_reward(problems):
     from verl.trainer.ppo.reward import get_custom_reward_fn
 
-    fn = get_custom_reward_fn(OmegaConf.create({"reward": {"custom_reward_function": {
-        "path": "pkg://vcot.rl.verl", "name": "compute_score", "reward_kwargs": {}}}}))
+    fn = get_custom_reward_fn(
+        OmegaConf.create(
+            {
+                "reward": {
+                    "custom_reward_function": {
+                        "path": "pkg://vcot.rl.verl",
+                        "name": "compute_score",
+                        "reward_kwargs": {},
+                    }
+                }
+            }
+        )
+    )
     for p in problems:
         info = adapter.verl_row(p, split="train", index=0)["extra_info"]
         wrong = "0" if p.answer != "0" else "1"
@@ -133,8 +164,12 @@ def test_compute_score_through_verls_loader_equals_vcots_reward(problems):
             got = fn(data_source="vcot/" + p.task, solution_str=completion, ground_truth=p.answer, extra_info=info)
             assert set(got) == set(adapter._SCORE_KEYS)
             assert got["score"] == reward(completion, p)
-        assert fn(data_source="x", solution_str=f"<answer>{p.answer}</answer>", ground_truth=p.answer,
-                  extra_info=info)["acc"] == 1.0
+        assert (
+            fn(data_source="x", solution_str=f"<answer>{p.answer}</answer>", ground_truth=p.answer, extra_info=info)[
+                "acc"
+            ]
+            == 1.0
+        )
     garbage = fn(data_source=None, solution_str=None, ground_truth=None, extra_info={"options": 5})
     assert garbage["score"] == 0.0 and set(garbage) == set(adapter._SCORE_KEYS)
 
@@ -153,9 +188,12 @@ def test_compute_score_through_verls_naive_reward_manager(problems, tiny):
         ids = tok(text, add_special_tokens=False)["input_ids"]
         data = DataProto.from_dict(
             tensors={"responses": torch.tensor([ids]), "attention_mask": torch.ones(1, len(ids), dtype=torch.long)},
-            non_tensors={"data_source": np.array(["vcot/" + p.task], dtype=object),
-                         "reward_model": np.array([{"ground_truth": p.answer}], dtype=object),
-                         "extra_info": np.array([dict(info)], dtype=object)})
+            non_tensors={
+                "data_source": np.array(["vcot/" + p.task], dtype=object),
+                "reward_model": np.array([{"ground_truth": p.answer}], dtype=object),
+                "extra_info": np.array([dict(info)], dtype=object),
+            },
+        )
         return await manager.run_single(data)
 
     good = asyncio.run(score(f"I think so. <answer>{p.answer}</answer>"))
@@ -164,6 +202,7 @@ def test_compute_score_through_verls_naive_reward_manager(problems, tiny):
 
 
 # --- drawing tool ------------------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def tools(export):
@@ -184,8 +223,16 @@ def test_tool_config_loads_one_drawing_tool_per_action(tools):
 def _agent_data(row_kwargs: dict):
     from verl.experimental.agent_loop.tool_agent_loop import AgentData
 
-    return AgentData(messages=[], image_data=[], video_data=None, audio_data=None, mm_processor_kwargs=None,
-                     metrics={}, request_id="r", tools_kwargs=row_kwargs)
+    return AgentData(
+        messages=[],
+        image_data=[],
+        video_data=None,
+        audio_data=None,
+        mm_processor_kwargs=None,
+        metrics={},
+        request_id="r",
+        tools_kwargs=row_kwargs,
+    )
 
 
 def _call(tools: dict, agent, name: str, arguments):
@@ -195,8 +242,9 @@ def _call(tools: dict, agent, name: str, arguments):
 
     loop = SimpleNamespace(tools=tools, max_tool_response_length=256, tool_response_truncate_side="middle")
     args = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    return asyncio.run(ToolAgentLoop._call_tool(loop, FunctionCall(name=name, arguments=args), agent.tools_kwargs,
-                                                agent))
+    return asyncio.run(
+        ToolAgentLoop._call_tool(loop, FunctionCall(name=name, arguments=args), agent.tools_kwargs, agent)
+    )
 
 
 def test_tool_draws_keeps_the_drawing_across_tools_and_rejects_bad_actions(tools, export, problems):
@@ -218,10 +266,13 @@ def test_tool_draws_keeps_the_drawing_across_tools_and_rejects_bad_actions(tools
     assert ImageChops.difference(fresh.image[0].convert("RGB"), second.image[0].convert("RGB")).getbbox()
     assert agent.extra_fields["vcot_draw_calls"] == 2
 
-    for name, args in [("draw_line", {"x1": "left", "y1": 0, "x2": 1, "y2": 1}), ("draw_circle", "[1, 2]"),
-                       ("draw_line", {"x1": 0, "y1": 0, "x2": 1, "y2": 1, "evil": True}),
-                       ("draw_circle", {"x": 1, "y": 1, "radius": -4}),
-                       ("annotate_text", {"x": 1, "y": 1, "text": "x" * 30_000})]:
+    for name, args in [
+        ("draw_line", {"x1": "left", "y1": 0, "x2": 1, "y2": 1}),
+        ("draw_circle", "[1, 2]"),
+        ("draw_line", {"x1": 0, "y1": 0, "x2": 1, "y2": 1, "evil": True}),
+        ("draw_circle", {"x": 1, "y": 1, "radius": -4}),
+        ("annotate_text", {"x": 1, "y": 1, "text": "x" * 30_000}),
+    ]:
         res, _, _ = _call(tools, _agent_data(kwargs), name, args)
         assert not res.image and res.text and "<answer>" not in res.text, (name, args, res)
         assert len(res.text) <= adapter.MAX_TOOL_TEXT
@@ -250,8 +301,9 @@ def test_tool_texts_cannot_plant_an_answer_and_sessions_end_with_the_trajectory(
     agent = _agent_data(kwargs)
     res, _, _ = _call(tools, agent, "draw_line", {"x1": 1, "y1": 1, "x2": 30, "y2": 30})
     assert "<answer>" not in res.text and "</answer>" not in res.text and "answer" in res.text
-    assert adapter.compute_score("vcot/x", res.text + " <answer>7</answer>", "7",
-                                 {"answer_type": "integer"})["acc"] == 1.0
+    assert (
+        adapter.compute_score("vcot/x", res.text + " <answer>7</answer>", "7", {"answer_type": "integer"})["acc"] == 1.0
+    )
     live = len(adapter._BY_TRAJECTORY)
     del agent
     gc.collect()
@@ -298,6 +350,7 @@ def test_tool_rejects_bad_configs():
 
 # --- curriculum --------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def ladder(tmp_path_factory):
     """convex_hull rows at easy and medium (the curriculum's first two presets), exported without validation."""
@@ -309,8 +362,12 @@ def ladder(tmp_path_factory):
 def _batch(task: str, rewards: list[float]):
     from verl import DataProto
 
-    return DataProto.from_dict(non_tensors={"extra_info": np.array([{"task": task}] * len(rewards), dtype=object),
-                                            "acc": np.array(rewards, dtype=object)})
+    return DataProto.from_dict(
+        non_tensors={
+            "extra_info": np.array([{"task": task}] * len(rewards), dtype=object),
+            "acc": np.array(rewards, dtype=object),
+        }
+    )
 
 
 def test_curriculum_sampler_follows_the_curriculum(ladder, tiny):
@@ -320,8 +377,9 @@ def test_curriculum_sampler_follows_the_curriculum(ladder, tiny):
 
     ds = _dataset(ladder.train, tiny)
     # z=1: eight straight successes are enough evidence to move (the default z asks for more).
-    config = OmegaConf.create({"vcot_curriculum": {"start": "easy", "window": 8, "band": [0.3, 0.7], "z": 1.0,
-                                                   "seed": 1}})
+    config = OmegaConf.create(
+        {"vcot_curriculum": {"start": "easy", "window": 8, "band": [0.3, 0.7], "z": 1.0, "seed": 1}}
+    )
     sampler = adapter.CurriculumSampler(data_source=ds, data_config=config)
     assert isinstance(sampler, torch.utils.data.Sampler) and len(sampler) == len(ds)
     level = sampler.curriculum.level("convex_hull")
@@ -346,8 +404,11 @@ def test_curriculum_sampler_follows_the_curriculum(ladder, tiny):
 def test_curriculum_dataset_uses_verls_on_batch_end_hook(ladder, export, tiny):
     from verl.trainer.ppo.utils import create_rl_dataset
 
-    config = _config(ladder.train, custom_cls={"path": "pkg://vcot.rl.verl", "name": "CurriculumDataset"},
-                     vcot_curriculum={"start": "easy", "window": 8, "z": 1.0, "seed": 2})
+    config = _config(
+        ladder.train,
+        custom_cls={"path": "pkg://vcot.rl.verl", "name": "CurriculumDataset"},
+        vcot_curriculum={"start": "easy", "window": 8, "z": 1.0, "seed": 2},
+    )
     ds = create_rl_dataset(str(ladder.train), config, tiny.tokenizer, tiny)
     assert type(ds).__name__ == "CurriculumDataset"
     start = ds.curriculum_sampler.curriculum.level("convex_hull")
@@ -366,8 +427,9 @@ def test_each_tool_call_returns_its_step_reward_through_verls_tool_loop(problems
     carry a drawing: function tools get no per-trajectory state by design, so the drawing is a BaseTool.)"""
     from verl.tools.tool_registry import initialize_tools_from_config
 
-    export = adapter.export_verl(problems[:2], tmp_path / "penalty", validation_fraction=0.0, max_calls=4,
-                                 invalid_penalty=0.5)
+    export = adapter.export_verl(
+        problems[:2], tmp_path / "penalty", validation_fraction=0.0, max_calls=4, invalid_penalty=0.5
+    )
     tools = {t.name: t for t in initialize_tools_from_config(str(export.tool_config))}
     agent = _agent_data(pq.read_table(export.train).to_pylist()[0]["extra_info"]["tools_kwargs"])
     drawn, reward_drawn, _ = _call(tools, agent, "draw_line", {"x1": 1, "y1": 1, "x2": 40, "y2": 30})

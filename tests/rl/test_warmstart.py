@@ -26,8 +26,24 @@ SMALL = ["--param", "answer_max=7"]  # cubes_count easy with answers 4-7: about 
 @pytest.fixture(scope="module")
 def held_out(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("held") / "suite"
-    res = runner.invoke(app, ["generate", "--task", "cubes_count", "--difficulty", "easy", *SMALL, "--n", "40",
-                              "--seed", "5", "--out", str(out), "--no-progress"])
+    res = runner.invoke(
+        app,
+        [
+            "generate",
+            "--task",
+            "cubes_count",
+            "--difficulty",
+            "easy",
+            *SMALL,
+            "--n",
+            "40",
+            "--seed",
+            "5",
+            "--out",
+            str(out),
+            "--no-progress",
+        ],
+    )
     assert res.exit_code == 0, res.output
     return out
 
@@ -38,8 +54,9 @@ def test_the_prompt_is_the_rl_rows_byte_for_byte(condition):
         a, b = sft_row(p), problem_row(p)
         assert json.dumps(a["prompt"]) == json.dumps(b["prompt"])
         assert a["images"] == b["images"]
-        assert {k: a[k] for k in b if k not in ("prompt", "images")} == {k: b[k] for k in b if k not in
-                                                                          ("prompt", "images")}
+        assert {k: a[k] for k in b if k not in ("prompt", "images")} == {
+            k: b[k] for k in b if k not in ("prompt", "images")
+        }
 
 
 def test_targets_are_what_the_grader_and_the_step_rewards_accept():
@@ -54,8 +71,28 @@ def test_targets_are_what_the_grader_and_the_step_rewards_accept():
 
 
 def _export(out: Path, *extra: str) -> None:
-    res = runner.invoke(app, ["export-rl", "stream", "--task", "cubes_count", "--difficulty", "easy", *SMALL,
-                              "--n", "40", "--seed", "1", "-f", "sft", "-o", str(out), "--no-progress", *extra])
+    res = runner.invoke(
+        app,
+        [
+            "export-rl",
+            "stream",
+            "--task",
+            "cubes_count",
+            "--difficulty",
+            "easy",
+            *SMALL,
+            "--n",
+            "40",
+            "--seed",
+            "1",
+            "-f",
+            "sft",
+            "-o",
+            str(out),
+            "--no-progress",
+            *extra,
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "warm-start" in res.output
 
@@ -67,19 +104,26 @@ def test_the_export_holds_no_scene_of_the_excluded_suite(held_out, tmp_path):
     res = runner.invoke(app, ["overlap", str(held_out), str(tmp_path / "without")])
     assert res.exit_code == 1 and "appear in both" in res.output, res.output
     rows = datasets.load_from_disk(str(tmp_path / "with"))["train"]
-    again = {p.uid: p for p in stream("cubes_count", difficulty="easy", params={"answer_max": 7}, seed=1,
-                                      exclude=str(held_out)).take(40)}
+    again = {
+        p.uid: p
+        for p in stream("cubes_count", difficulty="easy", params={"answer_max": 7}, seed=1, exclude=str(held_out)).take(
+            40
+        )
+    }
     for row in rows.select(range(5)):
         p = again[row["uid"]]
         assert row["prompt"] == json.loads(json.dumps(problem_row(p)["prompt"]))
         assert row["completion"][0]["content"][0]["text"] == f"<answer>{p.answer}</answer>"
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["--reasoning", "steps"], "asks for the answer directly"),
-    (["--reasoning", "maybe"], "unknown 'maybe'"),
-    (["-c", "text_cot", "-f", "verl", "--reasoning", "steps"], "goes with --format sft"),
-])
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--reasoning", "steps"], "asks for the answer directly"),
+        (["--reasoning", "maybe"], "unknown 'maybe'"),
+        (["-c", "text_cot", "-f", "verl", "--reasoning", "steps"], "goes with --format sft"),
+    ],
+)
 def test_bad_warm_start_options_are_refused(tmp_path, args, says):
     argv = ["export-rl", "stream", "-t", "cubes_count", "--n", "2", "-o", str(tmp_path / "o"), "--no-progress"]
     res = runner.invoke(app, [*argv, *(["-f", "sft"] if "-f" not in args else []), *args])

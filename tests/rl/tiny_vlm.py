@@ -15,8 +15,15 @@ import json
 from pathlib import Path
 
 # Qwen2-VL's vocabulary of control tokens; the chat template and the processor look them up by name.
-SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
-                  "<|image_pad|>", "<|video_pad|>"]
+SPECIAL_TOKENS = [
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
+]
 # Tool-call markers are ordinary added tokens in Qwen's vocabulary (kept when decoding with skip_special_tokens).
 TOOL_TOKENS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>"]
 
@@ -161,19 +168,30 @@ def _tokenizer(vocab_size: int):
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
     tok.train_from_iterator(_corpus(), trainer=trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
-                                   unk_token=None, padding_side="left", model_max_length=8192)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        unk_token=None,
+        padding_side="left",
+        model_max_length=8192,
+    )
     fast.add_tokens(TOOL_TOKENS)
     fast.chat_template = CHAT_TEMPLATE
     fast.response_template = RESPONSE_TEMPLATE
     return fast
 
 
-def build_tiny_qwen2_vl(path: str | Path, *, vocab_size: int = 1024, hidden_size: int = 32, layers: int = 2,
-                        seed: int = 0) -> Path:
+def build_tiny_qwen2_vl(
+    path: str | Path, *, vocab_size: int = 1024, hidden_size: int = 32, layers: int = 2, seed: int = 0
+) -> Path:
     """Write a tiny random Qwen2-VL model folder (weights, tokenizer, processor, chat template) at `path`.
 
     Two decoder layers of width 32, a one-block vision tower of width 16, a ~1k-token byte-level BPE
@@ -198,29 +216,54 @@ def build_tiny_qwen2_vl(path: str | Path, *, vocab_size: int = 1024, hidden_size
     mrope = [half - 2 * (half // 3), half // 3, half // 3]
     config = Qwen2VLConfig(
         text_config={
-            "vocab_size": len(tokenizer), "hidden_size": hidden_size, "intermediate_size": 2 * hidden_size,
-            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": 1,
-            "max_position_embeddings": 8192, "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
-                                                                  "mrope_section": mrope},
-            "bos_token_id": None, "eos_token_id": ids["<|im_end|>"], "pad_token_id": ids["<|endoftext|>"],
+            "vocab_size": len(tokenizer),
+            "hidden_size": hidden_size,
+            "intermediate_size": 2 * hidden_size,
+            "num_hidden_layers": layers,
+            "num_attention_heads": heads,
+            "num_key_value_heads": 1,
+            "max_position_embeddings": 8192,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": mrope},
+            "bos_token_id": None,
+            "eos_token_id": ids["<|im_end|>"],
+            "pad_token_id": ids["<|endoftext|>"],
         },
-        vision_config={"depth": 1, "embed_dim": 16, "hidden_size": hidden_size, "num_heads": 2, "mlp_ratio": 2,
-                       "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2, "in_channels": 3},
-        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+        vision_config={
+            "depth": 1,
+            "embed_dim": 16,
+            "hidden_size": hidden_size,
+            "num_heads": 2,
+            "mlp_ratio": 2,
+            "patch_size": 14,
+            "spatial_merge_size": 2,
+            "temporal_patch_size": 2,
+            "in_channels": 3,
+        },
+        image_token_id=ids["<|image_pad|>"],
+        video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"],
+        vision_end_token_id=ids["<|vision_end|>"],
     )
     torch.manual_seed(seed)
     model = Qwen2VLForConditionalGeneration(config)
-    model.generation_config = GenerationConfig(eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"],
-                                               do_sample=True)
+    model.generation_config = GenerationConfig(
+        eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"], do_sample=True
+    )
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     Qwen2VLImageProcessorPil(min_pixels=MIN_PIXELS, max_pixels=MAX_PIXELS).save_pretrained(path)
     (path / "chat_template.jinja").write_text(CHAT_TEMPLATE, encoding="utf-8")
     (path / f"{PROCESSOR_MODULE}.py").write_text(PROCESSOR_SOURCE, encoding="utf-8")
-    (path / "processor_config.json").write_text(json.dumps({
-        "processor_class": "TinyQwen2VLProcessor",
-        "auto_map": {"AutoProcessor": f"{PROCESSOR_MODULE}.TinyQwen2VLProcessor"}}, indent=2), encoding="utf-8")
+    (path / "processor_config.json").write_text(
+        json.dumps(
+            {
+                "processor_class": "TinyQwen2VLProcessor",
+                "auto_map": {"AutoProcessor": f"{PROCESSOR_MODULE}.TinyQwen2VLProcessor"},
+            },
+            indent=2,
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -233,5 +276,6 @@ def load_processor(path: str | Path):
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
     image_processor = AutoImageProcessor.from_pretrained(path, local_files_only=True)
     chat_template = (Path(path) / "chat_template.jinja").read_text(encoding="utf-8")
-    return namespace["TinyQwen2VLProcessor"](image_processor=image_processor, tokenizer=tokenizer,
-                                             chat_template=chat_template)
+    return namespace["TinyQwen2VLProcessor"](
+        image_processor=image_processor, tokenizer=tokenizer, chat_template=chat_template
+    )

@@ -29,8 +29,17 @@ def test_corpus_size_and_labels():
     dupes = [k for k, n in collections.Counter(keys).items() if n > 1]
     assert not dupes, dupes
     assert all(c.cls and c.reason for c in CASES)
-    assert {c.type for c in CASES} >= {"integer", "number", "choice", "time", "coordinates", "set", "pair",
-                                       "direction", "text"}
+    assert {c.type for c in CASES} >= {
+        "integer",
+        "number",
+        "choice",
+        "time",
+        "coordinates",
+        "set",
+        "pair",
+        "direction",
+        "text",
+    }
     assert sum(1 for c in CASES if "<think>" in c.response) >= 5
     assert sum(1 for c in CASES if "<answer>" not in c.response) >= 40
 

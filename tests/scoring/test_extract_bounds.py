@@ -19,7 +19,9 @@ from vcot.scoring import extract as ex
 from vcot.scoring import score_fields
 
 MB = 1_000_000
-LIMIT_S = 10.0  # the regressions this guards against took minutes; a case takes 0.3-2.5 s of CPU on these shared machines
+LIMIT_S = (
+    10.0  # the regressions this guards against took minutes; a case takes 0.3-2.5 s of CPU on these shared machines
+)
 
 
 def _fill(unit: str, size: int = MB) -> str:
@@ -32,16 +34,16 @@ HOSTILE = {
     "unclosed think tags": (_fill("<think>"), "no answer", "no answer found"),
     "alternating open tags": (_fill("<answer><think>"), "no answer", "no answer found"),
     "alternating open tags, think first": (_fill("<think><answer>"), "no answer", "no answer found"),
-    "open tags of every reasoning name": (_fill("<thinking><reasoning><scratchpad>"), "no answer",
-                                          "no answer found"),
+    "open tags of every reasoning name": (_fill("<thinking><reasoning><scratchpad>"), "no answer", "no answer found"),
     "opening tag that never ends": (_fill("<think "), "no answer", "no answer found"),
     "huge answer inside one tag": ("<answer>" + "7" * (MB - 17) + "</answer>", "wrong", "no number"),
     "huge prose answer inside one tag": (
-        "<answer>" + _fill("the cube is near the left edge. ") + "So 7.</answer>", "correct", "match"),
-    "nested answer tags": (
-        "<answer>" * 58_000 + "7" + "</answer>" * 58_000, "wrong", "a bound, not a value (7)"),
-    "nested think tags": (
-        "<think>" * 66_000 + "x" + "</think>" * 66_000 + "<answer>7</answer>", "correct", "match"),
+        "<answer>" + _fill("the cube is near the left edge. ") + "So 7.</answer>",
+        "correct",
+        "match",
+    ),
+    "nested answer tags": ("<answer>" * 58_000 + "7" + "</answer>" * 58_000, "wrong", "a bound, not a value (7)"),
+    "nested think tags": ("<think>" * 66_000 + "x" + "</think>" * 66_000 + "<answer>7</answer>", "correct", "match"),
     "'final answer' flood": (_fill("final answer "), "wrong", "no number"),
     "'answer is' flood": (_fill("the answer is 7. "), "correct", "match"),
     "'therefore' flood": (_fill("therefore it is "), "wrong", "no number"),
@@ -82,8 +84,25 @@ def test_step_tags_are_read_quickly_and_as_the_regex_reads_them():
     assert time.process_time() - t0 < LIMIT_S
     ref = re.compile(r"<step\s*(\d+)\s*>(.*?)</step\s*\1\s*>", re.S | re.I)
     rng = random.Random(3)
-    frags = ["<step1>", "<step2>", "</step1>", "</step2>", "<STEP 1 >", "</step 01>", "<step01>", "</step12>",
-             "<step12>", "x", " ", "\n", "<", "/", "7", "<step\u0661>", "</step\u0661>"]
+    frags = [
+        "<step1>",
+        "<step2>",
+        "</step1>",
+        "</step2>",
+        "<STEP 1 >",
+        "</step 01>",
+        "<step01>",
+        "</step12>",
+        "<step12>",
+        "x",
+        " ",
+        "\n",
+        "<",
+        "/",
+        "7",
+        "<step\u0661>",
+        "</step\u0661>",
+    ]
     for _ in range(3000):
         text = "".join(rng.choice(frags) for _ in range(rng.randint(1, 14)))
         expected = {int(m.group(1)): m.group(2).strip() for m in ref.finditer(text)}
@@ -117,9 +136,7 @@ R_PHRASES = (
     re.compile(r"final\s+answer\s*(?:is|:|：|=)?\s*(?:[:：])?\s*([^\n]*)", re.I),
     re.compile(r"\banswer\s*(?:is|:|：|=)\s*(?:[:：])?\s*([^\n]*)", re.I),
     re.compile(r"(?:^|[\n.!]\s*)\**([^\n.]{1,40}?)\**\s+is\s+(?:the|my)\s+(?:final\s+|correct\s+)?answer\b", re.I),
-    re.compile(
-        r"\b(?:therefore|thus|hence)\b[,:]?\s+(?:[\w'-]+\s+){0,8}?(?:is|are|equals|=)\s+([^\n]{1,60})", re.I
-    ),
+    re.compile(r"\b(?:therefore|thus|hence)\b[,:]?\s+(?:[\w'-]+\s+){0,8}?(?:is|are|equals|=)\s+([^\n]{1,60})", re.I),
 )
 
 
@@ -129,7 +146,7 @@ def r_strip_think(text):
     text = R_THINK_BLOCK.sub(" ", text)
     closes = list(R_THINK_CLOSE.finditer(text))
     if closes:
-        text = text[closes[-1].end():]
+        text = text[closes[-1].end() :]
     m = R_THINK_OPEN.search(text)
     if m:
         text = text[: m.start()]
@@ -197,7 +214,7 @@ def r_from_tags(text, allow_open=True):
         return None
     opens = list(R_ANSWER_OPEN.finditer(text))
     if opens:
-        tail = text[opens[-1].end():]
+        tail = text[opens[-1].end() :]
         if not R_ANSWER_CLOSE.search(tail):
             cand = r_clean(tail[:200])
             if ex._usable(cand) and "\n" not in tail.strip()[:200]:
@@ -229,8 +246,9 @@ def r_overlapping(pat, text):
         pos = m.start() + 1
 
 
-R_ESCAPED_TAG = re.compile(rf"{ex._ESC_LT}\s*answer\s*{ex._ESC_GT}(.*?){ex._ESC_LT}\s*/\s*answer\s*{ex._ESC_GT}",
-                           re.I | re.S)
+R_ESCAPED_TAG = re.compile(
+    rf"{ex._ESC_LT}\s*answer\s*{ex._ESC_GT}(.*?){ex._ESC_LT}\s*/\s*answer\s*{ex._ESC_GT}", re.I | re.S
+)
 
 
 def r_from_phrases(text):
@@ -250,7 +268,7 @@ def r_from_phrases(text):
         for m in reversed(r_overlapping(pat, text)):
             cand = r_clean(m.group(1))
             if not cand:
-                rest = text[m.end():].lstrip().split("\n", 1)[0]
+                rest = text[m.end() :].lstrip().split("\n", 1)[0]
                 cand = r_clean(rest)
             if ex._usable(cand) and len(cand) <= 200 and not ex._INSTRUCTION.match(cand):
                 # The hedge widening is newer than the regexes and shared with the new code.
@@ -293,20 +311,117 @@ def r_extract(response, truncated=False):
 # Tag fragments (with the case-folding oddities a backreference treats its own way: Kelvin sign, long s,
 # dotted and dotless i), answer words and phrasings, markup, JSON and the runs the old regexes choked on.
 FRAGMENTS = [
-    "<answer>", "</answer>", "< answer >", "</ANSWER>", "<Answer>", "<think>", "</think>", "<thinking>",
-    "</thinking>", "<THINK x>", "<think/>", "<reasoning>", "</reasoning >", "</REASONING>", "<scratchpad>",
-    "</scratchpad>", "<reflection>", "</reflection>", "<thin\u212a>", "</think\u0131ng>", "<rea\u017foning>",
-    "</rea\u017foning>", "<th\u0130nk>", "</th\u0130nk>", "<", ">", "/",
-    "7", "B", "(C)", "3:05", "north", "x", "ab", "answer", "Answer", "final ", "correct ", "the", "my", "is",
-    "IS", "answer is ", "final answer", "Final Answer:", " is the answer", " is my final answer",
-    " is the correct answer", "**7** is the answer", "a is the answer", "therefore", " thus ", "hence ",
-    "So it is 7.", "your answer", "placed in", "option", "…", "?",
-    "*", "**", " ", "  ", "\t", "\n", "\n\n", ".", "!", ",", ";", ":", "：", "=", "'", '"', "-", "\u3000",
-    "\r", "\x0b", "$", "`", "```", "```json\n", "{", "}", "[", "]", "\\boxed{", "\\text{", '{"answer": 7}',
+    "<answer>",
+    "</answer>",
+    "< answer >",
+    "</ANSWER>",
+    "<Answer>",
+    "<think>",
+    "</think>",
+    "<thinking>",
+    "</thinking>",
+    "<THINK x>",
+    "<think/>",
+    "<reasoning>",
+    "</reasoning >",
+    "</REASONING>",
+    "<scratchpad>",
+    "</scratchpad>",
+    "<reflection>",
+    "</reflection>",
+    "<thin\u212a>",
+    "</think\u0131ng>",
+    "<rea\u017foning>",
+    "</rea\u017foning>",
+    "<th\u0130nk>",
+    "</th\u0130nk>",
+    "<",
+    ">",
+    "/",
+    "7",
+    "B",
+    "(C)",
+    "3:05",
+    "north",
+    "x",
+    "ab",
+    "answer",
+    "Answer",
+    "final ",
+    "correct ",
+    "the",
+    "my",
+    "is",
+    "IS",
+    "answer is ",
+    "final answer",
+    "Final Answer:",
+    " is the answer",
+    " is my final answer",
+    " is the correct answer",
+    "**7** is the answer",
+    "a is the answer",
+    "therefore",
+    " thus ",
+    "hence ",
+    "So it is 7.",
+    "your answer",
+    "placed in",
+    "option",
+    "…",
+    "?",
+    "*",
+    "**",
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    "\n\n",
+    ".",
+    "!",
+    ",",
+    ";",
+    ":",
+    "：",
+    "=",
+    "'",
+    '"',
+    "-",
+    "\u3000",
+    "\r",
+    "\x0b",
+    "$",
+    "`",
+    "```",
+    "```json\n",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\\boxed{",
+    "\\text{",
+    '{"answer": 7}',
     "{'final': 'B'}",
 ]
-SUBJECT_FRAGMENTS = ["*", "*", " ", " ", "\n", ".", "!", "x", "y", "is the answer", " is the answer",
-                     "is my final answer", "\t", "IS THE ANSWER", "'", "is", "the answer"]
+SUBJECT_FRAGMENTS = [
+    "*",
+    "*",
+    " ",
+    " ",
+    "\n",
+    ".",
+    "!",
+    "x",
+    "y",
+    "is the answer",
+    " is the answer",
+    "is my final answer",
+    "\t",
+    "IS THE ANSWER",
+    "'",
+    "is",
+    "the answer",
+]
 
 
 def _reply(rng: random.Random, fragments: list[str]) -> str:
@@ -357,9 +472,40 @@ def test_new_extraction_agrees_with_the_regexes_it_replaced():
             assert _dedupe(find(text)) == _dedupe(old), (pat.pattern, text)
 
 
-KEY_FRAGMENTS = ["{", "}", ":", ",", " ", "'", '"', "answer", "ans", "wer", "final", "Final_Answer", "r'",
-                 "u'", "b'", "(", ")", "1e16", "True", "None", "1", "'a'", "[", "]", "\\x61", "\t", "'''",
-                 "result", "'answ'", "'r'", "'fin' 'al'", "u'fin' r'al'"]
+KEY_FRAGMENTS = [
+    "{",
+    "}",
+    ":",
+    ",",
+    " ",
+    "'",
+    '"',
+    "answer",
+    "ans",
+    "wer",
+    "final",
+    "Final_Answer",
+    "r'",
+    "u'",
+    "b'",
+    "(",
+    ")",
+    "1e16",
+    "True",
+    "None",
+    "1",
+    "'a'",
+    "[",
+    "]",
+    "\\x61",
+    "\t",
+    "'''",
+    "result",
+    "'answ'",
+    "'r'",
+    "'fin' 'al'",
+    "u'fin' r'al'",
+]
 
 
 def test_json_answer_keys_agree():
@@ -367,11 +513,20 @@ def test_json_answer_keys_agree():
     # by concatenation, escapes or a tuple's str() included.
     rng = random.Random(7)
     tuple_key = "{('answ', 10000000000000000.0, 'r'): 7}"  # str() spells the number 1e+16
-    objects = [tuple_key, "{('answ', 1e16, 'r'): 7}", "{'ans' 'wer': 7}", "{u'fin' r'al': 7}",
-               "{'\\x61nswer': 7}", "{b'''a\nswer''': 7}", '{"final_answer": "B"}',
-               '{"answer": "A; B"}', "{'a': 1}", "{'answer'}", "{}"]
-    objects += ["{" + "".join(rng.choice(KEY_FRAGMENTS) for _ in range(rng.randint(1, 12))) + "}"
-                for _ in range(5000)]
+    objects = [
+        tuple_key,
+        "{('answ', 1e16, 'r'): 7}",
+        "{'ans' 'wer': 7}",
+        "{u'fin' r'al': 7}",
+        "{'\\x61nswer': 7}",
+        "{b'''a\nswer''': 7}",
+        '{"final_answer": "B"}',
+        '{"answer": "A; B"}',
+        "{'a': 1}",
+        "{'answer'}",
+        "{}",
+    ]
+    objects += ["{" + "".join(rng.choice(KEY_FRAGMENTS) for _ in range(rng.randint(1, 12))) + "}" for _ in range(5000)]
     for s in objects:
         assert ex.from_json(s, require_key=True) == r_from_json(s, require_key=True), s
     assert ex.from_json(tuple_key, require_key=True) == "7"

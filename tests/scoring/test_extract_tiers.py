@@ -28,8 +28,16 @@ def test_extract_tiers(response, expected):
 
 
 def _inst(**kw) -> Instance:
-    base = dict(uid="u1", task="overlap", domain="EG", question="Which pair?", image="a.png", answer="B",
-                answer_type=AnswerType.CHOICE, options=["p1", "p2", "p3"])
+    base = dict(
+        uid="u1",
+        task="overlap",
+        domain="EG",
+        question="Which pair?",
+        image="a.png",
+        answer="B",
+        answer_type=AnswerType.CHOICE,
+        options=["p1", "p2", "p3"],
+    )
     base.update(kw)
     return Instance(**base)
 

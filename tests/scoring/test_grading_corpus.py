@@ -18,8 +18,17 @@ def test_corpus_is_large_and_unique():
     keys = [(c.response, c.gold, c.type, c.options) for c in CASES]
     assert len(set(keys)) == len(keys), "duplicate cases"
     assert all(c.reason for c in CASES)
-    assert {c.type for c in CASES} >= {"integer", "number", "choice", "time", "coordinates", "set", "pair",
-                                       "direction", "text"}
+    assert {c.type for c in CASES} >= {
+        "integer",
+        "number",
+        "choice",
+        "time",
+        "coordinates",
+        "set",
+        "pair",
+        "direction",
+        "text",
+    }
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{i:03d}-{c.type}" for i, c in enumerate(CASES)])

@@ -35,10 +35,20 @@ class _Handler(BaseHTTPRequestHandler):
             gold = re.search(r'Ground Truth Answer: "(.*)"', prompt).group(1)
             resp = prompt.split("---")[1]
             ok = gold.lower() in resp.lower()
-        payload = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                   "choices": [{"index": 0, "finish_reason": "stop",
-                                "message": {"role": "assistant", "content": "Correct" if ok else "Incorrect."}}],
-                   "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+        payload = {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": "Correct" if ok else "Incorrect."},
+                }
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
         data = json.dumps(payload).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -66,13 +76,26 @@ def _url(srv) -> str:
 
 
 def _inst() -> Instance:
-    return Instance(uid="g1", task="gear_rotation", domain="CT", question="Which way does gear E turn?",
-                    image="g.png", answer="clockwise", answer_type=AnswerType.TEXT)
+    return Instance(
+        uid="g1",
+        task="gear_rotation",
+        domain="CT",
+        question="Which way does gear E turn?",
+        image="g.png",
+        answer="clockwise",
+        answer_type=AnswerType.TEXT,
+    )
 
 
 def test_answer_judge_only_when_rules_find_nothing(server, tmp_path):
-    judge = LLMJudge("judge-mini", base_url=_url(server), api_key="test", cache_path=tmp_path / "c.sqlite",
-                     log_path=tmp_path / "judge.jsonl", max_retries=0)
+    judge = LLMJudge(
+        "judge-mini",
+        base_url=_url(server),
+        api_key="test",
+        cache_path=tmp_path / "c.sqlite",
+        log_path=tmp_path / "judge.jsonl",
+        max_retries=0,
+    )
     # Rules decide: no request is sent.
     s = score_response("<answer>CW</answer>", _inst(), judge)
     assert (s.tier, s.correct) == ("tag", True)
@@ -92,13 +115,15 @@ def test_answer_judge_only_when_rules_find_nothing(server, tmp_path):
     assert s2.correct is True and len(server.requests) == 1
     judge.close()
     # A new judge object on the same cache file does not call the server either.
-    judge2 = LLMJudge("judge-mini", base_url=_url(server), api_key="test", cache_path=tmp_path / "c.sqlite",
-                      max_retries=0)
+    judge2 = LLMJudge(
+        "judge-mini", base_url=_url(server), api_key="test", cache_path=tmp_path / "c.sqlite", max_retries=0
+    )
     assert score_response(resp, _inst(), judge2).correct is True
     assert len(server.requests) == 1
     # A different judge model is a different cache key.
-    judge3 = LLMJudge("judge-large", base_url=_url(server), api_key="test", cache_path=tmp_path / "c.sqlite",
-                      max_retries=0)
+    judge3 = LLMJudge(
+        "judge-large", base_url=_url(server), api_key="test", cache_path=tmp_path / "c.sqlite", max_retries=0
+    )
     score_response(resp, _inst(), judge3)
     assert len(server.requests) == 2
     lines = [json.loads(x) for x in (tmp_path / "judge.jsonl").read_text().splitlines()]
@@ -133,7 +158,16 @@ def test_server_error_is_wrong_and_not_cached(server, tmp_path):
     assert len(server.requests) == 2  # retried, since errors are never cached
 
 
-@pytest.mark.parametrize(("raw", "verdict"), [("Correct", True), ("Incorrect.", False), ("**correct**", True),
-                                              ("incorrect", False), ("The answer is correct", True), ("???", None)])
+@pytest.mark.parametrize(
+    ("raw", "verdict"),
+    [
+        ("Correct", True),
+        ("Incorrect.", False),
+        ("**correct**", True),
+        ("incorrect", False),
+        ("The answer is correct", True),
+        ("???", None),
+    ],
+)
 def test_parse_verdict(raw, verdict):
     assert parse_verdict(raw) is verdict

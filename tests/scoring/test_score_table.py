@@ -10,8 +10,18 @@ from vcot.scoring import score_table
 
 
 def _rows():
-    base = dict(run_id="r", model="m", condition="direct", task="overlap", domain="EG", answer_type="choice",
-                gold="B", options=json.dumps(["x", "y", "z"]), epoch=0, error=None)
+    base = dict(
+        run_id="r",
+        model="m",
+        condition="direct",
+        task="overlap",
+        domain="EG",
+        answer_type="choice",
+        gold="B",
+        options=json.dumps(["x", "y", "z"]),
+        epoch=0,
+        error=None,
+    )
     return [
         dict(base, uid="1", response="<answer>y</answer>"),
         dict(base, uid="2", response="<answer>A</answer>"),

@@ -24,12 +24,25 @@ from vcot.scoring import (
 )
 
 
-@pytest.mark.parametrize(("reason", "cut"), [
-    ("length", True), ("max_tokens", True), ("MAX_TOKENS", True), ("FinishReason.MAX_TOKENS", True),
-    ("max_output_tokens", True), ("model_context_window_exceeded", True), ("model_length", True),
-    ("stop", False), ("end_turn", False), ("STOP", False), ("tool_calls", False), ("max_turns", False),
-    (None, False), ("", False),
-])
+@pytest.mark.parametrize(
+    ("reason", "cut"),
+    [
+        ("length", True),
+        ("max_tokens", True),
+        ("MAX_TOKENS", True),
+        ("FinishReason.MAX_TOKENS", True),
+        ("max_output_tokens", True),
+        ("model_context_window_exceeded", True),
+        ("model_length", True),
+        ("stop", False),
+        ("end_turn", False),
+        ("STOP", False),
+        ("tool_calls", False),
+        ("max_turns", False),
+        (None, False),
+        ("", False),
+    ],
+)
 def test_is_truncated(reason, cut):
     assert is_truncated(reason) is cut
 
@@ -75,17 +88,20 @@ class _FakeJudge:
         return JudgeVerdict(self.verdict, "Correct" if self.verdict else "Incorrect", self.model)
 
 
-@pytest.mark.parametrize(("response", "gold", "type_", "verdict"), [
-    ("<answer>7</answer>", "7", "integer", "correct"),
-    ("<answer>8</answer>", "7", "integer", "wrong"),
-    ("<answer>not 7</answer>", "7", "integer", "wrong"),          # rejects the gold: decided, no judge
-    ("<answer>7 or 8</answer>", "7", "integer", "wrong"),         # hedged
-    ("<answer>4 of the 9 points</answer>", "4", "integer", "ambiguous"),
-    ("<answer>9 — it is 11</answer>", "9", "integer", "ambiguous"),
-    ("<answer>a ripe apple</answer>", "a pear", "text", "undecidable"),
-    ("Nothing to report.", "7", "integer", "no answer"),
-    ("", "7", "integer", "no answer"),
-])
+@pytest.mark.parametrize(
+    ("response", "gold", "type_", "verdict"),
+    [
+        ("<answer>7</answer>", "7", "integer", "correct"),
+        ("<answer>8</answer>", "7", "integer", "wrong"),
+        ("<answer>not 7</answer>", "7", "integer", "wrong"),  # rejects the gold: decided, no judge
+        ("<answer>7 or 8</answer>", "7", "integer", "wrong"),  # hedged
+        ("<answer>4 of the 9 points</answer>", "4", "integer", "ambiguous"),
+        ("<answer>9 — it is 11</answer>", "9", "integer", "ambiguous"),
+        ("<answer>a ripe apple</answer>", "a pear", "text", "undecidable"),
+        ("Nothing to report.", "7", "integer", "no answer"),
+        ("", "7", "integer", "no answer"),
+    ],
+)
 def test_verdict_values_without_a_judge(response, gold, type_, verdict):
     s = score_fields(response, gold, type_)
     assert s.verdict == verdict and s.verdict in VERDICTS
@@ -115,15 +131,33 @@ def test_grade_detail_status_and_old_contract():
 
 
 def test_score_response_passes_truncation():
-    inst = Instance(uid="u", task="convex_hull", domain="EG", question="How many?", image="a.png", answer="5",
-                    answer_type=AnswerType.INTEGER)
+    inst = Instance(
+        uid="u",
+        task="convex_hull",
+        domain="EG",
+        question="How many?",
+        image="a.png",
+        answer="5",
+        answer_type=AnswerType.INTEGER,
+    )
     assert score_response("The answer is 5", inst).correct
     assert score_response("The answer is 5", inst, truncated=True).verdict == "truncated"
 
 
 def _rows() -> list[dict]:
-    base = dict(run_id="r", model="m", condition="direct", task="convex_hull", domain="EG", answer_type="integer",
-                gold="5", options=None, epoch=0, error=None, finish_reason="stop")
+    base = dict(
+        run_id="r",
+        model="m",
+        condition="direct",
+        task="convex_hull",
+        domain="EG",
+        answer_type="integer",
+        gold="5",
+        options=None,
+        epoch=0,
+        error=None,
+        finish_reason="stop",
+    )
     return [
         dict(base, uid="1", response="<answer>5</answer>"),
         dict(base, uid="2", response="So far I count 5 and", finish_reason="length"),
@@ -151,7 +185,13 @@ def test_explain_says_why():
     e = explain("<think>9?</think><answer>not 9 — on a recount it is 11</answer>", "11", "integer")
     assert isinstance(e, Explanation)
     assert (e.extracted, e.tier, e.verdict, e.correct, e.value, e.gold_value) == (
-        "not 9 — on a recount it is 11", "tag", "correct", True, "11", "11")
+        "not 9 — on a recount it is 11",
+        "tag",
+        "correct",
+        True,
+        "11",
+        "11",
+    )
     assert "answer" in e.rule and "supersedes 9" in e.reason
     text = str(e)
     assert "verdict:" in text and "reason:" in text

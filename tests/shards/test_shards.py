@@ -72,8 +72,12 @@ def test_parquet_shards_load_with_datasets(tmp_path: Path) -> None:
     import datasets
 
     generate_shards(tmp_path, "mix", PLANS, 2, "parquet")
-    ds = datasets.load_dataset("parquet", data_files=sorted(glob.glob(str(tmp_path / "*.parquet"))), split="train",
-                               cache_dir=str(tmp_path / "cache"))
+    ds = datasets.load_dataset(
+        "parquet",
+        data_files=sorted(glob.glob(str(tmp_path / "*.parquet"))),
+        split="train",
+        cache_dir=str(tmp_path / "cache"),
+    )
     assert len(ds) == 12 and len(set(ds["uid"])) == 12
     row = ds[0]
     assert row["image"].size[0] > 0 and len(row["step_images"]) == len(row["step_texts"]) > 0
@@ -183,15 +187,50 @@ def test_ray_backend_writes_the_same_shards_as_local_processes(tmp_path: Path) -
 def test_cli_generate_shards(tmp_path: Path) -> None:
     runner = CliRunner()
     out = tmp_path / "wds"
-    res = runner.invoke(app, ["generate", "-t", "localizer", "-d", "easy", "--n", "4", "--shards", "2", "-f",
-                              "webdataset", "-o", str(out), "--no-progress"])
+    res = runner.invoke(
+        app,
+        [
+            "generate",
+            "-t",
+            "localizer",
+            "-d",
+            "easy",
+            "--n",
+            "4",
+            "--shards",
+            "2",
+            "-f",
+            "webdataset",
+            "-o",
+            str(out),
+            "--no-progress",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "4 instances" in res.output and sorted(p.name for p in out.iterdir()) == [
-        "manifest.json", "shard-00000.tar", "shard-00001.tar"]
+        "manifest.json",
+        "shard-00000.tar",
+        "shard-00001.tar",
+    ]
     res = runner.invoke(app, ["generate", "-t", "localizer", "--n", "4", "-f", "webdataset", "-o", str(tmp_path / "x")])
     assert res.exit_code == 2 and "--shards" in res.output
-    res = runner.invoke(app, ["generate", "-t", "localizer", "--n", "4", "--shards", "2", "-f", "zip", "-o",
-                              str(tmp_path / "y"), "--no-progress"])
+    res = runner.invoke(
+        app,
+        [
+            "generate",
+            "-t",
+            "localizer",
+            "--n",
+            "4",
+            "--shards",
+            "2",
+            "-f",
+            "zip",
+            "-o",
+            str(tmp_path / "y"),
+            "--no-progress",
+        ],
+    )
     assert res.exit_code == 2 and "unknown shard format" in res.output
 
 

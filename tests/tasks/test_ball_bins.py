@@ -17,9 +17,15 @@ TASK = get_task("ball_bins", "medium")
 
 
 def box(ball_x: float, ball_y: float, *ramps: tuple[tuple[float, float], tuple[float, float]], bins: int = 4) -> dict:
-    return {"width": 16.0, "height": 12.0, "bins": bins, "divider_h": 0.8, "ramp_r": RAMP_RADIUS,
-            "ball": {"x": ball_x, "y": ball_y, "r": 0.25},
-            "ramps": [{"label": "ABCDE"[i], "a": list(a), "b": list(b)} for i, (a, b) in enumerate(ramps)]}
+    return {
+        "width": 16.0,
+        "height": 12.0,
+        "bins": bins,
+        "divider_h": 0.8,
+        "ramp_r": RAMP_RADIUS,
+        "ball": {"x": ball_x, "y": ball_y, "r": 0.25},
+        "ramps": [{"label": "ABCDE"[i], "a": list(a), "b": list(b)} for i, (a, b) in enumerate(ramps)],
+    }
 
 
 def test_hand_free_fall_lands_under_the_start():
@@ -68,9 +74,14 @@ def test_mirror_and_shift_keep_the_path(difficulty):
         k = scene["bins"]
         mirrored = task.solve(_mirrored(scene))
         assert mirrored.answer == str(k + 1 - int(sol.answer))
-        moved = {**scene, "width": 100.0, "ball": {**scene["ball"], "x": scene["ball"]["x"] + 30},
-                 "ramps": [{**r, "a": [r["a"][0] + 30, r["a"][1]], "b": [r["b"][0] + 30, r["b"][1]]}
-                           for r in scene["ramps"]]}
+        moved = {
+            **scene,
+            "width": 100.0,
+            "ball": {**scene["ball"], "x": scene["ball"]["x"] + 30},
+            "ramps": [
+                {**r, "a": [r["a"][0] + 30, r["a"][1]], "b": [r["b"][0] + 30, r["b"][1]]} for r in scene["ramps"]
+            ],
+        }
         assert simulate_ball(moved).landing_x - 30 == pytest.approx(sol.details["landing_x"], abs=0.05)
 
 

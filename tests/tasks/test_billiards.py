@@ -20,11 +20,20 @@ ORDER = "ABCDEF"  # pocket_labels are listed for pockets BL, BM, BR, TR, TM, TL 
 
 
 def table(w: int, h: int, start: tuple[int, int], d: tuple[int, int], labels: str = ORDER, budget: int = 6) -> dict:
-    return {"width": w, "height": h, "start": list(start), "direction": list(d), "pocket_labels": list(labels),
-            "max_bounces": budget, "capture": str(CAPTURE), "near_miss": str(NEAR_MISS)}
+    return {
+        "width": w,
+        "height": h,
+        "start": list(start),
+        "direction": list(d),
+        "pocket_labels": list(labels),
+        "max_bounces": budget,
+        "capture": str(CAPTURE),
+        "near_miss": str(NEAR_MISS),
+    }
 
 
 # -- hand-worked ----------------------------------------------------------------------------------------
+
 
 def test_hand_square_centre_to_corner():
     # 4x4 table, ball at the centre (2,2) heading (1,1): the diagonal runs straight into the corner (4,4)
@@ -77,6 +86,7 @@ def test_hand_three_bounces():
 
 # -- rejections -----------------------------------------------------------------------------------------
 
+
 def test_reject_near_miss():
     # 8x4, start (2,1), direction (1,1): the segment to (5,4) passes (4.5,3.5), 0.707 from the side pocket (4,4):
     # inside the near-miss margin 0.75 but outside the capture radius 0.4.
@@ -101,6 +111,7 @@ def test_reject_bounce_budget():
 
 
 # -- invariants -----------------------------------------------------------------------------------------
+
 
 def _scenes(difficulty: str, n: int):
     task = get_task("billiards", difficulty=difficulty)
@@ -140,7 +151,7 @@ def test_path_invariants(difficulty):
         end = Point(float(pts[-1][0]), float(pts[-1][1]))
         assert end.distance(Point(answer_centre)) <= float(CAPTURE) + 1e-9
         for k in range(len(pts) - 1):
-            line = LineString([(float(x), float(y)) for x, y in pts[k:k + 2]])
+            line = LineString([(float(x), float(y)) for x, y in pts[k : k + 2]])
             for c in centres:
                 if k == len(pts) - 2 and c == answer_centre:
                     continue
@@ -190,8 +201,7 @@ def test_labels_run_around_the_table():
                 labels = label_pockets(idx, letter, cw)
                 assert labels[idx] == ORDER[letter] and sorted(labels) == list(ORDER)
                 step = -1 if cw else 1
-                assert all(ORDER.index(labels[(i + 1) % 6]) == (ORDER.index(labels[i]) + step) % 6
-                           for i in range(6))
+                assert all(ORDER.index(labels[(i + 1) % 6]) == (ORDER.index(labels[i]) + step) % 6 for i in range(6))
 
 
 def test_corruption_ends_elsewhere():

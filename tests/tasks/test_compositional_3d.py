@@ -16,45 +16,102 @@ from vcot.tasks.scene3d._scene import render_of
 CAM = {"azimuth": 0.0, "elevation": 35.0, "distance": 10.5, "fov": 40.0}
 
 
-def _veh(kind: str, x: float, y: float, body: str, cabin: str, wheels: str, size: str = "large",
-         material: str = "rubber") -> dict:
-    return {"type": kind, "size": size, "material": material, "body": body, "cabin": cabin, "wheels": wheels,
-            "x": x, "y": y, "heading": 30.0}
+def _veh(
+    kind: str, x: float, y: float, body: str, cabin: str, wheels: str, size: str = "large", material: str = "rubber"
+) -> dict:
+    return {
+        "type": kind,
+        "size": size,
+        "material": material,
+        "body": body,
+        "cabin": cabin,
+        "wheels": wheels,
+        "x": x,
+        "y": y,
+        "heading": 30.0,
+    }
 
 
 def _scene(program: dict) -> dict:
     # Camera at azimuth 0 looks along +y: +x is right, larger y is farther.
-    objects = [_veh("car", -2.2, -1.0, "red", "blue", "green"),
-               _veh("truck", 0.0, 0.5, "blue", "red", "green", material="metal"),
-               _veh("tractor", 2.3, 2.0, "green", "red", "orange", size="small")]
-    return {"kind": "vehicles", "objects": objects, "camera": CAM,
-            "margins": {"left_right_px": 16.0, "front_behind": 0.5}, "min_visible": 0.5, "min_part_px": 20,
-            "program": program}
+    objects = [
+        _veh("car", -2.2, -1.0, "red", "blue", "green"),
+        _veh("truck", 0.0, 0.5, "blue", "red", "green", material="metal"),
+        _veh("tractor", 2.3, 2.0, "green", "red", "orange", size="small"),
+    ]
+    return {
+        "kind": "vehicles",
+        "objects": objects,
+        "camera": CAM,
+        "margins": {"left_right_px": 16.0, "front_behind": 0.5},
+        "min_visible": 0.5,
+        "min_part_px": 20,
+        "program": program,
+    }
 
 
 def _ref(*steps: tuple[str | None, dict]) -> list[dict]:
     return [{"relate": rel, "filter": flt} for rel, flt in steps]
 
 
-@pytest.mark.parametrize("program, expected", [
-    ({"family": "query_part_colour", "part": "wheels", "ref": _ref((None, {"type": "tractor"}))}, "orange"),
-    # Right of the car: the truck and the tractor; the one with a blue body is the truck, whose cabin is red.
-    ({"family": "query_part_colour", "part": "cabin",
-      "ref": _ref((None, {"type": "car"}), ("right", {"body": "blue"}))}, "red"),
-    ({"family": "query_type", "ref": _ref((None, {"material": "metal"}), ("behind", {}))}, "tractor"),
-    ({"family": "count", "set": _ref((None, {"cabin": "red"}))}, "2"),
-    ({"family": "exist", "set": _ref((None, {"type": "truck"}), ("left", {"wheels": "orange"}))}, "no"),
-    ({"family": "same_part_colour", "a": _ref((None, {"type": "car"})), "part_a": "body",
-      "b": _ref((None, {"type": "truck"})), "part_b": "cabin"}, "yes"),
-    ({"family": "same_part_colour", "a": _ref((None, {"type": "car"})), "part_a": "cabin",
-      "b": _ref((None, {"type": "tractor"})), "part_b": "cabin"}, "no"),
-    # Vehicles other than the car whose wheels match the car's wheels (green): the truck.
-    ({"family": "count_part_match", "ref": _ref((None, {"type": "car"})), "ref_part": "wheels", "part": "wheels"},
-     "1"),
-    # The tractor's body is green; the car's and the truck's wheels are green, the tractor itself does not count.
-    ({"family": "count_part_match", "ref": _ref((None, {"type": "tractor"})), "ref_part": "body",
-      "part": "wheels"}, "2"),
-])
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        ({"family": "query_part_colour", "part": "wheels", "ref": _ref((None, {"type": "tractor"}))}, "orange"),
+        # Right of the car: the truck and the tractor; the one with a blue body is the truck, whose cabin is red.
+        (
+            {
+                "family": "query_part_colour",
+                "part": "cabin",
+                "ref": _ref((None, {"type": "car"}), ("right", {"body": "blue"})),
+            },
+            "red",
+        ),
+        ({"family": "query_type", "ref": _ref((None, {"material": "metal"}), ("behind", {}))}, "tractor"),
+        ({"family": "count", "set": _ref((None, {"cabin": "red"}))}, "2"),
+        ({"family": "exist", "set": _ref((None, {"type": "truck"}), ("left", {"wheels": "orange"}))}, "no"),
+        (
+            {
+                "family": "same_part_colour",
+                "a": _ref((None, {"type": "car"})),
+                "part_a": "body",
+                "b": _ref((None, {"type": "truck"})),
+                "part_b": "cabin",
+            },
+            "yes",
+        ),
+        (
+            {
+                "family": "same_part_colour",
+                "a": _ref((None, {"type": "car"})),
+                "part_a": "cabin",
+                "b": _ref((None, {"type": "tractor"})),
+                "part_b": "cabin",
+            },
+            "no",
+        ),
+        # Vehicles other than the car whose wheels match the car's wheels (green): the truck.
+        (
+            {
+                "family": "count_part_match",
+                "ref": _ref((None, {"type": "car"})),
+                "ref_part": "wheels",
+                "part": "wheels",
+            },
+            "1",
+        ),
+        # The tractor's body is green; the car's and the truck's wheels are green, the tractor itself does not count.
+        (
+            {
+                "family": "count_part_match",
+                "ref": _ref((None, {"type": "tractor"})),
+                "ref_part": "body",
+                "part": "wheels",
+            },
+            "2",
+        ),
+    ],
+)
 def test_hand_worked(program: dict, expected: str) -> None:
     assert get_task("compositional_3d").solve(_scene(program)).answer == expected
 
@@ -98,7 +155,7 @@ def test_steps_state_no_answer_and_corruption_differs() -> None:
             assert not any(ch.isdigit() for ch in text)
         right = [s.text for s in inst.steps]
         wrong = [s.text for s in inst.corrupted_steps]
-        assert wrong and inst.meta["corruption"] and right[:len(wrong)] != wrong
+        assert wrong and inst.meta["corruption"] and right[: len(wrong)] != wrong
 
 
 def test_parameter_limits() -> None:

@@ -37,24 +37,36 @@ from vcot.tasks.eg.convex_hull import (
 TASK = get_task("convex_hull")
 
 
-def make_scene(grid: int, count: str, hulls: list[str], sets: dict[str, list[tuple[int, int]]],
-               margin: int = MIN_MARGIN_PX) -> dict:
+def make_scene(
+    grid: int, count: str, hulls: list[str], sets: dict[str, list[tuple[int, int]]], margin: int = MIN_MARGIN_PX
+) -> dict:
     return {
-        "grid": grid, "scale_px": scene_scale(grid), "margin_px": margin, "min_region_area": 2,
-        "form": "overlap" if len(hulls) == 2 else "hull", "count_colour": count, "hull_colours": hulls,
+        "grid": grid,
+        "scale_px": scene_scale(grid),
+        "margin_px": margin,
+        "min_region_area": 2,
+        "form": "overlap" if len(hulls) == 2 else "hull",
+        "count_colour": count,
+        "hull_colours": hulls,
         "sets": [{"colour": c, "marker": MARKERS[c], "points": [list(p) for p in pts]} for c, pts in sets.items()],
     }
 
 
 # -- hand-worked ----------------------------------------------------------------------------------------
 
+
 def test_hand_square_hull():
     # Blue square with corners (0,0),(6,0),(6,6),(0,6) plus an interior blue point (3,3) that is not a vertex.
     # Red (2,2) and (4,4) are strictly inside (0 < x, y < 6); (8,8) and (7,1) have x > 6, outside. Answer 2.
-    scene = make_scene(10, "red", ["blue"], {
-        "blue": [(0, 0), (6, 0), (6, 6), (0, 6), (3, 3)],
-        "red": [(2, 2), (4, 4), (8, 8), (7, 1)],
-    })
+    scene = make_scene(
+        10,
+        "red",
+        ["blue"],
+        {
+            "blue": [(0, 0), (6, 0), (6, 6), (0, 6), (3, 3)],
+            "red": [(2, 2), (4, 4), (8, 8), (7, 1)],
+        },
+    )
     check_scene(scene)
     sol = TASK.solve(scene)
     assert sol.answer == "2"
@@ -65,11 +77,16 @@ def test_hand_triangle_hull():
     # Blue triangle (0,0),(8,0),(0,8): inside means x > 0, y > 0, x + y < 8.
     # Red (1,1): 2 < 8 in; (2,5): 7 < 8 in; (5,5): 10 > 8 out; (7,3): 10 > 8 out; (9,1) x > 8 out. Answer 2.
     # Green points take no part. The hypotenuse is 1/sqrt(2) = 0.71 units from (2,5) -> far above the margin.
-    scene = make_scene(10, "red", ["blue"], {
-        "blue": [(0, 0), (8, 0), (0, 8), (2, 2)],
-        "red": [(1, 1), (2, 5), (5, 5), (7, 3), (9, 1)],
-        "green": [(3, 3), (9, 9)],
-    })
+    scene = make_scene(
+        10,
+        "red",
+        ["blue"],
+        {
+            "blue": [(0, 0), (8, 0), (0, 8), (2, 2)],
+            "red": [(1, 1), (2, 5), (5, 5), (7, 3), (9, 1)],
+            "green": [(3, 3), (9, 9)],
+        },
+    )
     check_scene(scene)
     assert TASK.solve(scene).answer == "2"
 
@@ -77,11 +94,16 @@ def test_hand_triangle_hull():
 def test_hand_overlap_of_two_squares():
     # Blue square [0,6]^2 and green square [4,10]^2 overlap in the square [4,6]^2.
     # Red (5,5) is inside both; (2,2) only in blue; (8,8) only in green; (12,1) in neither. Answer 1.
-    scene = make_scene(12, "red", ["blue", "green"], {
-        "blue": [(0, 0), (6, 0), (6, 6), (0, 6)],
-        "green": [(4, 4), (10, 4), (10, 10), (4, 10)],
-        "red": [(5, 5), (2, 2), (8, 8), (12, 1)],
-    })
+    scene = make_scene(
+        12,
+        "red",
+        ["blue", "green"],
+        {
+            "blue": [(0, 0), (6, 0), (6, 6), (0, 6)],
+            "green": [(4, 4), (10, 4), (10, 10), (4, 10)],
+            "red": [(5, 5), (2, 2), (8, 8), (12, 1)],
+        },
+    )
     check_scene(scene)
     sol = TASK.solve(scene)
     assert sol.answer == "1"
@@ -95,19 +117,24 @@ def test_hand_overlap_with_fractional_vertices():
     # Red (5,2): 35+24 = 59 < 84 in. (7,2): 49+24 = 73 < 84 in (11/sqrt(193) = 0.79 units = 44 px from the
     # hypotenuse). (5,3): 35+36 = 71 in. (6,4): 42+48 = 90 > 84 out (6/sqrt(193) = 0.43 units = 24 px beyond it).
     # (2,2): x < 4 out. (11,3): x > 10 out. Answer 3.
-    scene = make_scene(12, "red", ["blue", "green"], {
-        "blue": [(0, 0), (12, 0), (0, 7)],
-        "green": [(4, 1), (10, 1), (10, 6), (4, 6)],
-        "red": [(5, 2), (7, 2), (5, 3), (6, 4), (2, 2), (11, 3)],
-    })
+    scene = make_scene(
+        12,
+        "red",
+        ["blue", "green"],
+        {
+            "blue": [(0, 0), (12, 0), (0, 7)],
+            "green": [(4, 1), (10, 1), (10, 6), (4, 6)],
+            "red": [(5, 2), (7, 2), (5, 3), (6, 4), (2, 2), (11, 3)],
+        },
+    )
     check_scene(scene)
     sol = TASK.solve(scene)
     assert sol.answer == "3"
-    assert sorted(tuple(v) for v in sol.details["region"]) == [("10", "1"), ("10", "7/6"), ("4", "1"),
-                                                               ("4", "14/3")]
+    assert sorted(tuple(v) for v in sol.details["region"]) == [("10", "1"), ("10", "7/6"), ("4", "1"), ("4", "14/3")]
 
 
 # -- rejections -----------------------------------------------------------------------------------------
+
 
 def test_reject_point_near_edge():
     # Edge (0,0)-(10,1); red (9,1) is inside but only 1/sqrt(101) = 0.0995 units = 6.6 px (scale 66) from it.
@@ -160,8 +187,7 @@ def test_counted_markers_clear_of_the_drawn_boundary():
     # Red (6,1) lies |6 - 7| / sqrt(50) = 0.141 units = 9.3 px inside the edge (0,0)-(7,1): the old margin passes
     # it, and its circle (or a blue square in its place) runs into the drawn edge.
     for count, hull in (("red", "blue"), ("blue", "red")):
-        touching = make_scene(10, count, [hull], {hull: [(0, 0), (7, 1), (0, 10)], count: [(6, 1), (2, 5)]},
-                              margin=8)
+        touching = make_scene(10, count, [hull], {hull: [(0, 0), (7, 1), (0, 10)], count: [(6, 1), (2, 5)]}, margin=8)
         check_scene(touching)
         assert _pixel_gap(touching) < 1
     gaps = []
@@ -179,8 +205,7 @@ def test_reject_point_on_edge():
 
 
 def test_reject_collinear_hull_point():
-    scene = make_scene(10, "red", ["blue"], {"blue": [(0, 0), (4, 0), (8, 0), (8, 8), (0, 8)],
-                                             "red": [(3, 3)]})
+    scene = make_scene(10, "red", ["blue"], {"blue": [(0, 0), (4, 0), (8, 0), (8, 8), (0, 8)], "red": [(3, 3)]})
     with pytest.raises(Reject, match="collinear"):
         check_scene(scene)
 
@@ -202,13 +227,18 @@ def test_reject_degenerate_hull_and_shared_points():
 
 
 def test_reject_disjoint_overlap():
-    scene = make_scene(12, "red", ["blue", "green"], {
-        "blue": [(0, 0), (4, 0), (0, 4)], "green": [(8, 8), (12, 8), (8, 12)], "red": [(6, 6)]})
+    scene = make_scene(
+        12,
+        "red",
+        ["blue", "green"],
+        {"blue": [(0, 0), (4, 0), (0, 4)], "green": [(8, 8), (12, 8), (8, 12)], "red": [(6, 6)]},
+    )
     with pytest.raises(Reject, match="region"):
         check_scene(scene)
 
 
 # -- invariants -----------------------------------------------------------------------------------------
+
 
 def _scenes(difficulty: str, n: int):
     task = get_task("convex_hull", difficulty=difficulty)
@@ -266,12 +296,19 @@ def test_counted_points_say_nothing_about_the_count():
 
 def test_shortcut_heuristics_read_the_scene():
     from vcot.analysis.shortcuts.convex_hull import HEURISTICS
-    scene = make_scene(10, "red", ["blue"], {
-        "blue": [(0, 0), (6, 0), (6, 6), (0, 6), (3, 3)],
-        "red": [(2, 2), (4, 4), (8, 8), (7, 1), (5, 3)],
-    })
-    inst = types.SimpleNamespace(meta={"scene": scene, "generator": {"params": dataclasses.asdict(TASK.config)}},
-                                 uid="x")
+
+    scene = make_scene(
+        10,
+        "red",
+        ["blue"],
+        {
+            "blue": [(0, 0), (6, 0), (6, 6), (0, 6), (3, 3)],
+            "red": [(2, 2), (4, 4), (8, 8), (7, 1), (5, 3)],
+        },
+    )
+    inst = types.SimpleNamespace(
+        meta={"scene": scene, "generator": {"params": dataclasses.asdict(TASK.config)}}, uid="x"
+    )
     guesses = {name: fn(inst) for name, fn in HEURISTICS}
     # 5 red points, of which 3 lie strictly inside the box 0 < x, y < 6 and 3 in the middle half 2.5..7.5.
     assert guesses["counted points in the hull colours' bounding box"] == "3"

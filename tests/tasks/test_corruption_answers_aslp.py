@@ -67,14 +67,18 @@ def _corrupt_again(task: Task, index: int, scene: dict[str, Any], solution: Solu
 def _check_dice(task: Task, scene: dict[str, Any], solution: Solution, c: Corruption) -> None:
     assert c.scene is not None
     assert {k: v for k, v in c.scene.items() if k != "start_die"} == {
-        k: v for k, v in scene.items() if k != "start_die"}, "only the start die is misread"
+        k: v for k, v in scene.items() if k != "start_die"
+    }, "only the start die is misread"
     assert c.scene["start_die"] != scene["start_die"]
     assert c.answer is not None and c.answer != solution.answer
 
 
 def _check_multi_piece(task: Task, scene: dict[str, Any], solution: Solution, c: Corruption) -> None:
-    m = re.fullmatch(r"decoy ([A-Z]) misread as the shape of piece ([A-Z]) and placed in its stead; placed pieces "
-                     r"([A-Z](?:, [A-Z])*)", c.description)
+    m = re.fullmatch(
+        r"decoy ([A-Z]) misread as the shape of piece ([A-Z]) and placed in its stead; placed pieces "
+        r"([A-Z](?:, [A-Z])*)",
+        c.description,
+    )
     assert m, c.description
     decoy, piece = m.group(1), m.group(2)
     index = {p["label"]: i for i, p in enumerate(scene["pieces"])}
@@ -91,19 +95,28 @@ def _check_multi_piece(task: Task, scene: dict[str, Any], solution: Solution, c:
 
 def _check_puzzle(task: Task, scene: dict[str, Any], solution: Solution, c: Corruption) -> None:
     assert c.scene is None
-    (_, text), = c.steps
+    ((_, text),) = c.steps
     gradient = solution.details["family"] == "gradient"
-    shown = [n for n, cand in enumerate(scene["candidates"])
-             if "; ".join(f"gap row {i + 1}: " + ", ".join(_cell_words(cell, gradient) for cell in row)
-                          for i, row in enumerate(cand)) + "." in text]
+    shown = [
+        n
+        for n, cand in enumerate(scene["candidates"])
+        if "; ".join(
+            f"gap row {i + 1}: " + ", ".join(_cell_words(cell, gradient) for cell in row) for i, row in enumerate(cand)
+        )
+        + "."
+        in text
+    ]
     # The fill the step states is the implied candidate's, and a None means no candidate shows that fill.
     assert c.answer == (scene["options"][shown[0]] if shown else None), text
     assert c.answer != solution.answer
 
 
 def _check_defuse(task: Task, scene: dict[str, Any], solution: Solution, c: Corruption) -> None:
-    m = re.fullmatch(r"the trace of wire ([A-Z]) takes its crossing with wire ([A-Z]) at \([\d.]+, [\d.]+\) for a "
-                     r"touch and follows wire \2", c.description)
+    m = re.fullmatch(
+        r"the trace of wire ([A-Z]) takes its crossing with wire ([A-Z]) at \([\d.]+, [\d.]+\) for a "
+        r"touch and follows wire \2",
+        c.description,
+    )
     assert m, c.description
     traced, other = m.group(1), m.group(2)
     assert c.scene is not None
@@ -114,7 +127,7 @@ def _check_defuse(task: Task, scene: dict[str, Any], solution: Solution, c: Corr
     a, b = true[traced]["rows"], true[other]["rows"]
     ra, rb = read[traced]["rows"], read[other]["rows"]
     x = next(k for k in range(len(a)) if ra[k] != a[k]) - 1
-    assert (ra, rb) == (a[:x + 1] + b[x + 1:], b[:x + 1] + a[x + 1:]), "the two wires trade rows after the touch"
+    assert (ra, rb) == (a[: x + 1] + b[x + 1 :], b[: x + 1] + a[x + 1 :]), "the two wires trade rows after the touch"
     assert (a[x], a[x + 1]) == (b[x + 1], b[x]), "the touch is a crossing of the two wires"
     # A crossing taken for a touch changes the answer exactly when one of its two wires leads to the detonator.
     assert (c.answer == solution.answer) == (solution.answer not in (traced, other))
@@ -129,8 +142,14 @@ def _check_unfolded(task: Task, scene: dict[str, Any], solution: Solution, c: Co
         assert c.scene[kept] == scene[kept] and c.scene["form"] == scene["form"]
 
 
-CHECKS = {"rolling_dice_top": _check_dice, "rolling_dice_sum": _check_dice, "multi_piece_puzzle": _check_multi_piece,
-          "puzzle": _check_puzzle, "defuse_a_bomb": _check_defuse, "unfolded_cube": _check_unfolded}
+CHECKS = {
+    "rolling_dice_top": _check_dice,
+    "rolling_dice_sum": _check_dice,
+    "multi_piece_puzzle": _check_multi_piece,
+    "puzzle": _check_puzzle,
+    "defuse_a_bomb": _check_defuse,
+    "unfolded_cube": _check_unfolded,
+}
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)

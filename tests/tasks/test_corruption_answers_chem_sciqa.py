@@ -96,13 +96,18 @@ def _check_food_web(scene: dict[str, Any], c: Corruption) -> None:
 def _check_motion_graph(scene: dict[str, Any], c: Corruption) -> None:
     assert c.scene is not None
     assert {k: v for k, v in c.scene.items() if k != "velocities"} == {
-        k: v for k, v in scene.items() if k != "velocities"}
+        k: v for k, v in scene.items() if k != "velocities"
+    }
     diffs = [w - v for v, w in zip(scene["velocities"], c.scene["velocities"], strict=True) if w != v]
     assert diffs in ([1], [-1]), "one corner misread by one grid line"
 
 
-CHECKS = {"hbond_donors": _check_hbond, "longest_carbon_chain": _check_chain, "food_web": _check_food_web,
-          "motion_graph": _check_motion_graph}
+CHECKS = {
+    "hbond_donors": _check_hbond,
+    "longest_carbon_chain": _check_chain,
+    "food_web": _check_food_web,
+    "motion_graph": _check_motion_graph,
+}
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
@@ -121,8 +126,9 @@ def test_corruption_answers(name: str, difficulty: str) -> None:
             # The independent re-solver on the misread scene gives the implied value.
             implied = oracle(c.scene, task.params())
             if c.answer is None:
-                assert not INTEGER.fullmatch(implied), f"instance {index}: answer None but the misread scene " \
-                                                       f"gives the whole number {implied}"
+                assert not INTEGER.fullmatch(implied), (
+                    f"instance {index}: answer None but the misread scene gives the whole number {implied}"
+                )
             else:
                 assert c.answer == implied, f"instance {index}: {c.description}"
         if c.answer is not None:

@@ -83,8 +83,7 @@ def test_corruption_answer_is_valid_and_oracle_checked(name: str, difficulty: st
             assert corruption.answer != solution.answer, (name, difficulty, index, corruption.description)
         # Every task here sets the misread scene with its answer: the independent oracle must agree.
         assert corruption.scene is not None, (name, difficulty, index)
-        assert oracle(corruption.scene, params) == corruption.answer, (name, difficulty, index,
-                                                                       corruption.description)
+        assert oracle(corruption.scene, params) == corruption.answer, (name, difficulty, index, corruption.description)
         # The misread scene is a copy: the true scene still gives the gold answer.
         assert oracle(scene, params) == solution.answer, (name, difficulty, index)
     if name not in LOW_SHARE:
@@ -122,8 +121,11 @@ def test_corruption_is_deterministic_and_draws(name: str) -> None:
             inst_seed = task.instance_seed(SEED, index)
             again = task.corrupt(scene, solution, random.Random(derive_seed(inst_seed, "corrupt")))
             assert corruption is not None and again is not None
-            assert (again.description, again.answer, again.scene) == (corruption.description, corruption.answer,
-                                                                      corruption.scene)
+            assert (again.description, again.answer, again.scene) == (
+                corruption.description,
+                corruption.answer,
+                corruption.scene,
+            )
             steps, steps_again = corruption.steps, again.steps
             assert steps and len(steps) == len(steps_again)
             assert [t for _, t in steps] == [t for _, t in steps_again]

@@ -48,8 +48,16 @@ from vcot.tasks.eg.mirror_pattern import ROTATIONS, TRANSFORMS
 
 SEED = 46
 N = 20
-TASKS = ("mirror_pattern", "cubes_missing", "localizer", "convex_hull", "overlap", "cubes_count",
-         "trailer_cubes_count", "trailer_cubes_missing")
+TASKS = (
+    "mirror_pattern",
+    "cubes_missing",
+    "localizer",
+    "convex_hull",
+    "overlap",
+    "cubes_count",
+    "trailer_cubes_count",
+    "trailer_cubes_missing",
+)
 DIFFICULTIES = ("easy", "medium", "hard")
 MIN_SHARE = 0.8
 # Tasks whose corruption cannot reach MIN_SHARE, and why (the module docstring has the details).

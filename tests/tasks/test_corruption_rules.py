@@ -36,8 +36,13 @@ from vcot.tasks.base import Task
 
 SEED = 11
 PER_DIFFICULTY = 2  # instances per task and difficulty: the whole file stays well under a minute
-CHECKED_ELSEWHERE = ("vcot.tasks.scene3d", "vcot.tasks.chem", "vcot.tasks.sciqa", "vcot.tasks.physsim",
-                     "vcot.tasks.robot")
+CHECKED_ELSEWHERE = (
+    "vcot.tasks.scene3d",
+    "vcot.tasks.chem",
+    "vcot.tasks.sciqa",
+    "vcot.tasks.physsim",
+    "vcot.tasks.robot",
+)
 
 Checker = Callable[[dict[str, Any], list[str]], None]
 RULE_CHECKERS: dict[str, Checker] = {}
@@ -47,17 +52,28 @@ RULE_CHECKERS: dict[str, Checker] = {}
 # Tasks whose steps add to one state (each layer step of cubes_missing adds its ghost cubes to the earlier ones),
 # so the final state is the whole trajectory, not its last text.
 CUMULATIVE_STATE = {"cubes_missing"}
-SAME_STEP_COUNT = {"electric_charge", "mirror_clock", "rolling_dice_top", "rolling_dice_sum", "rolling_dice_two",
-                   "trailer_cubes_count", "trailer_cubes_missing", "cubes_count", "convex_hull"}
+SAME_STEP_COUNT = {
+    "electric_charge",
+    "mirror_clock",
+    "rolling_dice_top",
+    "rolling_dice_sum",
+    "rolling_dice_two",
+    "trailer_cubes_count",
+    "trailer_cubes_missing",
+    "cubes_count",
+    "convex_hull",
+}
 
 
 def rule_checker(*names: str) -> Callable[[Checker], Checker]:
     """Register `fn(scene, step_texts)` as the rule checker of the named tasks; it raises AssertionError naming
     the broken rule."""
+
     def wrap(fn: Checker) -> Checker:
         for name in names:
             RULE_CHECKERS[name] = fn
         return fn
+
     return wrap
 
 
@@ -66,8 +82,7 @@ def _checked_here(name: str) -> bool:
 
 
 def corrupting_tasks() -> list[str]:
-    return [n for n in builtin_task_names()
-            if get_task_class(n).corrupt is not Task.corrupt and _checked_here(n)]
+    return [n for n in builtin_task_names() if get_task_class(n).corrupt is not Task.corrupt and _checked_here(n)]
 
 
 def _match(pattern: str, text: str) -> re.Match[str]:
@@ -78,11 +93,15 @@ def _match(pattern: str, text: str) -> re.Match[str]:
 
 # -- billiards: the reflection rule ------------------------------------------------------------------------
 
-_BOUNCE = (r"Segment (\d+): from (?:the start|bounce \d+ at \((\S+), (\S+)\)) moving \((-?\d+), (-?\d+)\), the "
-           r"ball hits the (left|right|top|bottom) cushion \((x|y) = (\d+)\) at \((\S+), (\S+)\) \(bounce (\d+)\)\. "
-           r"The (x|y) component of the direction flips and the other is kept, so it now moves \((-?\d+), (-?\d+)\)\.")
-_POCKET = (r"Segment (\d+): from (?:the start|bounce \d+ at \((\S+), (\S+)\)) moving \((-?\d+), (-?\d+)\), the ball "
-           r"reaches the pocket at \((\d+), (\d+)\) after (\d+) bounces? and falls in\.")
+_BOUNCE = (
+    r"Segment (\d+): from (?:the start|bounce \d+ at \((\S+), (\S+)\)) moving \((-?\d+), (-?\d+)\), the "
+    r"ball hits the (left|right|top|bottom) cushion \((x|y) = (\d+)\) at \((\S+), (\S+)\) \(bounce (\d+)\)\. "
+    r"The (x|y) component of the direction flips and the other is kept, so it now moves \((-?\d+), (-?\d+)\)\."
+)
+_POCKET = (
+    r"Segment (\d+): from (?:the start|bounce \d+ at \((\S+), (\S+)\)) moving \((-?\d+), (-?\d+)\), the ball "
+    r"reaches the pocket at \((\d+), (\d+)\) after (\d+) bounces? and falls in\."
+)
 
 
 @rule_checker("billiards")
@@ -125,8 +144,12 @@ def check_billiards(scene: dict[str, Any], texts: list[str]) -> None:
 
 # -- gear_rotation: meshing and crossed belts reverse, open belts and shafts keep -------------------------
 
-_FLIPS = {"meshes with": True, "is joined by a crossed belt to": True, "is joined by an open belt to": False,
-          "shares a shaft with": False}
+_FLIPS = {
+    "meshes with": True,
+    "is joined by a crossed belt to": True,
+    "is joined by an open belt to": False,
+    "shares a shaft with": False,
+}
 _DIR = r"(clockwise|counterclockwise)"
 _LINK = "(" + "|".join(_FLIPS) + ")"
 
@@ -138,14 +161,16 @@ def _other(direction: str) -> str:
 @rule_checker("gear_rotation")
 def check_gear_rotation(scene: dict[str, Any], texts: list[str]) -> None:
     known: dict[str, str] = {}
-    conflict = re.fullmatch(rf"Gear (\w) \({_DIR}\) {_LINK} gear (\w) \({_DIR}\), "
-                            r"(their contact ringed in red|their shared shaft ringed in red|the belt drawn in red)\.",
-                            texts[-1])
+    conflict = re.fullmatch(
+        rf"Gear (\w) \({_DIR}\) {_LINK} gear (\w) \({_DIR}\), "
+        r"(their contact ringed in red|their shared shaft ringed in red|the belt drawn in red)\.",
+        texts[-1],
+    )
     verb = "would turn" if conflict else "turns"
     first = _match(rf"Gear (\w) turns {_DIR} \(given\)\.", texts[0])
     assert first.group(1) == scene["gears"][scene["driver"]]["label"] and first.group(2) == scene["driver_dir"]
     known[first.group(1)] = first.group(2)
-    for text in texts[1:len(texts) - bool(conflict)]:
+    for text in texts[1 : len(texts) - bool(conflict)]:
         sentences = re.split(r"(?<=\.) ", text)
         for s in sentences:
             m = _match(rf"Gear (\w) {_LINK} gear (\w) \({_DIR}\) and (turns|would turn) {_DIR}\.", s)
@@ -170,10 +195,12 @@ def _roll(die: dict[str, int], direction: str) -> dict[str, int]:
     """The die after tipping over its bottom edge on `direction`'s side (faces: top, bottom, north, south,
     east, west)."""
     t, b, n, s, e, w = (die[f] for f in ("top", "bottom", "north", "south", "east", "west"))
-    return {"north": dict(top=s, bottom=n, north=t, south=b, east=e, west=w),
-            "south": dict(top=n, bottom=s, north=b, south=t, east=e, west=w),
-            "east": dict(top=w, bottom=e, north=n, south=s, east=t, west=b),
-            "west": dict(top=e, bottom=w, north=n, south=s, east=b, west=t)}[direction]
+    return {
+        "north": dict(top=s, bottom=n, north=t, south=b, east=e, west=w),
+        "south": dict(top=n, bottom=s, north=b, south=t, east=e, west=w),
+        "east": dict(top=w, bottom=e, north=n, south=s, east=t, west=b),
+        "west": dict(top=e, bottom=w, north=n, south=s, east=b, west=t),
+    }[direction]
 
 
 def _standard_dice() -> set[tuple[int, int, int]]:
@@ -192,8 +219,10 @@ def _standard_dice() -> set[tuple[int, int, int]]:
 
 
 STANDARD = _standard_dice()
-_ROLL = (r"the die rolls (north|south|east|west) from \(row (\d+), column (\d+)\) to \(row (\d+), column (\d+)\)"
-         r"(?:\. It now shows| and shows) top (\d), south (\d), east (\d) and bottom (\d)\.")
+_ROLL = (
+    r"the die rolls (north|south|east|west) from \(row (\d+), column (\d+)\) to \(row (\d+), column (\d+)\)"
+    r"(?:\. It now shows| and shows) top (\d), south (\d), east (\d) and bottom (\d)\."
+)
 
 
 def _check_rolls(path: list[list[int]], rolls: list[re.Match[str]]) -> None:
@@ -227,10 +256,16 @@ def check_rolling_dice_two(scene: dict[str, Any], texts: list[str]) -> None:
     for colour, shift in (("red", 0), ("black", 9)):
         rolls = [re.fullmatch(_ROLL, " ".join(m.group(i + shift) for i in range(1, 10))) for m in ms]
         # Rebuild one match per roll from the captured groups, in the single-path form.
-        rolls = [_match(_ROLL, f"the die rolls {m.group(1 + shift)} from (row {m.group(2 + shift)}, column "
-                               f"{m.group(3 + shift)}) to (row {m.group(4 + shift)}, column {m.group(5 + shift)}) "
-                               f"and shows top {m.group(6 + shift)}, south {m.group(7 + shift)}, east "
-                               f"{m.group(8 + shift)} and bottom {m.group(9 + shift)}.") for m in ms]
+        rolls = [
+            _match(
+                _ROLL,
+                f"the die rolls {m.group(1 + shift)} from (row {m.group(2 + shift)}, column "
+                f"{m.group(3 + shift)}) to (row {m.group(4 + shift)}, column {m.group(5 + shift)}) "
+                f"and shows top {m.group(6 + shift)}, south {m.group(7 + shift)}, east "
+                f"{m.group(8 + shift)} and bottom {m.group(9 + shift)}.",
+            )
+            for m in ms
+        ]
         _check_rolls(scene["paths"][colour], rolls)
 
 
@@ -252,8 +287,11 @@ def check_electric_charge(scene: dict[str, Any], texts: list[str]) -> None:
     lines = head.group(4).split("; ")
     assert len(lines) == len(scene["sources"])
     for i, line in enumerate(lines, start=1):
-        m = _match(rf"{i}: {_CHARGE} at \((\d+), (\d+)\), r² = (\d+), (repulsive|attractive), \|F\| = (\d+)/(\d+) = "
-                   r"(\S+), \(Fx, Fy\) = \((\S+), (\S+)\)", line)
+        m = _match(
+            rf"{i}: {_CHARGE} at \((\d+), (\d+)\), r² = (\d+), (repulsive|attractive), \|F\| = (\d+)/(\d+) = "
+            r"(\S+), \(Fx, Fy\) = \((\S+), (\S+)\)",
+            line,
+        )
         q, sx, sy = _q(m.group(1)), int(m.group(2)), int(m.group(3))
         dx, dy = tx - sx, ty - sy
         assert int(m.group(4)) == dx * dx + dy * dy == int(m.group(7))
@@ -274,7 +312,10 @@ def check_electric_charge(scene: dict[str, Any], texts: list[str]) -> None:
 
 # -- mirror_clock: the hour hand moves half a degree a minute --------------------------------------------
 
-_FACE = r"the minute hand (?:now )?points (\S+) degrees clockwise from 12 and the hour hand (\S+) degrees clockwise from 12\."
+_FACE = (
+    r"the minute hand (?:now )?points (\S+) degrees clockwise from 12 and "
+    r"the hour hand (\S+) degrees clockwise from 12\."
+)
 
 
 def _clock(m: re.Match[str]) -> tuple[Fraction, Fraction]:
@@ -312,9 +353,12 @@ def _rows(text: str, depth: int) -> list[list[int]]:
 def check_three_views(scene: dict[str, Any], texts: list[str]) -> None:
     assert len(texts) == 1
     side = scene["side_name"]
-    m = _match(rf"Front view heights by column \(left to right\): ([\d, ]+); {side} view heights by row \(front to "
-               rf"back\): ([\d, ]+)\. Each top-view cell holds the lower of the front height of its column and the "
-               rf"{side} height of its row: maximal heights \(columns left to right\) — {_ROWS}\. (.*)", texts[0])
+    m = _match(
+        rf"Front view heights by column \(left to right\): ([\d, ]+); {side} view heights by row \(front to "
+        rf"back\): ([\d, ]+)\. Each top-view cell holds the lower of the front height of its column and the "
+        rf"{side} height of its row: maximal heights \(columns left to right\) — {_ROWS}\. (.*)",
+        texts[0],
+    )
     front = [int(v) for v in m.group(1).split(", ")]
     sides = [int(v) for v in m.group(2).split(", ")]
     cells = _rows(m.group(3), len(scene["top"]))
@@ -329,16 +373,21 @@ def check_three_views(scene: dict[str, Any], texts: list[str]) -> None:
 
 # -- cubes_count and cubes_missing: columns filled from the floor, the box as tall as the tallest ----------
 
+
 @rule_checker("cubes_count")
 def check_cubes_count(scene: dict[str, Any], texts: list[str]) -> None:
     assert len(texts) == 1
-    m = _match(r"Height of every column, written on its top \(left\) and in the top-down height map \(right, front "
-               rf"row at the bottom\): heights \(columns left to right\) — {_ROWS}\.", texts[0])
+    m = _match(
+        r"Height of every column, written on its top \(left\) and in the top-down height map \(right, front "
+        rf"row at the bottom\): heights \(columns left to right\) — {_ROWS}\.",
+        texts[0],
+    )
     heights = _rows(m.group(1), len(scene["heights"]))
     assert all(len(r) == len(scene["heights"][0]) for r in heights)
     # An empty floor square is drawn grey and stays empty; a column with cubes keeps at least one.
-    assert all((v == 0) == (h == 0) for r, s in zip(heights, scene["heights"], strict=True)
-               for v, h in zip(r, s, strict=True))
+    assert all(
+        (v == 0) == (h == 0) for r, s in zip(heights, scene["heights"], strict=True) for v, h in zip(r, s, strict=True)
+    )
 
 
 @rule_checker("cubes_missing")
@@ -347,10 +396,12 @@ def check_cubes_missing(scene: dict[str, Any], texts: list[str]) -> None:
     ghost_from: dict[tuple[int, int], int] = {}  # the lowest layer where the column's square holds a ghost
     layers = []
     for text in texts:
-        m = _match(r"Completing box: (\d+) wide x (\d+) deep x (\d+) tall \(the floor rectangle under the structure, "
-                   r"as tall as the tallest column\)\. (?:.* )?Layer (\d+) of (\d+) from the floor is filled in: .*"
-                   rf"Layer (\d+) seen from above \(columns left to right\) — {_CELL_ROWS}\.",
-                   text)
+        m = _match(
+            r"Completing box: (\d+) wide x (\d+) deep x (\d+) tall \(the floor rectangle under the structure, "
+            r"as tall as the tallest column\)\. (?:.* )?Layer (\d+) of (\d+) from the floor is filled in: .*"
+            rf"Layer (\d+) seen from above \(columns left to right\) — {_CELL_ROWS}\.",
+            text,
+        )
         size = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
         assert box is None or size == box, "one box in every step"
         box = size
@@ -368,8 +419,9 @@ def check_cubes_missing(scene: dict[str, Any], texts: list[str]) -> None:
     assert box is not None
     assert layers == list(range(layers[0], box[2] + 1)), "one step per layer, up to the top of the box"
     # As tall as the tallest column: some column reaches the top layer.
-    assert any(ghost_from.get((x, y)) is None for y in range(box[1]) for x in range(box[0])), \
+    assert any(ghost_from.get((x, y)) is None for y in range(box[1]) for x in range(box[0])), (
         "the box is taller than every column"
+    )
 
 
 # -- convex_hull: a hull is the convex hull of its colour's points; rings mark the points inside ---------
@@ -388,16 +440,20 @@ def _cross(o: Any, a: Any, b: Any) -> Fraction:
 @rule_checker("convex_hull")
 def check_convex_hull(scene: dict[str, Any], texts: list[str]) -> None:
     assert len(texts) == 2
-    hulls = re.findall(r"The convex hull of the (\w+) points has (\d+) vertices \(counter-clockwise\): ([^.]*(?:\.\d+"
-                       r"[^.]*)*)\.", texts[0])
+    hulls = re.findall(
+        r"The convex hull of the (\w+) points has (\d+) vertices \(counter-clockwise\): ([^.]*(?:\.\d+"
+        r"[^.]*)*)\.",
+        texts[0],
+    )
     assert [c for c, _, _ in hulls] == scene["hull_colours"], texts[0]
     polys = []
     for _, n, listed in hulls:
         poly = _pts(listed)
         assert len(poly) == int(n) >= 3
         k = len(poly)
-        assert all(_cross(poly[i], poly[(i + 1) % k], poly[(i + 2) % k]) > 0 for i in range(k)), \
+        assert all(_cross(poly[i], poly[(i + 1) % k], poly[(i + 2) % k]) > 0 for i in range(k)), (
             "a hull is convex and counter-clockwise"
+        )
         polys.append(poly)
     # Rings: the counted colour's points listed as strictly inside must be inside every stated hull (the overlap
     # is their intersection) and the others must not.
@@ -406,8 +462,7 @@ def check_convex_hull(scene: dict[str, Any], texts: list[str]) -> None:
     pts = {(Fraction(x), Fraction(y)) for x, y in counted["points"]}
     assert ringed <= pts, "only points of the counted colour are ringed"
     for p in pts:
-        inside = all(all(_cross(poly[i], poly[(i + 1) % len(poly)], p) > 0 for i in range(len(poly)))
-                     for poly in polys)
+        inside = all(all(_cross(poly[i], poly[(i + 1) % len(poly)], p) > 0 for i in range(len(poly))) for poly in polys)
         assert inside == (p in ringed), f"point {p} is {'' if inside else 'not '}strictly inside the stated region"
 
 
@@ -419,8 +474,11 @@ _MAP_ROW = re.compile(r"y = (\d+): ([^;]+?)(?=;|\.$)")
 @rule_checker("localizer")
 def check_localizer(scene: dict[str, Any], texts: list[str]) -> None:
     assert len(texts) == 1
-    m = _match(r"The pieces placed on the grid: (.*)\. The grid row by row from the top, columns x = 1 to (\d+) from "
-               r"left to right, each cell showing the number of the piece on it \((.*?)\): (y = .*)", texts[0])
+    m = _match(
+        r"The pieces placed on the grid: (.*)\. The grid row by row from the top, columns x = 1 to (\d+) from "
+        r"left to right, each cell showing the number of the piece on it \((.*?)\): (y = .*)",
+        texts[0],
+    )
     assert "overlapping" not in m.group(3) and "uncovered" not in m.group(3), "the legend needs no overlap or gap"
     cells = {(x, int(y)): sym for y, row in _MAP_ROW.findall(m.group(4)) for x, sym in enumerate(row.split(), 1)}
     target = {(x, y) for x, y in scene["target"]}  # 1-based, as the map
@@ -437,9 +495,12 @@ def check_localizer(scene: dict[str, Any], texts: list[str]) -> None:
 def check_multi_piece_puzzle(scene: dict[str, Any], texts: list[str]) -> None:
     assert len(texts) == 1
     n = len(scene["target"])
-    m = _match(rf"The target has {n} cells \(x = column from the left, y = row from the bottom\)\. Placed on it, "
-               r"from the bottom row up: (.*)\. The placed pieces cover (\d+) of the (\d+) target cells with (\d+) "
-               r"piece cells; the other candidates stay in the panel, washed out\.", texts[0])
+    m = _match(
+        rf"The target has {n} cells \(x = column from the left, y = row from the bottom\)\. Placed on it, "
+        r"from the bottom row up: (.*)\. The placed pieces cover (\d+) of the (\d+) target cells with (\d+) "
+        r"piece cells; the other candidates stay in the panel, washed out\.",
+        texts[0],
+    )
     placed = re.findall(r"piece ([A-Z]) \((\w+), (\d+) cells, [^)]*\) covers ((?:\(\d+, \d+\)(?:, )?)+)", m.group(1))
     assert len(placed) == scene["k"], f"exactly {scene['k']} pieces"
     covered: list[tuple[Fraction, Fraction]] = []
@@ -461,14 +522,20 @@ _HEADING = {"northeast": -1, "east": 0, "southeast": 1}
 @rule_checker("defuse_a_bomb")
 def check_defuse_a_bomb(scene: dict[str, Any], texts: list[str]) -> None:
     assert len(texts) == 1
-    m = _match(r"The highlighted wire starts at the wire end at \(0, (\d+)\)((?:; enters panel .*?)?); it ends at "
-               r"terminal (\d+) at \((\d+), (\d+)\), which is (the detonator|not the detonator)\. Coordinates are "
-               r"grid units: .*", texts[0])
+    m = _match(
+        r"The highlighted wire starts at the wire end at \(0, (\d+)\)((?:; enters panel .*?)?); it ends at "
+        r"terminal (\d+) at \((\d+), (\d+)\), which is (the detonator|not the detonator)\. Coordinates are "
+        r"grid units: .*",
+        texts[0],
+    )
     assert int(m.group(1)) in [w["rows"][0] for w in scene["wires"]], "the trace starts at a wire end"
     x_before = 0.0
     for part in filter(None, m.group(2).split("; ")):
-        p = _match(r"enters panel (\d+) at \((\S+), (\S+)\) heading (\w+), runs under it \(dashed\) and leaves it "
-                   r"at \((\S+), (\S+)\)", part)
+        p = _match(
+            r"enters panel (\d+) at \((\S+), (\S+)\) heading (\w+), runs under it \(dashed\) and leaves it "
+            r"at \((\S+), (\S+)\)",
+            part,
+        )
         panel = scene["panels"][int(p.group(1)) - 1]
         x0, y0, x1, y1 = (float(p.group(i)) for i in (2, 3, 5, 6))
         for x, y in ((x0, y0), (x1, y1)):
@@ -485,41 +552,56 @@ def check_defuse_a_bomb(scene: dict[str, Any], texts: list[str]) -> None:
 
 # -- overlap: an intersection is no larger than either shape ------------------------------------------------
 
+
 def _area(vertices: list[list[int]]) -> float:
-    return abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(vertices, vertices[1:] + vertices[:1],
-                                                                    strict=True))) / 2
+    return (
+        abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(vertices, vertices[1:] + vertices[:1], strict=True)))
+        / 2
+    )
 
 
 @rule_checker("overlap")
 def check_overlap(scene: dict[str, Any], texts: list[str]) -> None:
     assert len(texts) == 1
-    m = _match(r"Each pair drawn again with both black dots moved to the origin, in the same 2 x 2 layout as the "
-               r"question picture; the intersection is shaded purple and its area is written on each panel: "
-               r"top-left (\S+), top-right (\S+), bottom-left (\S+), bottom-right (\S+)\.", texts[0])
+    m = _match(
+        r"Each pair drawn again with both black dots moved to the origin, in the same 2 x 2 layout as the "
+        r"question picture; the intersection is shaded purple and its area is written on each panel: "
+        r"top-left (\S+), top-right (\S+), bottom-left (\S+), bottom-right (\S+)\.",
+        texts[0],
+    )
     for area, pair in zip((float(m.group(i)) for i in range(1, 5)), scene["pairs"], strict=True):
         assert 0 <= area <= min(_area(s["vertices"]) for s in pair) + 1e-3, "an overlap fits in either shape"
 
 
 # -- mirror_pattern: the grid drawn is the pattern reflected across the line drawn --------------------------
 
-_AXES = {"a vertical mirror line (left and right swap)": "vertical",
-         "a horizontal mirror line (top and bottom swap)": "horizontal",
-         "the diagonal mirror line from the top-left corner to the bottom-right corner": "diagonal",
-         "the diagonal mirror line from the top-right corner to the bottom-left corner": "antidiagonal"}
+_AXES = {
+    "a vertical mirror line (left and right swap)": "vertical",
+    "a horizontal mirror line (top and bottom swap)": "horizontal",
+    "the diagonal mirror line from the top-left corner to the bottom-right corner": "diagonal",
+    "the diagonal mirror line from the top-right corner to the bottom-left corner": "antidiagonal",
+}
 
 
 def _reflect(grid: list[list[str]], axis: str) -> list[list[str]]:
     n = len(grid)
-    at = {"vertical": lambda r, c: grid[r][n - 1 - c], "horizontal": lambda r, c: grid[n - 1 - r][c],
-          "diagonal": lambda r, c: grid[c][r], "antidiagonal": lambda r, c: grid[n - 1 - c][n - 1 - r]}[axis]
+    at = {
+        "vertical": lambda r, c: grid[r][n - 1 - c],
+        "horizontal": lambda r, c: grid[n - 1 - r][c],
+        "diagonal": lambda r, c: grid[c][r],
+        "antidiagonal": lambda r, c: grid[n - 1 - c][n - 1 - r],
+    }[axis]
     return [[at(r, c) for c in range(n)] for r in range(n)]
 
 
 @rule_checker("mirror_pattern")
 def check_mirror_pattern(scene: dict[str, Any], texts: list[str]) -> None:
     assert len(texts) == 1
-    m = _match(r"Left: the pattern with (.*) drawn dashed\. Right: the pattern reflected across it, row by row from "
-               r"the top, cells from left to right: (.*)\.", texts[0])
+    m = _match(
+        r"Left: the pattern with (.*) drawn dashed\. Right: the pattern reflected across it, row by row from "
+        r"the top, cells from left to right: (.*)\.",
+        texts[0],
+    )
     axis = _AXES[m.group(1)]
     if scene["mode"] != "any":
         assert axis == scene["axis"], "the question names the mirror line"
@@ -542,9 +624,12 @@ _SIDE = {"left": (-1, 0), "right": (1, 0), "lower": (0, -1), "upper": (0, 1)}
 def check_paper_airplane(scene: dict[str, Any], texts: list[str]) -> None:
     assert len(texts) == len(scene["folds"])
     for k, (text, fold) in enumerate(zip(texts, scene["folds"], strict=True), start=1):
-        m = _match(rf"Fold {k} along the line (.*?) \(coordinates in units, origin at the sheet's bottom-left "
-                   r"corner\): the ([a-z-]+) part of the paper is folded over \(orange, the reflected flap\)\. The "
-                   r"outline of the folded paper is now the polygon (.*)\.", text)
+        m = _match(
+            rf"Fold {k} along the line (.*?) \(coordinates in units, origin at the sheet's bottom-left "
+            r"corner\): the ([a-z-]+) part of the paper is folded over \(orange, the reflected flap\)\. The "
+            r"outline of the folded paper is now the polygon (.*)\.",
+            text,
+        )
         a, b, c = fold["line"]  # the line a x + b y = c is drawn in the question; which side moves is read
         side = [sum(_SIDE[w][i] for w in m.group(2).split("-")) for i in (0, 1)]
         sign = 1 if side[0] * a + side[1] * b > 0 else -1
@@ -557,12 +642,13 @@ def check_paper_airplane(scene: dict[str, Any], texts: list[str]) -> None:
 
 # -- unfolded_cube: one net cell per face of the view --------------------------------------------------------
 
+
 @rule_checker("unfolded_cube")
 def check_unfolded_cube(scene: dict[str, Any], texts: list[str]) -> None:
     for text in texts:
         faces = re.findall(r"the net cell in column (\d+), row (\d+) \([^)]*\) becomes the ([\w-]+) face", text)
         assert [f for _, _, f in faces[:3]] == ["top", "front-left", "front-right"], text
-        per_view = [faces[i:i + 3] for i in range(0, len(faces), 3)]
+        per_view = [faces[i : i + 3] for i in range(0, len(faces), 3)]
         for view in per_view:
             cells = [(c, r) for c, r, _ in view]
             assert len(set(cells)) == 3, "three faces from three different net cells"
@@ -570,16 +656,23 @@ def check_unfolded_cube(scene: dict[str, Any], texts: list[str]) -> None:
 
 # -- puzzle: every gap cell continues the pattern by the rule the step states -------------------------------
 
+
 def _stated_rule(text: str) -> dict[str, Any]:
     m = re.match(r"The picture repeats a block of (\d+) rows by (\d+) columns in both directions\.", text)
     if m:
         return {"family": "motif", "p": int(m.group(1)), "q": int(m.group(2))}
-    m = re.match(r"Shapes repeat along diagonal stripes with period (\d+) and colours along the other diagonal with "
-                 r"period (\d+)\.", text)
+    m = re.match(
+        r"Shapes repeat along diagonal stripes with period (\d+) and colours along the other diagonal with "
+        r"period (\d+)\.",
+        text,
+    )
     if m:
         return {"family": "stripes", "m": int(m.group(1)), "m2": int(m.group(2))}
-    m = _match(r"Shapes repeat every (\d+) rows, the colour is (\w+) everywhere, and the shade gets paler column by "
-               r"column towards the (left|right)\. .*", text)
+    m = _match(
+        r"Shapes repeat every (\d+) rows, the colour is (\w+) everywhere, and the shade gets paler column by "
+        r"column towards the (left|right)\. .*",
+        text,
+    )
     return {"family": "gradient", "a": int(m.group(1)), "color": m.group(2), "towards": m.group(3)}
 
 
@@ -596,8 +689,11 @@ def _keys(rule: dict[str, Any], i: int, j: int, d: int) -> tuple[Any, Any, Any]:
 def check_puzzle(scene: dict[str, Any], texts: list[str]) -> None:
     assert len(texts) == 1
     rule = _stated_rule(texts[0])
-    m = _match(r".*? The gap, rows (\d+)-(\d+) and columns (\d+)-(\d+) counted from the top-left, is drawn filled "
-               r"in and outlined in black\. Its cells, left to right(?: \([^)]*\))?: (.*)\.", texts[0])
+    m = _match(
+        r".*? The gap, rows (\d+)-(\d+) and columns (\d+)-(\d+) counted from the top-left, is drawn filled "
+        r"in and outlined in black\. Its cells, left to right(?: \([^)]*\))?: (.*)\.",
+        texts[0],
+    )
     r0, c0, k = scene["hole"]
     assert [int(m.group(i)) for i in range(1, 5)] == [r0 + 1, r0 + k, c0 + 1, c0 + k], "the gap where it is drawn"
     rows = [row.split(": ")[1].split(", ") for row in m.group(5).split("; ")]
@@ -612,12 +708,15 @@ def check_puzzle(scene: dict[str, Any], texts: list[str]) -> None:
             fits = False
             for d in (1, -1) if rule["family"] == "stripes" else (1,):
                 keys = _keys(rule, i, j, d)
-                fits |= all(any(_keys(rule, a, b, d)[ch] == keys[ch] and grid[a][b][ch] == cell[ch]
-                                for a, b in visible) for ch in range(3))
+                fits |= all(
+                    any(_keys(rule, a, b, d)[ch] == keys[ch] and grid[a][b][ch] == cell[ch] for a, b in visible)
+                    for ch in range(3)
+                )
             assert fits, f"gap cell ({i + 1}, {j + 1}) = {words} continues no visible cell by the stated rule"
 
 
 # -- the test --------------------------------------------------------------------------------------------
+
 
 def _instances(name: str) -> list[Instance]:
     out = []
@@ -652,8 +751,9 @@ def test_corrupted_steps_obey_the_task_rules(name: str) -> None:
         try:
             check(scene, wrong_texts)
         except AssertionError as exc:
-            raise AssertionError(f"{inst.uid} ({inst.meta.get('corruption')}): a corrupted step breaks the "
-                                 f"task's rules: {exc}") from exc
+            raise AssertionError(
+                f"{inst.uid} ({inst.meta.get('corruption')}): a corrupted step breaks the task's rules: {exc}"
+            ) from exc
         final = (wrong_texts != true_texts) if name in CUMULATIVE_STATE else (wrong_texts[-1] != true_texts[-1])
         assert final, f"{inst.uid}: the corrupted final state equals the true one"
         if name in SAME_STEP_COUNT:
@@ -662,21 +762,26 @@ def test_corrupted_steps_obey_the_task_rules(name: str) -> None:
 
 # -- the issue's examples, replayed: the checkers catch each kind of contradiction ----------------------------
 
+
 def test_checker_catches_a_reflection_that_breaks_its_own_rule() -> None:
     # Issue 45: "the y component of the direction flips and the other is kept, so it now moves (-1, 2)" from
     # (3, -2). From (3, 4) the ball reaches the bottom cushion at (9, 0); (-1, 2) then leads to pocket (6, 6).
     scene = {"width": 12, "height": 6, "start": [3, 4], "capture": "2/5"}
-    wrong = ["Segment 1: from the start moving (3, -2), the ball hits the bottom cushion (y = 0) at (9, 0) (bounce 1). "
-             "The y component of the direction flips and the other is kept, so it now moves (-1, 2).",
-             "Segment 2: from bounce 1 at (9, 0) moving (-1, 2), the ball reaches the pocket at (6, 6) after 1 bounce "
-             "and falls in."]
+    wrong = [
+        "Segment 1: from the start moving (3, -2), the ball hits the bottom cushion (y = 0) at (9, 0) (bounce 1). "
+        "The y component of the direction flips and the other is kept, so it now moves (-1, 2).",
+        "Segment 2: from bounce 1 at (9, 0) moving (-1, 2), the ball reaches the pocket at (6, 6) after 1 bounce "
+        "and falls in.",
+    ]
     with pytest.raises(AssertionError, match="reflection of"):
         check_billiards(scene, wrong)
     # A misread arrow, (-1, -2) from (12, 4) on a 14-wide table, stated as a right step states it, passes.
-    right = ["Segment 1: from the start moving (-1, -2), the ball hits the bottom cushion (y = 0) at (10, 0) "
-             "(bounce 1). The y component of the direction flips and the other is kept, so it now moves (-1, 2).",
-             "Segment 2: from bounce 1 at (10, 0) moving (-1, 2), the ball reaches the pocket at (7, 6) after 1 "
-             "bounce and falls in."]
+    right = [
+        "Segment 1: from the start moving (-1, -2), the ball hits the bottom cushion (y = 0) at (10, 0) "
+        "(bounce 1). The y component of the direction flips and the other is kept, so it now moves (-1, 2).",
+        "Segment 2: from bounce 1 at (10, 0) moving (-1, 2), the ball reaches the pocket at (7, 6) after 1 "
+        "bounce and falls in.",
+    ]
     check_billiards({**scene, "width": 14, "start": [12, 4]}, right)
 
 
@@ -684,15 +789,21 @@ def test_checker_catches_a_mesh_that_keeps_the_direction() -> None:
     # Issue 45, gear_rotation: "D meshes with A (clockwise) and turns clockwise".
     scene = {"gears": [{"label": "A"}, {"label": "D"}], "driver": 0, "driver_dir": "clockwise"}
     with pytest.raises(AssertionError, match="the link's rule"):
-        check_gear_rotation(scene, ["Gear A turns clockwise (given).",
-                                    "Gear D meshes with gear A (clockwise) and turns clockwise."])
-    check_gear_rotation(scene, ["Gear A turns clockwise (given).",
-                                "Gear D meshes with gear A (clockwise) and turns counterclockwise."])
+        check_gear_rotation(
+            scene, ["Gear A turns clockwise (given).", "Gear D meshes with gear A (clockwise) and turns clockwise."]
+        )
+    check_gear_rotation(
+        scene, ["Gear A turns clockwise (given).", "Gear D meshes with gear A (clockwise) and turns counterclockwise."]
+    )
     # A jammed system's directions before the conflict are tentative; stated as facts, they fail.
     three = {"gears": [{"label": "A"}, {"label": "B"}, {"label": "C"}], "driver": 0, "driver_dir": "clockwise"}
     conflict = "Gear C (counterclockwise) meshes with gear B (counterclockwise), their contact ringed in red."
-    facts = ["Gear A turns clockwise (given).", "Gear B meshes with gear A (clockwise) and turns counterclockwise. "
-             "Gear C meshes with gear A (clockwise) and turns counterclockwise.", conflict]
+    facts = [
+        "Gear A turns clockwise (given).",
+        "Gear B meshes with gear A (clockwise) and turns counterclockwise. "
+        "Gear C meshes with gear A (clockwise) and turns counterclockwise.",
+        conflict,
+    ]
     with pytest.raises(AssertionError, match="worded 'would turn'"):
         check_gear_rotation(three, facts)
     check_gear_rotation(three, [t.replace("turns counter", "would turn counter") for t in facts])
@@ -701,24 +812,40 @@ def test_checker_catches_a_mesh_that_keeps_the_direction() -> None:
 def test_checker_catches_like_charges_attracting() -> None:
     # Issue 45's kind of step, electric_charge: a −1q source "attractive" on a −1q target (a version-4 text).
     scene = {"sources": [{"q": -1, "pos": [4, 0]}, {"q": -1, "pos": [0, 0]}]}
-    head = ("Forces on T (−1q at (2, 2)) from each numbered charge, drawn in the force diagram beside the grid with "
-            "length proportional to magnitude (very short ones lengthened) and listed in the table below; units "
-            "k·q²/spacing², (Fx, Fy) along the grid's x and y axes: 1: −1q at (4, 0), r² = 8, repulsive, |F| = 1/8 = "
-            "0.125, (Fx, Fy) = (-0.088, +0.088); ")
-    net = "The force diagram adds the net force, the sum of the numbered forces, as the thick black arrow, and the " \
-          "table adds its components: (Fx, Fy) = ({}, {})."
+    head = (
+        "Forces on T (−1q at (2, 2)) from each numbered charge, drawn in the force diagram beside the grid with "
+        "length proportional to magnitude (very short ones lengthened) and listed in the table below; units "
+        "k·q²/spacing², (Fx, Fy) along the grid's x and y axes: 1: −1q at (4, 0), r² = 8, repulsive, |F| = 1/8 = "
+        "0.125, (Fx, Fy) = (-0.088, +0.088); "
+    )
+    net = (
+        "The force diagram adds the net force, the sum of the numbered forces, as the thick black arrow, and the "
+        "table adds its components: (Fx, Fy) = ({}, {})."
+    )
     with pytest.raises(AssertionError, match="like charges repel"):
-        check_electric_charge(scene, [head + "2: −1q at (0, 0), r² = 8, attractive, |F| = 1/8 = 0.125, (Fx, Fy) = "
-                                             "(-0.088, -0.088).", net.format("-0.177", "0.000")])
-    check_electric_charge(scene, [head + "2: −1q at (0, 0), r² = 8, repulsive, |F| = 1/8 = 0.125, (Fx, Fy) = "
-                                         "(+0.088, +0.088).", net.format("0.000", "+0.177")])
+        check_electric_charge(
+            scene,
+            [
+                head + "2: −1q at (0, 0), r² = 8, attractive, |F| = 1/8 = 0.125, (Fx, Fy) = (-0.088, -0.088).",
+                net.format("-0.177", "0.000"),
+            ],
+        )
+    check_electric_charge(
+        scene,
+        [
+            head + "2: −1q at (0, 0), r² = 8, repulsive, |F| = 1/8 = 0.125, (Fx, Fy) = (+0.088, +0.088).",
+            net.format("0.000", "+0.177"),
+        ],
+    )
 
 
 def test_checker_catches_a_roll_in_another_direction() -> None:
     # Version-4 rolling dice: "the die rolls east ..." with the faces of a roll north.
     scene = {"path": [[1, 0], [0, 0], [0, 1]]}
-    first = ("Roll 1 of 2: the die rolls north from (row 2, column 1) to (row 1, column 1). It now shows top 2, south "
-             "6, east 3 and bottom 5.")
+    first = (
+        "Roll 1 of 2: the die rolls north from (row 2, column 1) to (row 1, column 1). It now shows top 2, south "
+        "6, east 3 and bottom 5."
+    )
     second = "Roll 2 of 2: the die rolls east from (row 1, column 1) to (row 1, column 2). It now shows {}."
     check_rolling_dice(scene, [first, second.format("top 4, south 6, east 2 and bottom 3")])
     with pytest.raises(AssertionError, match="turns the faces"):
@@ -728,10 +855,12 @@ def test_checker_catches_a_roll_in_another_direction() -> None:
 def test_checker_catches_a_cell_above_the_lower_silhouette() -> None:
     # Version-4 trailer_cubes: "cell (1, 0) given max(front, side) = 2 instead of the min".
     scene = {"side_name": "right", "top": [[0, 1], [1, 1], [1, 0]]}
-    text = ("Front view heights by column (left to right): 2, 2; right view heights by row (front to back): 1, 2, 1. "
-            "Each top-view cell holds the lower of the front height of its column and the right height of its row: "
-            "maximal heights (columns left to right) — back row: 1, 0; row 2 from the front: 2, 2; front row: 0, {}. "
-            "On the right, the maximal structure is drawn in 3-D.")
+    text = (
+        "Front view heights by column (left to right): 2, 2; right view heights by row (front to back): 1, 2, 1. "
+        "Each top-view cell holds the lower of the front height of its column and the right height of its row: "
+        "maximal heights (columns left to right) — back row: 1, 0; row 2 from the front: 2, 2; front row: 0, {}. "
+        "On the right, the maximal structure is drawn in 3-D."
+    )
     check_three_views(scene, [text.format(1)])
     with pytest.raises(AssertionError, match="the lower of"):
         check_three_views(scene, [text.format(2)])
@@ -764,8 +893,11 @@ def test_jammed_gear_steps_are_tentative_until_the_conflict() -> None:
             assert re.search(r"ringed in red|belt drawn in red", texts[-1])
             # The pictures before the conflict draw the same arrows dashed: a solid drawing differs.
             prop, layout = propagate(scene), label_layout(scene)
-            known = {i: direction_of(scene["driver_dir"], prop["sign"][i])
-                     for i, lv in enumerate(prop["layer"]) if lv is not None and lv <= 1}
+            known = {
+                i: direction_of(scene["driver_dir"], prop["sign"][i])
+                for i, lv in enumerate(prop["layer"])
+                if lv is not None and lv <= 1
+            }
             new = {i for i, lv in enumerate(prop["layer"]) if lv == 1}
             step2 = images[inst.steps[1].image]
             dashed = draw_system(scene, known, new, layout=layout, tentative=True)

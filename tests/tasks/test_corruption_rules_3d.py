@@ -35,26 +35,56 @@ SIDES = {
 RELS = {"to the left of": "left", "to the right of": "right", "in front of": "front", "behind": "behind"}
 PART = r"(?:body|cabin|wheels)"
 TEMPLATES: list[tuple[str, re.Pattern[str]]] = [
-    ("relate", re.compile(
-        rf"^Objects (?P<rel>{'|'.join(map(re.escape, RELS))}) (?P<a>[A-N]): those "
-        rf"(?P<side>{'|'.join(map(re.escape, SIDES))}) (?P=a) stay in colour \((?P<kept>none|{L})\); "
-        r"the others are greyed out\.$")),
-    ("filter", re.compile(
-        rf"^The (?P<what>.+) among (?P<among>all objects|{L}): none, so nothing is boxed; "
-        r"the others are greyed out\.$")),
-    ("filter", re.compile(
-        rf"^The (?P<what>.+) among (?P<among>all objects|{L}): boxed (?P<kept>{L})"
-        r"(?:, each with an arrow from (?P<a>[A-N]))?; the others are greyed out\.$")),
-    ("pair", re.compile(rf"^The two objects whose (?P<what>\w+) the question compares: boxed (?P<kept>{L}); "
-                        r"the others are greyed out\.$")),
-    ("part", re.compile(rf"^Isolated: (?P<items>the {PART} of [A-N](?: and the {PART} of [A-N])?), in colour; "
-                        r"every other part of every vehicle is greyed out\.$")),
-    ("match", re.compile(
-        rf"^Vehicles other than (?P<a>[A-N]) whose (?P<what>{PART} match(?:es)? the colour of the {PART}) of "
-        rf"(?P=a): none, so nothing is boxed; only the {PART} of (?P=a) stays? in colour\.$")),
-    ("match", re.compile(
-        rf"^Vehicles other than (?P<a>[A-N]) whose (?P<what>{PART} match(?:es)? the colour of the {PART}) of "
-        rf"(?P=a): boxed (?P<kept>{L}), each with an arrow from (?P=a); only those parts stay in colour\.$")),
+    (
+        "relate",
+        re.compile(
+            rf"^Objects (?P<rel>{'|'.join(map(re.escape, RELS))}) (?P<a>[A-N]): those "
+            rf"(?P<side>{'|'.join(map(re.escape, SIDES))}) (?P=a) stay in colour \((?P<kept>none|{L})\); "
+            r"the others are greyed out\.$"
+        ),
+    ),
+    (
+        "filter",
+        re.compile(
+            rf"^The (?P<what>.+) among (?P<among>all objects|{L}): none, so nothing is boxed; "
+            r"the others are greyed out\.$"
+        ),
+    ),
+    (
+        "filter",
+        re.compile(
+            rf"^The (?P<what>.+) among (?P<among>all objects|{L}): boxed (?P<kept>{L})"
+            r"(?:, each with an arrow from (?P<a>[A-N]))?; the others are greyed out\.$"
+        ),
+    ),
+    (
+        "pair",
+        re.compile(
+            rf"^The two objects whose (?P<what>\w+) the question compares: boxed (?P<kept>{L}); "
+            r"the others are greyed out\.$"
+        ),
+    ),
+    (
+        "part",
+        re.compile(
+            rf"^Isolated: (?P<items>the {PART} of [A-N](?: and the {PART} of [A-N])?), in colour; "
+            r"every other part of every vehicle is greyed out\.$"
+        ),
+    ),
+    (
+        "match",
+        re.compile(
+            rf"^Vehicles other than (?P<a>[A-N]) whose (?P<what>{PART} match(?:es)? the colour of the {PART}) of "
+            rf"(?P=a): none, so nothing is boxed; only the {PART} of (?P=a) stays? in colour\.$"
+        ),
+    ),
+    (
+        "match",
+        re.compile(
+            rf"^Vehicles other than (?P<a>[A-N]) whose (?P<what>{PART} match(?:es)? the colour of the {PART}) of "
+            rf"(?P=a): boxed (?P<kept>{L}), each with an arrow from (?P=a); only those parts stay in colour\.$"
+        ),
+    ),
 ]
 
 
@@ -78,8 +108,12 @@ def _picture_positions(scene: dict[str, Any]) -> dict[str, tuple[float, float]]:
 
 def _beyond(pos: dict[str, tuple[float, float]], anchor: str, rel: str) -> set[str]:
     ax, ay = pos[anchor]
-    side = {"left": lambda x, y: x < ax, "right": lambda x, y: x > ax,
-            "front": lambda x, y: y > ay, "behind": lambda x, y: y < ay}[rel]
+    side = {
+        "left": lambda x, y: x < ax,
+        "right": lambda x, y: x > ax,
+        "front": lambda x, y: y > ay,
+        "behind": lambda x, y: y < ay,
+    }[rel]
     return {k for k, (x, y) in pos.items() if k != anchor and side(x, y)}
 
 
@@ -183,7 +217,7 @@ def test_a_relation_step_that_keeps_an_object_on_the_wrong_side_fails() -> None:
     assert outside
     bad = {**state, "kept": sorted([*state["kept"], outside[0]])}
     wrong = [text for _, text in task.steps(scene, [*solution.states[:idx], bad])]
-    check_honest(scene, right[:idx + 1])
+    check_honest(scene, right[: idx + 1])
     with pytest.raises(AssertionError):
         check_honest(scene, wrong)
 

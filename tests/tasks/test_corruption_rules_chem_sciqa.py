@@ -20,7 +20,8 @@ the task's own template) and without stating a rule the state breaks. Per task, 
 
 Every checker runs on the true steps too, which must pass it: a checker that rejects right steps is wrong, not
 strict. The corrupted trajectory must end in another final state than the true one and, for the tasks in
-`SAME_STEP_COUNT`, have as many steps (food_web's misread arrow may change how many rounds the die-out takes). Each way a task corrupts is reached: hbond_donors (a donor overlooked, or a bare N or O taken for
+`SAME_STEP_COUNT`, have as many steps (food_web's misread arrow may change how many rounds the die-out takes). Each
+way a task corrupts is reached: hbond_donors (a donor overlooked, or a bare N or O taken for
 one) is corrupted with several RNG seeds per scene.
 
 The chemistry pictures (RDKit drawings) are not needed for the texts, so `draw` is replaced by a stub while the
@@ -65,12 +66,16 @@ def rule_checker(*names: str) -> Callable[[Checker], Checker]:
         for name in names:
             RULE_CHECKERS[name] = fn
         return fn
+
     return wrap
 
 
 def corrupting_tasks() -> list[str]:
-    return [n for n in builtin_task_names()
-            if get_task_class(n).__module__.startswith(PACKAGES) and get_task_class(n).corrupt is not Task.corrupt]
+    return [
+        n
+        for n in builtin_task_names()
+        if get_task_class(n).__module__.startswith(PACKAGES) and get_task_class(n).corrupt is not Task.corrupt
+    ]
 
 
 def _match(pattern: str, text: str) -> re.Match[str]:
@@ -96,20 +101,25 @@ def _number(word: str, scene: dict[str, Any]) -> int:
 
 # -- longest_carbon_chain: a chain is bonded carbons, no atom twice, followed to its ends --------------------
 
+
 @rule_checker("longest_carbon_chain")
 def check_longest_carbon_chain(scene: dict[str, Any], texts: list[str]) -> None:
     assert len(texts) == 2
     atoms = scene["atoms"]
-    m = _match(r"The carbon atoms are highlighted: (.+?)\.( The atoms written as (.+) are not carbon\.| Every atom "
-               r"of this molecule is carbon\.)", texts[0])
+    m = _match(
+        r"The carbon atoms are highlighted: (.+?)\.( The atoms written as (.+) are not carbon\.| Every atom "
+        r"of this molecule is carbon\.)",
+        texts[0],
+    )
     carbons = [_number(w, scene) for w in _atoms(m.group(1))]
     assert carbons == sorted(set(carbons)), "each carbon listed once, in number order"
     assert set(carbons) == {k for k, a in enumerate(atoms) if a["el"] == "C"}, "the carbons are the C atoms"
     others = {a["el"] for a in atoms} - {"C"}
     said = set(re.split(r", | and ", m.group(3))) if m.group(3) else set()
     assert said == others, f"the elements written besides carbon: {said} vs {others}"
-    chain_text = _match(r"The longest carbon chain is highlighted, from one end to the other: atoms (\d+(?: - \d+)+)\.",
-                        texts[1]).group(1)
+    chain_text = _match(
+        r"The longest carbon chain is highlighted, from one end to the other: atoms (\d+(?: - \d+)+)\.", texts[1]
+    ).group(1)
     chain = [_number(w, scene) for w in chain_text.split(" - ")]
     assert len(set(chain)) == len(chain), "no atom appears twice in a chain"
     assert set(chain) <= set(carbons), "a chain runs through carbon atoms only"
@@ -122,6 +132,7 @@ def check_longest_carbon_chain(scene: dict[str, Any], texts: list[str]) -> None:
 
 
 # -- hbond_donors: the donors are the listed N and O atoms written with a hydrogen --------------------------
+
 
 @rule_checker("hbond_donors")
 def check_hbond_donors(scene: dict[str, Any], texts: list[str]) -> None:
@@ -151,6 +162,7 @@ def check_hbond_donors(scene: dict[str, Any], texts: list[str]) -> None:
 
 # -- Science QA: the checkers of the tasks' own test files ---------------------------------------------------
 
+
 @rule_checker("motion_graph")
 def check_motion_graph(scene: dict[str, Any], texts: list[str]) -> None:
     motion_graph_rule(scene, texts)
@@ -162,6 +174,7 @@ def check_food_web(scene: dict[str, Any], texts: list[str]) -> None:
 
 
 # -- the test -----------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def no_chem_pictures(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -183,8 +196,9 @@ def _trajectories(name: str) -> list[tuple[str, dict[str, Any], list[str], list[
             for r in range(CORRUPTION_SEEDS.get(name, 1)):
                 bad = task.corrupt(scene, solution, random.Random(index * 100 + r))
                 assert bad is not None, f"{name} {difficulty} #{index}: no corrupted trajectory"
-                out.append((f"{name} {difficulty} #{index} ({bad.description})", scene, right,
-                            [text for _, text in bad.steps]))
+                out.append(
+                    (f"{name} {difficulty} #{index} ({bad.description})", scene, right, [text for _, text in bad.steps])
+                )
     return out
 
 
@@ -230,8 +244,9 @@ def test_corrupted_steps_obey_the_task_rules(name: str) -> None:
                 continue
             raise AssertionError(f"{what}: a corrupted step breaks the task's rules: {exc}") from exc
     if known:
-        pytest.xfail(f"known violation ({KNOWN_VIOLATIONS[name][0]}) in {len(known)} corrupted trajectories, "
-                     f"e.g. {known[0]}")
+        pytest.xfail(
+            f"known violation ({KNOWN_VIOLATIONS[name][0]}) in {len(known)} corrupted trajectories, e.g. {known[0]}"
+        )
 
 
 def test_known_violations_name_corrupting_tasks() -> None:
@@ -240,16 +255,22 @@ def test_known_violations_name_corrupting_tasks() -> None:
 
 # -- a checker can fail: planted broken step texts ----------------------------------------------------------
 
-PROPANOL = {"atoms": [{"el": "C"}, {"el": "C"}, {"el": "C"}, {"el": "O"}, {"el": "C"}],
-            "bonds": [[0, 1, 1], [1, 2, 1], [2, 3, 1], [1, 4, 1]]}  # C1-C2(-C5)-C3-O4
+PROPANOL = {
+    "atoms": [{"el": "C"}, {"el": "C"}, {"el": "C"}, {"el": "O"}, {"el": "C"}],
+    "bonds": [[0, 1, 1], [1, 2, 1], [2, 3, 1], [1, 4, 1]],
+}  # C1-C2(-C5)-C3-O4
 
 
 def test_chain_checker_rejects_planted_broken_chains() -> None:
     carbons = "The carbon atoms are highlighted: atoms 1, 2, 3 and 5. The atoms written as O are not carbon."
     chain = "The longest carbon chain is highlighted, from one end to the other: atoms {}."
     check_longest_carbon_chain(PROPANOL, [carbons, chain.format("1 - 2 - 3")])
-    for bad, why in [("1 - 2 - 3 - 4", "carbon atoms only"), ("1 - 3", "bonded to the next"),
-                     ("1 - 2", "goes on to carbon"), ("1 - 2 - 1", "no atom appears twice")]:
+    for bad, why in [
+        ("1 - 2 - 3 - 4", "carbon atoms only"),
+        ("1 - 3", "bonded to the next"),
+        ("1 - 2", "goes on to carbon"),
+        ("1 - 2 - 1", "no atom appears twice"),
+    ]:
         with pytest.raises(AssertionError, match=why):
             check_longest_carbon_chain(PROPANOL, [carbons, chain.format(bad)])
     with pytest.raises(AssertionError, match="the carbons are the C atoms"):
@@ -262,11 +283,15 @@ def test_donor_checker_rejects_planted_broken_texts() -> None:
     donors = "Of these, the atoms drawn with a hydrogen are highlighted: atoms {}."
     check_hbond_donors(scene, [polar, donors.format("1 and 5")])
     with pytest.raises(AssertionError, match="one of the N and O atoms"):
-        check_hbond_donors(scene, [polar, donors.format("1, 3 and 5")])   # a carbon taken for a donor
+        check_hbond_donors(scene, [polar, donors.format("1, 3 and 5")])  # a carbon taken for a donor
     with pytest.raises(AssertionError, match="every N and O"):
-        check_hbond_donors(scene, [polar.replace("4 (O) and 5 (O)", "5 (O)").replace("atoms 1 (N), ",
-                                                                                    "atoms 1 (N) and "),
-                                   donors.format("1 and 5")])
+        check_hbond_donors(
+            scene,
+            [
+                polar.replace("4 (O) and 5 (O)", "5 (O)").replace("atoms 1 (N), ", "atoms 1 (N) and "),
+                donors.format("1 and 5"),
+            ],
+        )
     with pytest.raises(AssertionError, match="is written O, not N"):
         check_hbond_donors(scene, [polar.replace("4 (O)", "4 (N)"), donors.format("1 and 5")])
     with pytest.raises(AssertionError, match="once, in number order"):
@@ -292,23 +317,40 @@ def test_the_real_hbond_corruption_states_no_broken_rule(no_chem_pictures: None)
 
 
 def test_sciqa_checkers_reject_planted_broken_steps() -> None:
-    web = {"species": [{"name": n, "level": lv, "slot": 0} for n, lv in
-                       (("grass", 0), ("clover", 0), ("rabbit", 1), ("fox", 2))],
-           "eats": [["grass", "rabbit"], ["clover", "rabbit"], ["rabbit", "fox"]], "removed": "grass"}
+    web = {
+        "species": [
+            {"name": n, "level": lv, "slot": 0} for n, lv in (("grass", 0), ("clover", 0), ("rabbit", 1), ("fox", 2))
+        ],
+        "eats": [["grass", "rabbit"], ["clover", "rabbit"], ["rabbit", "fox"]],
+        "removed": "grass",
+    }
     first = "The grass is crossed out in red and the arrows leaving it are dashed; it was eaten by the rabbit."
-    kept = ("No other animal has lost all its food. Ringed in blue, the animals that lost some food but keep some: "
-            "the rabbit still eats the clover.")
+    kept = (
+        "No other animal has lost all its food. Ringed in blue, the animals that lost some food but keep some: "
+        "the rabbit still eats the clover."
+    )
     RULE_CHECKERS["food_web"](web, [first, kept])
     with pytest.raises(AssertionError, match="food not yet gone"):
-        RULE_CHECKERS["food_web"](web, [first, "Round 1 of dying out: the rabbit has no food left and is crossed "
-                                               "out, the arrows leaving it dashed (the rabbit ate the grass and "
-                                               "clover, all crossed out).", kept])
+        RULE_CHECKERS["food_web"](
+            web,
+            [
+                first,
+                "Round 1 of dying out: the rabbit has no food left and is crossed "
+                "out, the arrows leaving it dashed (the rabbit ate the grass and "
+                "clover, all crossed out).",
+                kept,
+            ],
+        )
     graph = {"times": [0, 2], "velocities": [2, 2], "start": 0, "end": 2, "quantity": "displacement"}
-    reads = ("The interval from 0 s to 2 s is marked by the dashed lines, with a dot where the graph is read at its "
-             "ends and at each corner inside it: at 0 s the velocity reads 2 m/s; at 2 s the velocity reads 2 m/s.")
-    area = ("The region between the graph and the time axis is cut at the corners and where the graph crosses the "
-            "axis into lettered pieces, blue above the axis and hatched orange below, with areas above the axis "
-            "positive and below it negative: A: 0 s to 2 s, above the axis, rectangle 2 m/s by 2 s, gives {} m.")
+    reads = (
+        "The interval from 0 s to 2 s is marked by the dashed lines, with a dot where the graph is read at its "
+        "ends and at each corner inside it: at 0 s the velocity reads 2 m/s; at 2 s the velocity reads 2 m/s."
+    )
+    area = (
+        "The region between the graph and the time axis is cut at the corners and where the graph crosses the "
+        "axis into lettered pieces, blue above the axis and hatched orange below, with areas above the axis "
+        "positive and below it negative: A: 0 s to 2 s, above the axis, rectangle 2 m/s by 2 s, gives {} m."
+    )
     RULE_CHECKERS["motion_graph"](graph, [reads, area.format("+4")])
     with pytest.raises(AssertionError):
         RULE_CHECKERS["motion_graph"](graph, [reads, area.format("+5")])  # a rectangle's area stated wrongly

@@ -55,6 +55,7 @@ def checker(name: str) -> Callable[[Checker], Checker]:
     def wrap(fn: Checker) -> Checker:
         CHECKERS[name] = fn
         return fn
+
     return wrap
 
 
@@ -80,10 +81,14 @@ _BLOCKS = r"blocks? ([A-I](?:, [A-I])*(?: and [A-I])?)"
 _SIDE = r"(left|right)"
 _NONE = r"t = (\d\.\d\d) s: no block has moved; every block stands where it was placed\."
 _TIP = rf"t = (\d\.\d\d) s: {_BLOCKS} (has|have) begun to tip to the {_SIDE}; {_BLOCKS} (has|have) not moved\."
-_FLOOR = rf"t = (\d\.\d\d) s: {_BLOCKS} (reaches|reach) the floor to the {_SIDE} of the tower; {_BLOCKS} (has|have) " \
-         r"not moved\."
-_TOPPLED = (rf"t = (\d\.\d\d) s: {_BLOCKS} (has|have) toppled to the {_SIDE} \(dashed: where (it|they) stood and the "
-            rf"path of (its centre|their centres)\); {_BLOCKS} (stands|stand) where (it was|they were) placed\.")
+_FLOOR = (
+    rf"t = (\d\.\d\d) s: {_BLOCKS} (reaches|reach) the floor to the {_SIDE} of the tower; {_BLOCKS} (has|have) "
+    r"not moved\."
+)
+_TOPPLED = (
+    rf"t = (\d\.\d\d) s: {_BLOCKS} (has|have) toppled to the {_SIDE} \(dashed: where (it|they) stood and the "
+    rf"path of (its centre|their centres)\); {_BLOCKS} (stands|stand) where (it was|they were) placed\."
+)
 
 
 def _agrees(items: list[str], one: str, many: str, said: str) -> None:
@@ -92,7 +97,7 @@ def _agrees(items: list[str], one: str, many: str, said: str) -> None:
 
 def _blocks_word(m: re.Match[str], group: int, items: list[str]) -> None:
     word = "block " if len(items) == 1 else "blocks "
-    assert m.string[:m.start(group)].endswith(word), f"{word!r} for {len(items)} block(s): {m.string}"
+    assert m.string[: m.start(group)].endswith(word), f"{word!r} for {len(items)} block(s): {m.string}"
 
 
 @checker("block_tower")
@@ -115,8 +120,11 @@ def check_block_tower(scene: dict[str, Any], texts: list[str]) -> tuple[str, ...
         still = _names(m.group(still_g))
         _blocks_word(m, group, named)
         _blocks_word(m, still_g, still)
-        _agrees(named, *(("has", "have") if m is tip else ("reaches", "reach") if m is floor else ("has", "have")),
-                m.group(verb))
+        _agrees(
+            named,
+            *(("has", "have") if m is tip else ("reaches", "reach") if m is floor else ("has", "have")),
+            m.group(verb),
+        )
         _agrees(still, *(("stands", "stand") if m is end else ("has", "have")), m.group(still_verb))
         assert set(named).isdisjoint(still), f"a block both moved and still: {full}"
         assert set(still) <= set(labels) and set(named) <= set(labels), full
@@ -168,7 +176,7 @@ def check_ball_bins(scene: dict[str, Any], texts: list[str]) -> int:
     ramps = {r["label"]: r for r in scene["ramps"]}
     ball = scene["ball"]
     bw = scene["width"] / scene["bins"]
-    prev: str | None = None          # the ramp the last step landed on
+    prev: str | None = None  # the ramp the last step landed on
     exit_pt: tuple[float, float] | None = None
     exit_side = ""
     exit_lower = False
@@ -213,9 +221,11 @@ def check_ball_bins(scene: dict[str, Any], texts: list[str]) -> int:
             assert below and label == max(below, key=below.__getitem__), f"not the ramp under the start: {text}"
             assert any(abs(x - ball["x"]) <= TOL for x, _ in pts), f"lands at another third of ramp {label}: {text}"
         else:
-            ahead = [(x, y) for x, y in pts if (x >= exit_pt[0] - TOL if exit_side == "right" else x <= exit_pt[0] + TOL)]
+            ahead = [
+                (x, y) for x, y in pts if (x >= exit_pt[0] - TOL if exit_side == "right" else x <= exit_pt[0] + TOL)
+            ]
             assert ahead, f"the ball left ramp {prev} to the {exit_side} but lands behind it: {text}"
-            if exit_lower:   # leaving down the slope it only goes down
+            if exit_lower:  # leaving down the slope it only goes down
                 assert min(y for _, y in ahead) <= exit_pt[1] + TOL, f"the ball rises after leaving downhill: {text}"
         prev = label
     raise AssertionError("no bin step")
@@ -225,11 +235,18 @@ def check_ball_bins(scene: dict[str, Any], texts: list[str]) -> int:
 
 MAX_LEVEL = 2
 _DIRS = {"left": (-1, 0), "right": (1, 0), "away": (0, 1), "towards": (0, -1)}
-_BESIDE = {"to the left of": "left", "to the right of": "right",
-           "just beyond (farther from the robot than)": "away",
-           "just in front of (nearer the robot than)": "towards"}
-_PUSH = {"one cell to the left": "left", "one cell to the right": "right", "one cell away from the robot": "away",
-         "one cell towards the robot": "towards"}
+_BESIDE = {
+    "to the left of": "left",
+    "to the right of": "right",
+    "just beyond (farther from the robot than)": "away",
+    "just in front of (nearer the robot than)": "towards",
+}
+_PUSH = {
+    "one cell to the left": "left",
+    "one cell to the right": "right",
+    "one cell away from the robot": "away",
+    "one cell towards the robot": "towards",
+}
 _COL = r"(\w+)"
 _PLACE = r"on (?:the table|the (\w+) block) in cell ([a-h])(\d)"
 State = dict[str, tuple[int, int, int]]
@@ -276,9 +293,11 @@ def _move(state: State, x: str, new: tuple[int, int, int], size: tuple[int, int]
 
 # -- robot_program ------------------------------------------------------------------------------------------
 
-_ACTION = (rf"put the {_COL} block on the {_COL} block|"
-           rf"put the {_COL} block on the table ({'|'.join(map(re.escape, _BESIDE))}) the {_COL} block|"
-           rf"push the {_COL} block ({'|'.join(map(re.escape, _PUSH))})")
+_ACTION = (
+    rf"put the {_COL} block on the {_COL} block|"
+    rf"put the {_COL} block on the table ({'|'.join(map(re.escape, _BESIDE))}) the {_COL} block|"
+    rf"push the {_COL} block ({'|'.join(map(re.escape, _PUSH))})"
+)
 _PROGRAM_STEP = rf"After action (\d+) \(({_ACTION})\): the {_COL} block is {_PLACE}; the other blocks have not moved\."
 
 
@@ -349,8 +368,9 @@ def check_robot_program_from(scene: dict[str, Any], texts: list[str], start: Sta
             assert state[x][2] == 0, f"'push X' slides a block standing on the table: {text}"
             dc, dr = _DIRS[act["dir"]]
             rule = (state[x][0] + dc, state[x][1] + dr, 0)
-        assert stated == rule, (f"action {i} puts the {x} block at {rule} by the question's rules, the step says "
-                                f"{stated}: {text}")
+        assert stated == rule, (
+            f"action {i} puts the {x} block at {rule} by the question's rules, the step says {stated}: {text}"
+        )
         state = _move(state, x, stated, size, text)
     return tuple(sorted(state.items()))
 
@@ -365,7 +385,7 @@ _ACT = rf"Action (\d+): the {_COL} block moved from cell ([a-h])(\d) and is now 
 def _reachable(state: State, x: str, new: tuple[int, int, int]) -> bool:
     """Whether one action of the rules takes block x from `state` to `new`."""
     c, r, lv = state[x]
-    if new[2] > 0:   # put on: onto a clear block (checked by _place and _move)
+    if new[2] > 0:  # put on: onto a clear block (checked by _place and _move)
         return True
     near = {(new[0] - dc, new[1] - dr) for dc, dr in _DIRS.values()}
     pushed = lv == 0 and (c, r) in near
@@ -407,9 +427,13 @@ def check_robot_state_change(scene: dict[str, Any], texts: list[str]) -> tuple[A
 
 # -- the tests ----------------------------------------------------------------------------------------------
 
+
 def corrupting_tasks() -> list[str]:
-    return sorted(n for n in builtin_task_names()
-                  if get_task_class(n).__module__.startswith(PACKAGES) and get_task_class(n).corrupt is not Task.corrupt)
+    return sorted(
+        n
+        for n in builtin_task_names()
+        if get_task_class(n).__module__.startswith(PACKAGES) and get_task_class(n).corrupt is not Task.corrupt
+    )
 
 
 def test_every_corrupting_task_of_these_packages_has_a_checker() -> None:
@@ -456,9 +480,15 @@ def test_true_steps_pass_their_checker(name: str) -> None:
 KNOWN_VIOLATIONS: dict[str, str] = {}
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_VIOLATIONS[n], strict=True, raises=AssertionError))
-    if n in KNOWN_VIOLATIONS else n for n in sorted(CHECKERS)])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_VIOLATIONS[n], strict=True, raises=AssertionError))
+        if n in KNOWN_VIOLATIONS
+        else n
+        for n in sorted(CHECKERS)
+    ],
+)
 def test_corrupted_steps_obey_the_task_rules(name: str) -> None:
     for uid, scene, right, wrong, note in _trajectories(name):
         assert wrong != right, f"{uid}: the corrupted steps are the true ones"
@@ -522,57 +552,84 @@ def test_a_corrupted_tower_never_unmoves_a_block() -> None:
 
 # -- the checkers can fail ----------------------------------------------------------------------------------
 
+
 def test_checkers_catch_planted_broken_steps() -> None:
     tower = {"blocks": [{"label": c, "x": 0.0, "w": 1.0, "h": 1.0} for c in "ABCDE"]}
-    ok = ["t = 0.42 s: blocks D and E have begun to tip to the right; blocks A, B and C have not moved.",
-          "t = 1.23 s: block E reaches the floor to the right of the tower; blocks A, B and C have not moved.",
-          "t = 2.50 s: blocks D and E have toppled to the right (dashed: where they stood and the path of their "
-          "centres); blocks A, B and C stand where they were placed."]
+    ok = [
+        "t = 0.42 s: blocks D and E have begun to tip to the right; blocks A, B and C have not moved.",
+        "t = 1.23 s: block E reaches the floor to the right of the tower; blocks A, B and C have not moved.",
+        "t = 2.50 s: blocks D and E have toppled to the right (dashed: where they stood and the path of their "
+        "centres); blocks A, B and C stand where they were placed.",
+    ]
     assert check_block_tower(tower, ok) == ("A", "B", "C")
-    with pytest.raises(AssertionError, match="top group"):      # C falls while D, on it, stays
+    with pytest.raises(AssertionError, match="top group"):  # C falls while D, on it, stays
         check_block_tower(tower, [t.replace("D and E", "C and E").replace("A, B and C", "A, B and D") for t in ok])
     with pytest.raises(AssertionError, match="make up the tower"):  # a count that disagrees with the blocks listed
         check_block_tower(tower, [ok[0], ok[1], ok[2].replace("blocks A, B and C stand", "blocks A and B stand")])
     with pytest.raises(AssertionError, match="one side"):
         check_block_tower(tower, [ok[0], ok[1], ok[2].replace("to the right", "to the left")])
 
-    ramps = {"width": 16.0, "bins": 4, "ball": {"x": 5.0, "y": 10.0, "r": 0.25},
-             "ramps": [{"label": "A", "a": [3.0, 9.0], "b": [7.0, 8.0]},     # lower end right
-                       {"label": "B", "a": [12.0, 6.0], "b": [8.0, 5.0]}]}   # lower end left
-    good = ["The ball falls from its start (grey circle) and lands on ramp A near its middle.",
-            "The ball slides along ramp A, leaves it over its lower (right) end, and lands on ramp B near its lower "
-            "end.",
-            "The ball slides along ramp B, leaves it over its lower (left) end, and drops between the dividers into "
-            "bin 2."]
+    ramps = {
+        "width": 16.0,
+        "bins": 4,
+        "ball": {"x": 5.0, "y": 10.0, "r": 0.25},
+        "ramps": [
+            {"label": "A", "a": [3.0, 9.0], "b": [7.0, 8.0]},  # lower end right
+            {"label": "B", "a": [12.0, 6.0], "b": [8.0, 5.0]},
+        ],
+    }  # lower end left
+    good = [
+        "The ball falls from its start (grey circle) and lands on ramp A near its middle.",
+        "The ball slides along ramp A, leaves it over its lower (right) end, and lands on ramp B near its lower end.",
+        "The ball slides along ramp B, leaves it over its lower (left) end, and drops between the dividers into bin 2.",
+    ]
     assert check_ball_bins(ramps, good) == 2
     with pytest.raises(AssertionError, match="other side"):
         check_ball_bins(ramps, [good[0], good[1].replace("lower (right)", "lower (left)"), good[2]])
     with pytest.raises(AssertionError, match="leaves to the left of bin"):
         check_ball_bins(ramps, [*good[:2], good[2].replace("bin 2", "bin 4")])
     with pytest.raises(AssertionError, match="slides along the ramp it landed on"):
-        check_ball_bins(ramps, [*good[:2], good[2].replace("ramp B", "ramp A").replace("lower (left)",
-                                                                                        "lower (right)")])
+        check_ball_bins(
+            ramps, [*good[:2], good[2].replace("ramp B", "ramp A").replace("lower (left)", "lower (right)")]
+        )
 
-    grid = {"size": [4, 4], "blocks": {"red": [0, 0, 0], "blue": [2, 1, 0]},
-            "program": [{"op": "put_beside", "block": "red", "onto": "blue", "dir": "right"}]}
-    step = ("After action 1 (put the red block on the table to the right of the blue block): the red block is on "
-            "the table in cell {}; the other blocks have not moved.")
+    grid = {
+        "size": [4, 4],
+        "blocks": {"red": [0, 0, 0], "blue": [2, 1, 0]},
+        "program": [{"op": "put_beside", "block": "red", "onto": "blue", "dir": "right"}],
+    }
+    step = (
+        "After action 1 (put the red block on the table to the right of the blue block): the red block is on "
+        "the table in cell {}; the other blocks have not moved."
+    )
     check_robot_program(grid, [step.format("d2")])
-    with pytest.raises(AssertionError, match="by the question's rules"):   # a side mirrored
+    with pytest.raises(AssertionError, match="by the question's rules"):  # a side mirrored
         check_robot_program(grid, [step.format("b2")])
 
-    change = {"size": [4, 4], "before": {"red": [0, 0, 0], "blue": [2, 1, 0]}, "after": {},
-              "options": [[{"op": "push", "block": "red", "dir": "away"}],
-                          [{"op": "put_on", "block": "red", "onto": "blue"}]]}
+    change = {
+        "size": [4, 4],
+        "before": {"red": [0, 0, 0], "blue": [2, 1, 0]},
+        "after": {},
+        "options": [
+            [{"op": "push", "block": "red", "dir": "away"}],
+            [{"op": "put_on", "block": "red", "onto": "blue"}],
+        ],
+    }
     diff = "Differences (ringed): the red block was on the table in cell a1 and is now {}; no other block moved."
     act = "Action 1: the red block moved from cell a1 and is now {}."
     check_robot_state_change(change, [diff.format("on the table in cell a2"), act.format("on the table in cell a2")])
-    check_robot_state_change(change, [diff.format("on the blue block in cell c2"),
-                                      act.format("on the blue block in cell c2")])
+    check_robot_state_change(
+        change, [diff.format("on the blue block in cell c2"), act.format("on the blue block in cell c2")]
+    )
     with pytest.raises(AssertionError, match="the blue block is not in cell"):
-        check_robot_state_change(change, [diff.format("on the blue block in cell c3"),
-                                          act.format("on the blue block in cell c3")])
+        check_robot_state_change(
+            change, [diff.format("on the blue block in cell c3"), act.format("on the blue block in cell c3")]
+        )
     with pytest.raises(AssertionError, match="place after"):
-        check_robot_state_change(change, [diff.format("on the table in cell a3"), act.format("on the table in cell a2")])
+        check_robot_state_change(
+            change, [diff.format("on the table in cell a3"), act.format("on the table in cell a2")]
+        )
     with pytest.raises(AssertionError, match="no action of the rules"):
-        check_robot_state_change(change, [diff.format("on the table in cell a4"), act.format("on the table in cell a4")])
+        check_robot_state_change(
+            change, [diff.format("on the table in cell a4"), act.format("on the table in cell a4")]
+        )

@@ -26,20 +26,28 @@ ISO = Camera(45, 35.26439)  # true isometric: (x, y, z) and (x + 1, y - 1, z + 1
 
 
 def _scene(heights):
-    return {"heights": heights, "camera": {"azimuth": 45, "elevation": 30}, "palette": "blue",
-            "min_visible": 0.5, "answer_bin": [0, 100]}
+    return {
+        "heights": heights,
+        "camera": {"azimuth": 45, "elevation": 30},
+        "palette": "blue",
+        "min_visible": 0.5,
+        "answer_bin": [0, 100],
+    }
 
 
 def _sample(task, seed: int, index: int):
     return task.solved_scene(index, seed)[0]
 
 
-@pytest.mark.parametrize("heights, expected", [
-    ([[2, 1], [1, 0]], 4),                      # 2 + 1 + 1 + 0
-    ([[1, 1, 1], [2, 2, 1], [3, 2, 1]], 14),    # rows 3 + 5 + 6
-    ([[0, 1], [1, 3]], 5),                      # 0 + 1 + 1 + 3
-    ([[4]], 4),                                 # a single column
-])
+@pytest.mark.parametrize(
+    "heights, expected",
+    [
+        ([[2, 1], [1, 0]], 4),  # 2 + 1 + 1 + 0
+        ([[1, 1, 1], [2, 2, 1], [3, 2, 1]], 14),  # rows 3 + 5 + 6
+        ([[0, 1], [1, 3]], 5),  # 0 + 1 + 1 + 3
+        ([[4]], 4),  # a single column
+    ],
+)
 def test_hand_worked(heights, expected):
     task = get_task("cubes_count")
     sol = task.solve(_scene(heights))
@@ -93,8 +101,9 @@ def _id_buffer_fractions(heights, cam, scale=60):
         if face == "top" and z == heights[y][x] - 1:
             alone = Image.new("L", size, 0)
             ImageDraw.Draw(alone).polygon(
-                [(cam.project(p)[0] * scale + ox, cam.project(p)[1] * scale + oy)
-                 for p in face_quads(x, y, z)["top"]], fill=255)
+                [(cam.project(p)[0] * scale + ox, cam.project(p)[1] * scale + oy) for p in face_quads(x, y, z)["top"]],
+                fill=255,
+            )
             out[(x, y)] = hist[fid] / max(1, alone.histogram()[255])
     return out
 
@@ -169,16 +178,16 @@ def test_answer_space_is_the_balanced_range():
     assert space.size == 12
     assert space.contains("4") and space.contains("15") and not space.contains("3") and not space.contains("16")
     assert all(4 <= int(space.sample(random.Random(k))) <= 15 for k in range(50))
-    assert get_task("cubes_count", "medium").answer_space(None).size == 31   # 10..40
-    assert get_task("cubes_count", "hard").answer_space(None).size == 46     # 25..70
+    assert get_task("cubes_count", "medium").answer_space(None).size == 31  # 10..40
+    assert get_task("cubes_count", "hard").answer_space(None).size == 46  # 25..70
     # A custom range beyond what the sizes allow is clipped: 2 x 2 x 2 holds at most 8 cubes.
-    tiny = get_task("cubes_count", "easy", max_width=2, max_depth=2, max_height=2, answer_min=1, answer_max=10,
-                    buckets=2)
+    tiny = get_task(
+        "cubes_count", "easy", max_width=2, max_depth=2, max_height=2, answer_min=1, answer_max=10, buckets=2
+    )
     assert tiny.answer_space(None).size == 8
     # ... but a range with a bin no structure of those sizes reaches is refused: 13..25 of 1..50 in 4 bins.
     with pytest.raises(ParameterError, match="answer bin 2 of 4"):
         get_task("cubes_count", "easy", max_width=2, max_depth=2, max_height=2, answer_min=1, answer_max=50)
-
 
 
 def test_scene_key_is_the_structure():
@@ -195,8 +204,17 @@ def test_limits(name):
     for difficulty in ("easy", "medium", "hard"):
         get_task(name, difficulty)  # every preset lies inside the limits
     get_task(name, "hard", max_height=6)
-    for bad in ({"max_width": 6}, {"max_depth": 6}, {"max_height": 7}, {"max_height": 0}, {"min_visible": 0.2}, {"azimuth_spread": 31},
-                {"buckets": 13}, {"min_depth": 5, "max_depth": 4}, {"answer_min": 10, "answer_max": 12}):
+    for bad in (
+        {"max_width": 6},
+        {"max_depth": 6},
+        {"max_height": 7},
+        {"max_height": 0},
+        {"min_visible": 0.2},
+        {"azimuth_spread": 31},
+        {"buckets": 13},
+        {"min_depth": 5, "max_depth": 4},
+        {"answer_min": 10, "answer_max": 12},
+    ):
         with pytest.raises(ParameterError):
             get_task(name, "medium", **bad)
 

@@ -23,20 +23,28 @@ ISO = Camera(45, 35.26439)
 
 
 def _scene(heights):
-    return {"heights": heights, "camera": {"azimuth": 45, "elevation": 30}, "palette": "green",
-            "min_visible": 0.5, "answer_bin": [0, 100]}
+    return {
+        "heights": heights,
+        "camera": {"azimuth": 45, "elevation": 30},
+        "palette": "green",
+        "min_visible": 0.5,
+        "answer_bin": [0, 100],
+    }
 
 
 def _sample(task, seed: int, index: int):
     return task.solved_scene(index, seed)[0]
 
 
-@pytest.mark.parametrize("heights, box, expected", [
-    ([[2, 1], [1, 0]], [2, 2, 2], 4),                    # 2*2*2 = 8 box, 4 cubes -> 4 missing
-    ([[1, 1, 1], [2, 2, 1], [3, 2, 1]], [3, 3, 3], 13),  # 27 - 14
-    ([[0, 1], [1, 3]], [2, 2, 3], 7),                    # 12 - 5
-    ([[2, 2, 2]], [3, 1, 2], 0),                         # already a box
-])
+@pytest.mark.parametrize(
+    "heights, box, expected",
+    [
+        ([[2, 1], [1, 0]], [2, 2, 2], 4),  # 2*2*2 = 8 box, 4 cubes -> 4 missing
+        ([[1, 1, 1], [2, 2, 1], [3, 2, 1]], [3, 3, 3], 13),  # 27 - 14
+        ([[0, 1], [1, 3]], [2, 2, 3], 7),  # 12 - 5
+        ([[2, 2, 2]], [3, 1, 2], 0),  # already a box
+    ],
+)
 def test_hand_worked(heights, box, expected):
     sol = get_task("cubes_missing").solve(_scene(heights))
     assert sol.answer == str(expected)
@@ -64,8 +72,9 @@ def test_invariants(difficulty):
         answer = int(sol.answer)
         top = max(map(max, h))
         assert answer == w * d * top - sum(map(sum, h)) == box_missing(h) >= 0
-        assert all(v == top - c for row, mrow in zip(h, sol.states[0], strict=True)
-                   for c, v in zip(row, mrow, strict=True))
+        assert all(
+            v == top - c for row, mrow in zip(h, sol.states[0], strict=True) for c, v in zip(row, mrow, strict=True)
+        )
         assert any(h[0]) and any(h[-1]) and any(r[0] for r in h) and any(r[-1] for r in h)
         assert connected(h)
         lo, hi = scene["answer_bin"]
@@ -165,11 +174,12 @@ def test_answer_space_is_the_balanced_range():
     space = task.answer_space(task.make(0, 0).instance)
     assert space.size == 10
     assert space.contains("2") and space.contains("11") and not space.contains("1") and not space.contains("12")
-    assert get_task("cubes_missing", "medium").answer_space(None).size == 24   # 5..28
-    assert get_task("cubes_missing", "hard").answer_space(None).size == 36     # 12..47
+    assert get_task("cubes_missing", "medium").answer_space(None).size == 24  # 5..28
+    assert get_task("cubes_missing", "hard").answer_space(None).size == 36  # 12..47
     # Clipped to the sizes: a 2 x 2 box 2 tall keeps its tallest column, so at most 8 - 2 = 6 can be missing.
-    tiny = get_task("cubes_missing", "easy", max_width=2, max_depth=2, max_height=2, answer_min=0, answer_max=9,
-                    buckets=2)
+    tiny = get_task(
+        "cubes_missing", "easy", max_width=2, max_depth=2, max_height=2, answer_min=0, answer_max=9, buckets=2
+    )
     assert tiny.answer_space(None).size == 7
     with pytest.raises(ParameterError, match="answer bin 2 of 4"):
         get_task("cubes_missing", "easy", max_width=2, max_depth=2, max_height=2, answer_min=0, answer_max=50)

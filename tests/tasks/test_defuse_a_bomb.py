@@ -27,13 +27,19 @@ from vcot.tasks.aslp.defuse_a_bomb import (
 # Final rows: A 4, B 1, C 5 -> terminals numbered top to bottom: 1 = row 1 (B), 2 = row 4 (A), 3 = row 5 (C).
 # A enters the panel at (2.5, 1.5) heading southeast; continuing straight it leaves at (4.5, 3.5), where the
 # piece running to terminal 2 starts. (Someone who keeps the height would pick B's exit at (4.5, 1.5).)
-BASE = {"width": 7, "height": 5, "same_color": True,
-        "panels": [{"x0": 2.5, "y0": 0.5, "x1": 4.5, "y1": 4.5}],
-        "wires": [{"label": "A", "color": "black", "rows": [0, 0, 1, 2, 3, 4, 4, 4]},
-                  {"label": "B", "color": "black", "rows": [4, 4, 4, 3, 2, 1, 1, 1]},
-                  {"label": "C", "color": "black", "rows": [5, 5, 5, 5, 5, 5, 5, 5]}],
-        "terminals": [{"number": 1, "row": 1}, {"number": 2, "row": 4}, {"number": 3, "row": 5}],
-        "detonator": 2}
+BASE = {
+    "width": 7,
+    "height": 5,
+    "same_color": True,
+    "panels": [{"x0": 2.5, "y0": 0.5, "x1": 4.5, "y1": 4.5}],
+    "wires": [
+        {"label": "A", "color": "black", "rows": [0, 0, 1, 2, 3, 4, 4, 4]},
+        {"label": "B", "color": "black", "rows": [4, 4, 4, 3, 2, 1, 1, 1]},
+        {"label": "C", "color": "black", "rows": [5, 5, 5, 5, 5, 5, 5, 5]},
+    ],
+    "terminals": [{"number": 1, "row": 1}, {"number": 2, "row": 4}, {"number": 3, "row": 5}],
+    "detonator": 2,
+}
 
 
 def scene_with(**changes) -> dict:
@@ -67,15 +73,13 @@ def test_visible_pieces_are_cut_at_the_panel():
 
 
 def test_bend_under_panel_rejected():
-    bad = scene_with(wires=[dict(BASE["wires"][0], rows=[0, 0, 1, 2, 3, 3, 3, 3]),
-                            BASE["wires"][1], BASE["wires"][2]])
+    bad = scene_with(wires=[dict(BASE["wires"][0], rows=[0, 0, 1, 2, 3, 3, 3, 3]), BASE["wires"][1], BASE["wires"][2]])
     with pytest.raises(Reject, match="bends under a panel"):
         check_geometry(bad)
 
 
 def test_shared_grid_point_rejected():
-    bad = scene_with(wires=[BASE["wires"][0], dict(BASE["wires"][1], rows=[4, 4, 4, 3, 3, 2, 1, 1]),
-                            BASE["wires"][2]])
+    bad = scene_with(wires=[BASE["wires"][0], dict(BASE["wires"][1], rows=[4, 4, 4, 3, 3, 2, 1, 1]), BASE["wires"][2]])
     with pytest.raises(Reject):
         check_geometry(bad)
 
@@ -124,8 +128,11 @@ def test_invariants_on_many_seeds(difficulty):
         assert sum(w["rows"][-1] == det_row for w in scene["wires"]) == 1
         # The answer wire passes under a panel, and every panel hides at least two wires.
         pts = wire_points(wire["rows"])
-        assert any(pn.inside(((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)) for pn in panels
-                   for a, b in zip(pts, pts[1:], strict=False))
+        assert any(
+            pn.inside(((a[0] + b[0]) / 2, (a[1] + b[1]) / 2))
+            for pn in panels
+            for a, b in zip(pts, pts[1:], strict=False)
+        )
         for pn in panels:
             under = sum(any(pn.inside(p) for p in wire_points(w["rows"])) for w in scene["wires"])
             assert under >= 2
@@ -146,9 +153,11 @@ def test_hand_step_text_follows_wire_a_without_naming_it():
     task = get_task("defuse_a_bomb")
     scene = scene_with(detonator=2)
     step_img, text = task.render(scene, task.solve(scene)).steps[0]
-    assert text.startswith("The highlighted wire starts at the wire end at (0, 0); enters panel 1 at (2.5, 1.5) "
-                           "heading southeast, runs under it (dashed) and leaves it at (4.5, 3.5); it ends at "
-                           "terminal 2 at (7, 4), which is the detonator.")
+    assert text.startswith(
+        "The highlighted wire starts at the wire end at (0, 0); enters panel 1 at (2.5, 1.5) "
+        "heading southeast, runs under it (dashed) and leaves it at (4.5, 3.5); it ends at "
+        "terminal 2 at (7, 4), which is the detonator."
+    )
     assert not re.search(r"(?<![A-Za-z])[ABC](?![A-Za-z])", text)
     assert "P1" in drawn_labels(step_img)
 

@@ -17,16 +17,28 @@ from vcot.tasks.base import Reject
 from vcot.tasks.pbr.electric_charge import DIRECTIONS, SYMMETRIES, check_scene, transform
 
 TASK = get_task("electric_charge")
-MIRROR_EW = {"east": "west", "west": "east", "northeast": "northwest", "northwest": "northeast",
-             "southeast": "southwest", "southwest": "southeast", "north": "north", "south": "south"}
+MIRROR_EW = {
+    "east": "west",
+    "west": "east",
+    "northeast": "northwest",
+    "northwest": "northeast",
+    "southeast": "southwest",
+    "southwest": "southeast",
+    "north": "north",
+    "south": "south",
+}
 
 
 def scene(grid: int, target: tuple[tuple[int, int], int], *sources: tuple[tuple[int, int], int]) -> dict:
-    return {"grid": grid, "target": {"pos": list(target[0]), "q": target[1]},
-            "sources": [{"pos": list(p), "q": q} for p, q in sources]}
+    return {
+        "grid": grid,
+        "target": {"pos": list(target[0]), "q": target[1]},
+        "sources": [{"pos": list(p), "q": q} for p, q in sources],
+    }
 
 
 # -- hand-worked ----------------------------------------------------------------------------------------
+
 
 def test_hand_single_repulsion_east():
     # T = +1 at (2,2), +1 at (0,2): like charges repel; T is pushed away from (0,2), i.e. towards +x.
@@ -84,6 +96,7 @@ def test_hand_northwest_three_charges():
 
 # -- rejections -----------------------------------------------------------------------------------------
 
+
 def test_reject_near_sector_boundary():
     # T = -1 at (0,0), +1 at (1,0) pulls (1, 0), +1 at (0,2) pulls (0, 0.25): angle 14.04 deg, only 8.46 deg
     # from the east/northeast boundary at 22.5 deg.
@@ -112,6 +125,7 @@ def test_reject_coinciding_charges():
 
 # -- invariants -----------------------------------------------------------------------------------------
 
+
 def _scenes(difficulty: str, n: int):
     task = get_task("electric_charge", difficulty=difficulty)
     for s in range(n):
@@ -121,8 +135,9 @@ def _scenes(difficulty: str, n: int):
 def _independent_direction(sc: dict) -> tuple[str, float]:
     """Complex-number recomputation; the nearest of eight unit directions by largest dot product."""
     t = complex(*sc["target"]["pos"])
-    net = sum(sc["target"]["q"] * s["q"] * (t - complex(*s["pos"])) / abs(t - complex(*s["pos"])) ** 3
-              for s in sc["sources"])
+    net = sum(
+        sc["target"]["q"] * s["q"] * (t - complex(*s["pos"])) / abs(t - complex(*s["pos"])) ** 3 for s in sc["sources"]
+    )
     best = max(range(8), key=lambda k: (net * cmath.exp(-1j * math.pi / 4 * k)).real)
     return DIRECTIONS[best], math.degrees(cmath.phase(net)) % 360
 
@@ -141,8 +156,11 @@ def test_invariants(difficulty):
         assert task.solve(transform(sc, SYMMETRIES[1])).answer == DIRECTIONS[(DIRECTIONS.index(sol.answer) + 2) % 8]
         # Scaling every magnitude (and flipping every sign) leaves the direction unchanged.
         for k in (2, 3, -1):
-            scaled = {**sc, "sources": [{**s, "q": s["q"] * k} for s in sc["sources"]],
-                      "target": {**sc["target"], "q": sc["target"]["q"] * (1 if k > 0 else -1)}}
+            scaled = {
+                **sc,
+                "sources": [{**s, "q": s["q"] * k} for s in sc["sources"]],
+                "target": {**sc["target"], "q": sc["target"]["q"] * (1 if k > 0 else -1)},
+            }
             assert task.solve(scaled).answer == sol.answer
         spots = [tuple(sc["target"]["pos"])] + [tuple(s["pos"]) for s in sc["sources"]]
         assert len(set(spots)) == len(spots)
@@ -181,8 +199,11 @@ def _sector_of(v: tuple[float, float]) -> str:
 
 
 # Every way of writing a direction: the compass words and the picture words the grader also reads.
-DIRECTION_WORD = re.compile(r"(?<![\w-])(north|south|east|west|(north|south)-?(east|west)|up|down|left|right|"
-                            r"upward|downward|upper|lower)(?![\w-])", re.I)
+DIRECTION_WORD = re.compile(
+    r"(?<![\w-])(north|south|east|west|(north|south)-?(east|west)|up|down|left|right|"
+    r"upward|downward|upper|lower)(?![\w-])",
+    re.I,
+)
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "hard"])
@@ -206,8 +227,9 @@ def test_steps_draw_the_resultant_but_never_write_its_direction(difficulty):
         assert len(forces) == len(inst.meta["scene"]["sources"]) and all(f in rows for f in forces)
         net = inst.meta["solution"]["details"]["net"]
         assert _net_in(inst.steps[1].text) == pytest.approx(net, abs=5e-4)
-        assert f"net: (Fx, Fy) = {inst.steps[1].text.rsplit('= ', 1)[1].rstrip('.')}" in \
-            drawn_labels(sample.images[inst.steps[1].image])
+        assert f"net: (Fx, Fy) = {inst.steps[1].text.rsplit('= ', 1)[1].rstrip('.')}" in drawn_labels(
+            sample.images[inst.steps[1].image]
+        )
 
 
 def test_answer_space_is_the_eight_offered_words():

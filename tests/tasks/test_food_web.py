@@ -17,14 +17,24 @@ TASK = get_task("food_web")
 
 def web(removed: str) -> dict:
     """grass and clover feed rabbit and mouse; the fox eats only the rabbit; the owl eats rabbit and mouse."""
-    species = [{"name": n, "level": lvl, "slot": k} for lvl, row in enumerate(
-        (("grass", "clover"), ("rabbit", "mouse"), ("fox", "owl"))) for k, n in enumerate(row)]
-    eats = [["grass", "rabbit"], ["grass", "mouse"], ["clover", "mouse"], ["rabbit", "fox"], ["rabbit", "owl"],
-            ["mouse", "owl"]]
+    species = [
+        {"name": n, "level": lvl, "slot": k}
+        for lvl, row in enumerate((("grass", "clover"), ("rabbit", "mouse"), ("fox", "owl")))
+        for k, n in enumerate(row)
+    ]
+    eats = [
+        ["grass", "rabbit"],
+        ["grass", "mouse"],
+        ["clover", "mouse"],
+        ["rabbit", "fox"],
+        ["rabbit", "owl"],
+        ["mouse", "owl"],
+    ]
     return {"species": species, "eats": eats, "removed": removed}
 
 
 # -- hand-worked ----------------------------------------------------------------------------------------
+
 
 def test_hand_grass_gone():
     # The rabbit eats only grass: it dies out in round 1; then the fox (only rabbit) in round 2. The mouse
@@ -60,6 +70,7 @@ def test_hand_misread_arrow():
 
 
 # -- invariants over generated scenes -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_rounds_follow_the_rule(difficulty: str):
@@ -116,6 +127,7 @@ def test_bad_parameters_are_refused():
 
 # -- step texts keep the rule, in the right and the corrupted trajectory ----------------------------------------
 
+
 def _split(names: str) -> list[str]:
     return [n for part in names.split(", ") for n in part.split(" and ")]
 
@@ -124,13 +136,19 @@ def check_rule(scene: dict, texts: list[str]) -> int:
     """Parse every step text with the steps' template and check the rule the question states: an animal is
     crossed out only once everything it is said to eat is crossed out, an animal ringed still eats something
     not crossed out. Returns the number crossed out besides the removed species."""
-    first = re.fullmatch(r"The (.+) is crossed out in red and the arrows leaving it are dashed; it was eaten by "
-                         r"the (.+)\.", texts[0])
+    first = re.fullmatch(
+        r"The (.+) is crossed out in red and the arrows leaving it are dashed; it was eaten by "
+        r"the (.+)\.",
+        texts[0],
+    )
     assert first and first.group(1) == scene["removed"], texts[0]
     dead = {first.group(1)}
     for k, text in enumerate(texts[1:-1], start=1):
-        m = re.fullmatch(r"Round (\d+) of dying out: the (.+?) (?:has|have) no food left and (?:is|are) crossed "
-                         r"out, the arrows leaving (?:it|them) dashed \((.+), all crossed out\)\.", text)
+        m = re.fullmatch(
+            r"Round (\d+) of dying out: the (.+?) (?:has|have) no food left and (?:is|are) crossed "
+            r"out, the arrows leaving (?:it|them) dashed \((.+), all crossed out\)\.",
+            text,
+        )
         assert m and int(m.group(1)) == k, text
         names = _split(m.group(2))
         for part in m.group(3).split("; "):
@@ -139,8 +157,11 @@ def check_rule(scene: dict, texts: list[str]) -> int:
         dead |= set(names)
     last = texts[-1]
     if last != "No animal still standing ate a crossed-out species; nothing is ringed.":
-        m = re.fullmatch(r"No other animal has lost all its food\. Ringed in blue, the animals that lost some food "
-                         r"but keep some: (.+)\.", last)
+        m = re.fullmatch(
+            r"No other animal has lost all its food\. Ringed in blue, the animals that lost some food "
+            r"but keep some: (.+)\.",
+            last,
+        )
         assert m, last
         for part in m.group(1).split("; "):
             eater, food = re.fullmatch(r"the (.+?) still eats the (.+)", part).groups()

@@ -22,14 +22,28 @@ from vcot.tasks.ct.gear_rotation import distance_cue
 
 
 def _g(label, x, y, r, host=None):
-    return {"label": label, "x": x, "y": y, "r": r, "teeth": max(10, round(6.2832 * r / 19)), "phase": 0.0,
-            "host": host}
+    return {
+        "label": label,
+        "x": x,
+        "y": y,
+        "r": r,
+        "teeth": max(10, round(6.2832 * r / 19)),
+        "phase": 0.0,
+        "host": host,
+    }
 
 
 def _scene(gears, links, driver_dir, target):
-    return {"gears": gears, "links": [{"a": a, "b": b, "type": t} for a, b, t in links], "driver": 0,
-            "driver_dir": driver_dir, "targets": [target, target], "target": target, "pair_id": 0,
-            "sub_question": 1}
+    return {
+        "gears": gears,
+        "links": [{"a": a, "b": b, "type": t} for a, b, t in links],
+        "driver": 0,
+        "driver_dir": driver_dir,
+        "targets": [target, target],
+        "target": target,
+        "pair_id": 0,
+        "sub_question": 1,
+    }
 
 
 def _problem_scene(task, seed, problem):
@@ -39,8 +53,12 @@ def _problem_scene(task, seed, problem):
 
 def test_hand_worked_chain():
     # A -> B -> C in a row, all meshing. A clockwise => B counterclockwise => C clockwise.
-    scene = _scene([_g("A", 200, 300, 40), _g("B", 280, 300, 40), _g("C", 360, 300, 40)],
-                   [(0, 1, "mesh"), (1, 2, "mesh")], "clockwise", 2)
+    scene = _scene(
+        [_g("A", 200, 300, 40), _g("B", 280, 300, 40), _g("C", 360, 300, 40)],
+        [(0, 1, "mesh"), (1, 2, "mesh")],
+        "clockwise",
+        2,
+    )
     check_geometry(scene)
     assert get_task("gear_rotation").solve(scene).answer == "clockwise"
 
@@ -48,8 +66,13 @@ def test_hand_worked_chain():
 def test_hand_worked_belts_and_shafts():
     # A (ccw, given) meshes B -> B clockwise; C is on B's shaft -> clockwise; C drives D by a crossed belt ->
     # D counterclockwise; E meshes A -> E clockwise.
-    gears = [_g("A", 150, 300, 42), _g("B", 244, 300, 52), _g("C", 244, 300, 24, host=1),
-             _g("D", 600, 300, 40), _g("E", 150, 376, 34)]
+    gears = [
+        _g("A", 150, 300, 42),
+        _g("B", 244, 300, 52),
+        _g("C", 244, 300, 24, host=1),
+        _g("D", 600, 300, 40),
+        _g("E", 150, 376, 34),
+    ]
     links = [(0, 1, "mesh"), (1, 2, "shaft"), (2, 3, "crossed_belt"), (0, 4, "mesh")]
     scene = _scene(gears, links, "counterclockwise", 3)
     check_geometry(scene)
@@ -80,8 +103,12 @@ def test_hand_worked_steps_are_states():
     # The chain A -> B -> C: one step per layer, each naming the new wheel's link and both arrows; no step says
     # which way the asked wheel turns as a conclusion (the last one describes C's arrow like the others).
     task = get_task("gear_rotation")
-    scene = _scene([_g("A", 200, 300, 40), _g("B", 280, 300, 40), _g("C", 360, 300, 40)],
-                   [(0, 1, "mesh"), (1, 2, "mesh")], "clockwise", 2)
+    scene = _scene(
+        [_g("A", 200, 300, 40), _g("B", 280, 300, 40), _g("C", 360, 300, 40)],
+        [(0, 1, "mesh"), (1, 2, "mesh")],
+        "clockwise",
+        2,
+    )
     steps = task.render(scene, task.solve(scene)).steps
     assert [text for _, text in steps] == [
         "Gear A turns clockwise (given).",
@@ -97,7 +124,9 @@ def test_hand_worked_jam_step_shows_the_link_not_the_verdict():
     gears = [_g("A", 300, 300, 40), _g("B", 380, 300, 40), _g("C", 340, 230.7, 40)]
     scene = _scene(gears, [(0, 1, "mesh"), (1, 2, "mesh"), (0, 2, "mesh")], "clockwise", 2)
     steps = task.render(scene, task.solve(scene)).steps
-    assert steps[-1][1] == "Gear C (counterclockwise) meshes with gear B (counterclockwise), their contact ringed in red."
+    assert (
+        steps[-1][1] == "Gear C (counterclockwise) meshes with gear B (counterclockwise), their contact ringed in red."
+    )
     assert len(steps) == 3
     # B and C are the wheels layer 1 just outlined: only the ring tells the last picture from the one before.
     assert steps[-1][0].tobytes() != steps[-2][0].tobytes()
@@ -148,13 +177,21 @@ def test_geometry_rejections():
     apart = _scene([_g("A", 200, 300, 40), _g("B", 300, 300, 40)], [(0, 1, "mesh")], "clockwise", 1)
     with pytest.raises(Reject, match="do not touch"):
         check_geometry(apart)
-    over_gear = _scene([_g("A", 150, 300, 34), _g("B", 650, 300, 34), _g("C", 400, 300, 40)],
-                       [(0, 1, "open_belt"), (0, 2, "mesh")], "clockwise", 1)
+    over_gear = _scene(
+        [_g("A", 150, 300, 34), _g("B", 650, 300, 34), _g("C", 400, 300, 40)],
+        [(0, 1, "open_belt"), (0, 2, "mesh")],
+        "clockwise",
+        1,
+    )
     over_gear["links"] = [{"a": 0, "b": 1, "type": "open_belt"}]
     with pytest.raises(Reject, match="passes over"):
         check_geometry(over_gear)
-    crossing = _scene([_g("A", 150, 150, 34), _g("B", 650, 450, 34), _g("C", 150, 450, 34),
-                       _g("D", 650, 150, 34)], [(0, 1, "open_belt"), (2, 3, "open_belt")], "clockwise", 1)
+    crossing = _scene(
+        [_g("A", 150, 150, 34), _g("B", 650, 450, 34), _g("C", 150, 450, 34), _g("D", 650, 150, 34)],
+        [(0, 1, "open_belt"), (2, 3, "open_belt")],
+        "clockwise",
+        1,
+    )
     with pytest.raises(Reject, match="cross"):
         check_geometry(crossing)
     short = _scene([_g("A", 200, 300, 40), _g("B", 320, 300, 40)], [(0, 1, "crossed_belt")], "clockwise", 1)
@@ -243,12 +280,20 @@ def test_jammed_at_every_preset(difficulty):
     task = get_task("gear_rotation", difficulty=difficulty)
     answers = [task.solved_scene(index, 9)[1].answer for index in range(24)]
     assert answers.count("jammed") == 8
-    assert all(answers[2 * p] == answers[2 * p + 1] for p in range(12) if "jammed" in answers[2 * p:2 * p + 2])
+    assert all(answers[2 * p] == answers[2 * p + 1] for p in range(12) if "jammed" in answers[2 * p : 2 * p + 2])
 
 
 def _instance(scene):
-    return Instance(uid="g", task="gear_rotation", domain="CT", question="?", image="a.png", answer="jammed",
-                    answer_type=AnswerType.TEXT, meta={"scene": scene})
+    return Instance(
+        uid="g",
+        task="gear_rotation",
+        domain="CT",
+        question="?",
+        image="a.png",
+        answer="jammed",
+        answer_type=AnswerType.TEXT,
+        meta={"scene": scene},
+    )
 
 
 def test_distance_cue_is_the_audit_heuristic():
@@ -285,8 +330,13 @@ def _assert_labels_clear(scene):
     """Every label disc as drawn stays off every belt (drawn 4 px wide), off every wheel but its own (and the
     host under a shaft wheel), off the other labels and inside the picture."""
     gears, discs = scene["gears"], label_layout(scene)
-    belts = [seg for lk in scene["links"] if lk["type"] in ("open_belt", "crossed_belt")
-             for pl in belt_path(scene, lk) for seg in zip(pl, pl[1:], strict=False)]
+    belts = [
+        seg
+        for lk in scene["links"]
+        if lk["type"] in ("open_belt", "crossed_belt")
+        for pl in belt_path(scene, lk)
+        for seg in zip(pl, pl[1:], strict=False)
+    ]
     for i, (x, y, rad) in enumerate(discs):
         assert rad <= x <= W - rad and rad <= y <= H - rad
         assert math.hypot(x - gears[i]["x"], y - gears[i]["y"]) + rad <= gears[i]["r"] + TOOTH + 1e-6
@@ -314,18 +364,23 @@ def test_hand_worked_host_label_avoids_its_belt():
 
 
 def test_label_rejections():
-    in_corner = _scene([_g("A", W - 80, H - 72, 40), _g("B", W - 160, H - 72, 40)], [(0, 1, "mesh")],
-                       "clockwise", 1)
+    in_corner = _scene([_g("A", W - 80, H - 72, 40), _g("B", W - 160, H - 72, 40)], [(0, 1, "mesh")], "clockwise", 1)
     check_geometry(in_corner)
     with pytest.raises(Reject, match="legend"):
         check_labels(in_corner)
     # A host whose rim is hemmed in by meshing gears has no free spot in its ring for a label (a made-up crowd
     # for the label check alone: the eight gears would overlap each other).
     host = _g("A", 400, 300, 62)
-    ring = [_g(chr(66 + k), 400 + 96 * math.cos(k * math.pi / 4), 300 + 96 * math.sin(k * math.pi / 4), 34)
-            for k in range(8)]
-    crowded = _scene([host, *ring, _g("J", 400, 300, 34, host=0)],
-                     [(0, k + 1, "mesh") for k in range(8)] + [(0, 9, "shaft")], "clockwise", 1)
+    ring = [
+        _g(chr(66 + k), 400 + 96 * math.cos(k * math.pi / 4), 300 + 96 * math.sin(k * math.pi / 4), 34)
+        for k in range(8)
+    ]
+    crowded = _scene(
+        [host, *ring, _g("J", 400, 300, 34, host=0)],
+        [(0, k + 1, "mesh") for k in range(8)] + [(0, 9, "shaft")],
+        "clockwise",
+        1,
+    )
     with pytest.raises(Reject, match="label A"):
         check_labels(crowded)
 

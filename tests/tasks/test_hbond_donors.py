@@ -17,18 +17,22 @@ TASK = get_task("hbond_donors")
 
 # -- hand-worked ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("smiles, donors", [
-    ("OCCN", 2),                # ethanolamine: the OH and the NH2
-    ("CC(=O)OC", 0),            # methyl acetate: two oxygens, neither with H
-    ("CC(N)=O", 1),             # acetamide: the NH2 counts once, the C=O not at all
-    ("NC(N)=O", 2),             # urea: two NH2
-    ("SCCO", 1),                # the SH is not on N or O; the OH counts
-    ("c1ccncc1", 0),            # pyridine: the ring N carries no H
-    ("C1CCNCC1", 1),            # piperidine: the ring NH
-    ("OC(=O)CCN(C)C", 1),       # the acid OH; the tertiary amine has no H
-    ("CC#N", 0),                # acetonitrile
-    ("Oc1ccccc1", 1),           # phenol
-])
+
+@pytest.mark.parametrize(
+    "smiles, donors",
+    [
+        ("OCCN", 2),  # ethanolamine: the OH and the NH2
+        ("CC(=O)OC", 0),  # methyl acetate: two oxygens, neither with H
+        ("CC(N)=O", 1),  # acetamide: the NH2 counts once, the C=O not at all
+        ("NC(N)=O", 2),  # urea: two NH2
+        ("SCCO", 1),  # the SH is not on N or O; the OH counts
+        ("c1ccncc1", 0),  # pyridine: the ring N carries no H
+        ("C1CCNCC1", 1),  # piperidine: the ring NH
+        ("OC(=O)CCN(C)C", 1),  # the acid OH; the tertiary amine has no H
+        ("CC#N", 0),  # acetonitrile
+        ("Oc1ccccc1", 1),  # phenol
+    ],
+)
 def test_hand_worked_molecules(smiles: str, donors: int) -> None:
     assert TASK.solve(scene_from_smiles(smiles)).answer == str(donors)
 
@@ -39,6 +43,7 @@ def test_hand_states_name_the_atoms() -> None:
 
 
 # -- invariants -----------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_solution_invariants(difficulty: str) -> None:

@@ -23,14 +23,26 @@ NAME = "localizer"
 
 
 def scene(rule: str, w: int, h: int, target: list[tuple[int, int]], pieces: list[tuple[list, list]]) -> dict:
-    return {"rule": rule, "width": w, "height": h, "target": [list(c) for c in sorted(target)],
-            "pieces": [{"number": i + 1, "color": ["red", "blue", "green"][i], "cells": [list(c) for c in cells],
-                        "circles": [list(c) for c in circles]} for i, (cells, circles) in enumerate(pieces)]}
+    return {
+        "rule": rule,
+        "width": w,
+        "height": h,
+        "target": [list(c) for c in sorted(target)],
+        "pieces": [
+            {
+                "number": i + 1,
+                "color": ["red", "blue", "green"][i],
+                "cells": [list(c) for c in cells],
+                "circles": [list(c) for c in circles],
+            }
+            for i, (cells, circles) in enumerate(pieces)
+        ],
+    }
 
 
 SQUARE = [(x, y) for x in range(1, 4) for y in range(1, 4)]
-P5 = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1)]        # bottom row of 3, two cells on top at the left
-J4 = [(2, 0), (0, 1), (1, 1), (2, 1)]                # top row of 3, one cell below at the right
+P5 = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1)]  # bottom row of 3, two cells on top at the left
+J4 = [(2, 0), (0, 1), (1, 1), (2, 1)]  # top row of 3, one cell below at the right
 L5_TARGET = [(1, 1), (2, 1), (3, 1), (4, 1), (1, 2)]  # a row of four with one cell on top at the left
 STEP_TARGET = [(1, 1), (2, 1), (3, 1), (4, 1), (1, 2), (2, 2)]
 
@@ -72,11 +84,11 @@ def test_parameter_limits() -> None:
     with pytest.raises(ParameterError, match="max_cells >= 18"):
         get_task(NAME, difficulty="hard", max_cells=17)
     with pytest.raises(ParameterError, match="max_circles"):
-        get_task(NAME, difficulty="easy", max_circles=4)       # 3 pieces, one circle each
+        get_task(NAME, difficulty="easy", max_circles=4)  # 3 pieces, one circle each
     with pytest.raises(ParameterError, match="room to spare"):
         get_task(NAME, max_w=4, max_h=4, min_cells=16, max_cells=16)
     with pytest.raises(ParameterError, match="turned twin"):
-        get_task(NAME, irregular=False)                         # medium turns pieces
+        get_task(NAME, irregular=False)  # medium turns pieces
 
 
 def test_texts_agree_in_number() -> None:
@@ -93,8 +105,7 @@ def test_hand_rotate_l5() -> None:
     # (1, 2): its drawn form (corner (1, 1), arms left and down) turned 180 degrees; the circle on the end of
     # the left arm goes to the end of the right arm, (2, 1). The domino, circled on both cells, lies flat on
     # (3, 1), (4, 1).
-    s = scene("rotate", 4, 2, L5_TARGET, [([(0, 1), (1, 1), (1, 0)], [(0, 1)]),
-                                          ([(0, 0), (0, 1)], [(0, 0), (0, 1)])])
+    s = scene("rotate", 4, 2, L5_TARGET, [([(0, 1), (1, 1), (1, 0)], [(0, 1)]), ([(0, 0), (0, 1)], [(0, 0), (0, 1)])])
     assert get_task(NAME).solve(s).answer == "(2, 1), (3, 1), (4, 1)"
 
 
@@ -103,13 +114,15 @@ def test_hand_rotate_flip_step() -> None:
     # (2, 1)-(4, 1) with its middle circle at (3, 1). The L-tromino fills (1, 1), (1, 2), (2, 2); its circled
     # corner is the cell touching both others, (1, 2). Circles on a corner and a middle cell are fixed by
     # every symmetry of their pieces, so flips do not create a second answer.
-    s = scene("rotate_flip", 4, 2, STEP_TARGET, [([(0, 0), (1, 0), (1, 1)], [(1, 0)]),
-                                                 ([(0, 0), (0, 1), (0, 2)], [(0, 1)])])
+    s = scene(
+        "rotate_flip", 4, 2, STEP_TARGET, [([(0, 0), (1, 0), (1, 1)], [(1, 0)]), ([(0, 0), (0, 1), (0, 2)], [(0, 1)])]
+    )
     assert get_task(NAME).solve(s).answer == "(1, 2), (3, 1)"
     # With the circle on the end of the up arm and rotations only, the L must turn 180 degrees: the up arm
     # becomes the down arm, so the circle lands on (1, 1).
-    s2 = scene("rotate", 4, 2, STEP_TARGET, [([(0, 0), (1, 0), (1, 1)], [(1, 1)]),
-                                             ([(0, 0), (0, 1), (0, 2)], [(0, 1)])])
+    s2 = scene(
+        "rotate", 4, 2, STEP_TARGET, [([(0, 0), (1, 0), (1, 1)], [(1, 1)]), ([(0, 0), (0, 1), (0, 2)], [(0, 1)])]
+    )
     assert get_task(NAME).solve(s2).answer == "(1, 1), (3, 1)"
 
 
@@ -117,11 +130,19 @@ def test_rejects_two_tilings_with_different_circles() -> None:
     # Straight tromino, L-tetromino (top row + bottom-left) and a flat domino on a 3 x 3 square, translation
     # only: either the tromino takes row 1 (circles (3, 1) and (2, 2)) or the L takes the lower-left
     # (circles (3, 3) and (2, 1)).
-    s = scene("translate", 3, 3, SQUARE, [([(0, 0), (1, 0), (2, 0)], [(2, 0)]),
-                                          ([(0, 0), (0, 1), (1, 1), (2, 1)], []),
-                                          ([(0, 0), (1, 0)], [(0, 0)])])
-    found = tilings(SQUARE, [([tuple(c) for c in p["cells"]], [tuple(c) for c in p["circles"]])
-                             for p in s["pieces"]], "translate", limit=5)
+    s = scene(
+        "translate",
+        3,
+        3,
+        SQUARE,
+        [([(0, 0), (1, 0), (2, 0)], [(2, 0)]), ([(0, 0), (0, 1), (1, 1), (2, 1)], []), ([(0, 0), (1, 0)], [(0, 0)])],
+    )
+    found = tilings(
+        SQUARE,
+        [([tuple(c) for c in p["cells"]], [tuple(c) for c in p["circles"]]) for p in s["pieces"]],
+        "translate",
+        limit=5,
+    )
     assert sorted(circles_answer(t) for t in found) == ["(2, 1), (3, 3)", "(2, 2), (3, 1)"]
     with pytest.raises(Reject):
         unique_tiling(s)
@@ -135,8 +156,9 @@ def test_rejects_symmetric_piece_moving_its_circle() -> None:
     with pytest.raises(Reject):
         unique_tiling(s)
     # The L-tromino is mirror-symmetric about its diagonal: with flips, a circle on an arm end has two spots.
-    s2 = scene("rotate_flip", 4, 2, STEP_TARGET, [([(0, 0), (1, 0), (1, 1)], [(1, 1)]),
-                                                  ([(0, 0), (0, 1), (0, 2)], [(0, 1)])])
+    s2 = scene(
+        "rotate_flip", 4, 2, STEP_TARGET, [([(0, 0), (1, 0), (1, 1)], [(1, 1)]), ([(0, 0), (0, 1), (0, 2)], [(0, 1)])]
+    )
     with pytest.raises(Reject):
         unique_tiling(s2)
 
@@ -175,9 +197,13 @@ def test_solver_invariants(difficulty: str, n: int) -> None:
             assert sorted((x + dx, y + dy) for x, y in marks) == sorted(map(tuple, d["marks"]))
         shapes = [[tuple(c) for c in p["cells"]] for p in s["pieces"]]
         assert all(tuple(map(tuple, p["cells"])) == normalize(p["cells"]) for p in s["pieces"])
-        assert not any(congruent(a, b) for i, a in enumerate(shapes) for b in shapes[i + 1:])
-        again = tilings(target, [(c, [tuple(m) for m in p["circles"]]) for c, p in zip(shapes, s["pieces"], strict=True)],
-                        s["rule"], limit=3)
+        assert not any(congruent(a, b) for i, a in enumerate(shapes) for b in shapes[i + 1 :])
+        again = tilings(
+            target,
+            [(c, [tuple(m) for m in p["circles"]]) for c, p in zip(shapes, s["pieces"], strict=True)],
+            s["rule"],
+            limit=3,
+        )
         assert len(again) == 1 and circles_answer(again[0]) == sol.answer
         coords = [tuple(int(v) for v in part.split(", ")) for part in sol.answer[1:-1].split("), (")]
         assert coords == sorted(coords) and len(set(coords)) == len(coords)
@@ -231,8 +257,11 @@ def test_step_maps_the_tiling_without_writing_coordinates() -> None:
         grid = _map(text)
         assert len(grid) == scene["width"] * scene["height"]
         target = {tuple(c) for c in scene["target"]}
-        owner = {tuple(c): scene["pieces"][d["piece"]]["number"] for d in inst.meta["solution"]["states"][0]
-                 for c in d["cells"]}
+        owner = {
+            tuple(c): scene["pieces"][d["piece"]]["number"]
+            for d in inst.meta["solution"]["states"][0]
+            for c in d["cells"]
+        }
         circles = set(_circles(inst.answer))
         for cell, sym in grid.items():
             if cell not in target:
@@ -267,10 +296,10 @@ def test_answer_space_easy_by_hand() -> None:
     space = get_task(NAME, difficulty="easy").answer_space(get_task(NAME).make(0, 3).instance)
     assert space.size == 111
     assert space.contains("(4, 3)") and space.contains("(1, 4), (3, 1)") and space.contains("(1, 1), (4, 3)")
-    assert not space.contains("(4, 4)")                     # outside every rectangle
-    assert not space.contains("(1, 4), (4, 1)")             # no rectangle holds both
-    assert not space.contains("(1, 1), (1, 1)")             # one cell twice
-    assert not space.contains("(1, 1), (1, 2), (1, 3)")     # three circles
+    assert not space.contains("(4, 4)")  # outside every rectangle
+    assert not space.contains("(1, 4), (4, 1)")  # no rectangle holds both
+    assert not space.contains("(1, 1), (1, 1)")  # one cell twice
+    assert not space.contains("(1, 1), (1, 2), (1, 3)")  # three circles
     for k in range(50):
         guess = space.sample(random.Random(k))
         cells = _circles(guess)

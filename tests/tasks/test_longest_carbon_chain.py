@@ -22,16 +22,20 @@ def _bonded(scene: dict) -> set[frozenset[int]]:
 
 # -- hand-worked ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("smiles, chain", [
-    ("CCCCCC", 6),              # hexane: all six carbons in a row
-    ("CCC(C)CCC", 6),           # 3-methylhexane: the methyl gives a path of 5 only (C-C3-C4-C5-C6)
-    ("CC(C)C(C)C", 4),          # 2,3-dimethylbutane: every end-to-end path has 4 carbons
-    ("CCCOCCCC", 4),            # the ether oxygen cuts the 8-atom path into 3 and 4 carbons
-    ("CCCc1ccccc1", 9),         # propylbenzene: 3 chain carbons, then all 6 ring atoms around the ring
-    ("C1CCCCC1", 6),            # cyclohexane: round the ring, each atom once
-    ("CC(=O)CC(N)CC#N", 6),     # bond orders do not matter; the C=O, NH2 and nitrile N hang off 6 carbons
-    ("CCN(CC)CC", 2),           # triethylamine: the nitrogen separates three ethyl groups
-])
+
+@pytest.mark.parametrize(
+    "smiles, chain",
+    [
+        ("CCCCCC", 6),  # hexane: all six carbons in a row
+        ("CCC(C)CCC", 6),  # 3-methylhexane: the methyl gives a path of 5 only (C-C3-C4-C5-C6)
+        ("CC(C)C(C)C", 4),  # 2,3-dimethylbutane: every end-to-end path has 4 carbons
+        ("CCCOCCCC", 4),  # the ether oxygen cuts the 8-atom path into 3 and 4 carbons
+        ("CCCc1ccccc1", 9),  # propylbenzene: 3 chain carbons, then all 6 ring atoms around the ring
+        ("C1CCCCC1", 6),  # cyclohexane: round the ring, each atom once
+        ("CC(=O)CC(N)CC#N", 6),  # bond orders do not matter; the C=O, NH2 and nitrile N hang off 6 carbons
+        ("CCN(CC)CC", 2),  # triethylamine: the nitrogen separates three ethyl groups
+    ],
+)
 def test_hand_worked_molecules(smiles: str, chain: int) -> None:
     assert TASK.solve(scene_from_smiles(smiles)).answer == str(chain)
 
@@ -44,6 +48,7 @@ def test_hand_chain_is_a_path_of_carbons() -> None:
 
 
 # -- invariants -----------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_solution_invariants(difficulty: str) -> None:

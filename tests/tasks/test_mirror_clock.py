@@ -40,11 +40,17 @@ NAME = "mirror_clock"
 
 
 def _scene(hour_angle, minute_angle, form="read", shift=None, numerals=True):
-    return {"shown_hour_angle": hour_angle, "shown_minute_angle": minute_angle, "numerals": numerals,
-            "form": form, "shift": shift}
+    return {
+        "shown_hour_angle": hour_angle,
+        "shown_minute_angle": minute_angle,
+        "numerals": numerals,
+        "form": form,
+        "shift": shift,
+    }
 
 
 # -- hand-worked ------------------------------------------------------------------------------------------
+
 
 def test_hand_worked_three_oclock_in_mirror_is_nine():
     # The mirror shows the hour hand at 90 deg (pointing at 3) and the minute hand at 12.
@@ -81,6 +87,7 @@ def test_hand_worked_shift_wraps_past_twelve():
 
 
 # -- invariants -------------------------------------------------------------------------------------------
+
 
 def test_mirror_twice_is_identity_and_mirror_time_formula():
     for total in range(720):
@@ -131,8 +138,10 @@ def test_pictures_show_the_hands_where_the_scene_says():
         # Flipping the input picture back gives exactly the true face.
         real_h = float(mirror_angle(Fraction(sh)))
         assert ImageOps.mirror(shown).tobytes() == draw_face(real_h, real_m, scene["numerals"]).tobytes()
-        assert ImageOps.mirror(mirrored_picture(real_h, real_m, True)).tobytes() == \
-            draw_face(real_h, real_m, True).tobytes()
+        assert (
+            ImageOps.mirror(mirrored_picture(real_h, real_m, True)).tobytes()
+            == draw_face(real_h, real_m, True).tobytes()
+        )
 
 
 def _hands(text: str) -> tuple[str, str]:
@@ -195,6 +204,7 @@ def test_answer_space_follows_the_minute_step():
 
 # -- rejections -------------------------------------------------------------------------------------------
 
+
 def test_overlapping_hands_rejected():
     # Real 3:16: hour hand 98 deg, minute hand 96 deg, 2 deg apart -> one hides the other.
     h, m = hand_angles(3, 16)
@@ -217,6 +227,7 @@ def test_inconsistent_or_fractional_hands_rejected():
 
 # -- balance ----------------------------------------------------------------------------------------------
 
+
 def test_answer_hours_balanced():
     task = get_task(NAME, difficulty="hard")
     hours = []
@@ -226,6 +237,7 @@ def test_answer_hours_balanced():
 
 
 # -- scene space, hands, limits, shortcuts ----------------------------------------------------------------
+
 
 def test_easy_preset_admits_enough_distinct_scenes():
     # 12 x 12 asked times on the 5-minute grid, 5 of whose real faces have overlapping hands (12:00, 1:05, 2:10,
@@ -264,9 +276,15 @@ def test_minute_hand_reaches_the_tick_ring_and_the_hour_hand_does_not():
 def test_limits_and_parameter_relations():
     for difficulty in ("easy", "medium", "hard"):
         get_task(NAME, difficulty=difficulty)  # every preset lies inside its limits
-    for bad in ({"minute_step": 7}, {"minute_step": 60}, {"shift_minute_step": 7}, {"shift_prob": 1.5},
-                {"max_shift_hours": 12}, {"minute_step": 5, "shift_minute_step": 1},
-                {"shift_prob": 0.5, "max_shift_hours": 0, "shift_minute_step": 60}):
+    for bad in (
+        {"minute_step": 7},
+        {"minute_step": 60},
+        {"shift_minute_step": 7},
+        {"shift_prob": 1.5},
+        {"max_shift_hours": 12},
+        {"minute_step": 5, "shift_minute_step": 1},
+        {"shift_prob": 0.5, "max_shift_hours": 0, "shift_minute_step": 60},
+    ):
         with pytest.raises(ParameterError):
             get_task(NAME, difficulty="medium", **bad)
     get_task(NAME, difficulty="medium", minute_step=15, shift_minute_step=30, max_shift_hours=0)
@@ -274,8 +292,11 @@ def test_limits_and_parameter_relations():
 
 def test_shortcut_heuristics_read_the_mirror_naively():
     # Real 3:25 shown as 8:35 (hour 257.5 deg, minute 210), asked 2 h 10 min later (5:35).
-    inst = get_task(NAME).make(0, 0, with_corruption=False).instance.model_copy(
-        update={"meta": {"scene": _scene(257.5, 210, "shift", {"hours": 2, "minutes": 10})}})
+    inst = (
+        get_task(NAME)
+        .make(0, 0, with_corruption=False)
+        .instance.model_copy(update={"meta": {"scene": _scene(257.5, 210, "shift", {"hours": 2, "minutes": 10})}})
+    )
     assert apparent_time(inst) == "8:35"
     assert apparent_time_plus_shift(inst) == "10:45"
     assert real_time_ignoring_shift(inst) == "3:25"

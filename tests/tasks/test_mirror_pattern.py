@@ -28,36 +28,45 @@ from vcot.tasks.eg.mirror_pattern import (
 )
 
 # 0 = white, 1 = red. No symmetry of the square maps P to itself.
-P = [[1, 1, 0, 0],
-     [1, 0, 0, 0],
-     [1, 0, 1, 0],
-     [0, 0, 0, 0]]
+P = [[1, 1, 0, 0], [1, 0, 0, 0], [1, 0, 1, 0], [0, 0, 0, 0]]
 # Worked by hand:
-P_VERTICAL = [[0, 0, 1, 1],  # mirror line vertical: each row reversed
-              [0, 0, 0, 1],
-              [0, 1, 0, 1],
-              [0, 0, 0, 0]]
-P_HORIZONTAL = [[0, 0, 0, 0],  # mirror line horizontal: row order reversed
-                [1, 0, 1, 0],
-                [1, 0, 0, 0],
-                [1, 1, 0, 0]]
-P_DIAGONAL = [[1, 1, 1, 0],  # top-left to bottom-right mirror: transpose
-              [1, 0, 0, 0],
-              [0, 0, 1, 0],
-              [0, 0, 0, 0]]
-P_ROT90 = [[0, 0, 0, 0],  # quarter turn counter-clockwise: row k = column 3-k read downwards
-           [0, 0, 1, 0],
-           [1, 0, 0, 0],
-           [1, 1, 1, 0]]
-P_ROT180 = [[0, 0, 0, 0],
-            [0, 1, 0, 1],
-            [0, 0, 0, 1],
-            [0, 0, 1, 1]]
+P_VERTICAL = [
+    [0, 0, 1, 1],  # mirror line vertical: each row reversed
+    [0, 0, 0, 1],
+    [0, 1, 0, 1],
+    [0, 0, 0, 0],
+]
+P_HORIZONTAL = [
+    [0, 0, 0, 0],  # mirror line horizontal: row order reversed
+    [1, 0, 1, 0],
+    [1, 0, 0, 0],
+    [1, 1, 0, 0],
+]
+P_DIAGONAL = [
+    [1, 1, 1, 0],  # top-left to bottom-right mirror: transpose
+    [1, 0, 0, 0],
+    [0, 0, 1, 0],
+    [0, 0, 0, 0],
+]
+P_ROT90 = [
+    [0, 0, 0, 0],  # quarter turn counter-clockwise: row k = column 3-k read downwards
+    [0, 0, 1, 0],
+    [1, 0, 0, 0],
+    [1, 1, 1, 0],
+]
+P_ROT180 = [[0, 0, 0, 0], [0, 1, 0, 1], [0, 0, 0, 1], [0, 0, 1, 1]]
 
 
 def _scene(mode, axis, candidates):
-    return {"size": 4, "colors": ["white", "red"], "pattern": P, "mode": mode, "axis": axis,
-            "candidates": candidates, "options": ["A", "B", "C", "D"]}
+    return {
+        "size": 4,
+        "colors": ["white", "red"],
+        "pattern": P,
+        "mode": mode,
+        "axis": axis,
+        "candidates": candidates,
+        "options": ["A", "B", "C", "D"],
+    }
 
 
 def _sample(task, seed, index):
@@ -160,8 +169,11 @@ def _relations(cands: list[np.ndarray], i: int) -> collections.Counter:
     out: collections.Counter = collections.Counter()
     for j, d in enumerate(cands):
         if j != i:
-            hands = {"mirror" if t in REFLECTIONS else "turn" for t, f in TRANSFORMS.items()
-                     if np.array_equal(cands[i], f(d))}
+            hands = {
+                "mirror" if t in REFLECTIONS else "turn"
+                for t, f in TRANSFORMS.items()
+                if np.array_equal(cands[i], f(d))
+            }
             cells = int(np.sum(cands[i] != d))
             out[(frozenset(hands), cells if cells <= 4 else None)] += 1
     return out
@@ -199,6 +211,7 @@ def test_a_candidates_only_rule_is_at_chance():
 def test_the_rule_catches_the_old_shortcut():
     # The heuristic works when the shortcut is there: the answer among three rotations of the pattern.
     from vcot.analysis.shortcuts.mirror_pattern import mirror_of_another_rotation_of_none
+
     a = np.array(P)
     scene = _scene("any", None, [TRANSFORMS[t](a).tolist() for t in ("rot90", "rot180", "diagonal", "rot270")])
     assert mirror_of_another_rotation_of_none(SimpleNamespace(meta={"scene": scene})) == "C"
@@ -258,7 +271,7 @@ def test_every_colour_has_its_own_mark_drawn_in_its_cells():
         for k, v in enumerate(row):
             name = scene["colors"][v]
             cy, cx = int(y0 + (r + 0.5) * cell), int(x0 + (k + 0.5) * cell)
-            patch = img[cy - int(cell * 0.3):cy + int(cell * 0.3), cx - int(cell * 0.3):cx + int(cell * 0.3)]
+            patch = img[cy - int(cell * 0.3) : cy + int(cell * 0.3), cx - int(cell * 0.3) : cx + int(cell * 0.3)]
             fill_px = np.all(np.abs(patch - np.array(rgb(name))) < 30, axis=2).mean()
             if CELL_MARKS[name] == "blank":
                 assert fill_px > 0.95, (r, k, name)
@@ -271,8 +284,15 @@ def test_every_colour_has_its_own_mark_drawn_in_its_cells():
 def test_limits():
     task = get_task("mirror_pattern", difficulty="hard", size=8, n_colors=5)
     assert task.make(0, 1).instance.answer in "ABCD"
-    for bad in ({"size": 3}, {"size": 9}, {"n_colors": 6}, {"mode": "some"}, {"layouts": ["ring"]},
-                {"min_diff": 5}, {"axes": ["up"]}):
+    for bad in (
+        {"size": 3},
+        {"size": 9},
+        {"n_colors": 6},
+        {"mode": "some"},
+        {"layouts": ["ring"]},
+        {"min_diff": 5},
+        {"axes": ["up"]},
+    ):
         with pytest.raises(ParameterError):
             get_task("mirror_pattern", difficulty="easy", **bad)
 

@@ -22,6 +22,7 @@ def graph(times: list[int], vels: list[int], start: int, end: int, quantity: str
 
 # -- hand-worked ----------------------------------------------------------------------------------------
 
+
 def test_hand_triangle_then_rectangle():
     # 0 -> 4 m/s over 2 s: triangle 1/2 * 2 * 4 = 4 m; then 4 m/s held for 2 s: 8 m. Together 12 m.
     sol = TASK.solve(graph([0, 2, 4], [0, 4, 4], 0, 4))
@@ -54,6 +55,7 @@ def test_hand_fractional_crossing():
 
 
 # -- invariants over generated scenes -------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("difficulty", ["easy", "medium", "hard"])
 def test_pieces_tile_the_interval_and_respect_the_sign(difficulty: str):
@@ -116,6 +118,7 @@ def test_bad_parameters_are_refused():
 
 
 # -- step texts keep the rules, in the right and the corrupted trajectory ---------------------------------------
+
 
 def _num(text: str) -> Fraction:
     return Fraction(text.replace("−", "-").lstrip("+"))

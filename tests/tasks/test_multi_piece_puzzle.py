@@ -21,18 +21,26 @@ NAME = "multi_piece_puzzle"
 
 SQUARE = [(x, y) for x in range(1, 4) for y in range(1, 4)]
 L5_TARGET = [(1, 1), (2, 1), (3, 1), (4, 1), (1, 2)]
-P5 = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1)]   # bottom row of 3, two cells on top at the left
-J4 = [(2, 0), (0, 1), (1, 1), (2, 1)]           # top row of 3, one cell below at the right
-L4 = [(0, 0), (0, 1), (1, 1), (2, 1)]           # top row of 3, one cell below at the left (mirror of J4)
+P5 = [(0, 0), (1, 0), (2, 0), (0, 1), (1, 1)]  # bottom row of 3, two cells on top at the left
+J4 = [(2, 0), (0, 1), (1, 1), (2, 1)]  # top row of 3, one cell below at the right
+L4 = [(0, 0), (0, 1), (1, 1), (2, 1)]  # top row of 3, one cell below at the left (mirror of J4)
 I3 = [(0, 0), (1, 0), (2, 0)]
 O4 = [(0, 0), (1, 0), (0, 1), (1, 1)]
 COLORS = ["red", "blue", "green", "orange", "purple", "cyan"]
 
 
 def scene(rule: str, k: int, w: int, h: int, target: list, shapes: list[list]) -> dict:
-    return {"rule": rule, "k": k, "width": w, "height": h, "target": [list(c) for c in sorted(target)],
-            "pieces": [{"label": chr(65 + i), "color": COLORS[i], "cells": [list(c) for c in cells]}
-                       for i, cells in enumerate(shapes)]}
+    return {
+        "rule": rule,
+        "k": k,
+        "width": w,
+        "height": h,
+        "target": [list(c) for c in sorted(target)],
+        "pieces": [
+            {"label": chr(65 + i), "color": COLORS[i], "cells": [list(c) for c in cells]}
+            for i, cells in enumerate(shapes)
+        ],
+    }
 
 
 def test_hand_translate_square() -> None:
@@ -46,8 +54,9 @@ def test_hand_translate_square() -> None:
 def test_hand_rotate_l5() -> None:
     # Area 5 = 3 + 2 only with B (L-tromino) and C (domino); A and D have 4 cells and nothing has 1.
     # B on (1, 1), (2, 1), (1, 2) and C lying flat on (3, 1), (4, 1) tile the target. Answer B, C.
-    s = scene("rotate", 2, 4, 2, L5_TARGET, [[(0, 0), (1, 0), (2, 0), (1, 1)], [(0, 0), (1, 0), (0, 1)],
-                                             [(0, 0), (0, 1)], O4])
+    s = scene(
+        "rotate", 2, 4, 2, L5_TARGET, [[(0, 0), (1, 0), (2, 0), (1, 1)], [(0, 0), (1, 0), (0, 1)], [(0, 0), (0, 1)], O4]
+    )
     assert get_task(NAME).solve(s).answer == "B, C"
 
 
@@ -66,8 +75,14 @@ def test_rejects_two_tiling_subsets() -> None:
     with pytest.raises(Reject):
         unique_subset(s)
     # A straight tromino E also works with the domino C (domino upright on (1, 1), (1, 2), E along the row).
-    s2 = scene("rotate", 2, 4, 2, L5_TARGET, [[(0, 0), (1, 0), (2, 0), (1, 1)], [(0, 0), (1, 0), (0, 1)],
-                                              [(0, 0), (0, 1)], O4, I3])
+    s2 = scene(
+        "rotate",
+        2,
+        4,
+        2,
+        L5_TARGET,
+        [[(0, 0), (1, 0), (2, 0), (1, 1)], [(0, 0), (1, 0), (0, 1)], [(0, 0), (0, 1)], O4, I3],
+    )
     with pytest.raises(Reject):
         get_task(NAME).solve(s2)
 
@@ -103,11 +118,12 @@ def test_solver_invariants(difficulty: str, n: int) -> None:
             dx, dy = d["offset"]
             assert sorted((x + dx, y + dy) for x, y in cells) == sorted(map(tuple, d["cells"]))
         shapes = [[tuple(c) for c in p["cells"]] for p in s["pieces"]]
-        assert not any(congruent(a, b) for i, a in enumerate(shapes) for b in shapes[i + 1:])
+        assert not any(congruent(a, b) for i, a in enumerate(shapes) for b in shapes[i + 1 :])
         assert len(tiling_subsets(s, limit=3)) == 1
         sizes = [len(c) for c in shapes]
-        matching = [c for c in itertools.combinations(range(len(shapes)), s["k"])
-                    if sum(sizes[i] for i in c) == len(target)]
+        matching = [
+            c for c in itertools.combinations(range(len(shapes)), s["k"]) if sum(sizes[i] for i in c) == len(target)
+        ]
         # Counting cells never decides: every decoy has a true piece's size (so swapping it in keeps the area)
         # and fits the target's box, and at least min_area_sets k-sets have the target's area.
         assert area_sets(s) == matching and len(matching) >= max(cfg.min_area_sets, cfg.n_candidates - cfg.k + 1)
@@ -123,9 +139,9 @@ def test_area_shortcut_heuristics() -> None:
     inst = types.SimpleNamespace(meta={"scene": s}, uid="u")
     guesses = {name: fn(inst) for name, fn in HEURISTICS}
     assert area_sets(s) == [(0, 1), (0, 2)]
-    assert guesses["only set with the target's area"] is None      # two sets: area alone does not decide
+    assert guesses["only set with the target's area"] is None  # two sets: area alone does not decide
     assert guesses["guess among sets with the target's area"] in {"A, B", "A, C"}
-    assert guesses["largest pieces"] == "A, B"                       # 5, then the earlier of the 4s
+    assert guesses["largest pieces"] == "A, B"  # 5, then the earlier of the 4s
     # With C gone (an I-tromino instead) only A + B has the area, and the heuristic answers it.
     s2 = scene("translate", 2, 3, 3, SQUARE, [P5, J4, I3, [(0, 0), (1, 0), (1, 1)]])
     assert only_area_match(types.SimpleNamespace(meta={"scene": s2}, uid="u")) == "A, B"
@@ -141,11 +157,11 @@ def test_parameter_limits() -> None:
     with pytest.raises(ParameterError, match="rule"):
         get_task(NAME, rule="mirror")
     with pytest.raises(ParameterError, match="n_candidates"):
-        get_task(NAME, n_candidates=7)             # k = 3: at most 6 candidates
+        get_task(NAME, n_candidates=7)  # k = 3: at most 6 candidates
     with pytest.raises(ParameterError, match="min_cells"):
         get_task(NAME, difficulty="hard", min_cells=14)
     with pytest.raises(ParameterError, match="min_area_sets"):
-        get_task(NAME, min_area_sets=5)            # 5 candidates, k = 3: 3 sets guaranteed, 4 at most
+        get_task(NAME, min_area_sets=5)  # 5 candidates, k = 3: 3 sets guaranteed, 4 at most
     with pytest.raises(ParameterError, match="max_cells"):
         get_task(NAME, max_cells=100000)
     # Trominoes and tetrominoes come in 2 + 5 shapes: too few for 6 pairwise different candidates.
@@ -196,5 +212,5 @@ def test_answer_space_is_the_k_subsets_of_the_labels() -> None:
     assert not space.contains("A, A, B")
     guesses = {space.sample(random.Random(k)) for k in range(200)}
     assert len(guesses) == 10 and all(g.split(", ") == sorted(g.split(", ")) for g in guesses)
-    assert get_task(NAME, difficulty="easy").answer_space(inst).size == 6    # C(4, 2)
-    assert get_task(NAME, difficulty="hard").answer_space(inst).size == 15   # C(6, 4)
+    assert get_task(NAME, difficulty="easy").answer_space(inst).size == 6  # C(4, 2)
+    assert get_task(NAME, difficulty="hard").answer_space(inst).size == 15  # C(6, 4)

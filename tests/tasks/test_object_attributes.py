@@ -22,38 +22,96 @@ def _obj(shape: str, colour: str, x: float, y: float, size: str = "large", mater
 
 def _scene(program: dict, objects: list[dict] | None = None) -> dict:
     # Camera at azimuth 0 looks along +y: +x is right, larger y is farther (behind).
-    objects = objects or [_obj("cube", "red", -2.0, -1.0), _obj("sphere", "blue", 0.0, 0.0, material="metal"),
-                          _obj("cylinder", "green", 2.0, 1.0, size="small"), _obj("sphere", "red", 0.8, 2.5)]
-    return {"objects": objects, "camera": CAM, "margins": {"left_right_px": 16.0, "front_behind": 0.5},
-            "min_visible": 0.5, "program": program}
+    objects = objects or [
+        _obj("cube", "red", -2.0, -1.0),
+        _obj("sphere", "blue", 0.0, 0.0, material="metal"),
+        _obj("cylinder", "green", 2.0, 1.0, size="small"),
+        _obj("sphere", "red", 0.8, 2.5),
+    ]
+    return {
+        "objects": objects,
+        "camera": CAM,
+        "margins": {"left_right_px": 16.0, "front_behind": 0.5},
+        "min_visible": 0.5,
+        "program": program,
+    }
 
 
 def _f(**kw: str) -> dict:
     return kw
 
 
-@pytest.mark.parametrize("program, expected", [
-    ({"family": "query_colour", "attr": "colour",
-      "ref": [{"relate": None, "filter": _f(shape="cylinder")}]}, "green"),
-    # Every other object is right of the red cube, so only "metal" singles out the blue sphere.
-    ({"family": "query_colour", "attr": "colour",
-      "ref": [{"relate": None, "filter": _f(shape="cube")}, {"relate": "right", "filter": _f(material="metal")}]},
-     "blue"),
-    # Behind the blue sphere: the green cylinder and the red sphere; the sphere among them is red.
-    ({"family": "query_colour", "attr": "colour",
-      "ref": [{"relate": None, "filter": _f(colour="blue")}, {"relate": "behind", "filter": _f(shape="sphere")}]},
-     "red"),
-    ({"family": "count", "set": [{"relate": None, "filter": _f(shape="sphere")}]}, "2"),
-    ({"family": "count", "set": [{"relate": None, "filter": _f(shape="cylinder")},
-                                 {"relate": "left", "filter": _f(size="large")}]}, "3"),
-    ({"family": "exist", "set": [{"relate": None, "filter": _f(colour="green")},
-                                 {"relate": "right", "filter": {}}]}, "no"),
-    ({"family": "compare_count", "a": [{"relate": None, "filter": _f(colour="red")}],
-      "b": [{"relate": None, "filter": _f(size="small")}]}, "yes"),
-    ({"family": "same_attribute", "attr": "colour", "a": [{"relate": None, "filter": _f(shape="cube")}],
-      "b": [{"relate": None, "filter": _f(colour="blue")}, {"relate": "behind", "filter": _f(shape="sphere")}]},
-     "yes"),
-])
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        (
+            {"family": "query_colour", "attr": "colour", "ref": [{"relate": None, "filter": _f(shape="cylinder")}]},
+            "green",
+        ),
+        # Every other object is right of the red cube, so only "metal" singles out the blue sphere.
+        (
+            {
+                "family": "query_colour",
+                "attr": "colour",
+                "ref": [
+                    {"relate": None, "filter": _f(shape="cube")},
+                    {"relate": "right", "filter": _f(material="metal")},
+                ],
+            },
+            "blue",
+        ),
+        # Behind the blue sphere: the green cylinder and the red sphere; the sphere among them is red.
+        (
+            {
+                "family": "query_colour",
+                "attr": "colour",
+                "ref": [
+                    {"relate": None, "filter": _f(colour="blue")},
+                    {"relate": "behind", "filter": _f(shape="sphere")},
+                ],
+            },
+            "red",
+        ),
+        ({"family": "count", "set": [{"relate": None, "filter": _f(shape="sphere")}]}, "2"),
+        (
+            {
+                "family": "count",
+                "set": [
+                    {"relate": None, "filter": _f(shape="cylinder")},
+                    {"relate": "left", "filter": _f(size="large")},
+                ],
+            },
+            "3",
+        ),
+        (
+            {
+                "family": "exist",
+                "set": [{"relate": None, "filter": _f(colour="green")}, {"relate": "right", "filter": {}}],
+            },
+            "no",
+        ),
+        (
+            {
+                "family": "compare_count",
+                "a": [{"relate": None, "filter": _f(colour="red")}],
+                "b": [{"relate": None, "filter": _f(size="small")}],
+            },
+            "yes",
+        ),
+        (
+            {
+                "family": "same_attribute",
+                "attr": "colour",
+                "a": [{"relate": None, "filter": _f(shape="cube")}],
+                "b": [
+                    {"relate": None, "filter": _f(colour="blue")},
+                    {"relate": "behind", "filter": _f(shape="sphere")},
+                ],
+            },
+            "yes",
+        ),
+    ],
+)
 def test_hand_worked(program: dict, expected: str) -> None:
     assert get_task("object_attributes").solve(_scene(program)).answer == expected
 
@@ -100,7 +158,7 @@ def test_steps_state_no_answer_and_corruption_differs() -> None:
         assert inst.corrupted_steps and inst.meta["corruption"]
         right = [s.text for s in inst.steps]
         wrong = [s.text for s in inst.corrupted_steps]
-        assert right[:len(wrong)] != wrong
+        assert right[: len(wrong)] != wrong
 
 
 def test_query_answer_never_named_in_the_question() -> None:

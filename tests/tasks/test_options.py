@@ -8,16 +8,19 @@ from vcot.tasks.base import Reject
 from vcot.tasks.common.options import cue_rank_holds, only_match, place_correct_option
 
 
-@pytest.mark.parametrize("values, target, expected", [
-    ([5, 1, 2, 3], 0, True),     # unique largest
-    ([5, 5, 2, 3], 0, False),    # tied largest: a max-picking cue may or may not pick it
-    ([1, 4, 2, 3], 1, True),     # unique smallest
-    ([1, 1, 2, 3], 1, False),
-    ([2, 1, 3, 3], 2, True),     # neither largest nor smallest
-    ([3, 1, 3, 2], 2, False),    # ties at the top count as the top
-    ([2.0, 2.0 + 1e-12, 1.0, 0.5], 0, False),  # float sums within 1e-9 are tied
-    ([2.0, 1.9, 1.0, 0.5], 0, True),
-])
+@pytest.mark.parametrize(
+    "values, target, expected",
+    [
+        ([5, 1, 2, 3], 0, True),  # unique largest
+        ([5, 5, 2, 3], 0, False),  # tied largest: a max-picking cue may or may not pick it
+        ([1, 4, 2, 3], 1, True),  # unique smallest
+        ([1, 1, 2, 3], 1, False),
+        ([2, 1, 3, 3], 2, True),  # neither largest nor smallest
+        ([3, 1, 3, 2], 2, False),  # ties at the top count as the top
+        ([2.0, 2.0 + 1e-12, 1.0, 0.5], 0, False),  # float sums within 1e-9 are tied
+        ([2.0, 1.9, 1.0, 0.5], 0, True),
+    ],
+)
 def test_cue_rank_holds(values, target, expected):
     assert cue_rank_holds(values, target) is expected
 

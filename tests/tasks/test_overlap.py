@@ -40,12 +40,14 @@ def test_hand_worked_squares_win():
     # D: 2x2 square (dot lower-left) and 2x2 square with its dot at its upper-right corner -> the second
     #    lies in [-2,0]x[-2,0], touching the first only at the origin: area 0.
     # Largest is A (4 > 1.1 * 2).
-    scene = _scene([
-        [_rect(0, 0, 2, 2), _rect(4, 0, 2, 2)],
-        [_rect(0, 0, 3, 1), _rect(5, 0, 1, 3)],
-        [_shape([(0, 0), (2, 0), (0, 2)], (0, 0)), _rect(4, 0, 2, 2)],
-        [_rect(0, 0, 2, 2), _rect(4, 2, 2, 2, ref=(6, 4))],
-    ])
+    scene = _scene(
+        [
+            [_rect(0, 0, 2, 2), _rect(4, 0, 2, 2)],
+            [_rect(0, 0, 3, 1), _rect(5, 0, 1, 3)],
+            [_shape([(0, 0), (2, 0), (0, 2)], (0, 0)), _rect(4, 0, 2, 2)],
+            [_rect(0, 0, 2, 2), _rect(4, 2, 2, 2, ref=(6, 4))],
+        ]
+    )
     sol = get_task("overlap").solve(scene)
     assert sol.answer == "A"
     assert sol.states == [4.0, 1.0, 2.0, 0.0]
@@ -60,12 +62,14 @@ def test_hand_worked_triangle_and_l_shape():
     # D: right triangle (0,0),(4,0),(0,4) (area 8) with dot at (0,0) vs 2x2 square dot lower-left -> the
     #    square [0,2]^2 lies under the hypotenuse x+y<=4: area 4.
     # Largest is B (5 >= 1.1 * 4 = 4.4).
-    scene = _scene([
-        [_rect(0, 0, 4, 1), _rect(6, 0, 1, 4)],
-        [_shape([(0, 0), (3, 0), (3, 1), (1, 1), (1, 3), (0, 3)], (0, 0)), _rect(5, 0, 3, 3)],
-        [_rect(0, 0, 2, 2), _rect(4, 0, 2, 2, ref=(6, 0))],
-        [_shape([(0, 0), (4, 0), (0, 4)], (0, 0)), _rect(6, 1, 2, 2)],
-    ])
+    scene = _scene(
+        [
+            [_rect(0, 0, 4, 1), _rect(6, 0, 1, 4)],
+            [_shape([(0, 0), (3, 0), (3, 1), (1, 1), (1, 3), (0, 3)], (0, 0)), _rect(5, 0, 3, 3)],
+            [_rect(0, 0, 2, 2), _rect(4, 0, 2, 2, ref=(6, 0))],
+            [_shape([(0, 0), (4, 0), (0, 4)], (0, 0)), _rect(6, 1, 2, 2)],
+        ]
+    )
     sol = get_task("overlap").solve(scene)
     assert sol.states == [1.0, 5.0, 0.0, 4.0]
     assert sol.answer == "B"
@@ -82,12 +86,14 @@ def test_hand_worked_dot_on_upper_vertex():
     #    integral of (x/2 + 2) dx over [-2,0] = 3. So C = 3.
     # D: 1x1 vs 1x1 with lower-left dots -> 1.
     # Largest is A (4 >= 3.3).
-    scene = _scene([
-        [_rect(0, 0, 2, 2, ref=(2, 2)), _rect(4, 0, 2, 2, ref=(6, 2))],
-        [_rect(0, 0, 3, 3, ref=(0, 3)), _rect(5, 0, 3, 3)],
-        [_shape([(0, 0), (4, 0), (4, 2)], (4, 2)), _rect(7, 0, 2, 2, ref=(9, 2))],
-        [_rect(0, 0, 1, 1), _rect(3, 0, 1, 1)],
-    ])
+    scene = _scene(
+        [
+            [_rect(0, 0, 2, 2, ref=(2, 2)), _rect(4, 0, 2, 2, ref=(6, 2))],
+            [_rect(0, 0, 3, 3, ref=(0, 3)), _rect(5, 0, 3, 3)],
+            [_shape([(0, 0), (4, 0), (4, 2)], (4, 2)), _rect(7, 0, 2, 2, ref=(9, 2))],
+            [_rect(0, 0, 1, 1), _rect(3, 0, 1, 1)],
+        ]
+    )
     sol = get_task("overlap").solve(scene)
     assert sol.states == [4.0, 0.0, 3.0, 1.0]
     assert sol.answer == "A"
@@ -95,12 +101,14 @@ def test_hand_worked_dot_on_upper_vertex():
 
 def test_close_call_rejected():
     # 4x4 vs 4x4 -> 16; 5x3 vs 5x3 -> 15: 16 < 1.1 * 15, so the scene is too close to call.
-    scene = _scene([
-        [_rect(0, 0, 4, 4), _rect(6, 0, 4, 4)],
-        [_rect(0, 0, 5, 3), _rect(6, 0, 5, 3)],
-        [_rect(0, 0, 1, 1), _rect(3, 0, 1, 1)],
-        [_rect(0, 0, 2, 1), _rect(3, 0, 2, 1)],
-    ])
+    scene = _scene(
+        [
+            [_rect(0, 0, 4, 4), _rect(6, 0, 4, 4)],
+            [_rect(0, 0, 5, 3), _rect(6, 0, 5, 3)],
+            [_rect(0, 0, 1, 1), _rect(3, 0, 1, 1)],
+            [_rect(0, 0, 2, 1), _rect(3, 0, 2, 1)],
+        ]
+    )
     with pytest.raises(Reject):
         get_task("overlap").solve(scene)
     with pytest.raises(Reject):

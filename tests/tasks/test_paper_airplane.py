@@ -49,9 +49,16 @@ def test_line_missing_the_paper_is_rejected():
 def test_hand_sequence_two_halvings():
     # Fold x = 4 moving the left half -> [4,8]x[0,8]; then y = 4 moving the upper half -> [4,8]x[0,4].
     task = get_task("paper_airplane")
-    scene = {"size": 8, "folds": [{"line": [1, 0, 4], "moving": -1}, {"line": [0, 1, 4], "moving": 1}],
-             "candidates": [[[4, 0], [8, 0], [8, 4], [4, 4]], [[0, 0], [4, 0], [4, 4], [0, 4]],
-                            [[4, 4], [8, 4], [8, 8], [4, 8]], [[4, 0], [8, 0], [8, 8], [4, 8]]]}
+    scene = {
+        "size": 8,
+        "folds": [{"line": [1, 0, 4], "moving": -1}, {"line": [0, 1, 4], "moving": 1}],
+        "candidates": [
+            [[4, 0], [8, 0], [8, 4], [4, 4]],
+            [[0, 0], [4, 0], [4, 4], [0, 4]],
+            [[4, 4], [8, 4], [8, 8], [4, 8]],
+            [[4, 0], [8, 0], [8, 8], [4, 8]],
+        ],
+    }
     sol = task.solve(scene)
     assert sol.answer == "A"
     assert sol.states[1] == [[4, 0], [8, 0], [8, 8], [4, 8]]
@@ -62,9 +69,16 @@ def test_hand_sequence_diagonal_then_vertical():
     # moving: the triangle (4,0),(8,0),(4,4) lands on (4,0),(0,0),(4,4), inside what stays, so the outline is
     # the trapezoid (0,0),(4,0),(4,4),(0,8) of area 24.
     task = get_task("paper_airplane")
-    scene = {"size": 8, "folds": [{"line": [1, 1, 8], "moving": 1}, {"line": [1, 0, 4], "moving": 1}],
-             "candidates": [[[0, 0], [8, 0], [0, 8]], [[4, 0], [8, 0], [8, 8], [4, 4]],
-                            [[0, 0], [4, 0], [4, 4], [0, 8]], [[0, 0], [4, 4], [4, 8], [0, 8]]]}
+    scene = {
+        "size": 8,
+        "folds": [{"line": [1, 1, 8], "moving": 1}, {"line": [1, 0, 4], "moving": 1}],
+        "candidates": [
+            [[0, 0], [8, 0], [0, 8]],
+            [[4, 0], [8, 0], [8, 8], [4, 4]],
+            [[0, 0], [4, 0], [4, 4], [0, 8]],
+            [[0, 0], [4, 4], [4, 8], [0, 8]],
+        ],
+    }
     sol = task.solve(scene)
     assert sol.answer == "C"
     assert run_folds(8, scene["folds"])[-1].area == pytest.approx(24)
@@ -74,24 +88,48 @@ def test_hand_sequence_three_folds_to_triangle():
     # y = 6 upper part down -> [0,8]x[0,6]; x = 2 left part over -> [2,8]x[0,6]; x - y = 2 with the
     # lower-right triangle (2,0),(8,0),(8,6) moving: it reflects exactly onto (2,0),(2,6),(8,6).
     task = get_task("paper_airplane")
-    scene = {"size": 8, "folds": [{"line": [0, 1, 6], "moving": 1}, {"line": [1, 0, 2], "moving": -1},
-                                  {"line": [1, -1, 2], "moving": 1}],
-             "candidates": [[[2, 0], [8, 0], [8, 6], [2, 6]], [[2, 0], [8, 0], [8, 6]],
-                            [[6, 0], [6, 6], [0, 6]], [[2, 0], [8, 6], [2, 6]]]}
+    scene = {
+        "size": 8,
+        "folds": [
+            {"line": [0, 1, 6], "moving": 1},
+            {"line": [1, 0, 2], "moving": -1},
+            {"line": [1, -1, 2], "moving": 1},
+        ],
+        "candidates": [
+            [[2, 0], [8, 0], [8, 6], [2, 6]],
+            [[2, 0], [8, 0], [8, 6]],
+            [[6, 0], [6, 6], [0, 6]],
+            [[2, 0], [8, 6], [2, 6]],
+        ],
+    }
     assert task.solve(scene).answer == "D"
 
 
 def test_lookalike_candidates_rejected():
     task = get_task("paper_airplane")
     folds = [{"line": [1, 0, 4], "moving": -1}, {"line": [0, 1, 4], "moving": 1}]
-    twice = {"size": 8, "folds": folds,
-             "candidates": [[[4, 0], [8, 0], [8, 4], [4, 4]], [[4, 0], [8, 0], [8, 4], [4, 4]],
-                            [[0, 0], [4, 0], [4, 4], [0, 4]], [[4, 0], [8, 0], [8, 8], [4, 8]]]}
+    twice = {
+        "size": 8,
+        "folds": folds,
+        "candidates": [
+            [[4, 0], [8, 0], [8, 4], [4, 4]],
+            [[4, 0], [8, 0], [8, 4], [4, 4]],
+            [[0, 0], [4, 0], [4, 4], [0, 4]],
+            [[4, 0], [8, 0], [8, 8], [4, 8]],
+        ],
+    }
     with pytest.raises(Reject):
         task.solve(twice)
     # A distractor only slightly off the answer (IoU 16/17 > 0.9) is too alike.
-    close = dict(twice, candidates=[[[4, 0], [8, 0], [8, 4], [4, 4]], [[4, 0], [8, 0], [8, 4.25], [4, 4.25]],
-                                    [[0, 0], [4, 0], [4, 4], [0, 4]], [[4, 0], [8, 0], [8, 8], [4, 8]]])
+    close = dict(
+        twice,
+        candidates=[
+            [[4, 0], [8, 0], [8, 4], [4, 4]],
+            [[4, 0], [8, 0], [8, 4.25], [4, 4.25]],
+            [[0, 0], [4, 0], [4, 4], [0, 4]],
+            [[4, 0], [8, 0], [8, 8], [4, 8]],
+        ],
+    )
     with pytest.raises(Reject):
         task.solve(close)
 
@@ -118,7 +156,7 @@ def test_invariants_on_many_seeds(difficulty):
         kinds = sol.details["candidate_kinds"]
         assert kinds[k] == "correct" and kinds.count("correct") == 1
         # Every distractor is a slip in a fold before the last (the last fold is shared by all options).
-        for kind in kinds[:k] + kinds[k + 1:]:
+        for kind in kinds[:k] + kinds[k + 1 :]:
             family, where = kind.split()
             assert family in {"direction", "skip", "order", "position"}, kind
             assert int(where.split("-")[-1]) < len(scene["folds"]), kind
@@ -165,6 +203,7 @@ def test_answer_balance():
 
 
 # -- layout of the fold marks: checked with shapely on the pixel geometry the layout returns ------------------
+
 
 def _check_marks_apart(marks, canvas) -> None:
     from shapely.geometry import LineString, Point
@@ -213,8 +252,11 @@ def test_parallel_folds_get_arrows_at_distinct_places():
     # would put the three shafts on one horizontal line, overlapping each other and the neighbouring lines.
     from vcot.tasks.ct.paper_airplane import INPUT_CANVAS, input_layout
 
-    scene = {"size": 8, "folds": [{"line": [1, 0, 5], "moving": 1}, {"line": [1, 0, 4], "moving": 1},
-                                  {"line": [1, 0, 3], "moving": 1}], "candidates": []}
+    scene = {
+        "size": 8,
+        "folds": [{"line": [1, 0, 5], "moving": 1}, {"line": [1, 0, 4], "moving": 1}, {"line": [1, 0, 3], "moving": 1}],
+        "candidates": [],
+    }
     marks = input_layout(scene)
     assert marks is not None
     _check_marks_apart(marks, INPUT_CANVAS)

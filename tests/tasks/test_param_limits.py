@@ -154,38 +154,89 @@ def test_rolling_dice_board_and_move_errors(name: str, tmp_path: Path) -> None:
 # nearest configuration that keeps it (so each check refuses exactly what it should).
 RELATIONS = [
     ("billiards", {"min_width": 9, "max_width": 9}, {"min_width": 8, "max_width": 9}, "no even width"),
-    ("billiards", {"min_width": 10, "max_width": 12, "min_height": 10, "max_height": 11},
-     {"min_width": 10, "max_width": 12, "min_height": 9, "max_height": 11}, "min_height (10) must be below"),
-    ("billiards", {"max_width": 12, "min_bounces": 7, "max_bounces": 7},
-     {"max_width": 12, "min_bounces": 6, "max_bounces": 7}, "min_bounces (7) must be at most max_width / 2"),
+    (
+        "billiards",
+        {"min_width": 10, "max_width": 12, "min_height": 10, "max_height": 11},
+        {"min_width": 10, "max_width": 12, "min_height": 9, "max_height": 11},
+        "min_height (10) must be below",
+    ),
+    (
+        "billiards",
+        {"max_width": 12, "min_bounces": 7, "max_bounces": 7},
+        {"max_width": 12, "min_bounces": 6, "max_bounces": 7},
+        "min_bounces (7) must be at most max_width / 2",
+    ),
     ("defuse_a_bomb", {"n_wires": 6, "height": 6}, {"n_wires": 6, "height": 7}, "height (6) must be at least"),
-    ("defuse_a_bomb", {"n_wires": 4, "height": 6, "panel_max_h": 3}, {"n_wires": 4, "height": 7, "panel_max_h": 3},
-     "with panel_max_h below 4, height (6) must be at least n_wires + 3 = 7"),
-    ("defuse_a_bomb", {"panel_max_w": 3, "panel_max_h": 3}, {"panel_max_w": 4, "panel_max_h": 3},
-     "panel_max_w (3) or panel_max_h (3) must be at least 4"),
-    ("defuse_a_bomb", {"n_panels": 3, "panel_max_w": 4, "width": 18}, {"n_panels": 3, "panel_max_w": 4, "width": 19},
-     "width (18) must be at least n_panels x (panel_max_w + 2) + 1 = 19"),
-    ("rolling_dice_top", {"rows": 2, "cols": 3, "min_moves": 1, "max_moves": 6},
-     {"rows": 2, "cols": 3, "min_moves": 1, "max_moves": 5}, "max_moves (6) must be at most rows x cols - 1 = 5"),
-    ("rolling_dice_sum", {"rows": 2, "cols": 2, "min_moves": 1, "max_moves": 4},
-     {"rows": 2, "cols": 2, "min_moves": 1, "max_moves": 3}, "max_moves (4) must be at most"),
-    ("rolling_dice_two", {"rows": 2, "cols": 2, "min_moves": 2, "max_moves": 3},
-     {"rows": 2, "cols": 3, "min_moves": 2, "max_moves": 3}, "at least 6 cells"),
-    ("trailer_cubes_count", {"max_width": 4, "max_depth": 4, "max_height": 4, "answer_max": 65},
-     {"max_width": 4, "max_depth": 4, "max_height": 4, "answer_max": 64}, "must lie within 3..64"),
-    ("trailer_cubes_count", {"min_width": 3, "answer_min": 2}, {"min_width": 3, "answer_min": 3},
-     "must lie within 3..64"),
-    ("trailer_cubes_missing", {"max_width": 4, "max_depth": 4, "max_height": 4, "answer_max": 61},
-     {"max_width": 4, "max_depth": 4, "max_height": 4, "answer_max": 60}, "must lie within 0..60"),
-    ("trailer_cubes_missing", {"answer_min": 5, "answer_max": 7, "buckets": 4},
-     {"answer_min": 5, "answer_max": 8, "buckets": 4}, "buckets (4) must not exceed the 3 values"),
-    ("trailer_cubes_count", {"min_width": 3, "min_depth": 4, "min_unequal_cells": 7},
-     {"min_width": 3, "min_depth": 4, "min_unequal_cells": 6}, "min_unequal_cells (7) must be at most half"),
+    (
+        "defuse_a_bomb",
+        {"n_wires": 4, "height": 6, "panel_max_h": 3},
+        {"n_wires": 4, "height": 7, "panel_max_h": 3},
+        "with panel_max_h below 4, height (6) must be at least n_wires + 3 = 7",
+    ),
+    (
+        "defuse_a_bomb",
+        {"panel_max_w": 3, "panel_max_h": 3},
+        {"panel_max_w": 4, "panel_max_h": 3},
+        "panel_max_w (3) or panel_max_h (3) must be at least 4",
+    ),
+    (
+        "defuse_a_bomb",
+        {"n_panels": 3, "panel_max_w": 4, "width": 18},
+        {"n_panels": 3, "panel_max_w": 4, "width": 19},
+        "width (18) must be at least n_panels x (panel_max_w + 2) + 1 = 19",
+    ),
+    (
+        "rolling_dice_top",
+        {"rows": 2, "cols": 3, "min_moves": 1, "max_moves": 6},
+        {"rows": 2, "cols": 3, "min_moves": 1, "max_moves": 5},
+        "max_moves (6) must be at most rows x cols - 1 = 5",
+    ),
+    (
+        "rolling_dice_sum",
+        {"rows": 2, "cols": 2, "min_moves": 1, "max_moves": 4},
+        {"rows": 2, "cols": 2, "min_moves": 1, "max_moves": 3},
+        "max_moves (4) must be at most",
+    ),
+    (
+        "rolling_dice_two",
+        {"rows": 2, "cols": 2, "min_moves": 2, "max_moves": 3},
+        {"rows": 2, "cols": 3, "min_moves": 2, "max_moves": 3},
+        "at least 6 cells",
+    ),
+    (
+        "trailer_cubes_count",
+        {"max_width": 4, "max_depth": 4, "max_height": 4, "answer_max": 65},
+        {"max_width": 4, "max_depth": 4, "max_height": 4, "answer_max": 64},
+        "must lie within 3..64",
+    ),
+    (
+        "trailer_cubes_count",
+        {"min_width": 3, "answer_min": 2},
+        {"min_width": 3, "answer_min": 3},
+        "must lie within 3..64",
+    ),
+    (
+        "trailer_cubes_missing",
+        {"max_width": 4, "max_depth": 4, "max_height": 4, "answer_max": 61},
+        {"max_width": 4, "max_depth": 4, "max_height": 4, "answer_max": 60},
+        "must lie within 0..60",
+    ),
+    (
+        "trailer_cubes_missing",
+        {"answer_min": 5, "answer_max": 7, "buckets": 4},
+        {"answer_min": 5, "answer_max": 8, "buckets": 4},
+        "buckets (4) must not exceed the 3 values",
+    ),
+    (
+        "trailer_cubes_count",
+        {"min_width": 3, "min_depth": 4, "min_unequal_cells": 7},
+        {"min_width": 3, "min_depth": 4, "min_unequal_cells": 6},
+        "min_unequal_cells (7) must be at most half",
+    ),
 ]
 
 
-@pytest.mark.parametrize("name, bad, good, words", RELATIONS,
-                         ids=[f"{r[0]}-{'-'.join(r[1])}" for r in RELATIONS])
+@pytest.mark.parametrize("name, bad, good, words", RELATIONS, ids=[f"{r[0]}-{'-'.join(r[1])}" for r in RELATIONS])
 def test_relations_between_parameters(name: str, bad: dict, good: dict, words: str) -> None:
     cls = get_task_class(name)
     with pytest.raises(ParameterError) as info:

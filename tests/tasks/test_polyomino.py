@@ -84,10 +84,18 @@ def test_transforms_compose_and_keep_marks() -> None:
     assert moved == ((0, 2), (1, 0), (1, 1), (1, 2)) and marks == ((0, 2),)
 
 
-@pytest.mark.parametrize("name,expected", [
-    ("I3", [1, 2, 2]), ("L3", [1, 4, 4]), ("O4", [1, 1, 1]), ("T4", [1, 4, 4]),
-    ("S4", [1, 2, 4]), ("L4", [1, 4, 8]), ("F5", [1, 4, 8]),
-])
+@pytest.mark.parametrize(
+    "name,expected",
+    [
+        ("I3", [1, 2, 2]),
+        ("L3", [1, 4, 4]),
+        ("O4", [1, 1, 1]),
+        ("T4", [1, 4, 4]),
+        ("S4", [1, 2, 4]),
+        ("L4", [1, 4, 8]),
+        ("F5", [1, 4, 8]),
+    ],
+)
 def test_orientation_group_sizes(name: str, expected: list[int]) -> None:
     assert [len(orientations(SHAPES[name], r)) for r in RULES] == expected
 
@@ -187,7 +195,7 @@ def test_sample_cut_target_cuts_the_target_into_distinct_pieces() -> None:
         assert sorted(c for p in parts for c in p) == sorted(region)
         assert cfg.min_cells <= len(region) <= cfg.max_cells and len(parts) == 3
         assert all(cfg.min_piece <= len(p) <= cfg.max_piece and is_connected(p) for p in parts)
-        assert not any(congruent(a, b) for i, a in enumerate(parts) for b in parts[i + 1:])
+        assert not any(congruent(a, b) for i, a in enumerate(parts) for b in parts[i + 1 :])
         frame = target_frame(region)
         assert sorted(map(tuple, frame["target"])) == sorted((x + 1, y + 1) for x, y in region)
         assert frame["width"] == max(x for x, _ in region) + 1 and frame["height"] == max(y for _, y in region) + 1
@@ -214,8 +222,10 @@ def test_tiling_map_draws_cells_overlaps_gaps_and_overhangs() -> None:
     two = Placement(1, 1, (2, 1), ((2, 1), (2, 2)), ())
     legend, rows = tiling_map(2, 2, [(1, 1), (2, 1), (1, 2)], [("1", one), ("2", two)])
     assert rows == "y = 2: _ [2]; y = 1: 1* 1+2"
-    assert legend == ("* marks a circle, + joins pieces overlapping on one cell, _ is a target cell left "
-                      "uncovered, brackets mark piece cells outside the target")
+    assert legend == (
+        "* marks a circle, + joins pieces overlapping on one cell, _ is a target cell left "
+        "uncovered, brackets mark piece cells outside the target"
+    )
     # A clean tiling names only what occurs.
     legend, rows = tiling_map(2, 1, [(1, 1)], [("3", Placement(0, 0, (1, 1), ((1, 1),), ()))])
     assert (legend, rows) == (". is an empty cell outside the target", "y = 1: 3 .")

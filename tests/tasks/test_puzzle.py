@@ -34,9 +34,17 @@ from vcot.tasks.base import ParameterError, Reject
 
 def _scene(grid, hole, candidates, levels=6):
     """A scene as the generator stores it: the hole's cells are hidden, no rule, no labels."""
-    return {"rows": len(grid), "cols": len(grid[0]), "shade_levels": levels, "grid": hide_hole(grid, hole),
-            "hole": list(hole), "candidates": candidates, "options": ["A", "B", "C", "D"], "min_cells": 2,
-            "min_pixel_frac": 0.04}
+    return {
+        "rows": len(grid),
+        "cols": len(grid[0]),
+        "shade_levels": levels,
+        "grid": hide_hole(grid, hole),
+        "hole": list(hole),
+        "candidates": candidates,
+        "options": ["A", "B", "C", "D"],
+        "min_cells": 2,
+        "min_pixel_frac": 0.04,
+    }
 
 
 def _sample(task, seed, index):
@@ -87,10 +95,18 @@ def test_hand_worked_stripes():
     # shape = [diamond, plus, circle][(i + j) % 3], colour = [yellow, black][(i - j) % 2].
     # Hole rows 3-4, columns 0-1: (3,0) diamond black, (3,1) plus yellow, (4,0) plus yellow,
     # (4,1) circle black -> candidate D.
-    rule = {"family": "stripes", "m": 3, "m2": 2, "shapes": ["diamond", "plus", "circle"],
-            "colors": ["yellow", "black"], "shape_dir": 1}
-    grid = [[[["diamond", "plus", "circle"][(i + j) % 3], ["yellow", "black"][(i - j) % 2], 0]
-             for j in range(6)] for i in range(6)]
+    rule = {
+        "family": "stripes",
+        "m": 3,
+        "m2": 2,
+        "shapes": ["diamond", "plus", "circle"],
+        "colors": ["yellow", "black"],
+        "shape_dir": 1,
+    }
+    grid = [
+        [[["diamond", "plus", "circle"][(i + j) % 3], ["yellow", "black"][(i - j) % 2], 0] for j in range(6)]
+        for i in range(6)
+    ]
     assert rule_grid(rule, 6, 6) == grid
     truth = [[["diamond", "black", 0], ["plus", "yellow", 0]], [["plus", "yellow", 0], ["circle", "black", 0]]]
     swapped = [[["diamond", "yellow", 0], ["plus", "black", 0]], [["plus", "black", 0], ["circle", "yellow", 0]]]
@@ -99,14 +115,18 @@ def test_hand_worked_stripes():
     scene = _scene(grid, (3, 0, 2), [swapped, shifted, rot90, truth], levels=6)
     sol = get_task("puzzle").solve(scene)
     assert sol.answer == "D" and sol.details["fitted_rule"] == rule
-    assert sol.details["candidate_kinds"][1] == "shifted" and sol.details["candidate_kinds"][2] == \
-        "rotated copy of the right piece"
+    assert (
+        sol.details["candidate_kinds"][1] == "shifted"
+        and sol.details["candidate_kinds"][2] == "rotated copy of the right piece"
+    )
 
 
 def test_unstructured_picture_rejected():
     rng = random.Random(0)
-    grid = [[[rng.choice(["circle", "square", "plus", "ring"]), rng.choice(["red", "blue", "green"]), 0]
-             for _ in range(6)] for _ in range(6)]
+    grid = [
+        [[rng.choice(["circle", "square", "plus", "ring"]), rng.choice(["red", "blue", "green"]), 0] for _ in range(6)]
+        for _ in range(6)
+    ]
     with pytest.raises(Reject):
         check_determined(grid, (2, 2, 2))
     check_determined(MOTIF_GRID, (2, 2, 2))
@@ -178,7 +198,7 @@ def test_invariants(difficulty):
         assert all(scene["grid"][i][j] is None for i in range(r0, r0 + k) for j in range(c0, c0 + k))
         full = rule_grid(sol.details["fitted_rule"], scene["rows"], scene["cols"])
         assert hide_hole(full, (r0, c0, k)) == scene["grid"]
-        truth = [row[c0:c0 + k] for row in full[r0:r0 + k]]
+        truth = [row[c0 : c0 + k] for row in full[r0 : r0 + k]]
         assert sol.states[0] == truth
         right = "ABCD".index(sol.answer)
         assert scene["candidates"][right] == truth
@@ -190,8 +210,9 @@ def test_invariants(difficulty):
         assert all(o != truth for o in others)
         assert len({repr(o) for o in others}) == 3
         check_determined(full, (r0, c0, k))
-        colours = {cell[1] for row in full for cell in row} | {cell[1] for c in scene["candidates"]
-                                                                for row in c for cell in row}
+        colours = {cell[1] for row in full for cell in row} | {
+            cell[1] for c in scene["candidates"] for row in c for cell in row
+        }
         assert colours <= set(CELL_COLOURS)
     assert {"shifted", "rotated", "mirrored", "recoloured"} <= set(kinds_seen), kinds_seen
 
@@ -219,8 +240,7 @@ def test_candidates_alone_do_not_single_out_the_answer():
         scene, sol = _sample(task, 17, s)
         cands, right = scene["candidates"], "ABCD".index(sol.answer)
         prof = [collections.Counter(_relation(cands[i], cands[j]) for j in range(4) if j != i) for i in range(4)]
-        unique = [any(prof[i].elements()) and all(prof[i] != prof[j] for j in range(4) if j != i)
-                  for i in range(4)]
+        unique = [any(prof[i].elements()) and all(prof[i] != prof[j] for j in range(4) if j != i) for i in range(4)]
         answer_unique += unique[right]
         distractor_unique += sum(unique[i] for i in range(4) if i != right) / 3
     assert answer_unique <= distractor_unique + 0.15 * n, (answer_unique, distractor_unique)
@@ -263,7 +283,7 @@ def test_every_colour_has_its_own_mark_drawn_on_its_shapes():
                     mark = np.array((0, 0, 0) if contrast_colour(under) == "black" else (255, 255, 255))
                     cx, cy = int(x0 + (j + 0.5) * cell), int(16 + (i + 0.5) * cell)
                     r = int(cell * 0.1)
-                    centre = img[cy - r:cy + r + 1, cx - r:cx + r + 1].reshape(-1, 3)
+                    centre = img[cy - r : cy + r + 1, cx - r : cx + r + 1].reshape(-1, 3)
                     near = np.abs(centre - mark).max(axis=1) < 40
                     # Some of the centre is the mark, some is what it is drawn on.
                     assert 0.05 < near.mean() < 0.9, (difficulty, index, i, j, content, near.mean())
@@ -272,11 +292,29 @@ def test_every_colour_has_its_own_mark_drawn_on_its_shapes():
 
 
 def test_limits():
-    task = get_task("puzzle", difficulty="hard", rows=12, cols=12, hole=4, max_period=4, min_cells=8,
-                    min_pixel_frac=0.15, altered_prob=1.0)
+    task = get_task(
+        "puzzle",
+        difficulty="hard",
+        rows=12,
+        cols=12,
+        hole=4,
+        max_period=4,
+        min_cells=8,
+        min_pixel_frac=0.15,
+        altered_prob=1.0,
+    )
     assert task.make(0, 1).instance.answer in "ABCD"
-    for bad in ({"rows": 13}, {"hole": 1}, {"hole": 6}, {"max_period": 5}, {"min_pixel_frac": 0.3},
-                {"min_cells": 3}, {"families": ["waves"]}, {"altered_prob": 1.5}, {"max_period": 2}):
+    for bad in (
+        {"rows": 13},
+        {"hole": 1},
+        {"hole": 6},
+        {"max_period": 5},
+        {"min_pixel_frac": 0.3},
+        {"min_cells": 3},
+        {"families": ["waves"]},
+        {"altered_prob": 1.5},
+        {"max_period": 2},
+    ):
         with pytest.raises(ParameterError):
             get_task("puzzle", difficulty="medium", **bad)
 

@@ -12,15 +12,18 @@ def _run(code: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_listing_the_tasks_does_not_import_bullet() -> None:
-    r = _run("import sys\nfrom vcot.tasks import task_names\nassert 'robot_program' in task_names()\n"
-             "print('pybullet' in sys.modules)")
+    r = _run(
+        "import sys\nfrom vcot.tasks import task_names\nassert 'robot_program' in task_names()\n"
+        "print('pybullet' in sys.modules)"
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "False" and "pybullet" not in r.stderr
 
 
 def test_simulating_prints_no_banner() -> None:
-    r = _run("from vcot.tasks import get_task\nt = get_task('robot_program', 'easy')\n"
-             "print(t.solved_scene(0, 1)[1].answer)")
+    r = _run(
+        "from vcot.tasks import get_task\nt = get_task('robot_program', 'easy')\nprint(t.solved_scene(0, 1)[1].answer)"
+    )
     assert r.returncode == 0, r.stderr
     assert "pybullet build time" not in r.stdout + r.stderr
     assert len(r.stdout.split()) == 1  # the answer alone

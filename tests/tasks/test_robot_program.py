@@ -24,9 +24,14 @@ def scene(blocks: dict, program: list, asked: str, size=(4, 4)) -> dict:
 
 def test_hand_push_then_put_beside() -> None:
     # red at a1, blue at c1. Push blue away from the robot: c2. Put red to the left of blue: b2.
-    s = scene({"red": [0, 0, 0], "blue": [2, 0, 0]},
-              [{"op": "push", "block": "blue", "dir": "away"},
-               {"op": "put_beside", "block": "red", "onto": "blue", "dir": "left"}], "red")
+    s = scene(
+        {"red": [0, 0, 0], "blue": [2, 0, 0]},
+        [
+            {"op": "push", "block": "blue", "dir": "away"},
+            {"op": "put_beside", "block": "red", "onto": "blue", "dir": "left"},
+        ],
+        "red",
+    )
     sol = TASK.solve(s)
     assert sol.answer == "b2"
     assert sol.states[0]["blue"] == [2, 1, 0] and sol.states[1]["red"] == [1, 1, 0]
@@ -38,9 +43,11 @@ def test_hand_push_then_put_beside() -> None:
 def test_hand_stacking_follows_the_block_below() -> None:
     # green at D4 is put on blue at A1 (level 1); then blue... cannot move (covered), so push orange instead,
     # and put cyan on green: cyan ends at A1, level 2.
-    s = scene({"green": [3, 3, 0], "blue": [0, 0, 0], "cyan": [2, 2, 0]},
-              [{"op": "put_on", "block": "green", "onto": "blue"},
-               {"op": "put_on", "block": "cyan", "onto": "green"}], "cyan")
+    s = scene(
+        {"green": [3, 3, 0], "blue": [0, 0, 0], "cyan": [2, 2, 0]},
+        [{"op": "put_on", "block": "green", "onto": "blue"}, {"op": "put_on", "block": "cyan", "onto": "green"}],
+        "cyan",
+    )
     sol = TASK.solve(s)
     assert sol.answer == "a1"
     assert sol.states[-1]["cyan"] == [0, 0, 2]
@@ -132,6 +139,10 @@ def test_a_replay_does_not_depend_on_the_replays_before() -> None:
         return [_sim._pose(_sim.world(), n) for n in sorted(blocks)]
 
     first = poses()
-    _sim.replay({"cyan": (1, 1, 0), "purple": (1, 1, 1), "orange": (0, 3, 0)},
-                [{"op": "put_on", "block": "orange", "onto": "purple"}], (4, 4), random.Random(9))
+    _sim.replay(
+        {"cyan": (1, 1, 0), "purple": (1, 1, 1), "orange": (0, 3, 0)},
+        [{"op": "put_on", "block": "orange", "onto": "purple"}],
+        (4, 4),
+        random.Random(9),
+    )
     assert poses() == first

@@ -18,12 +18,17 @@ TASK = get_task("robot_state_change", "easy")
 
 def test_hand_put_on() -> None:
     # red A1 -> onto blue at C3. Option B says so; A pushes red (to B1), C puts blue on red, D puts red left of blue.
-    s = {"size": [4, 4], "before": {"red": [0, 0, 0], "blue": [2, 2, 0], "green": [3, 0, 0]},
-         "after": {"red": [2, 2, 1], "blue": [2, 2, 0], "green": [3, 0, 0]},
-         "options": [[{"op": "push", "block": "red", "dir": "right"}],
-                     [{"op": "put_on", "block": "red", "onto": "blue"}],
-                     [{"op": "put_on", "block": "blue", "onto": "red"}],
-                     [{"op": "put_beside", "block": "red", "onto": "blue", "dir": "left"}]]}
+    s = {
+        "size": [4, 4],
+        "before": {"red": [0, 0, 0], "blue": [2, 2, 0], "green": [3, 0, 0]},
+        "after": {"red": [2, 2, 1], "blue": [2, 2, 0], "green": [3, 0, 0]},
+        "options": [
+            [{"op": "push", "block": "red", "dir": "right"}],
+            [{"op": "put_on", "block": "red", "onto": "blue"}],
+            [{"op": "put_on", "block": "blue", "onto": "red"}],
+            [{"op": "put_beside", "block": "red", "onto": "blue", "dir": "left"}],
+        ],
+    }
     sol = TASK.solve(s)
     assert sol.answer == "B"
     assert sol.states == [s["after"]]
@@ -31,12 +36,17 @@ def test_hand_put_on() -> None:
 
 def test_hand_two_fitting_options_are_rejected() -> None:
     # Pushing red right and putting red left of blue both end with red at B1.
-    s = {"size": [4, 4], "before": {"red": [0, 0, 0], "blue": [2, 0, 0]},
-         "after": {"red": [1, 0, 0], "blue": [2, 0, 0]},
-         "options": [[{"op": "push", "block": "red", "dir": "right"}],
-                     [{"op": "put_beside", "block": "red", "onto": "blue", "dir": "left"}],
-                     [{"op": "put_on", "block": "red", "onto": "blue"}],
-                     [{"op": "push", "block": "blue", "dir": "away"}]]}
+    s = {
+        "size": [4, 4],
+        "before": {"red": [0, 0, 0], "blue": [2, 0, 0]},
+        "after": {"red": [1, 0, 0], "blue": [2, 0, 0]},
+        "options": [
+            [{"op": "push", "block": "red", "dir": "right"}],
+            [{"op": "put_beside", "block": "red", "onto": "blue", "dir": "left"}],
+            [{"op": "put_on", "block": "red", "onto": "blue"}],
+            [{"op": "push", "block": "blue", "dir": "away"}],
+        ],
+    }
     with pytest.raises(Reject):
         TASK.solve(s)
 

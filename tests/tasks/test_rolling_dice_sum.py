@@ -18,12 +18,17 @@ from vcot.tasks.ct.rolling_dice_sum import SUM_BINS
 
 NAME = "rolling_dice_sum"
 
+
 def test_hand_worked_reference_die():
     task = get_task(NAME)
     # Start T1 S2 E3 (B6 N5 W4); the start bottom 6 is not counted.
     # East: T4 E1 B3 W6 -> 3. South: T5 S4 B2 N3 -> 2. East: T6 E5 B1 W2 -> 1. Sum 3 + 2 + 1 = 6.
-    scene = {"rows": 3, "cols": 3, "path": [[0, 0], [0, 1], [1, 1], [1, 2]],
-             "start_die": {"top": 1, "south": 2, "east": 3}}
+    scene = {
+        "rows": 3,
+        "cols": 3,
+        "path": [[0, 0], [0, 1], [1, 1], [1, 2]],
+        "start_die": {"top": 1, "south": 2, "east": 3},
+    }
     sol = task.solve(scene)
     assert sol.answer == "6" and sol.details["bottoms"] == [3, 2, 1]
 
@@ -32,8 +37,12 @@ def test_hand_worked_north_west():
     task = get_task(NAME)
     # Start T3 B4 N6 S1 E2 W5. North: T1 N3 B6 S4 -> 6. North: T4 N1 B3 S6 -> 3.
     # West: T2 W4 B5 E3 -> 5. West: T3 W2 B4 E5 -> 4. Sum 6 + 3 + 5 + 4 = 18.
-    scene = {"rows": 3, "cols": 3, "path": [[2, 2], [1, 2], [0, 2], [0, 1], [0, 0]],
-             "start_die": {"top": 3, "south": 1, "east": 2}}
+    scene = {
+        "rows": 3,
+        "cols": 3,
+        "path": [[2, 2], [1, 2], [0, 2], [0, 1], [0, 0]],
+        "start_die": {"top": 3, "south": 1, "east": 2},
+    }
     assert task.solve(scene).answer == "18"
 
 
@@ -42,8 +51,12 @@ def test_hand_worked_straight_line():
     # Start T6 S5 E3 (B1 N2 W4; the reference die rolled north twice — T6 S5 E4 would be left-handed).
     # Four rolls south turn it about the east-west axis; the bottom takes the old south face each time:
     # 5 (T2 S6 N1), then 6 (T1 S2 N5), then 2 (T5 S1 N6), then 1. Sum 5 + 6 + 2 + 1 = 14.
-    scene = {"rows": 5, "cols": 1, "path": [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0]],
-             "start_die": {"top": 6, "south": 5, "east": 3}}
+    scene = {
+        "rows": 5,
+        "cols": 1,
+        "path": [[0, 0], [1, 0], [2, 0], [3, 0], [4, 0]],
+        "start_die": {"top": 6, "south": 5, "east": 3},
+    }
     sol = task.solve(scene)
     assert sol.details["bottoms"] == [5, 6, 2, 1] and sol.answer == "14"
     # After four rolls in one direction the die is back to its start orientation.

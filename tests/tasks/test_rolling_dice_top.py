@@ -17,6 +17,7 @@ from vcot.tasks.common.die import DIRECTIONS, OPPOSITE, ORIENTATIONS, REFERENCE,
 
 NAME = "rolling_dice_top"
 
+
 def matrix_roll_path(die: Die, moves: list[str]) -> Die:
     normal_of = {die.face(f): NORMALS[f] for f in NORMALS}
     for d in moves:
@@ -37,11 +38,16 @@ def _accepted_scenes(task, n: int, base: int = 0) -> list[dict]:
 
 # -- hand-worked ------------------------------------------------------------------------------------------
 
+
 def test_hand_worked_reference_die():
     task = get_task(NAME)
     # Start T1 S2 E3 (so B6 N5 W4). East: T4 E1 B3 W6. South: T5 S4 B2 N3. East: T6 E5 B1 W2 -> top 6.
-    scene = {"rows": 3, "cols": 3, "path": [[0, 0], [0, 1], [1, 1], [1, 2]],
-             "start_die": {"top": 1, "south": 2, "east": 3}}
+    scene = {
+        "rows": 3,
+        "cols": 3,
+        "path": [[0, 0], [0, 1], [1, 1], [1, 2]],
+        "start_die": {"top": 1, "south": 2, "east": 3},
+    }
     assert task.solve(scene).answer == "6"
 
 
@@ -50,8 +56,12 @@ def test_hand_worked_north_west():
     # T3 S1 E2 is the reference die rolled west (T3 W1 B4 E6 N5 S2) then turned a quarter about the vertical
     # (W->S, S->E, E->N, N->W): T3 B4 N6 S1 E2 W5.
     # North: T1 N3 B6 S4. North: T4 N1 B3 S6. West: T2 W4 B5 E3. West: T3 W2 B4 E5 -> top 3.
-    scene = {"rows": 3, "cols": 3, "path": [[2, 2], [1, 2], [0, 2], [0, 1], [0, 0]],
-             "start_die": {"top": 3, "south": 1, "east": 2}}
+    scene = {
+        "rows": 3,
+        "cols": 3,
+        "path": [[2, 2], [1, 2], [0, 2], [0, 1], [0, 0]],
+        "start_die": {"top": 3, "south": 1, "east": 2},
+    }
     assert task.solve(scene).answer == "3"
     assert die_from(3, 1) == Die(top=3, bottom=4, north=6, south=1, east=2, west=5)
 
@@ -66,6 +76,7 @@ def test_hand_worked_single_roll_each_way():
 
 
 # -- invariants -------------------------------------------------------------------------------------------
+
 
 def test_reference_is_right_handed():
     # 1 on top, 2 facing south (front) -> 3 faces east (right); 24 orientations, all with opposite sums 7.
@@ -87,8 +98,12 @@ def test_roll_group_laws():
             # Faces on the rotation axis stay; the other four cycle top -> d -> bottom -> back -> top.
             axis = [f for f in ("north", "east") if f not in (d, back[d])][0]
             assert r.face(axis) == die.face(axis) and r.face(OPPOSITE[axis]) == die.face(OPPOSITE[axis])
-            assert (r.face(d), r.bottom, r.face(back[d]), r.top) == (die.top, die.face(d), die.bottom,
-                                                                      die.face(back[d]))
+            assert (r.face(d), r.bottom, r.face(back[d]), r.top) == (
+                die.top,
+                die.face(d),
+                die.bottom,
+                die.face(back[d]),
+            )
             assert r in ORIENTATIONS.values()
 
 
@@ -166,12 +181,16 @@ def test_corruption_changes_the_trajectory():
 
 # -- rejections -------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", [
-    [[0, 0], [0, 1], [1, 1], [1, 0], [0, 0]],  # revisits the start: the drawn loop is ambiguous
-    [[0, 0], [0, 1], [0, 2], [0, 3]],  # leaves a 3x3 board
-    [[0, 0], [1, 1]],  # diagonal jump
-    [[0, 0]],  # no move
-])
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        [[0, 0], [0, 1], [1, 1], [1, 0], [0, 0]],  # revisits the start: the drawn loop is ambiguous
+        [[0, 0], [0, 1], [0, 2], [0, 3]],  # leaves a 3x3 board
+        [[0, 0], [1, 1]],  # diagonal jump
+        [[0, 0]],  # no move
+    ],
+)
 def test_bad_paths_rejected(path):
     with pytest.raises(Reject):
         validate_path(3, 3, path)
@@ -186,6 +205,7 @@ def test_left_handed_start_rejected():
 
 
 # -- balance ----------------------------------------------------------------------------------------------
+
 
 def test_answer_balance():
     task = get_task(NAME)

@@ -17,6 +17,7 @@ from vcot.tasks.ct.rolling_dice_two import validate_pair
 
 NAME = "rolling_dice_two"
 
+
 def matrix_bottom_sum(start: dict[str, int], path: list[list[int]]) -> int:
     moves = [move_direction(a, b) for a, b in zip(path[:-1], path[1:], strict=True)]
     return sum(bottoms(full_faces(start["top"], start["south"], start["east"]), moves))
@@ -30,8 +31,12 @@ def test_hand_worked_black_wins():
     # Start T1 B6 N5 S2 E3 W4 on (1,1).
     # Red: east -> T4 E1 B3 W6 (3); south -> T5 S4 B2 N3 (2). Red sum 5.
     # Black: north -> T2 N1 B5 S6 (5); west -> T3 W2 B4 E5 (4). Black sum 9 -> "black, 9".
-    scene = {"rows": 3, "cols": 3, "start_die": REF,
-             "paths": {"red": [[1, 1], [1, 2], [2, 2]], "black": [[1, 1], [0, 1], [0, 0]]}}
+    scene = {
+        "rows": 3,
+        "cols": 3,
+        "start_die": REF,
+        "paths": {"red": [[1, 1], [1, 2], [2, 2]], "black": [[1, 1], [0, 1], [0, 0]]},
+    }
     assert task.solve(scene).answer == "black, 9"
 
 
@@ -39,8 +44,12 @@ def test_hand_worked_red_wins():
     task = get_task(NAME)
     # Same die. Red: north -> T2 N1 B5 S6 (5); east -> T4 E2 B3 W5 (3). Red sum 8.
     # Black: west -> T3 W1 B4 E6 (4); south -> T5 S3 B2 N4 (2). Black sum 6 -> "red, 8".
-    scene = {"rows": 4, "cols": 3, "start_die": REF,
-             "paths": {"red": [[2, 1], [1, 1], [1, 2]], "black": [[2, 1], [2, 0], [3, 0]]}}
+    scene = {
+        "rows": 4,
+        "cols": 3,
+        "start_die": REF,
+        "paths": {"red": [[2, 1], [1, 1], [1, 2]], "black": [[2, 1], [2, 0], [3, 0]]},
+    }
     assert task.solve(scene).answer == "red, 8"
 
 
@@ -48,8 +57,12 @@ def test_hand_worked_same():
     task = get_task(NAME)
     # Red east then north: T4 E1 B3 W6 (3), then T2 N4 B5 S3 (5): 8.
     # Black north then east: T2 N1 B5 S6 (5), then T4 E2 B3 W5 (3): 8. Equal -> "same, 8".
-    scene = {"rows": 3, "cols": 3, "start_die": REF,
-             "paths": {"red": [[1, 1], [1, 2], [0, 2]], "black": [[1, 1], [0, 1], [0, 2]]}}
+    scene = {
+        "rows": 3,
+        "cols": 3,
+        "start_die": REF,
+        "paths": {"red": [[1, 1], [1, 2], [0, 2]], "black": [[1, 1], [0, 1], [0, 2]]},
+    }
     sol = task.solve(scene)
     assert sol.answer == "same, 8" and sol.details["sums"] == {"red": 8, "black": 8}
 
@@ -84,9 +97,17 @@ def test_bad_pairs_rejected():
         validate_pair([[0, 0], [0, 1]], [[0, 0], [1, 0], [1, 1]])  # unequal lengths
     task = get_task(NAME)
     with pytest.raises(Reject):  # a self-crossing black path
-        task.solve({"rows": 3, "cols": 3, "start_die": REF,
-                    "paths": {"red": [[0, 0], [0, 1], [0, 2], [1, 2], [1, 1]],
-                              "black": [[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]}})
+        task.solve(
+            {
+                "rows": 3,
+                "cols": 3,
+                "start_die": REF,
+                "paths": {
+                    "red": [[0, 0], [0, 1], [0, 2], [1, 2], [1, 1]],
+                    "black": [[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]],
+                },
+            }
+        )
 
 
 def test_answer_balance():

@@ -57,8 +57,9 @@ def test_a_flipped_relation_is_carried_through_to_a_different_answer(name: str) 
         scene = sample.instance.meta["scene"]
         solution = task.solve(scene)
         lay = layout(scene)
-        corruption = task.flipped_relation(scene, lay, solution.states, labels(scene, lay), random.Random(index),
-                                           always=True)
+        corruption = task.flipped_relation(
+            scene, lay, solution.states, labels(scene, lay), random.Random(index), always=True
+        )
         if corruption is None:
             continue
         flips += 1

@@ -28,8 +28,17 @@ CAMERA = {"azimuth": 0.0, "elevation": 36.0, "distance": 10.4, "fov": 40.0}
 
 
 def _truck(heading: float, x: float = 0.0, y: float = 0.0, size: str = "large") -> dict[str, Any]:
-    return {"type": "truck", "size": size, "material": "metal", "body": "red", "cabin": "blue", "wheels": "green",
-            "x": x, "y": y, "heading": heading}
+    return {
+        "type": "truck",
+        "size": size,
+        "material": "metal",
+        "body": "red",
+        "cabin": "blue",
+        "wheels": "green",
+        "x": x,
+        "y": y,
+        "heading": heading,
+    }
 
 
 def _scene(objects: list[dict[str, Any]], program: dict[str, Any]) -> dict[str, Any]:
@@ -52,8 +61,9 @@ def test_which_questions_read_a_cabin_or_a_body() -> None:
     assert reads_cabin_or_body({"family": "query_type", "ref": [{"relate": None, "filter": {"size": "small"}}]})
     assert reads_cabin_or_body({"family": "count", "set": [{"relate": None, "filter": {"body": "red"}}]})
     assert not reads_cabin_or_body(WHEELS_ONLY)
-    assert not reads_cabin_or_body({"family": "count_part_match", "ref": [{"relate": None, "filter": {}}],
-                                    "ref_part": "wheels", "part": "wheels"})
+    assert not reads_cabin_or_body(
+        {"family": "count_part_match", "ref": [{"relate": None, "filter": {}}], "ref_part": "wheels", "part": "wheels"}
+    )
     assert reads_material({"family": "query_material", "attr": "material", "ref": []})
     assert not reads_material(WHEELS_ONLY)
 
@@ -73,8 +83,12 @@ def test_a_far_small_vehicle_is_too_narrow_for_a_material_question() -> None:
     assert far < near
     check_apparent_size(scene, res, far, far + 10)  # no material read: the looser minimum
     with pytest.raises(Reject, match="pixels wide"):
-        check_apparent_size({**scene, "program": {**WHEELS_ONLY, "set": [
-            {"relate": None, "filter": {"material": "metal"}}]}}, res, far, far + 10)
+        check_apparent_size(
+            {**scene, "program": {**WHEELS_ONLY, "set": [{"relate": None, "filter": {"material": "metal"}}]}},
+            res,
+            far,
+            far + 10,
+        )
 
 
 def test_a_vehicle_parked_behind_another_has_its_parts_hidden() -> None:

@@ -33,26 +33,48 @@ def _row(objects: list[tuple[str, str, float]]) -> tuple[dict[str, Any], Layout]
     """Objects in one row across the picture (picture x as given, all at one depth): only left/right relate."""
     scene = {"objects": [_obj(shape, colour) for shape, colour, _ in objects]}
     n = len(objects)
-    return scene, Layout(px=tuple(x for *_, x in objects), forward=(0.0,) * n, lr_margin=16.0, fb_margin=0.5,
-                         floor_py=(0.0,) * n, fb_px=12.0)
+    return scene, Layout(
+        px=tuple(x for *_, x in objects),
+        forward=(0.0,) * n,
+        lr_margin=16.0,
+        fb_margin=0.5,
+        floor_py=(0.0,) * n,
+        fb_px=12.0,
+    )
 
 
-CUBE_LEFT_OF_SPHERE_LEFT_OF_CYLINDER = {"family": "query_colour", "attr": "colour", "ref": [
-    {"relate": None, "filter": {"shape": "cylinder"}},
-    {"relate": "left", "filter": {"shape": "sphere"}},
-    {"relate": "left", "filter": {"shape": "cube"}}]}
+CUBE_LEFT_OF_SPHERE_LEFT_OF_CYLINDER = {
+    "family": "query_colour",
+    "attr": "colour",
+    "ref": [
+        {"relate": None, "filter": {"shape": "cylinder"}},
+        {"relate": "left", "filter": {"shape": "sphere"}},
+        {"relate": "left", "filter": {"shape": "cube"}},
+    ],
+}
 
 
-@pytest.mark.parametrize("between, kept", [
-    # Two blue cubes between the sphere and the cylinder: read without the sphere ("the cube left of the
-    # cylinder") or with the sphere found by itself (either sphere), most cubes reached are blue, not red.
-    ("blue", True),
-    # The same cubes red: every shorter reading answers red, the hop is not needed.
-    ("red", False),
-])
+@pytest.mark.parametrize(
+    "between, kept",
+    [
+        # Two blue cubes between the sphere and the cylinder: read without the sphere ("the cube left of the
+        # cylinder") or with the sphere found by itself (either sphere), most cubes reached are blue, not red.
+        ("blue", True),
+        # The same cubes red: every shorter reading answers red, the hop is not needed.
+        ("red", False),
+    ],
+)
 def test_every_hop_matters_by_hand(between: str, kept: bool) -> None:
-    scene, lay = _row([("cube", "red", 100.0), ("sphere", "blue", 200.0), ("cube", between, 240.0),
-                       ("cube", between, 280.0), ("cylinder", "green", 320.0), ("sphere", "green", 420.0)])
+    scene, lay = _row(
+        [
+            ("cube", "red", 100.0),
+            ("sphere", "blue", 200.0),
+            ("cube", between, 240.0),
+            ("cube", between, 280.0),
+            ("cylinder", "green", 320.0),
+            ("sphere", "green", 420.0),
+        ]
+    )
     scene["program"] = CUBE_LEFT_OF_SPHERE_LEFT_OF_CYLINDER
     task = get_task("object_attributes", "hard")
     assert task.answer_from(scene, {"ref": [0]}) == "red"
@@ -61,29 +83,49 @@ def test_every_hop_matters_by_hand(between: str, kept: bool) -> None:
 
 def test_a_lone_second_sphere_leaves_the_outermost_reading_with_the_gold() -> None:
     # Without the green sphere on the right, "the cube left of the sphere" reaches only the red cube.
-    scene, lay = _row([("cube", "red", 100.0), ("sphere", "blue", 200.0), ("cube", "blue", 240.0),
-                       ("cube", "blue", 280.0), ("cylinder", "green", 320.0)])
+    scene, lay = _row(
+        [
+            ("cube", "red", 100.0),
+            ("sphere", "blue", 200.0),
+            ("cube", "blue", 240.0),
+            ("cube", "blue", 280.0),
+            ("cylinder", "green", 320.0),
+        ]
+    )
     scene["program"] = CUBE_LEFT_OF_SPHERE_LEFT_OF_CYLINDER
     assert get_task("object_attributes", "hard").every_hop_matters(scene, lay) is False
 
 
 def _same_colour_as_the_cylinder(cubes: list[str]) -> tuple[dict[str, Any], Layout]:
-    """"Is the cube left of the sphere left of the cylinder the same colour as the cylinder?" with a red cube
+    """ "Is the cube left of the sphere left of the cylinder the same colour as the cylinder?" with a red cube
     on the far left (the referent) and `cubes` between the sphere and the cylinder."""
     between = [("cube", colour, 240.0 + 15.0 * i) for i, colour in enumerate(cubes)]
-    scene, lay = _row([("cube", "red", 100.0), ("sphere", "blue", 200.0), *between, ("cylinder", "green", 320.0),
-                       ("sphere", "green", 420.0)])
-    scene["program"] = {"family": "same_attribute", "attr": "colour",
-                        "a": CUBE_LEFT_OF_SPHERE_LEFT_OF_CYLINDER["ref"],
-                        "b": [{"relate": None, "filter": {"shape": "cylinder"}}]}
+    scene, lay = _row(
+        [
+            ("cube", "red", 100.0),
+            ("sphere", "blue", 200.0),
+            *between,
+            ("cylinder", "green", 320.0),
+            ("sphere", "green", 420.0),
+        ]
+    )
+    scene["program"] = {
+        "family": "same_attribute",
+        "attr": "colour",
+        "a": CUBE_LEFT_OF_SPHERE_LEFT_OF_CYLINDER["ref"],
+        "b": [{"relate": None, "filter": {"shape": "cylinder"}}],
+    }
     return scene, lay
 
 
-@pytest.mark.parametrize("cubes, kept", [
-    (["green", "blue"], False),  # shorter readings reach red/no, green/yes, blue/no: a lean to the answer
-    (["green", "green"], False),  # red/no and two green/yes: a lean away from it tells it just as well
-    (["green", "green", "orange"], True),  # two yes, two no: the shorter readings leave the answer open
-])
+@pytest.mark.parametrize(
+    "cubes, kept",
+    [
+        (["green", "blue"], False),  # shorter readings reach red/no, green/yes, blue/no: a lean to the answer
+        (["green", "green"], False),  # red/no and two green/yes: a lean away from it tells it just as well
+        (["green", "green", "orange"], True),  # two yes, two no: the shorter readings leave the answer open
+    ],
+)
 def test_a_yes_no_question_needs_shorter_readings_that_lean_neither_way(cubes: list[str], kept: bool) -> None:
     scene, lay = _same_colour_as_the_cylinder(cubes)
     task = get_task("object_attributes", "hard")
@@ -103,13 +145,19 @@ def _shortened_votes(inst: Any, how: str, answer_of: Any) -> Counter[str] | None
         as_set = key == "set" or prog["family"] == "compare_count"
         chains = reading.shortened_chains(prog[key], how)
         shortened |= bool(chains)
-        options[key] = list(dict.fromkeys(r for c in (chains or [prog[key]])
-                                          for r in reading.chain_readings(objs, list(lay.px), list(lay.forward), c,
-                                                                          as_set)))
+        options[key] = list(
+            dict.fromkeys(
+                r
+                for c in (chains or [prog[key]])
+                for r in reading.chain_readings(objs, list(lay.px), list(lay.forward), c, as_set)
+            )
+        )
     if not shortened or not all(options.values()):
         return None
-    return Counter(answer_of(prog, dict(zip(keys, combo, strict=True)), objs)
-                   for combo in itertools.product(*(options[k] for k in keys)))
+    return Counter(
+        answer_of(prog, dict(zip(keys, combo, strict=True)), objs)
+        for combo in itertools.product(*(options[k] for k in keys))
+    )
 
 
 @pytest.mark.parametrize("name, shortcuts", [("object_attributes", oa_shortcuts), ("compositional_3d", c3d_shortcuts)])
@@ -185,6 +233,10 @@ def test_sizes_read_right_in_the_picture(name: str) -> None:
 def test_a_version_2_scene_without_the_new_margins_still_solves() -> None:
     task = get_task("object_attributes", "hard")
     inst = task.make(0, 5, with_corruption=False).instance
-    scene = {**inst.meta["scene"], "margins": {k: v for k, v in inst.meta["scene"]["margins"].items()
-                                               if k not in ("front_behind_px", "size_ratio")}}
+    scene = {
+        **inst.meta["scene"],
+        "margins": {
+            k: v for k, v in inst.meta["scene"]["margins"].items() if k not in ("front_behind_px", "size_ratio")
+        },
+    }
     assert task.solve(scene).answer == inst.answer

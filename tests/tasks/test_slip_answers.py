@@ -35,8 +35,13 @@ SLIPPING = ("rolling_dice_top", "rolling_dice_sum", "rolling_dice_two", "mirror_
 # Share of accepted scenes with a slip, per task (measured at SEED over the three difficulties: the dice 100 %,
 # mirror_clock about 90 %, robot_program about 70 %: only pushes and 'put beside' slip, and the slipped cell must
 # be free and every later action still possible).
-MIN_SHARE = {"rolling_dice_top": 0.9, "rolling_dice_sum": 0.9, "rolling_dice_two": 0.9, "mirror_clock": 0.7,
-             "robot_program": 0.5}
+MIN_SHARE = {
+    "rolling_dice_top": 0.9,
+    "rolling_dice_sum": 0.9,
+    "rolling_dice_two": 0.9,
+    "mirror_clock": 0.7,
+    "robot_program": 0.5,
+}
 
 
 def _slip(task: Task, scene: dict[str, Any], solution: Any, index: int) -> Any:
@@ -78,6 +83,7 @@ def test_slip_answer_is_oracle_checked(name: str) -> None:
 
 # -- hand-worked examples --------------------------------------------------------------------------------
 
+
 def _all_slips(task: Task, scene: dict[str, Any], tries: int = 40) -> dict[str, Any]:
     """description -> slip, over many RNG seeds (each seed picks one slip)."""
     solution = task.solve(scene)
@@ -103,8 +109,10 @@ def test_rolling_dice_top_by_hand() -> None:
         top, south, east, bottom = want[re.search(r"as a roll (\w+) would", description).group(1)]
         assert slip.answer == str(top)
         [(_, text)] = slip.steps
-        assert text == (f"Roll 1 of 1: the die rolls east from (row 1, column 1) to (row 1, column 2). It now shows "
-                        f"top {top}, south {south}, east {east} and bottom {bottom}.")
+        assert text == (
+            f"Roll 1 of 1: the die rolls east from (row 1, column 1) to (row 1, column 2). It now shows "
+            f"top {top}, south {south}, east {east} and bottom {bottom}."
+        )
 
 
 def test_rolling_dice_sum_by_hand() -> None:
@@ -116,10 +124,14 @@ def test_rolling_dice_sum_by_hand() -> None:
     scene = {"rows": 3, "cols": 3, "path": [[0, 0], [0, 1], [1, 1]], "start_die": {"top": 1, "south": 2, "east": 3}}
     assert task.solve(scene).answer == "5"
     slips = _all_slips(task, scene, tries=80)
-    assert slips["roll 1 (east) turns the die as a roll west would; the later rolls follow the rule from there"
-                 ].answer == "6"
-    assert slips["roll 2 (south) turns the die as a roll north would; the later rolls follow the rule from there"
-                 ].answer == "8"
+    assert (
+        slips["roll 1 (east) turns the die as a roll west would; the later rolls follow the rule from there"].answer
+        == "6"
+    )
+    assert (
+        slips["roll 2 (south) turns the die as a roll north would; the later rolls follow the rule from there"].answer
+        == "8"
+    )
 
 
 def test_rolling_dice_two_by_hand() -> None:
@@ -127,8 +139,12 @@ def test_rolling_dice_two_by_hand() -> None:
     # twice (bottoms 2, then 1: 3). Red wins with 4. After black's first roll south its north face is 6 (the old
     # bottom); slipping its second roll as north puts that face down: 2 + 6 = 8, so black wins with 8.
     task = get_task("rolling_dice_two", "easy")
-    scene = {"rows": 3, "cols": 3, "paths": {"red": [[0, 0], [0, 1], [0, 2]], "black": [[0, 0], [1, 0], [2, 0]]},
-             "start_die": {"top": 1, "south": 2, "east": 3}}
+    scene = {
+        "rows": 3,
+        "cols": 3,
+        "paths": {"red": [[0, 0], [0, 1], [0, 2]], "black": [[0, 0], [1, 0], [2, 0]]},
+        "start_die": {"top": 1, "south": 2, "east": 3},
+    }
     assert task.solve(scene).answer == "red, 4"
     slips = _all_slips(task, scene, tries=120)
     key = "black path: roll 2 (south) turns the die as a roll north would; its later rolls follow the rule from there"
@@ -146,13 +162,16 @@ def test_mirror_clock_by_hand() -> None:
     [slip] = _all_slips(task, read).values()
     assert slip.answer == "8:20"
     [(_, text)] = slip.steps
-    assert text == ("Flipping the mirror image left to right gives the real face: the minute hand points 120 degrees "
-                    "clockwise from 12 and the hour hand 250 degrees clockwise from 12.")
+    assert text == (
+        "Flipping the mirror image left to right gives the real face: the minute hand points 120 degrees "
+        "clockwise from 12 and the hour hand 250 degrees clockwise from 12."
+    )
     shifted = scene_for((5, 20), {"hours": 2, "minutes": 0}, True)
     slips = _all_slips(task, shifted)
     assert {d: s.answer for d, s in slips.items()} == {
         "hour hand left as the mirror shows it, the minute hand un-mirrored": "10:20",
-        "the shift turned back instead of forward": "1:20"}
+        "the shift turned back instead of forward": "1:20",
+    }
     back = slips["the shift turned back instead of forward"]
     assert [t for _, t in back.steps][0] == [t for _, t in task.render(shifted, task.solve(shifted)).steps][0]
 
@@ -162,20 +181,29 @@ def test_robot_program_by_hand() -> None:
     # puts it in b3 and blue then in b4; putting blue on the near side instead puts it in d2; putting blue beside
     # the cell red stood in before the push (c3, the push forgotten) puts it in c4.
     task = get_task("robot_program", "medium")
-    scene = {"size": [5, 5], "blocks": {"red": [2, 2, 0], "blue": [0, 0, 0]}, "asked": "blue",
-             "program": [{"op": "push", "block": "red", "dir": "right"},
-                         {"op": "put_beside", "block": "blue", "onto": "red", "dir": "away"}]}
+    scene = {
+        "size": [5, 5],
+        "blocks": {"red": [2, 2, 0], "blue": [0, 0, 0]},
+        "asked": "blue",
+        "program": [
+            {"op": "push", "block": "red", "dir": "right"},
+            {"op": "put_beside", "block": "blue", "onto": "red", "dir": "away"},
+        ],
+    }
     assert task.solve(scene).answer == "d4"
     slips = _all_slips(task, scene)
     assert {d: s.answer for d, s in slips.items()} == {
         "action 1 carried out left instead of right; the later actions follow the rules from there": "b4",
         "action 2 carried out towards instead of away; the later actions follow the rules from there": "d2",
         "action 2 puts the blue block beside the cell the red block stood in before action 1 moved it; the later "
-        "actions follow the rules from there": "c4"}
+        "actions follow the rules from there": "c4",
+    }
     first = slips["action 1 carried out left instead of right; the later actions follow the rules from there"]
     # The step names the program's action, as a right step does, and states where the slip put the block.
-    assert [t for _, t in first.steps][0] == ("After action 1 (push the red block one cell to the right): the red "
-                                               "block is on the table in cell b3; the other blocks have not moved.")
+    assert [t for _, t in first.steps][0] == (
+        "After action 1 (push the red block one cell to the right): the red "
+        "block is on the table in cell b3; the other blocks have not moved."
+    )
     for slip in slips.values():
         assert get_oracle("robot_program")(slip.scene, task.params()) == slip.answer
 
@@ -195,7 +223,22 @@ HASHES = {
 @pytest.mark.parametrize("name", SLIPPING)
 def test_slipping_tasks_keep_their_suite_hashes(name: str, tmp_path) -> None:
     out = tmp_path / name
-    res = CliRunner().invoke(app, ["generate", "--task", name, "--difficulty", "easy", "--n", "3", "--seed", "7",
-                                   "--out", str(out), "--no-progress"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "generate",
+            "--task",
+            name,
+            "--difficulty",
+            "easy",
+            "--n",
+            "3",
+            "--seed",
+            "7",
+            "--out",
+            str(out),
+            "--no-progress",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert json.loads((out / "manifest.json").read_text())["content_hash"] == HASHES[name]

@@ -1,6 +1,7 @@
 """Two contracts every generator keeps (`docs/tasks/README.md`):
 
-- Steps are states, not conclusions: over 100 instances of every task (33 of a 3D scene task; easy, medium and hard), no step text
+- Steps are states, not conclusions: over 100 instances of every task (33 of a 3D scene task; easy, medium and hard),
+no step text
   and no label drawn in a step picture states the answer (`vcot.tasks.answer_leaks`). Labels that the
   input picture already shows (pocket letters, gear names) are part of the scene, not statements.
 - The chance level comes from the task's answer space, which the question and configuration define: every
@@ -88,8 +89,7 @@ def test_answer_space_holds_every_gold_and_never_depends_on_it(name: str) -> Non
         assert space.contains(inst.answer), f"{inst.uid}: gold {inst.answer!r} outside {space.description}"
         level = chance_level(inst)
         assert level == pytest.approx(1 / space.size)
-        other = next(a for a in (space.sample(__import__("random").Random(k)) for k in range(100))
-                     if a != inst.answer)
+        other = next(a for a in (space.sample(__import__("random").Random(k)) for k in range(100)) if a != inst.answer)
         assert chance_level(inst.model_copy(update={"answer": other})) == level
     # The baseline's answers are gradeable answers of the task.
     inst = instances(name)[0]

@@ -31,12 +31,15 @@ def test_answer_range_presets_keep_each_level_and_set_its_range() -> None:
         answer_range_presets(CUBE_LEVELS, easy=(1, 2), medium=(3, 4))
 
 
-@pytest.mark.parametrize("pair, levels", [(("cubes_count", "cubes_missing"), CUBE_LEVELS),
-                                          (("trailer_cubes_count", "trailer_cubes_missing"), VIEWS_LEVELS)])
+@pytest.mark.parametrize(
+    "pair, levels",
+    [(("cubes_count", "cubes_missing"), CUBE_LEVELS), (("trailer_cubes_count", "trailer_cubes_missing"), VIEWS_LEVELS)],
+)
 def test_sibling_tasks_share_their_levels_but_the_answer_range(pair: tuple[str, str], levels: dict) -> None:
     for name in pair:
         for level, cfg in get_task_class(name).presets.items():
-            assert dataclasses.replace(cfg, answer_min=levels[level].answer_min,
-                                       answer_max=levels[level].answer_max) == levels[level]
+            assert (
+                dataclasses.replace(cfg, answer_min=levels[level].answer_min, answer_max=levels[level].answer_max)
+                == levels[level]
+            )
             assert cfg.answer_min < cfg.answer_max
-

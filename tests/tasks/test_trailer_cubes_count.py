@@ -25,19 +25,22 @@ def test_views_of_hand_worked_structure():
     # Rows front to back: front row 2, 1; back row 1, 0.
     top, front, side = views_of([[2, 1], [1, 0]])
     assert top == [[1, 1], [1, 0]]
-    assert front == [2, 1]   # column maxima over depth
-    assert side == [2, 1]    # row maxima over width, front to back
+    assert front == [2, 1]  # column maxima over depth
+    assert side == [2, 1]  # row maxima over width, front to back
 
 
-@pytest.mark.parametrize("top, front, side, expected", [
-    # Top cells: front row both, back row left. min(F, S): front row min(2,1)=1, min(1,1)=1; back-left min(2,2)=2.
-    ([[1, 1], [1, 0]], [2, 1], [1, 2], 4),
-    # Full 2x2 top, F = [3, 1], S = [1, 3]: cells 1, 1 / 3, 1 -> 6 (a real structure may have as few as 4).
-    ([[1, 1], [1, 1]], [3, 1], [1, 3], 6),
-    # 3x3: F = [1, 2, 3], S = [3, 2, 1] (front to back); top misses the back-left corner.
-    # front row 1, 2, 3; middle 1, 2, 2; back 0, 1, 1 -> 6 + 5 + 2 = 13.
-    ([[1, 1, 1], [1, 1, 1], [0, 1, 1]], [1, 2, 3], [3, 2, 1], 13),
-])
+@pytest.mark.parametrize(
+    "top, front, side, expected",
+    [
+        # Top cells: front row both, back row left. min(F, S): front row min(2,1)=1, min(1,1)=1; back-left min(2,2)=2.
+        ([[1, 1], [1, 0]], [2, 1], [1, 2], 4),
+        # Full 2x2 top, F = [3, 1], S = [1, 3]: cells 1, 1 / 3, 1 -> 6 (a real structure may have as few as 4).
+        ([[1, 1], [1, 1]], [3, 1], [1, 3], 6),
+        # 3x3: F = [1, 2, 3], S = [3, 2, 1] (front to back); top misses the back-left corner.
+        # front row 1, 2, 3; middle 1, 2, 2; back 0, 1, 1 -> 6 + 5 + 2 = 13.
+        ([[1, 1, 1], [1, 1, 1], [0, 1, 1]], [1, 2, 3], [3, 2, 1], 13),
+    ],
+)
 def test_hand_worked(top, front, side, expected):
     task = get_task("trailer_cubes_count")
     sol = task.solve(_scene(top, front, side))
@@ -137,5 +140,4 @@ def test_answer_space_is_the_balanced_range():
     assert space.size == 12  # 5..16
     assert space.contains("5") and space.contains("16") and not space.contains("4") and not space.contains("17")
     assert get_task("trailer_cubes_count", "medium").answer_space(None).size == 28  # 8..35
-    assert get_task("trailer_cubes_count", "hard").answer_space(None).size == 46    # 15..60
-
+    assert get_task("trailer_cubes_count", "hard").answer_space(None).size == 46  # 15..60

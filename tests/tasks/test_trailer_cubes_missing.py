@@ -21,15 +21,18 @@ def _sample(task, seed: int, index: int):
     return task.solved_scene(index, seed)[0]
 
 
-@pytest.mark.parametrize("top, front, side, expected", [
-    # Structure [[2, 1], [1, 0]] (front row first): views top [[1,1],[1,0]], F = [2, 1], S = [2, 1].
-    # Maximal solid: front row min(2,2)=2, min(1,2)=1; back-left min(2,1)=1 -> 4 cubes; block 2x2x2 = 8 -> 4.
-    ([[1, 1], [1, 0]], [2, 1], [2, 1], 4),
-    # Full 2x2 top, F = [3, 1], S = [1, 3]: maximal solid 1, 1 / 3, 1 = 6; block 2*2*3 = 12 -> 6.
-    ([[1, 1], [1, 1]], [3, 1], [1, 3], 6),
-    # 3x3 example of the count test: maximal solid 13 cubes, block 3*3*3 = 27 -> 14.
-    ([[1, 1, 1], [1, 1, 1], [0, 1, 1]], [1, 2, 3], [3, 2, 1], 14),
-])
+@pytest.mark.parametrize(
+    "top, front, side, expected",
+    [
+        # Structure [[2, 1], [1, 0]] (front row first): views top [[1,1],[1,0]], F = [2, 1], S = [2, 1].
+        # Maximal solid: front row min(2,2)=2, min(1,2)=1; back-left min(2,1)=1 -> 4 cubes; block 2x2x2 = 8 -> 4.
+        ([[1, 1], [1, 0]], [2, 1], [2, 1], 4),
+        # Full 2x2 top, F = [3, 1], S = [1, 3]: maximal solid 1, 1 / 3, 1 = 6; block 2*2*3 = 12 -> 6.
+        ([[1, 1], [1, 1]], [3, 1], [1, 3], 6),
+        # 3x3 example of the count test: maximal solid 13 cubes, block 3*3*3 = 27 -> 14.
+        ([[1, 1, 1], [1, 1, 1], [0, 1, 1]], [1, 2, 3], [3, 2, 1], 14),
+    ],
+)
 def test_hand_worked(top, front, side, expected):
     sol = get_task("trailer_cubes_missing").solve(_scene(top, front, side, "left"))
     assert sol.answer == str(expected)
@@ -49,7 +52,7 @@ def test_answer_is_minimum_over_consistent_structures():
     w, d, hmax = 3, 2, 3
     best: dict = {}
     for flat in itertools.product(range(hmax + 1), repeat=w * d):
-        h = [list(flat[y * w:(y + 1) * w]) for y in range(d)]
+        h = [list(flat[y * w : (y + 1) * w]) for y in range(d)]
         top, front, side = views_of(h)
         if not all(front) or not all(side):
             continue  # the block must span the whole grid
@@ -119,5 +122,4 @@ def test_answer_space_is_the_balanced_range():
     assert space.size == 12  # 2..13
     assert space.contains("2") and space.contains("13") and not space.contains("1") and not space.contains("14")
     assert get_task("trailer_cubes_missing", "medium").answer_space(None).size == 28  # 5..32
-    assert get_task("trailer_cubes_missing", "hard").answer_space(None).size == 48    # 12..59
-
+    assert get_task("trailer_cubes_missing", "hard").answer_space(None).size == 48  # 12..59

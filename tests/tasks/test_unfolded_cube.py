@@ -22,15 +22,28 @@ from vcot.tasks.common.options import only_match
 #        A
 #      B C D E
 #        F
-CROSS = [("A", 1, 0, "arrow", "red"), ("B", 0, 1, "L", "blue"), ("C", 1, 1, "T", "green"),
-         ("D", 2, 1, "F", "orange"), ("E", 3, 1, "flag", "purple"), ("F", 1, 2, "Y", "brown")]
+CROSS = [
+    ("A", 1, 0, "arrow", "red"),
+    ("B", 0, 1, "L", "blue"),
+    ("C", 1, 1, "T", "green"),
+    ("D", 2, 1, "F", "orange"),
+    ("E", 3, 1, "flag", "purple"),
+    ("F", 1, 2, "Y", "brown"),
+]
 
 
 def cross_net(rots: dict[str, int] | None = None, mirror: bool = False) -> list[dict]:
     out = []
     for key, col, row, glyph, color in CROSS:
-        out.append({"col": 3 - col if mirror else col, "row": row, "glyph": glyph, "color": color,
-                    "rot": (rots or {}).get(key, 0)})
+        out.append(
+            {
+                "col": 3 - col if mirror else col,
+                "row": row,
+                "glyph": glyph,
+                "color": color,
+                "rot": (rots or {}).get(key, 0),
+            }
+        )
     # C first, so that the fold starts from the face the viewer looks at.
     return sorted(out, key=lambda c: c["glyph"] != "T")
 
@@ -44,12 +57,18 @@ def face(glyph: str, color: str, up: list[int]) -> dict:
 # left (-x), both upright (+y), E the back (-z) and F the bottom. In the task's view frame (top = +y,
 # front-left = +z, front-right = +x) the unturned cube shows A on top (up -z), C front-left (up +y) and
 # D front-right (up +y).
-VIEW_FRONT = {"top": face("arrow", "red", [0, 0, -1]), "left": face("T", "green", [0, 1, 0]),
-              "right": face("F", "orange", [0, 1, 0])}
+VIEW_FRONT = {
+    "top": face("arrow", "red", [0, 0, -1]),
+    "left": face("T", "green", [0, 1, 0]),
+    "right": face("F", "orange", [0, 1, 0]),
+}
 # Turned a quarter about the vertical axis so that x -> z, z -> -x: D comes to the front-left, E (the back
 # face, upright) to the front-right, and A's glyph, which pointed to -z, now points to +x: the right face.
-VIEW_TURNED = {"top": face("arrow", "red", [1, 0, 0]), "left": face("F", "orange", [0, 1, 0]),
-               "right": face("flag", "purple", [0, 1, 0])}
+VIEW_TURNED = {
+    "top": face("arrow", "red", [1, 0, 0]),
+    "left": face("F", "orange", [0, 1, 0]),
+    "right": face("flag", "purple", [0, 1, 0]),
+}
 
 
 def test_exactly_eleven_cube_nets_among_35_hexominoes():
@@ -119,14 +138,26 @@ def test_rotated_view_accepted_and_mirrored_rejected():
 
 def test_hand_instance_net_form():
     task = get_task("unfolded_cube")
-    scene = {"form": "net", "views": [VIEW_FRONT], "colored": True,
-             "glyph_kinds": sorted(GLYPHS),
-             "nets": [cross_net(),  # correct
-                      cross_net(rots={"D": 1}),  # the right face's glyph turned a quarter
-                      [dict(c, glyph="Y", color="brown") if c["glyph"] == "arrow" else
-                       dict(c, glyph="arrow", color="red") if c["glyph"] == "Y" else c for c in cross_net()],
-                      cross_net(mirror=True)],  # the mirror image
-             "candidate_kinds": ["correct", "turn", "swap", "mirror"]}
+    scene = {
+        "form": "net",
+        "views": [VIEW_FRONT],
+        "colored": True,
+        "glyph_kinds": sorted(GLYPHS),
+        "nets": [
+            cross_net(),  # correct
+            cross_net(rots={"D": 1}),  # the right face's glyph turned a quarter
+            [
+                dict(c, glyph="Y", color="brown")
+                if c["glyph"] == "arrow"
+                else dict(c, glyph="arrow", color="red")
+                if c["glyph"] == "Y"
+                else c
+                for c in cross_net()
+            ],
+            cross_net(mirror=True),
+        ],  # the mirror image
+        "candidate_kinds": ["correct", "turn", "swap", "mirror"],
+    }
     # Only net A shows A on top pointing back, C front-left and D front-right, all as drawn: answer A.
     sol = task.solve(scene)
     assert sol.answer == "A"
@@ -143,29 +174,57 @@ def test_hand_instance_view_form():
     opposite = dict(VIEW_TURNED, left=face("flag", "purple", [0, 1, 0]), right=face("T", "green", [0, 1, 0]))
     turned_glyph = dict(VIEW_TURNED, left=face("F", "orange", [-1, 0, 0]))
     mirrored = dict(VIEW_TURNED, left=VIEW_TURNED["right"], right=VIEW_TURNED["left"])
-    scene = {"form": "view", "net": cross_net(), "colored": True, "glyph_kinds": sorted(GLYPHS),
-             "candidate_views": [opposite, turned_glyph, VIEW_TURNED, mirrored]}
+    scene = {
+        "form": "view",
+        "net": cross_net(),
+        "colored": True,
+        "glyph_kinds": sorted(GLYPHS),
+        "candidate_views": [opposite, turned_glyph, VIEW_TURNED, mirrored],
+    }
     # The turned pose worked out above is view C; the others break adjacency, orientation or handedness.
     assert task.solve(scene).answer == "C"
 
 
 def test_hand_instance_two_views():
     task = get_task("unfolded_cube")
-    scene = {"form": "net", "views": [VIEW_FRONT, VIEW_TURNED], "colored": True,
-             "glyph_kinds": sorted(GLYPHS),
-             # B and E swapped: consistent with the front view (neither visible) but not with the turned one.
-             "nets": [[dict(c, glyph="flag", color="purple") if c["glyph"] == "L" else
-                       dict(c, glyph="L", color="blue") if c["glyph"] == "flag" else c for c in cross_net()],
-                      cross_net(rots={"A": 2}), cross_net(mirror=True), cross_net()]}
+    scene = {
+        "form": "net",
+        "views": [VIEW_FRONT, VIEW_TURNED],
+        "colored": True,
+        "glyph_kinds": sorted(GLYPHS),
+        # B and E swapped: consistent with the front view (neither visible) but not with the turned one.
+        "nets": [
+            [
+                dict(c, glyph="flag", color="purple")
+                if c["glyph"] == "L"
+                else dict(c, glyph="L", color="blue")
+                if c["glyph"] == "flag"
+                else c
+                for c in cross_net()
+            ],
+            cross_net(rots={"A": 2}),
+            cross_net(mirror=True),
+            cross_net(),
+        ],
+    }
     assert net_consistent(scene["nets"][0], [cn.view_from_json(VIEW_FRONT)])
     assert task.solve(scene).answer == "D"
 
 
 def test_two_consistent_candidates_rejected():
     task = get_task("unfolded_cube")
-    scene = {"form": "net", "views": [VIEW_FRONT], "colored": True, "glyph_kinds": sorted(GLYPHS),
-             "nets": [cross_net(), cross_net(rots={"E": 1}),  # E is hidden: still consistent
-                      cross_net(rots={"D": 1}), cross_net(mirror=True)]}
+    scene = {
+        "form": "net",
+        "views": [VIEW_FRONT],
+        "colored": True,
+        "glyph_kinds": sorted(GLYPHS),
+        "nets": [
+            cross_net(),
+            cross_net(rots={"E": 1}),  # E is hidden: still consistent
+            cross_net(rots={"D": 1}),
+            cross_net(mirror=True),
+        ],
+    }
     with pytest.raises(Reject):
         task.solve(scene)
     with pytest.raises(Reject):
@@ -192,14 +251,14 @@ def test_invariants_on_many_seeds(difficulty):
             cubes = [cn.net_to_cube(n) for n in scene["nets"]]
             for j, cube in enumerate(cubes):
                 assert net_consistent(scene["nets"][j], views) == (j == k)
-                for other in cubes[j + 1:]:
+                for other in cubes[j + 1 :]:
                     assert not cn.cubes_equivalent(cube, other)
         else:
             cube = cn.net_to_cube(scene["net"])
             views = [cn.view_from_json(v) for v in scene["candidate_views"]]
             for j, v in enumerate(views):
                 assert (cn.view_matches(cube, v) is not None) == (j == k)
-                for w in views[j + 1:]:
+                for w in views[j + 1 :]:
                     assert not cn.views_equivalent(v, w)
 
 
@@ -223,8 +282,7 @@ def test_distractors_are_impossible_distinct_and_first_tried_in_three_kinds() ->
     def same(u: int, v: int) -> bool:
         return u == v
 
-    first_tries = draw_distractors(rng, 0, list(shift), lambda b, kind: b + shift[kind], lambda v: False, same,
-                                   "none")
+    first_tries = draw_distractors(rng, 0, list(shift), lambda b, kind: b + shift[kind], lambda v: False, same, "none")
     assert len({kind for _, kind in first_tries}) == 3
     out = draw_distractors(rng, 0, list(shift), modified, lambda v: v % 3 == 0, same, "none")
     assert len(out) == 3 and len({v for v, _ in out}) == 3
@@ -232,23 +290,31 @@ def test_distractors_are_impossible_distinct_and_first_tried_in_three_kinds() ->
     with pytest.raises(Reject):
         draw_distractors(rng, 0, list(shift), modified, lambda v: True, same, "none")
     # Around another hub, avoiding options already chosen: two changes of 1000, never equal to 1000 or to 0.
-    around = draw_distractors(rng, 1000, list(shift), modified, lambda v: False, same, "none", count=2,
-                              chosen=[0, 1000])
+    around = draw_distractors(
+        rng, 1000, list(shift), modified, lambda v: False, same, "none", count=2, chosen=[0, 1000]
+    )
     assert len(around) == 2 and all(1000 < v < 1100 for v, _ in around)
 
 
 def test_hand_step_text_describes_the_cells_without_the_letter():
     task = get_task("unfolded_cube")
-    scene = {"form": "net", "views": [VIEW_FRONT], "colored": True, "glyph_kinds": sorted(GLYPHS),
-             "nets": [cross_net(), cross_net(rots={"D": 1}), cross_net(rots={"A": 2}), cross_net(mirror=True)]}
+    scene = {
+        "form": "net",
+        "views": [VIEW_FRONT],
+        "colored": True,
+        "glyph_kinds": sorted(GLYPHS),
+        "nets": [cross_net(), cross_net(rots={"D": 1}), cross_net(rots={"A": 2}), cross_net(mirror=True)],
+    }
     sol = task.solve(scene)
     assert sol.answer == "A"
-    (image, text), = task.render(scene, sol).steps
+    ((image, text),) = task.render(scene, sol).steps
     # Worked above: A (column 2, row 1, upright in the net) is the top face pointing back (-z), which the view
     # shows as its back-right edge; C (column 2, row 2) is front-left and D (column 3, row 2) front-right,
     # both upright, pointing at the top face.
-    assert ("the net cell in column 2, row 1 (red arrow, its top pointing up in the net) becomes the top face, "
-            "the top of its glyph pointing toward its back-right edge") in text
+    assert (
+        "the net cell in column 2, row 1 (red arrow, its top pointing up in the net) becomes the top face, "
+        "the top of its glyph pointing toward its back-right edge"
+    ) in text
     assert "column 2, row 2 (green letter T, its top pointing up in the net) becomes the front-left face" in text
     assert "column 3, row 2 (orange letter F, its top pointing up in the net) becomes the front-right face" in text
     # The right net is net A, and the step names no option letter.
@@ -258,10 +324,12 @@ def test_hand_step_text_describes_the_cells_without_the_letter():
     # closest pose to the view is the unturned one: the same top and front-left faces, and the F on the
     # front-right face pointing (like its cell, turned from up to left in the net) toward the front-left face.
     bad = _corruption_of(task, scene, sol, "net B")
-    (bad_image, bad_text), = bad.steps
+    ((bad_image, bad_text),) = bad.steps
     assert bad.description.startswith("net B (turn)")
-    assert ("the net cell in column 3, row 2 (orange letter F, its top pointing left in the net) becomes the "
-            "front-right face, the top of its glyph pointing toward the front-left face") in bad_text
+    assert (
+        "the net cell in column 3, row 2 (orange letter F, its top pointing left in the net) becomes the "
+        "front-right face, the top of its glyph pointing toward the front-left face"
+    ) in bad_text
     assert bad_text.split("; the net cell in column 3")[0] == text.split("; the net cell in column 3")[0]
     assert bad_text != text and not re.search(r"(?<![A-Za-z])[A-D](?![A-Za-z])", bad_text)
 
@@ -280,20 +348,30 @@ def test_corrupted_view_form_shows_the_misread_net():
     # point at the outer left edge. The corruption misreads the net so that it folds into view B: only the F
     # cell (column 3, row 2) is redrawn, its top turned from up to left in the net; its text says so.
     task = get_task("unfolded_cube")
-    scene = {"form": "view", "net": cross_net(), "colored": True, "glyph_kinds": sorted(GLYPHS),
-             "candidate_views": [dict(VIEW_TURNED, left=VIEW_TURNED["right"], right=VIEW_TURNED["left"]),
-                                 dict(VIEW_TURNED, left=face("F", "orange", [-1, 0, 0])), VIEW_TURNED,
-                                 dict(VIEW_TURNED, left=face("flag", "purple", [0, 1, 0]),
-                                      right=face("T", "green", [0, 1, 0]))]}
+    scene = {
+        "form": "view",
+        "net": cross_net(),
+        "colored": True,
+        "glyph_kinds": sorted(GLYPHS),
+        "candidate_views": [
+            dict(VIEW_TURNED, left=VIEW_TURNED["right"], right=VIEW_TURNED["left"]),
+            dict(VIEW_TURNED, left=face("F", "orange", [-1, 0, 0])),
+            VIEW_TURNED,
+            dict(VIEW_TURNED, left=face("flag", "purple", [0, 1, 0]), right=face("T", "green", [0, 1, 0])),
+        ],
+    }
     sol = task.solve(scene)
     assert sol.answer == "C" and sol.details["candidate_kinds"][1] == "turn"
-    (_, text), = task.render(scene, sol).steps
-    bad = _corruption_of(task, scene, sol, "the net is misread (1 of its cells drawn otherwise) so that it folds "
-                                           "into view B")
-    (_, bad_text), = bad.steps
+    ((_, text),) = task.render(scene, sol).steps
+    bad = _corruption_of(
+        task, scene, sol, "the net is misread (1 of its cells drawn otherwise) so that it folds into view B"
+    )
+    ((_, bad_text),) = bad.steps
     assert "column 3, row 2 (orange letter F, its top pointing up in the net) becomes the front-left face" in text
-    assert ("column 3, row 2 (orange letter F, its top pointing left in the net) becomes the front-left face, the "
-            "top of its glyph pointing toward its outer left edge") in bad_text
+    assert (
+        "column 3, row 2 (orange letter F, its top pointing left in the net) becomes the front-left face, the "
+        "top of its glyph pointing toward its outer left edge"
+    ) in bad_text
 
 
 @pytest.mark.parametrize("difficulty", ["easy", "hard"])
@@ -336,8 +414,9 @@ def test_glyphs_are_large_enough_to_read_their_orientation():
     for where, s in VIEW_SIZE.items():
         edge = 2 * s  # a face's edge, drawn isometrically at full length
         for name, n in cn.VIEW_NORMALS.items():
-            for up in [v for v in cn.VIEW_NORMALS.values() if v != n] + [cn.neg(v) for v in cn.VIEW_NORMALS.values()
-                                                                       if v != n]:
+            for up in [v for v in cn.VIEW_NORMALS.values() if v != n] + [
+                cn.neg(v) for v in cn.VIEW_NORMALS.values() if v != n
+            ]:
                 for glyph in GLYPHS:
                     poly = Polygon(glyph_on_face((0, 0), s, n, cn.Face(glyph, "red", up)))
                     x0, y0, x1, y1 = poly.bounds

@@ -89,40 +89,49 @@ def test_coordinates_are_clamped():
     assert (a.x1, a.x2, a.y2) == (0, W - 1, H - 1)
 
 
-@pytest.mark.parametrize("name,args,message", [
-    ("teleport", {}, "unknown action 'teleport'"),
-    ("draw_line", "{not json", "not valid JSON"),
-    ("draw_line", {"x1": 1, "y1": 2, "x2": 3}, "y2: Field required"),
-    ("draw_line", '{"x1": NaN, "y1": 1, "x2": 2, "y2": 3}', "x1"),
-    ("draw_line", {"x1": "Infinity", "y1": 1, "x2": 2, "y2": 3}, "x1"),
-    ("draw_circle", {"x": 1, "y": 1, "radius": -3}, "radius"),
-    ("draw_polygon", {"points": [[1, 1], [2, 2]]}, "at least 3 points"),
-    ("draw_polygon", {"points": [[i, i] for i in range(65)]}, "points"),
-    ("annotate_text", {"x": 1, "y": 1, "text": "x" * 500}, "text"),
-    ("crop_zoom", {"x1": 10, "y1": 10, "x2": 12, "y2": 300}, "at least 16"),
-    ("draw_line", {"x1": 1, "y1": 1, "x2": 2, "y2": 3, "color": "ultraviolet"}, "color"),
-    ("draw_line", {"x1": 1, "y1": 1, "x2": 2, "y2": 3, "width": 500}, "width"),
-    ("draw_line", [1, 2, 3], "must be a JSON object"),
-    ("mark_point", {"x": 1, "y": 1, "label": "x", "__class__": "evil"}, "Extra inputs"),
-])
+@pytest.mark.parametrize(
+    "name,args,message",
+    [
+        ("teleport", {}, "unknown action 'teleport'"),
+        ("draw_line", "{not json", "not valid JSON"),
+        ("draw_line", {"x1": 1, "y1": 2, "x2": 3}, "y2: Field required"),
+        ("draw_line", '{"x1": NaN, "y1": 1, "x2": 2, "y2": 3}', "x1"),
+        ("draw_line", {"x1": "Infinity", "y1": 1, "x2": 2, "y2": 3}, "x1"),
+        ("draw_circle", {"x": 1, "y": 1, "radius": -3}, "radius"),
+        ("draw_polygon", {"points": [[1, 1], [2, 2]]}, "at least 3 points"),
+        ("draw_polygon", {"points": [[i, i] for i in range(65)]}, "points"),
+        ("annotate_text", {"x": 1, "y": 1, "text": "x" * 500}, "text"),
+        ("crop_zoom", {"x1": 10, "y1": 10, "x2": 12, "y2": 300}, "at least 16"),
+        ("draw_line", {"x1": 1, "y1": 1, "x2": 2, "y2": 3, "color": "ultraviolet"}, "color"),
+        ("draw_line", {"x1": 1, "y1": 1, "x2": 2, "y2": 3, "width": 500}, "width"),
+        ("draw_line", [1, 2, 3], "must be a JSON object"),
+        ("mark_point", {"x": 1, "y": 1, "label": "x", "__class__": "evil"}, "Extra inputs"),
+    ],
+)
 def test_invalid_actions_get_clear_errors(name, args, message):
     with pytest.raises(ActionError, match=message):
-        validate_action(name, args if isinstance(args, str) else json.dumps(args) if isinstance(args, dict) else args,
-                        W, H)
+        validate_action(
+            name, args if isinstance(args, str) else json.dumps(args) if isinstance(args, dict) else args, W, H
+        )
 
 
 def test_turn_parsing_keeps_good_actions_and_reports_bad_ones():
-    calls = [{"id": "a", "name": "draw_line", "arguments": json.dumps(VALID["draw_line"])},
-             {"id": "b", "name": "nope", "arguments": "{}"},
-             {"id": "c", "name": "mark_point", "arguments": json.dumps(VALID["mark_point"])}]
+    calls = [
+        {"id": "a", "name": "draw_line", "arguments": json.dumps(VALID["draw_line"])},
+        {"id": "b", "name": "nope", "arguments": "{}"},
+        {"id": "c", "name": "mark_point", "arguments": json.dumps(VALID["mark_point"])},
+    ]
     turn = parse_tool_calls(calls, W, H)
     assert [a.action for a in turn.actions] == ["draw_line", "mark_point"] and turn.call_ids == ["a", "c"]
     assert len(turn.errors) == 1 and turn.error_ids == ["b"]
 
 
 def test_json_block_fallback():
-    text = ("I will draw the hull.\n```json\n" + json.dumps({"action": "draw_polygon", **VALID["draw_polygon"]})
-            + "\n```\nand\n```json\n{broken\n```\n```json\n[{\"action\": \"mark_point\", \"x\": 5, \"y\": 5}]\n```")
+    text = (
+        "I will draw the hull.\n```json\n"
+        + json.dumps({"action": "draw_polygon", **VALID["draw_polygon"]})
+        + '\n```\nand\n```json\n{broken\n```\n```json\n[{"action": "mark_point", "x": 5, "y": 5}]\n```'
+    )
     turn = parse_json_blocks(text, W, H)
     assert [a.action for a in turn.actions] == ["draw_polygon", "mark_point"]
     assert any("malformed" in e for e in turn.errors)
@@ -165,12 +174,26 @@ def test_bound_size():
 def test_fuzz_no_crash_bounded_memory():
     rng = random.Random(7)
     base = _base()
-    garbage = ['{"x1": 1e308, "y1": -1e308, "x2": 5, "y2": 5}', "null", "[]", '{"points": "abc"}', "{" * 5000,
-               '{"x": NaN, "y": 1, "radius": 3}', '"string"', '{"text": "' + "A" * 100000 + '"}']
+    garbage = [
+        '{"x1": 1e308, "y1": -1e308, "x2": 5, "y2": 5}',
+        "null",
+        "[]",
+        '{"points": "abc"}',
+        "{" * 5000,
+        '{"x": NaN, "y": 1, "radius": 3}',
+        '"string"',
+        '{"text": "' + "A" * 100000 + '"}',
+    ]
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     # 10,000 actions in one turn: only the first few are executed, the rest get an error each.
-    calls = [{"id": str(i), "name": rng.choice(list(VALID) + ["bogus"]),
-              "arguments": rng.choice(garbage + [json.dumps(v) for v in VALID.values()])} for i in range(10_000)]
+    calls = [
+        {
+            "id": str(i),
+            "name": rng.choice(list(VALID) + ["bogus"]),
+            "arguments": rng.choice(garbage + [json.dumps(v) for v in VALID.values()]),
+        }
+        for i in range(10_000)
+    ]
     turn = parse_tool_calls(calls, W, H)
     assert len(turn.actions) <= MAX_ACTIONS_PER_TURN
     assert len(turn.actions) + len(turn.errors) == len(calls)

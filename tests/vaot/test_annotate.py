@@ -52,14 +52,33 @@ def _tid(cond: str, uid: str) -> str:
 
 
 def _traj(cond: str, uid: str, text: str, digest: str | None, corruption: str | None = None) -> Trajectory:
-    act: dict[str, Any] = {"call_id": "c0", "action": {"action": "draw_line", "from": [1, 2], "to": [20, 20]},
-                           "returned_image": digest}
+    act: dict[str, Any] = {
+        "call_id": "c0",
+        "action": {"action": "draw_line", "from": [1, 2], "to": [20, 20]},
+        "returned_image": digest,
+    }
     if corruption:
         act["corruption"] = corruption
-    steps = [TrajectoryStep(turn=1, model_text=text, actions=[act]),
-             TrajectoryStep(turn=2, model_text="So the answer is <answer>5</answer>")]
-    return Trajectory(_tid(cond, uid), RUN, MODEL, cond, uid, 0, "convex_hull", "EG", f"How many hull vertices ({uid})?",
-                      "5", "<answer>5</answer>", f"images/{uid}.png", steps, corruption)
+    steps = [
+        TrajectoryStep(turn=1, model_text=text, actions=[act]),
+        TrajectoryStep(turn=2, model_text="So the answer is <answer>5</answer>"),
+    ]
+    return Trajectory(
+        _tid(cond, uid),
+        RUN,
+        MODEL,
+        cond,
+        uid,
+        0,
+        "convex_hull",
+        "EG",
+        f"How many hull vertices ({uid})?",
+        "5",
+        "<answer>5</answer>",
+        f"images/{uid}.png",
+        steps,
+        corruption,
+    )
 
 
 @pytest.fixture
@@ -67,9 +86,21 @@ def run(tmp_path: Path) -> dict[str, Any]:
     """A run folder with 4 trajectories (3 conditions), content-addressed returned images, a suite, and judge
     verdicts in process_scores.jsonl."""
     suite_dir, run_dir = tmp_path / "suite", tmp_path / "run"
-    samples = [Sample(Instance(uid=u, task="convex_hull", domain="EG", question=f"How many hull vertices ({u})?",
-                               image=f"images/{u}.png", answer="5", answer_type="integer"),
-                      {f"images/{u}.png": Image.new("RGB", (32, 32), (200, 220, 255))}) for u in ("u1", "u2")]
+    samples = [
+        Sample(
+            Instance(
+                uid=u,
+                task="convex_hull",
+                domain="EG",
+                question=f"How many hull vertices ({u})?",
+                image=f"images/{u}.png",
+                answer="5",
+                answer_type="integer",
+            ),
+            {f"images/{u}.png": Image.new("RGB", (32, 32), (200, 220, 255))},
+        )
+        for u in ("u1", "u2")
+    ]
     write_suite(suite_dir, "annotate-test", samples)
     img_dir = run_dir / TRAJ_DIR / "images"
     img_dir.mkdir(parents=True)
@@ -86,9 +117,11 @@ def run(tmp_path: Path) -> dict[str, Any]:
         _traj("vaot", "u2", "Zooming in.", digests[2]),
     ]
     (run_dir / TRAJ_DIR / TRAJ_FILE).write_text("".join(t.to_json() + "\n" for t in trajs), encoding="utf-8")
-    scores = [ProcessScore(trajs[0].trajectory_id, "judge-x", 1, 0, 1.0, 1.0, 0.5, "fine"),
-              ProcessScore(trajs[1].trajectory_id, "judge-x", 1, 0, 1.0, 0.0, 1.0, "wrong render"),
-              ProcessScore(trajs[2].trajectory_id, "judge-x", None, None, None, None, None, "", error="timeout")]
+    scores = [
+        ProcessScore(trajs[0].trajectory_id, "judge-x", 1, 0, 1.0, 1.0, 0.5, "fine"),
+        ProcessScore(trajs[1].trajectory_id, "judge-x", 1, 0, 1.0, 0.0, 1.0, "wrong render"),
+        ProcessScore(trajs[2].trajectory_id, "judge-x", None, None, None, None, None, "", error="timeout"),
+    ]
     (run_dir / "process_scores.jsonl").write_text("".join(json.dumps(asdict(s)) + "\n" for s in scores))
     return {"run_dir": run_dir, "suite_dir": suite_dir, "trajs": read_trajectories(run_dir), "digests": digests}
 
@@ -115,8 +148,9 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 def _post(url: str, body: str | bytes, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str]]:
     data = body.encode() if isinstance(body, str) else body
-    req = urllib.request.Request(url, data=data, method="POST", headers={
-        "Content-Type": "application/x-www-form-urlencoded", **(headers or {})})
+    req = urllib.request.Request(
+        url, data=data, method="POST", headers={"Content-Type": "application/x-www-form-urlencoded", **(headers or {})}
+    )
     opener = urllib.request.build_opener(_NoRedirect)
     try:
         with opener.open(req, timeout=10) as resp:
@@ -126,6 +160,7 @@ def _post(url: str, body: str | bytes, headers: dict[str, str] | None = None) ->
 
 
 # ----------------------------------------------------------------------------------------------- no browser
+
 
 def test_store_upserts_one_row_per_annotator_and_trajectory(tmp_path: Path) -> None:
     store = AnnotationStore(tmp_path / ANNOTATIONS_DB)
@@ -143,9 +178,14 @@ def test_store_upserts_one_row_per_annotator_and_trajectory(tmp_path: Path) -> N
 
 
 def test_sampling_is_deterministic_and_balanced(run: dict[str, Any]) -> None:
-    trajs = [replace(run["trajs"][i % 4], trajectory_id=f"id{i:03d}",
-                     condition=("vaot", "vaot_wrongrender", "vaot_norender")[i % 3] if i < 90 else "vaot")
-             for i in range(120)]  # 30 + 30 + 60 per condition
+    trajs = [
+        replace(
+            run["trajs"][i % 4],
+            trajectory_id=f"id{i:03d}",
+            condition=("vaot", "vaot_wrongrender", "vaot_norender")[i % 3] if i < 90 else "vaot",
+        )
+        for i in range(120)
+    ]  # 30 + 30 + 60 per condition
     a = sample_trajectories(trajs, 30, seed=7)
     b = sample_trajectories(list(reversed(trajs)), 30, seed=7)  # input order must not matter
     assert [t.trajectory_id for t in a] == [t.trajectory_id for t in b]
@@ -153,7 +193,9 @@ def test_sampling_is_deterministic_and_balanced(run: dict[str, Any]) -> None:
     assert Counter(t.condition for t in a) == {"vaot": 10, "vaot_wrongrender": 10, "vaot_norender": 10}
     assert [t.trajectory_id for t in sample_trajectories(trajs, 30, seed=8)] != [t.trajectory_id for t in a]
     # When a condition runs out the others fill the sample; asking for more than exists gives everything.
-    few = [t for t in trajs if t.condition != "vaot_norender"][:40] + [t for t in trajs if t.condition == "vaot_norender"][:2]
+    few = [t for t in trajs if t.condition != "vaot_norender"][:40] + [
+        t for t in trajs if t.condition == "vaot_norender"
+    ][:2]
     picked = sample_trajectories(few, 20, seed=0)
     assert len(picked) == 20 and Counter(t.condition for t in picked)["vaot_norender"] == 2
     assert len(sample_trajectories(trajs, 1000, seed=0)) == 120
@@ -163,7 +205,10 @@ def test_sampling_is_deterministic_and_balanced(run: dict[str, Any]) -> None:
 def test_process_scores_loader(tmp_path: Path, run: dict[str, Any]) -> None:
     scores = load_process_scores(run["run_dir"] / "process_scores.jsonl")
     assert [(s.judge_model, s.ar, s.rf, s.fu, s.error) for s in scores] == [
-        ("judge-x", 1.0, 1.0, 0.5, None), ("judge-x", 1.0, 0.0, 1.0, None), ("judge-x", None, None, None, "timeout")]
+        ("judge-x", 1.0, 1.0, 0.5, None),
+        ("judge-x", 1.0, 0.0, 1.0, None),
+        ("judge-x", None, None, None, "timeout"),
+    ]
     assert load_process_scores(tmp_path / "missing.jsonl") == []
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"trajectory_id": "a", "ar": 1, "rf": 1, "fu": 1}\n{"trajectory_id": "b", "ar": 0.7}\n')
@@ -177,14 +222,19 @@ def test_process_scores_loader(tmp_path: Path, run: dict[str, Any]) -> None:
 def test_agreement_report_hand_computed() -> None:
     import pandas as pd
 
-    human = pd.DataFrame([
-        {"annotator": "a", "trajectory_id": "t1", "ar": 1.0, "rf": 0.5, "fu": 0.0},
-        {"annotator": "a", "trajectory_id": "t2", "ar": 0.0, "rf": 0.0, "fu": 1.0},
-        {"annotator": "b", "trajectory_id": "t1", "ar": 1.0, "rf": 1.0, "fu": 1.0},
-        {"annotator": "b", "trajectory_id": "t3", "ar": 1.0, "rf": 1.0, "fu": 1.0},  # judge failed on t3
-    ])
-    judge = [ProcessScore("t1", "j", 1, 0, 1.0, 1.0, 0.5, ""), ProcessScore("t2", "j", 1, 0, 0.5, 0.0, 1.0, ""),
-             ProcessScore("t3", "j", None, None, None, None, None, "", error="boom")]
+    human = pd.DataFrame(
+        [
+            {"annotator": "a", "trajectory_id": "t1", "ar": 1.0, "rf": 0.5, "fu": 0.0},
+            {"annotator": "a", "trajectory_id": "t2", "ar": 0.0, "rf": 0.0, "fu": 1.0},
+            {"annotator": "b", "trajectory_id": "t1", "ar": 1.0, "rf": 1.0, "fu": 1.0},
+            {"annotator": "b", "trajectory_id": "t3", "ar": 1.0, "rf": 1.0, "fu": 1.0},  # judge failed on t3
+        ]
+    )
+    judge = [
+        ProcessScore("t1", "j", 1, 0, 1.0, 1.0, 0.5, ""),
+        ProcessScore("t2", "j", 1, 0, 0.5, 0.0, 1.0, ""),
+        ProcessScore("t3", "j", None, None, None, None, None, "", error="boom"),
+    ]
     rep = agreement_report(human, judge)
     pooled = next(t for t in rep["tables"] if t["annotator"] == "all")
     by_dim = {r["dimension"]: r for r in pooled["rows"]}
@@ -226,16 +276,28 @@ def test_pages_escape_model_text_and_stay_blind(server: AnnotationServer, run: d
         assert "script-src" not in resp.headers["Content-Security-Policy"]  # default-src 'none' forbids scripts
 
 
-def test_paths_outside_the_image_folders_are_refused(server: AnnotationServer, run: dict[str, Any],
-                                                     tmp_path: Path) -> None:
+def test_paths_outside_the_image_folders_are_refused(
+    server: AnnotationServer, run: dict[str, Any], tmp_path: Path
+) -> None:
     (tmp_path / "secret.txt").write_text("top secret")
     stray = hashlib.sha256(b"x").hexdigest()  # valid digest shape, but no sampled trajectory references it
     (run["run_dir"] / TRAJ_DIR / "images" / f"{stray}.png").write_bytes(_png((1, 2, 3)))
-    for path in ("img/../../process_scores.jsonl", "img/%2e%2e%2f%2e%2e%2fprocess_scores.jsonl",
-                 f"img/{run['digests'][0].upper()}.png", f"img/{run['digests'][0][:-1]}.png", f"img/{stray}.png",
-                 "img/..%2f..%2f..%2fsecret.txt", "input/../../secret.txt", "input/..%2f..%2fsecret.txt",
-                 "input/0000000000000000", "t/0000000000000000", "t/../annotations.sqlite",
-                 "annotations.sqlite", "trajectories/trajectories.jsonl", "etc/passwd"):
+    for path in (
+        "img/../../process_scores.jsonl",
+        "img/%2e%2e%2f%2e%2e%2fprocess_scores.jsonl",
+        f"img/{run['digests'][0].upper()}.png",
+        f"img/{run['digests'][0][:-1]}.png",
+        f"img/{stray}.png",
+        "img/..%2f..%2f..%2fsecret.txt",
+        "input/../../secret.txt",
+        "input/..%2f..%2fsecret.txt",
+        "input/0000000000000000",
+        "t/0000000000000000",
+        "t/../annotations.sqlite",
+        "annotations.sqlite",
+        "trajectories/trajectories.jsonl",
+        "etc/passwd",
+    ):
         status, body = _get(server.url + path)
         assert status in (400, 404), path
         assert "top secret" not in body and "judge-x" not in body
@@ -250,13 +312,26 @@ def test_post_validation_and_storage(server: AnnotationServer, run: dict[str, An
     t = run["trajs"][0]
     url = f"{server.url}t/{item_key(t.trajectory_id)}"
     good = "ar=1&rf=0.5&fu=0&annotator=alice&note=looks+fine"
-    for body in ("ar=2&rf=0.5&fu=0&annotator=alice", "ar=1.0&rf=0.5&fu=0&annotator=alice",
-                 "ar=0.50&rf=0.5&fu=0&annotator=alice", "ar=&rf=0.5&fu=0&annotator=alice",
-                 "ar=1e0&rf=0.5&fu=0&annotator=alice", "ar=nan&rf=0.5&fu=0&annotator=alice",
-                 "ar=-0&rf=0.5&fu=0&annotator=alice", "ar=%201&rf=0.5&fu=0&annotator=alice",
-                 "rf=0.5&fu=0&annotator=alice", "ar=1&ar=0&rf=0.5&fu=0&annotator=alice",
-                 "ar=1&rf=0.5&fu=0&annotator=", "ar=1&rf=0.5&fu=0", "ar=1&rf=0.5&fu=0&annotator=a%0Ab",
-                 good + "&model=x", good + "&note=" + "x" * 5000, "", "garbage", b"ar=1&rf=0.5&fu=0&annotator=\xff"):
+    for body in (
+        "ar=2&rf=0.5&fu=0&annotator=alice",
+        "ar=1.0&rf=0.5&fu=0&annotator=alice",
+        "ar=0.50&rf=0.5&fu=0&annotator=alice",
+        "ar=&rf=0.5&fu=0&annotator=alice",
+        "ar=1e0&rf=0.5&fu=0&annotator=alice",
+        "ar=nan&rf=0.5&fu=0&annotator=alice",
+        "ar=-0&rf=0.5&fu=0&annotator=alice",
+        "ar=%201&rf=0.5&fu=0&annotator=alice",
+        "rf=0.5&fu=0&annotator=alice",
+        "ar=1&ar=0&rf=0.5&fu=0&annotator=alice",
+        "ar=1&rf=0.5&fu=0&annotator=",
+        "ar=1&rf=0.5&fu=0",
+        "ar=1&rf=0.5&fu=0&annotator=a%0Ab",
+        good + "&model=x",
+        good + "&note=" + "x" * 5000,
+        "",
+        "garbage",
+        b"ar=1&rf=0.5&fu=0&annotator=\xff",
+    ):
         assert _post(url, body)[0] == 400, body
     assert _post(url, good, {"Content-Type": "application/json"})[0] == 400
     assert _post(url, good, {"Origin": "http://evil.example"})[0] == 403
@@ -268,7 +343,8 @@ def test_post_validation_and_storage(server: AnnotationServer, run: dict[str, An
     assert status == 303 and "annotator=alice" in headers["Location"] and "/t/" in headers["Location"]
     rows = server.app.store.all()
     assert [(r.annotator, r.trajectory_id, r.ar, r.rf, r.fu, r.note) for r in rows] == [
-        ("alice", t.trajectory_id, 1.0, 0.5, 0.0, "looks fine")]
+        ("alice", t.trajectory_id, 1.0, 0.5, 0.0, "looks fine")
+    ]
     # Re-submitting updates the row; the page shows the saved choice back to the same annotator.
     assert _post(url, "ar=0&rf=1&fu=1&annotator=alice")[0] == 303
     rows = server.app.store.all()
@@ -298,8 +374,21 @@ def test_agreement_json_reflects_annotations(server: AnnotationServer, run: dict
 
 def test_cli_prints_url_and_serves(run: dict[str, Any]) -> None:
     # Through the `vcot` command itself, so the test follows the command wherever its module lives.
-    cmd = [sys.executable, "-m", "vcot.cli", "annotate", str(run["run_dir"]),
-           "--suite", str(run["suite_dir"]), "--port", "0", "--sample", "3", "--seed", "1"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "vcot.cli",
+        "annotate",
+        str(run["run_dir"]),
+        "--suite",
+        str(run["suite_dir"]),
+        "--port",
+        "0",
+        "--sample",
+        "3",
+        "--seed",
+        "1",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = ""
@@ -325,9 +414,9 @@ def test_cli_prints_url_and_serves(run: dict[str, Any]) -> None:
 # -------------------------------------------------------------------------------------------------- browser
 
 
-
-def test_score_entered_in_headless_chromium_reaches_sqlite_and_agreement(server: AnnotationServer,
-                                                                       run: dict[str, Any]) -> None:
+def test_score_entered_in_headless_chromium_reaches_sqlite_and_agreement(
+    server: AnnotationServer, run: dict[str, Any]
+) -> None:
     require_browser()
     from playwright.sync_api import sync_playwright
 
@@ -372,14 +461,23 @@ def test_score_entered_in_headless_chromium_reaches_sqlite_and_agreement(server:
             assert row is not None and (row.ar, row.rf, row.fu, row.note) == (1.0, 0.5, 0.5, "edge drawn where asked")
 
             page.goto(server.url + "agreement")
-            cells = {dim: [page.locator(f'table[data-annotator="all"] tr[data-dim="{dim}"] td.{c}').inner_text()
-                           for c in ("n", "strict", "partial")] for dim in ("ar", "rf", "fu")}
-            assert cells == {"ar": ["1", "1.000", "1.000"], "rf": ["1", "0.000", "1.000"],
-                             "fu": ["1", "1.000", "1.000"]}
+            cells = {
+                dim: [
+                    page.locator(f'table[data-annotator="all"] tr[data-dim="{dim}"] td.{c}').inner_text()
+                    for c in ("n", "strict", "partial")
+                ]
+                for dim in ("ar", "rf", "fu")
+            }
+            assert cells == {
+                "ar": ["1", "1.000", "1.000"],
+                "rf": ["1", "0.000", "1.000"],
+                "fu": ["1", "1.000", "1.000"],
+            }
 
             # An out-of-range value sent from the page's own origin is still refused.
-            resp = page.request.post(f"{server.url}t/{key}", form={"ar": "2", "rf": "0", "fu": "0",
-                                                                      "annotator": "carol"})
+            resp = page.request.post(
+                f"{server.url}t/{key}", form={"ar": "2", "rf": "0", "fu": "0", "annotator": "carol"}
+            )
             assert resp.status == 400
             assert server.app.store.get("carol", target.trajectory_id).ar == 1.0  # type: ignore[union-attr]
         finally:

@@ -34,8 +34,7 @@ def test_known_truth_comes_before_the_judge() -> None:
     judge_all_fail = {"ar": 0.0, "rf": 0.0, "fu": 0.0}
     judge_all_pass = {"ar": 1.0, "rf": 1.0, "fu": 1.0}
     assert primary_source(_row("vaot", SILENT), judge_all_pass) == ("action", "known")
-    assert primary_source(_row("vaot_wrongrender", ACTED, ["modify_key: moved"]), judge_all_pass) == \
-        ("render", "known")
+    assert primary_source(_row("vaot_wrongrender", ACTED, ["modify_key: moved"]), judge_all_pass) == ("render", "known")
     # A faithful render is never blamed on the renderer, whatever the judge says: the judge's FU decides.
     assert primary_source(_row("vaot", ACTED), {"ar": 1.0, "rf": 0.0, "fu": 0.0}) == ("feedback", "judge")
     assert primary_source(_row("vaot", ACTED), {"ar": 1.0, "rf": 0.0, "fu": 1.0}) == ("reasoning", "judge")
@@ -54,8 +53,16 @@ def test_report_and_scored_table_carry_the_failure_sources(tmp_path: Path) -> No
     script.write_text(json.dumps(SCRIPT))
     server = spawn_mock_server(suite_dir, "--script", str(script), "--p", "0")  # every answer wrong
     try:
-        result = run_eval(EvalSpec(suite=suite_dir, model="mock", base_url=server.base_url,
-                                   conditions=list(VAOT_CONDITIONS), run_dir=tmp_path / "run", tag_requests=True))
+        result = run_eval(
+            EvalSpec(
+                suite=suite_dir,
+                model="mock",
+                base_url=server.base_url,
+                conditions=list(VAOT_CONDITIONS),
+                run_dir=tmp_path / "run",
+                tag_requests=True,
+            )
+        )
     finally:
         server.stop()
     rebuild_trajectories(result.run_dir, read_suite(suite_dir))
@@ -67,8 +74,19 @@ def test_report_and_scored_table_carry_the_failure_sources(tmp_path: Path) -> No
             s = {"ar": 1.0, "rf": 0.0, "fu": 1.0}
         else:
             continue  # vaot_norender and the rest stay unjudged
-        lines.append(json.dumps({"trajectory_id": t.trajectory_id, "judge_model": "j", "key_step": 1,
-                                 "key_action": 0, **s, "rationale": "", "error": None}))
+        lines.append(
+            json.dumps(
+                {
+                    "trajectory_id": t.trajectory_id,
+                    "judge_model": "j",
+                    "key_step": 1,
+                    "key_action": 0,
+                    **s,
+                    "rationale": "",
+                    "error": None,
+                }
+            )
+        )
     (result.run_dir / "process_scores.jsonl").write_text("\n".join(lines) + "\n")
     out = tmp_path / "report"
     r = CliRunner().invoke(app, ["report", str(result.run_dir), "--suite", str(suite_dir), "--out", str(out)])

@@ -28,12 +28,32 @@ FORM = "ar=1&rf=0.5&fu=0&annotator=alice"
 @pytest.fixture
 def run(tmp_path: Path) -> dict[str, Path]:
     suite_dir, run_dir = tmp_path / "suite", tmp_path / "run"
-    inst = Instance(uid="u1", task="convex_hull", domain="EG", question="How many?", image="images/u1.png",
-                    answer="5", answer_type="integer")
+    inst = Instance(
+        uid="u1",
+        task="convex_hull",
+        domain="EG",
+        question="How many?",
+        image="images/u1.png",
+        answer="5",
+        answer_type="integer",
+    )
     write_suite(suite_dir, "t", [Sample(inst, {"images/u1.png": Image.new("RGB", (16, 16), (9, 9, 9))})])
-    traj = Trajectory(TID, "run1", "model-x", "vaot", "u1", 0, "convex_hull", "EG", "How many?", "5",
-                      "<answer>5</answer>", "images/u1.png",
-                      [TrajectoryStep(turn=1, model_text="So <answer>5</answer>")], None)
+    traj = Trajectory(
+        TID,
+        "run1",
+        "model-x",
+        "vaot",
+        "u1",
+        0,
+        "convex_hull",
+        "EG",
+        "How many?",
+        "5",
+        "<answer>5</answer>",
+        "images/u1.png",
+        [TrajectoryStep(turn=1, model_text="So <answer>5</answer>")],
+        None,
+    )
     (run_dir / TRAJ_DIR).mkdir(parents=True)
     (run_dir / TRAJ_DIR / TRAJ_FILE).write_text(traj.to_json() + "\n", encoding="utf-8")
     return {"run_dir": run_dir, "suite_dir": suite_dir}
@@ -49,8 +69,9 @@ def local(run: dict[str, Path]) -> Iterator[AnnotationServer]:
         yield srv
 
 
-def _request(port: int, method: str, path: str, headers: dict[str, str] | None = None,
-             body: str | None = None) -> tuple[int, dict[str, str], str]:
+def _request(
+    port: int, method: str, path: str, headers: dict[str, str] | None = None, body: str | None = None
+) -> tuple[int, dict[str, str], str]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
         hdrs = dict(headers or {})
@@ -131,9 +152,24 @@ def _stop(proc: subprocess.Popen) -> None:
 
 
 def test_annotate_on_a_network_address_warns_and_prints_the_token_url(run: dict[str, Any]) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "vcot.cli", "annotate", str(run["run_dir"]), "--suite",
-                             str(run["suite_dir"]), "--port", "0", "--host", "0.0.0.0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "vcot.cli",
+            "annotate",
+            str(run["run_dir"]),
+            "--suite",
+            str(run["suite_dir"]),
+            "--port",
+            "0",
+            "--host",
+            "0.0.0.0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     stdout, stderr = _Lines(proc.stdout), _Lines(proc.stderr)
     try:
         out = stdout.wait_for("http://")
@@ -146,9 +182,23 @@ def test_annotate_on_a_network_address_warns_and_prints_the_token_url(run: dict[
 
 
 def test_serve_mock_on_a_network_address_warns(tmp_path: Path) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "vcot.cli", "serve-mock", "--host", "0.0.0.0", "--port", "0",
-                             "--port-file", str(tmp_path / "port")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "vcot.cli",
+            "serve-mock",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+            "--port-file",
+            str(tmp_path / "port"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         warning = _Lines(proc.stderr).wait_for("warning", timeout=20)
     finally:

@@ -14,8 +14,14 @@ from vcot.engine.trajectories import read_trajectories, rebuild_trajectories
 from vcot.scoring.process_judge import judge_trajectories, rf_calibration
 from vcot.suite import read_suite
 
-VERDICT = {"key_step": 1, "key_action": 0, "action_relevance": 1, "render_faithfulness": 1,
-           "feedback_uptake": 0.5, "rationale": "the line marks the path"}
+VERDICT = {
+    "key_step": 1,
+    "key_action": 0,
+    "action_relevance": 1,
+    "render_faithfulness": 1,
+    "feedback_uptake": 0.5,
+    "rationale": "the line marks the path",
+}
 
 
 class _Judge(BaseHTTPRequestHandler):
@@ -24,10 +30,22 @@ class _Judge(BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802 - http.server naming
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).bodies.append(body)
-        out = json.dumps({"id": "j", "object": "chat.completion", "created": 0, "model": body["model"],
-                          "choices": [{"index": 0, "finish_reason": "stop",
-                                       "message": {"role": "assistant", "content": json.dumps(VERDICT)}}],
-                          "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
+        out = json.dumps(
+            {
+                "id": "j",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": json.dumps(VERDICT)},
+                    }
+                ],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(out)))
@@ -83,8 +101,19 @@ def test_cli_trajectories_and_judge(vaot_run, judge_url):
     runner = CliRunner()
     r = runner.invoke(app, ["trajectories", str(result.run_dir), "--suite", str(suite_dir)])
     assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["judge-process", str(result.run_dir), "--suite", str(suite_dir), "--judge-model",
-                            "judge-y", "--judge-base-url", judge_url])
+    r = runner.invoke(
+        app,
+        [
+            "judge-process",
+            str(result.run_dir),
+            "--suite",
+            str(suite_dir),
+            "--judge-model",
+            "judge-y",
+            "--judge-base-url",
+            judge_url,
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "Judge accu" in r.output and "vaot_wrongrender" in r.output
     lines = (result.run_dir / "process_scores.jsonl").read_text().splitlines()

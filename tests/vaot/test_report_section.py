@@ -21,8 +21,21 @@ def test_report_has_see2think_tables_and_viewer(vaot_run, tmp_path):
         if t.condition == "vaot_norender":
             continue
         rf, fu = (0.5, 0.0) if t.condition == "vaot" else (0.0, 1.0)
-        lines.append(json.dumps({"trajectory_id": t.trajectory_id, "judge_model": "j", "key_step": 1,
-                                 "key_action": 0, "ar": 1.0, "rf": rf, "fu": fu, "rationale": "", "error": None}))
+        lines.append(
+            json.dumps(
+                {
+                    "trajectory_id": t.trajectory_id,
+                    "judge_model": "j",
+                    "key_step": 1,
+                    "key_action": 0,
+                    "ar": 1.0,
+                    "rf": rf,
+                    "fu": fu,
+                    "rationale": "",
+                    "error": None,
+                }
+            )
+        )
     (result.run_dir / "process_scores.jsonl").write_text("\n".join(lines) + "\n")
     out = tmp_path / "report"
     r = CliRunner().invoke(app, ["report", str(result.run_dir), "--suite", str(suite_dir), "--out", str(out)])

@@ -21,19 +21,49 @@ def _rows():
     # VAoT correctness and RF:       u1 T rf1, u2 F rf0, u3 T rf1, u4 T rf1, u5 T rf.5, u6 T rf.5
     # WrongRender correctness, FU:   u1 F fu1, u2 F fu1, u3 T fu0, u4 F fu1, u5 T fu.5, u6 F fu.5
     spec = {
-        "vaot_norender": [(False, None, None, None, "1"), (True, None, None, None, "2"), (False, None, None, None, "3"),
-                          (True, None, None, None, "4"), (False, None, None, None, "5"), (True, None, None, None, "6")],
-        "vaot": [(True, 1.0, 1.0, 1.0, "A"), (False, 0.5, 0.0, 1.0, "B"), (True, 1.0, 1.0, 0.5, "C"),
-                 (True, 1.0, 1.0, 1.0, "D"), (True, 1.0, 0.5, 0.5, "E"), (True, 0.5, 0.5, 1.0, "F")],
-        "vaot_wrongrender": [(False, 1.0, 0.0, 1.0, "X"), (False, 1.0, 0.0, 1.0, "b"), (True, 1.0, 0.0, 0.0, "C"),
-                             (False, 1.0, 0.0, 1.0, "Y"), (True, 1.0, 0.0, 0.5, "e "), (False, 1.0, 0.0, 0.5, "Z")],
+        "vaot_norender": [
+            (False, None, None, None, "1"),
+            (True, None, None, None, "2"),
+            (False, None, None, None, "3"),
+            (True, None, None, None, "4"),
+            (False, None, None, None, "5"),
+            (True, None, None, None, "6"),
+        ],
+        "vaot": [
+            (True, 1.0, 1.0, 1.0, "A"),
+            (False, 0.5, 0.0, 1.0, "B"),
+            (True, 1.0, 1.0, 0.5, "C"),
+            (True, 1.0, 1.0, 1.0, "D"),
+            (True, 1.0, 0.5, 0.5, "E"),
+            (True, 0.5, 0.5, 1.0, "F"),
+        ],
+        "vaot_wrongrender": [
+            (False, 1.0, 0.0, 1.0, "X"),
+            (False, 1.0, 0.0, 1.0, "b"),
+            (True, 1.0, 0.0, 0.0, "C"),
+            (False, 1.0, 0.0, 1.0, "Y"),
+            (True, 1.0, 0.0, 0.5, "e "),
+            (False, 1.0, 0.0, 0.5, "Z"),
+        ],
     }
     rows = []
     for cond, vals in spec.items():
         for k, (correct, ar, rf, fu, ans) in enumerate(vals, start=1):
-            rows.append({"model": "m", "condition": cond, "uid": f"u{k}", "epoch": 0,
-                         "domain": "EG" if k <= 4 else "CT", "correct": correct, "extracted": ans,
-                         "ar": ar, "rf": rf, "fu": fu, "corruptions": 1 if cond == "vaot_wrongrender" else 0})
+            rows.append(
+                {
+                    "model": "m",
+                    "condition": cond,
+                    "uid": f"u{k}",
+                    "epoch": 0,
+                    "domain": "EG" if k <= 4 else "CT",
+                    "correct": correct,
+                    "extracted": ans,
+                    "ar": ar,
+                    "rf": rf,
+                    "fu": fu,
+                    "corruptions": 1 if cond == "vaot_wrongrender" else 0,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -101,10 +131,12 @@ def test_process_means_and_gaps():
 
 
 def test_agreement_strict_and_partial():
-    human = pd.DataFrame({"trajectory_id": [1, 2, 3, 4], "ar": [1, 1, 0.5, 0], "rf": [1, 0, 0.5, 1],
-                          "fu": [0, 0, 1, None]})
-    judge = pd.DataFrame({"trajectory_id": [1, 2, 3, 4], "ar": [1, 0.5, 0.5, 1], "rf": [1, 1, 0, 1],
-                          "fu": [0, 0.5, 1, 1]})
+    human = pd.DataFrame(
+        {"trajectory_id": [1, 2, 3, 4], "ar": [1, 1, 0.5, 0], "rf": [1, 0, 0.5, 1], "fu": [0, 0, 1, None]}
+    )
+    judge = pd.DataFrame(
+        {"trajectory_id": [1, 2, 3, 4], "ar": [1, 0.5, 0.5, 1], "rf": [1, 1, 0, 1], "fu": [0, 0.5, 1, 1]}
+    )
     a = agreement(human, judge).set_index("dimension")
     # ar diffs 0, .5, 0, 1 → strict 2/4, partial 3/4 ; rf diffs 0, 1, .5, 0 → strict .5, partial .75
     assert (a.loc["ar", "strict"], a.loc["ar", "partial"]) == (0.5, 0.75)

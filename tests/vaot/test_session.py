@@ -16,8 +16,10 @@ from vcot.vaot.session import DrawingSession
 
 
 def _session(problem, corruption=None, max_turns=MAX_TURNS, epoch=0):
-    return DrawingSession.for_problem(problem, condition=drawing_condition(corruption), max_turns=max_turns,
-                                      epoch=epoch)
+    return DrawingSession.for_problem(
+        problem, condition=drawing_condition(corruption), max_turns=max_turns, epoch=epoch
+    )
+
 
 LINE = {"x1": 40, "y1": 60, "x2": 300, "y2": 60, "color": "red", "width": 4}
 
@@ -40,7 +42,7 @@ def test_a_valid_draw_changes_pixels_where_it_draws(problem):
     assert changed[58:63, 60:280].mean() > 0.5  # along the line
     x0, y0, x1, y1 = footprint(validate_action("draw_line", LINE, *before.size), *before.size)
     outside = changed.copy()
-    outside[y0:y1 + 1, x0:x1 + 1] = False
+    outside[y0 : y1 + 1, x0 : x1 + 1] = False
     assert not outside.any()  # nowhere else
     assert s.calls == 1 and pixel_digest(s.image) == pixel_digest(image)
     # The same pixels as the evaluation's renderer.
@@ -57,21 +59,24 @@ def test_crop_zoom_returns_a_view_and_keeps_the_state(problem):
     assert pixel_digest(s.image) == before
 
 
-@pytest.mark.parametrize("name, arguments", [
-    ("draw_line", {"x1": 0}),  # missing fields
-    ("draw_line", '{"x1": 1, "y1": '),  # broken JSON
-    ("draw_circle", {"x": 5, "y": 5, "radius": float("nan")}),
-    ("draw_circle", {"x": 5, "y": 5, "radius": 10**9}),
-    ("annotate_text", {"x": 1, "y": 1, "text": "x" * 10_000}),
-    ("draw_polyline", {"points": [[1, 2]] * 10_000}),
-    ("explode", {}),
-    (None, None),
-    (["draw_line"], {"x1": 1}),
-    ("draw_line", ["not", "a", "dict"]),
-    ("draw_line", {1: 2, (3,): 4}),
-    ("draw_line", "x" * 1_000_000),
-    ("crop_zoom", {"x1": 0, "y1": 0, "x2": 3, "y2": 3}),  # too small a box
-])
+@pytest.mark.parametrize(
+    "name, arguments",
+    [
+        ("draw_line", {"x1": 0}),  # missing fields
+        ("draw_line", '{"x1": 1, "y1": '),  # broken JSON
+        ("draw_circle", {"x": 5, "y": 5, "radius": float("nan")}),
+        ("draw_circle", {"x": 5, "y": 5, "radius": 10**9}),
+        ("annotate_text", {"x": 1, "y": 1, "text": "x" * 10_000}),
+        ("draw_polyline", {"points": [[1, 2]] * 10_000}),
+        ("explode", {}),
+        (None, None),
+        (["draw_line"], {"x1": 1}),
+        ("draw_line", ["not", "a", "dict"]),
+        ("draw_line", {1: 2, (3,): 4}),
+        ("draw_line", "x" * 1_000_000),
+        ("crop_zoom", {"x1": 0, "y1": 0, "x2": 3, "y2": 3}),  # too small a box
+    ],
+)
 def test_invalid_actions_come_back_as_text(problem, name, arguments):
     s = _session(problem)
     before = pixel_digest(s.image)
@@ -99,12 +104,15 @@ def test_corruptions_alter_the_returned_picture(problem, corruption):
     assert s.log[-1]["corruption"].startswith(corruption)
     if corruption == "modify_non_key":  # the line itself is drawn faithfully; a stray mark lands elsewhere
         x0, y0, x1, y1 = footprint(validate_action("draw_line", LINE, *image.size), *image.size)
-        assert not _changed(faithful, image)[y0:y1 + 1, x0:x1 + 1].any()
+        assert not _changed(faithful, image)[y0 : y1 + 1, x0 : x1 + 1].any()
 
 
 def test_sessions_replay_identically_and_depend_on_the_epoch(problem):
-    actions = [("draw_line", LINE), ("mark_point", {"x": 120, "y": 200, "label": "P"}),
-               ("draw_polygon", {"points": [[10, 10], [200, 30], [90, 220]], "fill": True})]
+    actions = [
+        ("draw_line", LINE),
+        ("mark_point", {"x": 120, "y": 200, "label": "P"}),
+        ("draw_polygon", {"points": [[10, 10], [200, 30], [90, 220]], "fill": True}),
+    ]
 
     def run(seed):
         s = _session(problem, "modify_key", epoch=seed)
@@ -146,20 +154,24 @@ def test_evaluation_and_training_draw_the_same_pixels(condition):
     from vcot.messages import ModelResponse, ToolCall
     from vcot.rl.env import VcotEnv
 
-    replies = [[("draw_line", LINE), ("mark_point", {"x": 120, "y": 200, "label": "P"})],
-               [("draw_polygon", {"points": [[10, 10], [200, 30], [90, 220]], "fill": True})]]
+    replies = [
+        [("draw_line", LINE), ("mark_point", {"x": 120, "y": 200, "label": "P"})],
+        [("draw_polygon", {"points": [[10, 10], [200, 30], [90, 220]], "fill": True})],
+    ]
     env = VcotEnv(["convex_hull"], condition=condition, seed=2)
     env.reset()
     inst = env.problem.instance
     policy = ImagePolicy()
     episode = REGISTRY.make_episode(
-        inst, condition, 0, lambda rel: encode_image_bytes(encode_png(env.problem.pictures[rel]), policy, rel))
+        inst, condition, 0, lambda rel: encode_image_bytes(encode_png(env.problem.pictures[rel]), policy, rel)
+    )
     episode.first_messages()
     for turn, calls in enumerate(replies):
         tool_calls = [ToolCall(f"c{turn}{k}", n, __import__("json").dumps(a)) for k, (n, a) in enumerate(calls)]
         episode.on_response(ModelResponse(text="", tool_calls=tool_calls))
-        env.step({"content": "", "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments}
-                                                for c in tool_calls]})
+        env.step(
+            {"content": "", "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in tool_calls]}
+        )
     evaluated = [r.digest for r in episode.returned]
     trained = [r.digest for r in env.episode.returned]
     assert len(evaluated) == (0 if condition == "vaot_norender" else 3)

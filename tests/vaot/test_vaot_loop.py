@@ -49,8 +49,7 @@ def test_vaot_returns_exactly_the_rendered_images(vaot_run):
     suite = read_suite(suite_dir)
     for inst in suite.instances:
         input_sha = _sha(suite.image_path(inst.image).read_bytes())
-        last = max((r for r in received if r["uid"] == inst.uid and r["condition"] == "vaot"),
-                   key=lambda r: r["turn"])
+        last = max((r for r in received if r["uid"] == inst.uid and r["condition"] == "vaot"), key=lambda r: r["turn"])
         assert last["turn"] == 2
         assert last["sha256"][0] == input_sha
         assert last["sha256"][1:] == _expected_returned(suite_dir, inst.uid)
@@ -68,8 +67,10 @@ def test_wrongrender_returns_corrupted_images_and_says_which(vaot_run):
     table = pq.read_table(result.results_path).to_pylist()
     for inst in read_suite(suite_dir).instances:
         faithful = _expected_returned(suite_dir, inst.uid)
-        last = max((r for r in received if r["uid"] == inst.uid and r["condition"] == "vaot_wrongrender"),
-                   key=lambda r: r["turn"])
+        last = max(
+            (r for r in received if r["uid"] == inst.uid and r["condition"] == "vaot_wrongrender"),
+            key=lambda r: r["turn"],
+        )
         got = last["sha256"][1:]
         assert len(got) == len(faithful) == 4
         assert all(g != f for g, f in zip(got, faithful, strict=True))

@@ -47,8 +47,10 @@ def binomial_tail(k: int, n: int, p: float) -> float:
         return 1.0
     if k > n or p <= 0.0:
         return 0.0
-    logs = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * math.log(p)
-            + (n - i) * math.log1p(-p) for i in range(k, n + 1)]
+    logs = [
+        math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * math.log(p) + (n - i) * math.log1p(-p)
+        for i in range(k, n + 1)
+    ]
     top = max(logs)
     return min(1.0, math.exp(top) * math.fsum(math.exp(v - top) for v in logs))
 
@@ -137,8 +139,9 @@ def audit_verdicts(instances: Sequence[Instance]) -> list[Verdict]:
         for i in insts:
             problems.setdefault(_problem(i), []).append(i)
 
-        def majority(i: Instance, counts: dict[str, Counter[str]] = by_form,
-                     problems: dict[str, list[Instance]] = problems) -> str | None:
+        def majority(
+            i: Instance, counts: dict[str, Counter[str]] = by_form, problems: dict[str, list[Instance]] = problems
+        ) -> str | None:
             c = counts[_form(i)].copy()
             # Leave this instance's whole problem out: the baseline never sees its own gold, nor that of the
             # other rows of its problem (gear_rotation's .1 and .2 ask about one scene and often agree).
@@ -169,22 +172,45 @@ def _p_text(p: float) -> str:
 
 def audit_table(verdicts: Sequence[Verdict]) -> Table:
     m, a = f"{100 * MARGIN:.0f}", f"{ALPHA:g}"
-    t = Table("Audit: non-solving baselines against chance (accuracy %)",
-              ["task", "difficulty", "n", "baseline", "right", "accuracy %", "chance %", "over chance (pts)",
-               "p", "shortcut?"],
-              note=f"A baseline is flagged ({FLAG}) only when the evidence shows it more than {m} points over "
-                   f"chance: p is the exact one-sided binomial test of `right` of n against an accuracy of "
-                   f"chance + {m} points, with chance the cell's mean chance level (it varies per instance), "
-                   f"and p ≤ {a} flags. \"{TOO_FEW}\": even n of n right would not reach p ≤ {a}, so the cell "
-                   f"gives no verdict; a blank is a cell whose baseline is not shown to be a shortcut. "
-                   "Majority answer: leave-one-problem-out over the same task, difficulty and question form. "
-                   "Heuristics fall back to the chance baseline where they do not apply.")
+    t = Table(
+        "Audit: non-solving baselines against chance (accuracy %)",
+        [
+            "task",
+            "difficulty",
+            "n",
+            "baseline",
+            "right",
+            "accuracy %",
+            "chance %",
+            "over chance (pts)",
+            "p",
+            "shortcut?",
+        ],
+        note=f"A baseline is flagged ({FLAG}) only when the evidence shows it more than {m} points over "
+        f"chance: p is the exact one-sided binomial test of `right` of n against an accuracy of "
+        f"chance + {m} points, with chance the cell's mean chance level (it varies per instance), "
+        f'and p ≤ {a} flags. "{TOO_FEW}": even n of n right would not reach p ≤ {a}, so the cell '
+        f"gives no verdict; a blank is a cell whose baseline is not shown to be a shortcut. "
+        "Majority answer: leave-one-problem-out over the same task, difficulty and question form. "
+        "Heuristics fall back to the chance baseline where they do not apply.",
+    )
     if any(v.label == UNTESTABLE for v in verdicts):
-        t.note += f" \"{UNTESTABLE}\": chance + {m} points is 100%, which no accuracy can exceed."
+        t.note += f' "{UNTESTABLE}": chance + {m} points is 100%, which no accuracy can exceed.'
     for v in verdicts:
-        t.rows.append([v.task, v.difficulty, v.n, v.baseline, v.right, f"{100 * v.accuracy:.1f}",
-                       f"{100 * v.chance:.1f}", f"{100 * (v.accuracy - v.chance):+.1f}", _p_text(v.p_value),
-                       v.label])
+        t.rows.append(
+            [
+                v.task,
+                v.difficulty,
+                v.n,
+                v.baseline,
+                v.right,
+                f"{100 * v.accuracy:.1f}",
+                f"{100 * v.chance:.1f}",
+                f"{100 * (v.accuracy - v.chance):+.1f}",
+                _p_text(v.p_value),
+                v.label,
+            ]
+        )
     return t
 
 

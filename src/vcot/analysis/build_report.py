@@ -33,8 +33,10 @@ def load_results(paths: Sequence[Path]) -> list[dict[str, Any]]:
             raise FileNotFoundError(f"{p} not found")
         if p.is_dir() and (p / "manifest.json").is_file() and (p / "instances.jsonl").is_file():
             # The commonest slip: the suite given where its run belongs.
-            raise FileNotFoundError(f"{p} is a suite (it has manifest.json and instances.jsonl); pass a run "
-                                    f"folder (vcot eval {p} --run DIR writes one)")
+            raise FileNotFoundError(
+                f"{p} is a suite (it has manifest.json and instances.jsonl); pass a run "
+                f"folder (vcot eval {p} --run DIR writes one)"
+            )
         files = [p] if p.is_file() else sorted(p.glob("*.parquet"))
         these: list[dict[str, Any]] = []
         if not files and p.is_dir():
@@ -62,9 +64,11 @@ def _check_no_repeat(rows: list[dict[str, Any]], first: dict[tuple, Path], path:
         key = (row.get("run_id"), row.get("model"), row.get("condition"), row.get("uid"), row.get("epoch"))
         where = first.setdefault(key, path)
         if where != path:
-            raise ValueError(f"{where} and {path} both hold model {row.get('model')!r}'s answer under "
-                             f"{row.get('condition')} to {row.get('uid')} (run {row.get('run_id')}): give each run "
-                             "once, and give runs of different servers or settings distinct --model names")
+            raise ValueError(
+                f"{where} and {path} both hold model {row.get('model')!r}'s answer under "
+                f"{row.get('condition')} to {row.get('uid')} (run {row.get('run_id')}): give each run "
+                "once, and give runs of different servers or settings distinct --model names"
+            )
 
 
 # What every results row needs to be scored and counted; a Parquet file without them is not a results table.
@@ -75,12 +79,15 @@ def _read_results_file(pq: Any, path: Path) -> list[dict[str, Any]]:
     try:
         pf = pq.ParquetFile(path)  # read_table imports pyarrow.dataset (0.5 s)
     except (OSError, ValueError) as exc:  # ArrowInvalid is a ValueError
-        raise ValueError(f"{path}: not a readable Parquet file ({exc}); move it out of the folder or restore "
-                         "it") from None
+        raise ValueError(
+            f"{path}: not a readable Parquet file ({exc}); move it out of the folder or restore it"
+        ) from None
     missing = [c for c in RESULTS_COLUMNS if c not in pf.schema_arrow.names]
     if missing:
-        raise ValueError(f"{path}: not a vcot results table (no column {', '.join(missing)}); move it out of "
-                         "the run folder, or pass the results file itself")
+        raise ValueError(
+            f"{path}: not a vcot results table (no column {', '.join(missing)}); move it out of "
+            "the run folder, or pass the results file itself"
+        )
     return pf.read().to_pylist()
 
 
@@ -98,14 +105,18 @@ def check_same_suite(rows: Sequence[dict[str, Any]], suite: Any) -> None:
     other = {h: names for h, names in by_hash.items() if want and h != want}
     if other:
         h, names = next(iter(sorted(other.items())))
-        raise ValueError(f"--suite {suite.root}: the runs were made on another suite ({', '.join(sorted(names))}, "
-                         f"content hash {h}; this suite's is {want}); pass the suite the runs evaluated, or leave "
-                         "--suite out. Nothing was written.")
+        raise ValueError(
+            f"--suite {suite.root}: the runs were made on another suite ({', '.join(sorted(names))}, "
+            f"content hash {h}; this suite's is {want}); pass the suite the runs evaluated, or leave "
+            "--suite out. Nothing was written."
+        )
     uids = {i.uid for i in suite.instances}
     unhashed = {str(r["uid"]) for r in rows if not r.get("suite_hash")}
     if unhashed and not unhashed & uids:
-        raise ValueError(f"--suite {suite.root}: none of the runs' {len(unhashed)} problems is in this suite; pass "
-                         "the suite the runs evaluated, or leave --suite out. Nothing was written.")
+        raise ValueError(
+            f"--suite {suite.root}: none of the runs' {len(unhashed)} problems is in this suite; pass "
+            "the suite the runs evaluated, or leave --suite out. Nothing was written."
+        )
 
 
 def scored(rows: list[dict[str, Any]], judge: Judge | None = None, rescore: bool = False) -> list[dict[str, Any]]:
@@ -141,10 +152,19 @@ class ReportJob:
     terminal_tables: list[Table] = field(default_factory=list)
 
 
-def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None = None, judge: Judge | None = None,
-                 rescore: bool = False, groups: dict[str, str] | None = None, max_instances: int = 300,
-                 mira: bool = False, all_tables: bool = False,
-                 sections: Sequence[SectionBuilder] = (), thumbnails: Thumbnails | None = None) -> ReportJob:
+def build_report(
+    run_dirs: Sequence[Path],
+    suite: Any = None,
+    out: Path | None = None,
+    judge: Judge | None = None,
+    rescore: bool = False,
+    groups: dict[str, str] | None = None,
+    max_instances: int = 300,
+    mira: bool = False,
+    all_tables: bool = False,
+    sections: Sequence[SectionBuilder] = (),
+    thumbnails: Thumbnails | None = None,
+) -> ReportJob:
     """Score and analyse the runs (or, with `mira`, folders of official MIRA result files) and write the
     report into `out` (default: <first run>/report). Raises FileNotFoundError, ValueError or KeyError on
     unreadable input; nothing is written then. `thumbnails` of `suite` may have been started by the caller
@@ -152,9 +172,19 @@ def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None =
     also hold MIRA Table 1, the paired tests and the VAoT analyses (`--tables`)."""
     if thumbnails is None and suite is not None:
         with Thumbnails(suite) as made:
-            return build_report(run_dirs, suite=suite, out=out, judge=judge, rescore=rescore, groups=groups,
-                                max_instances=max_instances, mira=mira, all_tables=all_tables,
-                                sections=sections, thumbnails=made)
+            return build_report(
+                run_dirs,
+                suite=suite,
+                out=out,
+                judge=judge,
+                rescore=rescore,
+                groups=groups,
+                max_instances=max_instances,
+                mira=mira,
+                all_tables=all_tables,
+                sections=sections,
+                thumbnails=made,
+            )
     run_dirs = [Path(p) for p in run_dirs]
     extra: list[Table] = []
     if mira:
@@ -213,9 +243,17 @@ def build_report(run_dirs: Sequence[Path], suite: Any = None, out: Path | None =
             extra_html.insert(0, section.html)
     out_dir.mkdir(parents=True, exist_ok=True)
     _write_scored(rows, out_dir / "scored.parquet")
-    paths = write_report(rows, out_dir, suite=suite, groups=groups, max_instances=max_instances,
-                         extra_tables=[run_summary(analysis.samples), *extra], analysis=analysis,
-                         extra_html=extra_html, thumbnails=thumbnails)
+    paths = write_report(
+        rows,
+        out_dir,
+        suite=suite,
+        groups=groups,
+        max_instances=max_instances,
+        extra_tables=[run_summary(analysis.samples), *extra],
+        analysis=analysis,
+        extra_html=extra_html,
+        thumbnails=thumbnails,
+    )
     return ReportJob(paths, analysis, [t for t in terminal if t.informative])
 
 

@@ -77,8 +77,13 @@ def primary_source(row: dict[str, Any], score: dict[str, Any] | None) -> tuple[s
 
 
 def _key(row: dict[str, Any]) -> str:
-    return trajectory_id(str(row.get("run_id")), str(row.get("model")), str(row["condition"]), str(row["uid"]),
-                         int(row.get("epoch") or 0))
+    return trajectory_id(
+        str(row.get("run_id")),
+        str(row.get("model")),
+        str(row["condition"]),
+        str(row["uid"]),
+        int(row.get("epoch") or 0),
+    )
 
 
 def annotate(rows: Sequence[dict[str, Any]], scores: dict[str, dict[str, Any]]) -> None:
@@ -106,16 +111,26 @@ def source_table(rows: Sequence[dict[str, Any]]) -> Table | None:
     out = []
     for (model, cond, domain), c in sorted(groups.items()):
         n = sum(c[s] for s in (*SOURCES, "unattributed"))
-        out.append([model, cond, domain, str(n),
-                    *[f"{c[s]} ({100 * c[s] / n:.0f}%)" if n else "—" for s in (*SOURCES, "unattributed")],
-                    str(c["_known"])])
-    return Table("Primary failure source of incorrect VAoT trajectories",
-                 ["model", "condition", "domain", "incorrect", *SOURCES, "unattributed", "from known truth"], out,
-                 note="Known truth first (no action issued; a key render corrupted by construction; renders of "
-                      "vaot and vaot_wrongrender_nonkey faithful), then the process judge (a score ≤ 0.5 fails "
-                      "its dimension, in the order action, render, feedback; reasoning when all pass). "
-                      "Unattributed: incorrect and not judged.",
-                 informative=any(sum(c[s] for s in SOURCES) for c in groups.values()))
+        out.append(
+            [
+                model,
+                cond,
+                domain,
+                str(n),
+                *[f"{c[s]} ({100 * c[s] / n:.0f}%)" if n else "—" for s in (*SOURCES, "unattributed")],
+                str(c["_known"]),
+            ]
+        )
+    return Table(
+        "Primary failure source of incorrect VAoT trajectories",
+        ["model", "condition", "domain", "incorrect", *SOURCES, "unattributed", "from known truth"],
+        out,
+        note="Known truth first (no action issued; a key render corrupted by construction; renders of "
+        "vaot and vaot_wrongrender_nonkey faithful), then the process judge (a score ≤ 0.5 fails "
+        "its dimension, in the order action, render, feedback; reasoning when all pass). "
+        "Unattributed: incorrect and not judged.",
+        informative=any(sum(c[s] for s in SOURCES) for c in groups.values()),
+    )
 
 
 def agreement_table(rows: Sequence[dict[str, Any]], scores: dict[str, dict[str, Any]]) -> Table | None:
@@ -142,5 +157,8 @@ def agreement_table(rows: Sequence[dict[str, Any]], scores: dict[str, dict[str, 
         out.append([what, str(n), f"{100 * agree / n:.1f}%", str(c[(True, False)]), str(c[(False, True)])])
     if not out:
         return None
-    return Table("Process judge against known truth (judged VAoT trajectories)",
-                 ["fact", "judged", "agreement", "true but judged false", "false but judged true"], out)
+    return Table(
+        "Process judge against known truth (judged VAoT trajectories)",
+        ["fact", "judged", "agreement", "true but judged false", "false but judged true"],
+        out,
+    )

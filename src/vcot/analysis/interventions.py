@@ -21,11 +21,23 @@ def intervention_table(samples: list[Sample], n_boot: int = 2000) -> Table | Non
     if BASELINE not in conds or not comparisons:
         return None
     comparisons.sort(key=lambda bc: bc[1])
-    t = Table("Uses the pictures: interventions on the supplied steps vs visual_cot",
-              ["task", "model", "baseline → treatment", "n", "baseline %", "treatment %", "Δ pts [95% bootstrap]",
-               "b (base better)", "c (treat better)", "McNemar p"],
-              note="Per task, paired over problems (see the paired comparisons table). A negative Δ means the "
-                   "intervention hurt: the model used the step pictures it was given.")
+    t = Table(
+        "Uses the pictures: interventions on the supplied steps vs visual_cot",
+        [
+            "task",
+            "model",
+            "baseline → treatment",
+            "n",
+            "baseline %",
+            "treatment %",
+            "Δ pts [95% bootstrap]",
+            "b (base better)",
+            "c (treat better)",
+            "McNemar p",
+        ],
+        note="Per task, paired over problems (see the paired comparisons table). A negative Δ means the "
+        "intervention hurt: the model used the step pictures it was given.",
+    )
     for task, ts in sorted(group(samples, lambda s: s.task).items()):
         sub = paired_tests(ts, comparisons, n_boot=n_boot)
         if sub is not None:

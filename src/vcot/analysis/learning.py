@@ -30,8 +30,7 @@ from vcot.analysis.units import Sample, pair_key
 MIN_PROBLEMS = 10  # below this many shared problems the verdict says the comparison is too small to read
 
 
-def _gold_by_unit(rows: Sequence[dict[str, Any]], instances: dict | None = None
-                  ) -> dict[tuple[str, str], Hashable]:
+def _gold_by_unit(rows: Sequence[dict[str, Any]], instances: dict | None = None) -> dict[tuple[str, str], Hashable]:
     """(task, unit) → the canonical gold answer (a tuple over a paired problem's rows)."""
     from vcot.scoring.grade import canonical
     from vcot.scoring.score import parse_options
@@ -42,8 +41,7 @@ def _gold_by_unit(rows: Sequence[dict[str, Any]], instances: dict | None = None
         gold = str(r["gold"])
         value = canonical(gold, r["answer_type"], opts, gold)
         unit = pair_key(r, (instances or {}).get(str(r["uid"])))  # the unit `to_samples` gives the row
-        members.setdefault((str(r.get("task", "")), unit), {})[str(r["uid"])] = \
-            value if value is not None else gold
+        members.setdefault((str(r.get("task", "")), unit), {})[str(r["uid"])] = value if value is not None else gold
     return {k: v[next(iter(v))] if len(v) == 1 else tuple(v[u] for u in sorted(v)) for k, v in members.items()}
 
 
@@ -73,27 +71,47 @@ def _verdict(n: int, lo: float, hi: float, after: float, best: float, chance: fl
     else:
         gain, words = "not shown", "no change shown: the interval contains 0"
     beats = after > best
-    words += (f"; after beats the best constant answer ({100 * best:.1f}%)" if beats else
-              f"; after does not beat the best constant answer ({100 * best:.1f}%)")
+    words += (
+        f"; after beats the best constant answer ({100 * best:.1f}%)"
+        if beats
+        else f"; after does not beat the best constant answer ({100 * best:.1f}%)"
+    )
     if not math.isnan(chance) and after <= chance:
         words += ", nor chance"
     return gain, "yes" if beats else "no", words
 
 
-def before_after(samples: Sequence[Sample], rows: Sequence[dict[str, Any]], instances: dict | None = None,
-                 n_boot: int = 2000) -> Table | None:
+def before_after(
+    samples: Sequence[Sample], rows: Sequence[dict[str, Any]], instances: dict | None = None, n_boot: int = 2000
+) -> Table | None:
     """The before/after table (module docstring); None with fewer than two models (baselines aside)."""
     models = _models_in_order(samples)
     if len(models) < 2:
         return None
     gold = _gold_by_unit(rows, instances)
-    t = Table("Before and after: paired over problems", [
-        "before → after", "condition", "n", "before %", "after %", "Δ pts [95% bootstrap]", "sign test p",
-        "chance %", "best constant %", "gain?", "beats best constant?"])
+    t = Table(
+        "Before and after: paired over problems",
+        [
+            "before → after",
+            "condition",
+            "n",
+            "before %",
+            "after %",
+            "Δ pts [95% bootstrap]",
+            "sign test p",
+            "chance %",
+            "best constant %",
+            "gain?",
+            "beats best constant?",
+        ],
+    )
     verdicts: list[str] = []
     for before, after in zip(models, models[1:], strict=False):
-        conds = [c for c in dict.fromkeys(s.condition for s in samples if s.model == before)
-                 if any(s.model == after and s.condition == c for s in samples)]
+        conds = [
+            c
+            for c in dict.fromkeys(s.condition for s in samples if s.model == before)
+            if any(s.model == after and s.condition == c for s in samples)
+        ]
         for cond in conds:
             per: dict[str, dict[tuple[str, str], list[float]]] = {before: {}, after: {}}
             chance: dict[tuple[str, str], float] = {}
@@ -113,15 +131,28 @@ def before_after(samples: Sequence[Sample], rows: Sequence[dict[str, Any]], inst
             best = _best_constant(units, gold)
             acc_after = sum(b) / len(b)
             gain, beats, words = _verdict(len(units), lo, hi, acc_after, best, level)
-            t.rows.append([f"{before} → {after}", cond, len(units), f"{100 * sum(a) / len(a):.1f}",
-                           f"{100 * acc_after:.1f}", f"{100 * delta:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]",
-                           f"{test.p_value:.3g}", "—" if math.isnan(level) else f"{100 * level:.1f}",
-                           f"{100 * best:.1f}", gain, beats])
+            t.rows.append(
+                [
+                    f"{before} → {after}",
+                    cond,
+                    len(units),
+                    f"{100 * sum(a) / len(a):.1f}",
+                    f"{100 * acc_after:.1f}",
+                    f"{100 * delta:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]",
+                    f"{test.p_value:.3g}",
+                    "—" if math.isnan(level) else f"{100 * level:.1f}",
+                    f"{100 * best:.1f}",
+                    gain,
+                    beats,
+                ]
+            )
             verdicts.append(f"{before} → {after}, {cond}: {words}.")
     if not t.rows:
         return None
-    t.note = (" ".join(verdicts) + " — Models in the order their runs were given. n: problems both runs answered "
-              "(accuracy: mean over epochs). Best constant: per task, always answering the gold answer most "
-              "frequent among these problems, chosen in hindsight: the strongest policy that reads neither "
-              "picture nor question. A gain that does not beat it may be the answer prior alone.")
+    t.note = (
+        " ".join(verdicts) + " — Models in the order their runs were given. n: problems both runs answered "
+        "(accuracy: mean over epochs). Best constant: per task, always answering the gold answer most "
+        "frequent among these problems, chosen in hindsight: the strongest policy that reads neither "
+        "picture nor question. A gain that does not beat it may be the answer prior alone."
+    )
     return t

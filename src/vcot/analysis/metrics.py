@@ -81,8 +81,9 @@ def mcnemar(b: int, c: int, exact: bool | None = None) -> McNemar:
     return McNemar(b, c, float(chi2), math.erfc(math.sqrt(chi2 / 2)), "chi2")
 
 
-def paired_bootstrap(a: Sequence[float], b: Sequence[float], n_boot: int = 2000, seed: int = 0,
-                     level: float = 0.95) -> tuple[float, float, float]:
+def paired_bootstrap(
+    a: Sequence[float], b: Sequence[float], n_boot: int = 2000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
     """(mean(b) - mean(a), low, high): percentile interval from resampling paired units with replacement."""
     import numpy as np
 
@@ -108,8 +109,9 @@ def relative_gain(base: float, new: float) -> float:
     return (new - base) / base
 
 
-def relative_gain_bootstrap(base: Sequence[float], treat: Sequence[float], n_boot: int = 2000, seed: int = 0,
-                            level: float = 0.95) -> tuple[float, float, float]:
+def relative_gain_bootstrap(
+    base: Sequence[float], treat: Sequence[float], n_boot: int = 2000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
     """(relative gain, low, high) of paired per-problem scores: (mean(treat) - mean(base)) / mean(base), with a
     percentile interval from resampling problems with replacement (one seeded generator, so a report is
     reproducible). NaN when the base mean is 0. Resamples whose base mean is 0 have no gain and are left

@@ -39,9 +39,29 @@ SCENARIOS = {"direct_answer": "direct", "text_cot": "text_cot", "visual_cot": "v
 TABLE_TITLE = "MIRA result files: vcot grading vs MIRA exact match (acc.py)"
 # Every row has exactly these keys, so the rows convert to one Arrow table (pyarrow infers the schema from
 # the first row) and round-trip through pandas.
-ROW_KEYS = ("run_id", "model", "condition", "uid", "task", "domain", "answer_type", "gold", "options", "epoch",
-            "response", "question", "error", "pair_id", "scenario", "source", "mira_uid", "mira_model",
-            "mira_task", "mira_em", "mira_drop")
+ROW_KEYS = (
+    "run_id",
+    "model",
+    "condition",
+    "uid",
+    "task",
+    "domain",
+    "answer_type",
+    "gold",
+    "options",
+    "epoch",
+    "response",
+    "question",
+    "error",
+    "pair_id",
+    "scenario",
+    "source",
+    "mira_uid",
+    "mira_model",
+    "mira_task",
+    "mira_em",
+    "mira_drop",
+)
 
 
 def mira_extract(response: str) -> str | None:
@@ -184,12 +204,27 @@ def load_mira_results(paths: Iterable[str | Path] | str | Path) -> MiraFiles:
             domain, at = _gold_type(task, gold or "")
             response = data.get("response")
             row = {
-                "run_id": run_ids[f], "model": model, "condition": SCENARIOS.get(scenario, scenario),
-                "uid": row_uid, "task": task, "domain": domain, "answer_type": at.value, "gold": gold,
-                "options": None, "epoch": epoch, "response": "" if response is None else _text(response),
-                "question": _text(original.get("question") or ""), "error": None, "pair_id": problem,
-                "scenario": scenario, "source": f"{f}:{lineno}", "mira_uid": acc.uid, "mira_model": acc_model,
-                "mira_task": acc_task, "mira_em": acc.correct, "mira_drop": acc.dropped,
+                "run_id": run_ids[f],
+                "model": model,
+                "condition": SCENARIOS.get(scenario, scenario),
+                "uid": row_uid,
+                "task": task,
+                "domain": domain,
+                "answer_type": at.value,
+                "gold": gold,
+                "options": None,
+                "epoch": epoch,
+                "response": "" if response is None else _text(response),
+                "question": _text(original.get("question") or ""),
+                "error": None,
+                "pair_id": problem,
+                "scenario": scenario,
+                "source": f"{f}:{lineno}",
+                "mira_uid": acc.uid,
+                "mira_model": acc_model,
+                "mira_task": acc_task,
+                "mira_em": acc.correct,
+                "mira_drop": acc.dropped,
             }
             out.rows.append(row)
     return out
@@ -258,8 +293,9 @@ def _acc_cell(rows: list[dict[str, Any]]) -> tuple[int, int]:
     """acc.py's (correct, total) over rows of one table cell: summed over acc.py's own cells (its file-name
     reading and raw scenario) so the sum is what acc.py prints even where its labels differ from ours."""
     right = total = 0
-    cells = group([r for r in rows if r["mira_em"] is not None],
-                  lambda r: (r["mira_model"], r["mira_task"], r["scenario"]))
+    cells = group(
+        [r for r in rows if r["mira_em"] is not None], lambda r: (r["mira_model"], r["mira_task"], r["scenario"])
+    )
     for (_, task, _), rs in cells.items():
         c, n = acc_counts(task, [(bool(r["mira_em"]), r["mira_uid"]) for r in rs])
         right, total = right + c, total + n
@@ -270,14 +306,30 @@ def _pct(right: int, n: int) -> str:
     return f"{100 * right / n:.1f}" if n else "—"
 
 
-def compare_mira_rows(rows: Any, judge: Judge | None = None, unreadable: dict[str, int] | None = None
-                      ) -> MiraComparison:
+def compare_mira_rows(
+    rows: Any, judge: Judge | None = None, unreadable: dict[str, int] | None = None
+) -> MiraComparison:
     """The side-by-side tables from rows of `read_mira_results` (a list, pyarrow Table or DataFrame)."""
     scored = score_mira_rows(rows, judge)
     runs = sorted({r["run_id"] for r in scored})
     many = len(runs) > 1
-    t = Table(TABLE_TITLE, [*(["run"] if many else []), "model", "task", "condition", "problems", "empty",
-                            "other dropped", "MIRA EM", "MIRA EM %", "vcot %", "vcot only", "MIRA only"])
+    t = Table(
+        TABLE_TITLE,
+        [
+            *(["run"] if many else []),
+            "model",
+            "task",
+            "condition",
+            "problems",
+            "empty",
+            "other dropped",
+            "MIRA EM",
+            "MIRA EM %",
+            "vcot %",
+            "vcot only",
+            "MIRA only",
+        ],
+    )
     counts: dict[tuple[str, str, str, str], tuple[int, int]] = {}
     for key, rs in sorted(group(scored, lambda r: (r["run_id"], r["model"], r["task"], r["condition"])).items()):
         em, n = _acc_cell(rs)
@@ -287,25 +339,43 @@ def compare_mira_rows(rows: Any, judge: Judge | None = None, unreadable: dict[st
         ours = sum(all(bool(r["correct"]) for r in p) for p in problems.values())
         empty = sum(r["mira_drop"] == EMPTY for r in rs)
         other = sum(r["mira_drop"] not in (None, EMPTY) for r in rs)
-        t.rows.append([*([key[0]] if many else []), *key[1:], n, empty, other, em, _pct(em, n),
-                       _pct(ours, len(problems)),
-                       sum(bool(r["correct"]) and not r["mira_em"] for r in kept),
-                       sum(bool(r["mira_em"]) and not r["correct"] for r in kept)])
-    notes = ["'problems' and 'MIRA EM' are acc.py's total and correct count (exact match, no LLM judge); "
-             "'empty' and 'other dropped' are rows acc.py leaves out of both (an empty response; no gold or an "
-             "unreadable row). 'vcot %' grades the same kept rows with vcot's rules (gear_rotation pairs as one "
-             "problem). 'vcot only': rows right under vcot's grading and wrong under acc.py's rule; "
-             "'MIRA only': the reverse."]
-    relabelled = sorted({(r["source"].rsplit(":", 1)[0], r["mira_model"], r["mira_task"]) for r in scored
-                         if (r["mira_model"], r["mira_task"]) != (r["model"], r["task"])})
+        t.rows.append(
+            [
+                *([key[0]] if many else []),
+                *key[1:],
+                n,
+                empty,
+                other,
+                em,
+                _pct(em, n),
+                _pct(ours, len(problems)),
+                sum(bool(r["correct"]) and not r["mira_em"] for r in kept),
+                sum(bool(r["mira_em"]) and not r["correct"] for r in kept),
+            ]
+        )
+    notes = [
+        "'problems' and 'MIRA EM' are acc.py's total and correct count (exact match, no LLM judge); "
+        "'empty' and 'other dropped' are rows acc.py leaves out of both (an empty response; no gold or an "
+        "unreadable row). 'vcot %' grades the same kept rows with vcot's rules (gear_rotation pairs as one "
+        "problem). 'vcot only': rows right under vcot's grading and wrong under acc.py's rule; "
+        "'MIRA only': the reverse."
+    ]
+    relabelled = sorted(
+        {
+            (r["source"].rsplit(":", 1)[0], r["mira_model"], r["mira_task"])
+            for r in scored
+            if (r["mira_model"], r["mira_task"]) != (r["model"], r["task"])
+        }
+    )
     notes += [f"acc.py prints {Path(f).name} as model '{m}', task '{tk}' (same counts)." for f, m, tk in relabelled]
-    notes += [f"{Path(f).name}: {k} line(s) not JSON objects, skipped (acc.py skips them too)."
-              for f, k in sorted((unreadable or {}).items())]
+    notes += [
+        f"{Path(f).name}: {k} line(s) not JSON objects, skipped (acc.py skips them too)."
+        for f, k in sorted((unreadable or {}).items())
+    ]
     t.note = " ".join(notes)
     d = Table("Where vcot and MIRA exact match disagree", ["class", "vcot right", "MIRA right", "example uid"])
     for cls, rs in sorted(group([r for r in scored if r["difference"]], lambda r: r["difference"]).items()):
-        d.rows.append([cls, sum(bool(r["correct"]) for r in rs), sum(bool(r["mira_em"]) for r in rs),
-                       rs[0]["uid"]])
+        d.rows.append([cls, sum(bool(r["correct"]) for r in rs), sum(bool(r["mira_em"]) for r in rs), rs[0]["uid"]])
     return MiraComparison([r for r in scored if r["gold"] is not None], t, d, counts)
 
 

@@ -57,19 +57,23 @@ def domain_bars(samples: list[Sample]) -> bytes:
             accs = [0 if math.isnan(x.acc) else 100 * x.acc for x in cells]
             # Clamped at 0: matplotlib refuses a negative error, and a bound a rounding error past the
             # accuracy must not abort the report.
-            err = [[0 if math.isnan(x.acc) else max(0.0, 100 * (x.acc - x.lo)) for x in cells],
-                   [0 if math.isnan(x.acc) else max(0.0, 100 * (x.hi - x.acc)) for x in cells]]
+            err = [
+                [0 if math.isnan(x.acc) else max(0.0, 100 * (x.acc - x.lo)) for x in cells],
+                [0 if math.isnan(x.acc) else max(0.0, 100 * (x.hi - x.acc)) for x in cells],
+            ]
             ax.bar(xs, accs, width, yerr=err, capsize=2, label=c)
         chance = [cell([s for s in ms if d == "Overall" or s.domain == d]).chance for d in domains]
         # An unknown chance level (NaN) draws no mark rather than one at 0.
-        ax.scatter(range(len(domains)), [100 * c for c in chance], marker="_", s=400,
-                   color="black", label="chance", zorder=3)
+        ax.scatter(
+            range(len(domains)), [100 * c for c in chance], marker="_", s=400, color="black", label="chance", zorder=3
+        )
         ax.set_xticks(range(len(domains)), domains)
         ax.set_ylabel("accuracy %")
         ax.set_ylim(0, 100)
         ax.set_title(model, fontsize=10)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=min(len(conds) + 1, 6),
-                  frameon=False)
+        ax.legend(
+            fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=min(len(conds) + 1, 6), frameon=False
+        )
     fig.tight_layout()
     return _png(fig)
 
@@ -80,8 +84,9 @@ def pass_curves(samples: list[Sample]) -> bytes | None:
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 4))
     drew = False
-    for (model, cond), ss in sorted(group(samples, lambda s: (s.model, s.condition)).items(),
-                                     key=lambda kv: (model_order(kv[0][0]), kv[0][1])):
+    for (model, cond), ss in sorted(
+        group(samples, lambda s: (s.model, s.condition)).items(), key=lambda kv: (model_order(kv[0][0]), kv[0][1])
+    ):
         curve = pass_curve(ss, PASS_KS)
         pts = [(k, 100 * v) for k, v in curve.items() if v is not None]
         if len(pts) >= 2:
@@ -111,8 +116,10 @@ _COL_IN = 0.62
 def task_heatmaps(samples: list[Sample]) -> list[tuple[str, bytes]]:
     """Per model, a heat map of accuracy % with tasks as rows (grouped by domain) and conditions as columns,
     the value written in every cell (`heatmap_figure`)."""
-    return [(model, _png(heatmap_figure(model, ms)))
-            for model, ms in sorted(group(samples, lambda s: s.model).items(), key=lambda kv: model_order(kv[0]))]
+    return [
+        (model, _png(heatmap_figure(model, ms)))
+        for model, ms in sorted(group(samples, lambda s: s.model).items(), key=lambda kv: model_order(kv[0]))
+    ]
 
 
 def heatmap_figure(model: str, ms: list[Sample]) -> Any:
@@ -129,8 +136,9 @@ def heatmap_figure(model: str, ms: list[Sample]) -> Any:
     cmap = colormaps["cividis"].with_extremes(bad="white")
     norm = Normalize(0, 100)
     conds = ordered({s.condition for s in ms}, CONDITIONS)
-    tasks = sorted({(s.domain, s.task) for s in ms},
-                   key=lambda k: (DOMAINS.index(k[0]) if k[0] in DOMAINS else 9, k[1]))
+    tasks = sorted(
+        {(s.domain, s.task) for s in ms}, key=lambda k: (DOMAINS.index(k[0]) if k[0] in DOMAINS else 9, k[1])
+    )
     by_cell = group(ms, lambda s: (s.task, s.condition))
     grid = np.array([[100 * cell(by_cell.get((t, c), [])).acc for c in conds] for _, t in tasks])
     # The number of problems beside each task: 33 % of 3 problems and of 300 read differently.
@@ -145,17 +153,18 @@ def heatmap_figure(model: str, ms: list[Sample]) -> Any:
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
             if math.isnan(v):
-                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", edgecolor="#999999",
-                                       linewidth=0))
+                ax.add_patch(
+                    Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", edgecolor="#999999", linewidth=0)
+                )
                 ax.text(j, i, "—", ha="center", va="center", fontsize=HEATMAP_FONT, color="#333333")
                 continue
             r, g, b, _ = cmap(norm(v))
             # Dark text on light cells, white on dark ones (relative luminance, ITU-R BT.709).
             light = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5
-            ax.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=HEATMAP_FONT,
-                    color="black" if light else "white")
-    ax.set_xticks(range(len(conds)), conds, rotation=40, ha="right", rotation_mode="anchor",
-                  fontsize=HEATMAP_FONT)
+            ax.text(
+                j, i, f"{v:.0f}", ha="center", va="center", fontsize=HEATMAP_FONT, color="black" if light else "white"
+            )
+    ax.set_xticks(range(len(conds)), conds, rotation=40, ha="right", rotation_mode="anchor", fontsize=HEATMAP_FONT)
     ax.set_yticks(range(len(tasks)), labels, fontsize=HEATMAP_FONT)
     # Thin white lines between cells keep neighbouring values apart where colours are close.
     ax.set_xticks(np.arange(len(conds) + 1) - 0.5, minor=True)
@@ -164,8 +173,7 @@ def heatmap_figure(model: str, ms: list[Sample]) -> Any:
     ax.tick_params(which="minor", length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
-    ax.set_title(f"{model}: accuracy % by task × condition (hatched —: not run)", fontsize=HEATMAP_FONT + 1,
-                 loc="left")
+    ax.set_title(f"{model}: accuracy % by task × condition (hatched —: not run)", fontsize=HEATMAP_FONT + 1, loc="left")
     bar = fig.colorbar(img, ax=ax, fraction=0.025 if len(tasks) > 12 else 0.05, pad=0.02)
     bar.ax.tick_params(labelsize=HEATMAP_FONT)
     bar.set_label("accuracy %", fontsize=HEATMAP_FONT)

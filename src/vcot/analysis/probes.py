@@ -54,9 +54,12 @@ def step_accuracy_table(rows: list[dict[str, Any]]) -> Table | None:
     curves = step_curves(rows)
     if not curves:
         return None
-    t = Table("First wrong step: accuracy at each step", ["model", "task", "step", "n", "step accuracy %"],
-              note="state_probe: the probe of step k asks for the solver's state after step k (docs/tasks/<task>.md, "
-                   "'State probes'); graded by rule, no judge. Wilson 95% intervals; n counts instance-epochs.")
+    t = Table(
+        "First wrong step: accuracy at each step",
+        ["model", "task", "step", "n", "step accuracy %"],
+        note="state_probe: the probe of step k asks for the solver's state after step k (docs/tasks/<task>.md, "
+        "'State probes'); graded by rule, no judge. Wilson 95% intervals; n counts instance-epochs.",
+    )
     for (model, task), pts in curves.items():
         for k, right, n in pts:
             t.rows.append([model, task, k, n, _pct(right, n)])
@@ -81,8 +84,11 @@ def first_wrong_table(rows: list[dict[str, Any]]) -> Table | None:
     counts = first_wrong_counts(rows)
     if not counts:
         return None
-    t = Table("First wrong step: distribution", ["model", "task", "first wrong step", "count", "share %"],
-              note="The first step whose probe was answered wrong in a reply; 'none': every probe right.")
+    t = Table(
+        "First wrong step: distribution",
+        ["model", "task", "first wrong step", "count", "share %"],
+        note="The first step whose probe was answered wrong in a reply; 'none': every probe right.",
+    )
     for (model, task), c in counts.items():
         total = sum(c.values())
         for k in sorted(c, key=_order):
@@ -101,11 +107,13 @@ def final_given_first_wrong_table(rows: list[dict[str, Any]]) -> Table | None:
         g[1] += 1
     if not groups:
         return None
-    t = Table("First wrong step: final-answer accuracy given the first wrong step",
-              ["model", "first wrong step", "n", "final accuracy %"],
-              note="Pooled over tasks. A reasoning line that breaks early and still ends right hints at a shortcut "
-                   "to the answer that skips the states.")
-    for (model, key) in sorted(groups, key=lambda mk: (mk[0], _order(mk[1]))):
+    t = Table(
+        "First wrong step: final-answer accuracy given the first wrong step",
+        ["model", "first wrong step", "n", "final accuracy %"],
+        note="Pooled over tasks. A reasoning line that breaks early and still ends right hints at a shortcut "
+        "to the answer that skips the states.",
+    )
+    for model, key in sorted(groups, key=lambda mk: (mk[0], _order(mk[1]))):
         right, n = groups[(model, key)]
         t.rows.append([model, key, n, _pct(right, n)])
     return t
@@ -113,8 +121,11 @@ def final_given_first_wrong_table(rows: list[dict[str, Any]]) -> Table | None:
 
 def probe_tables(rows: list[dict[str, Any]]) -> list[tuple[str, Table]]:
     """The report's "First wrong step" tables (empty without state_probe rows)."""
-    out = [("probe-steps", step_accuracy_table(rows)), ("first-wrong", first_wrong_table(rows)),
-           ("final-given-first-wrong", final_given_first_wrong_table(rows))]
+    out = [
+        ("probe-steps", step_accuracy_table(rows)),
+        ("first-wrong", first_wrong_table(rows)),
+        ("final-given-first-wrong", final_given_first_wrong_table(rows)),
+    ]
     return [(a, t) for a, t in out if t is not None]
 
 

@@ -52,12 +52,15 @@ def to_markdown(t: Table, full: bool = True) -> str:
 def to_html(t: Table, anchor: str = "") -> str:
     e = escape
     id_attr = f' id="{e(anchor)}"' if anchor else ""
-    out = [f'<section class="table"{id_attr}>',
-           f"<h3>{e(t.title)}</h3>",
-           # Shown by the page's script when the table is wider than the page (the scroll bar alone sits
-           # below a long table, out of sight).
-           '<p class="scroll-cue" hidden>Wider than the page: scroll sideways for more columns →</p>',
-           '<div class="scroll"><table>', "<thead><tr>"]
+    out = [
+        f'<section class="table"{id_attr}>',
+        f"<h3>{e(t.title)}</h3>",
+        # Shown by the page's script when the table is wider than the page (the scroll bar alone sits
+        # below a long table, out of sight).
+        '<p class="scroll-cue" hidden>Wider than the page: scroll sideways for more columns →</p>',
+        '<div class="scroll"><table>',
+        "<thead><tr>",
+    ]
     out += [f"<th>{e(h)}</th>" for h in t.header]
     out.append("</tr></thead><tbody>")
     for row in t.rows:
@@ -66,8 +69,10 @@ def to_html(t: Table, anchor: str = "") -> str:
             if isinstance(v, Cell) and not math.isnan(v.acc):
                 failures = f'<span class="fail">{e(v.failures())}</span>' if v.failures() else ""
                 chance = "unknown" if math.isnan(v.chance) else f"{100 * v.chance:.1f}%"
-                out.append(f'<td title="n={v.n} problems, {v.samples} samples, chance {chance}">'
-                           f"{e(v.pct())}<span class=\"ci\">[{100 * v.lo:.1f}, {100 * v.hi:.1f}]</span>{failures}</td>")
+                out.append(
+                    f'<td title="n={v.n} problems, {v.samples} samples, chance {chance}">'
+                    f'{e(v.pct())}<span class="ci">[{100 * v.lo:.1f}, {100 * v.hi:.1f}]</span>{failures}</td>'
+                )
             else:
                 out.append(f"<td>{e(_text(v, False))}</td>")
         out.append("</tr>")
@@ -110,16 +115,19 @@ def _fit(t: Table, width: int, plain: bool = False) -> list[Any]:
     def sizes(hdr: list[str], body: list[list[str]]) -> tuple[list[int], list[int]]:
         cells = [max((cell_len(r[j]) for r in body), default=0) for j in range(len(hdr))]
         natural = [max(c, cell_len(h), 1) for c, h in zip(cells, hdr, strict=True)]
-        least = [max(c, *(cell_len(w) for w in h.split() or [""]), 1)
-                 for c, h in zip(cells, hdr, strict=True)]
+        least = [max(c, *(cell_len(w) for w in h.split() or [""]), 1) for c, h in zip(cells, hdr, strict=True)]
         return natural, least
 
     def excess(texts: list[str]) -> int:
         return sum(len(x.encode()) - cell_len(x) for x in texts)
 
     natural, least = sizes(header, rows)
-    if sum(natural) + _overhead(len(header)) > width and len(header) > 1 and header[0] == "model" \
-            and len({r[0] for r in rows}) == 1:
+    if (
+        sum(natural) + _overhead(len(header)) > width
+        and len(header) > 1
+        and header[0] == "model"
+        and len({r[0] for r in rows}) == 1
+    ):
         title = f"{title}: {rows[0][0]}"
         header, rows = header[1:], [r[1:] for r in rows]
         natural, least = sizes(header, rows)
@@ -130,9 +138,17 @@ def _fit(t: Table, width: int, plain: bool = False) -> list[Any]:
         return [_rich_table(title, header, rows, cols, _widen(cols, natural, least, width), plain)]
     keys = _keys(t, header, least, width)
     chunks = _chunks(cols[keys:], keys, least, width)
-    return [_rich_table(f"{title} ({k} of {len(chunks)})", header, rows, [*range(keys), *chunk],
-                        _widen([*range(keys), *chunk], natural, least, width), plain)
-            for k, chunk in enumerate(chunks, 1)]
+    return [
+        _rich_table(
+            f"{title} ({k} of {len(chunks)})",
+            header,
+            rows,
+            [*range(keys), *chunk],
+            _widen([*range(keys), *chunk], natural, least, width),
+            plain,
+        )
+        for k, chunk in enumerate(chunks, 1)
+    ]
 
 
 def _keys(t: Table, header: list[str], least: list[int], width: int) -> int:
@@ -192,14 +208,14 @@ def _widen(cols: list[int], natural: list[int], least: list[int], width: int) ->
     return widths
 
 
-def _rich_table(title: str, header: list[str], rows: list[list[str]], cols: list[int], widths: dict[int, int],
-                plain: bool) -> Any:
+def _rich_table(
+    title: str, header: list[str], rows: list[list[str]], cols: list[int], widths: dict[int, int], plain: bool
+) -> Any:
     from rich import box
     from rich.markup import escape
     from rich.table import Table as RichTable
 
-    rule = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True) if plain \
-        else box.SIMPLE_HEAD
+    rule = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True) if plain else box.SIMPLE_HEAD
     rt = RichTable(title=escape(title), show_lines=False, box=rule, pad_edge=False)
     for j in cols:
         # The width holds the longest cell, so only a header wraps (between words); fold is the last resort

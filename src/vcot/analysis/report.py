@@ -53,8 +53,9 @@ class Analysis:
     tables: list[tuple[str, Table]]  # (anchor, table)
 
 
-def analyse(rows: list[dict[str, Any]], instances: dict | None = None, groups: dict[str, str] | None = None,
-            n_boot: int = 2000) -> Analysis:
+def analyse(
+    rows: list[dict[str, Any]], instances: dict | None = None, groups: dict[str, str] | None = None, n_boot: int = 2000
+) -> Analysis:
     samples = to_samples(rows, instances)
     tables: list[tuple[str, Table | None]] = [
         ("overview", condition_overview(samples)),
@@ -84,8 +85,10 @@ class ReportPaths:
 def _provenance(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
     seen: dict[tuple, dict[str, str]] = {}
     for r in rows:
-        rec = {k: str(r.get(k, "") or "") for k in ("run_id", "model", "suite_name", "suite_hash", "prompt_version",
-                                                      "vcot_version", "settings")}
+        rec = {
+            k: str(r.get(k, "") or "")
+            for k in ("run_id", "model", "suite_name", "suite_hash", "prompt_version", "vcot_version", "settings")
+        }
         seen.setdefault(tuple(rec.values()), rec)
     return list(seen.values())
 
@@ -113,24 +116,48 @@ def _endpoint_table(rows: Sequence[dict[str, Any]]) -> Table | None:
     for (run_id, _), figures in seen.items():
         for f in figures:
             started = f.get("session")
-            when = _dt.datetime.fromtimestamp(started, _dt.UTC).strftime("%Y-%m-%d %H:%M") \
-                if isinstance(started, (int, float)) else ""
+            when = (
+                _dt.datetime.fromtimestamp(started, _dt.UTC).strftime("%Y-%m-%d %H:%M")
+                if isinstance(started, (int, float))
+                else ""
+            )
             kinds = f.get("error_kinds") if isinstance(f.get("error_kinds"), dict) else {}
-            out.append([run_id, when, str(f.get("url", "")), str(f.get("requests", "")), str(f.get("ok", "")),
-                        str(f.get("errors", "")) + (f" ({', '.join(f'{n} {k}' for k, n in kinds.items())})"
-                                                    if kinds else ""),
-                        secs(f.get("mean_s")), secs(f.get("p50_s")), str(f.get("taken_out", ""))])
+            out.append(
+                [
+                    run_id,
+                    when,
+                    str(f.get("url", "")),
+                    str(f.get("requests", "")),
+                    str(f.get("ok", "")),
+                    str(f.get("errors", ""))
+                    + (f" ({', '.join(f'{n} {k}' for k, n in kinds.items())})" if kinds else ""),
+                    secs(f.get("mean_s")),
+                    secs(f.get("p50_s")),
+                    str(f.get("taken_out", "")),
+                ]
+            )
     if not out:
         return None
-    return Table("Endpoints", ["run", "started (UTC)", "endpoint", "requests", "ok", "errors", "mean s", "p50 s",
-                               "taken out"], out)
+    return Table(
+        "Endpoints",
+        ["run", "started (UTC)", "endpoint", "requests", "ok", "errors", "mean s", "p50 s", "taken out"],
+        out,
+    )
 
 
-def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = None,
-                 groups: dict[str, str] | None = None, max_instances: int = 300,
-                 title: str = "vcot report", n_boot: int = 2000, extra_tables: Sequence[Table] = (),
-                 analysis: Analysis | None = None, extra_html: Sequence[str] = (),
-                 thumbnails: Thumbnails | None = None) -> ReportPaths:
+def write_report(
+    rows: list[dict[str, Any]],
+    out_dir: str | Path,
+    suite: Any = None,
+    groups: dict[str, str] | None = None,
+    max_instances: int = 300,
+    title: str = "vcot report",
+    n_boot: int = 2000,
+    extra_tables: Sequence[Table] = (),
+    analysis: Analysis | None = None,
+    extra_html: Sequence[str] = (),
+    thumbnails: Thumbnails | None = None,
+) -> ReportPaths:
     """Write report.md (+ plots/*.png) and report.html (self-contained) into out_dir from scored rows.
 
     `extra_tables` are appended to the results (e.g. the MIRA side-by-side); `analysis` skips recomputation
@@ -139,25 +166,40 @@ def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = N
     if thumbnails is None and suite is not None:
         with Thumbnails(suite) as made:
             made.start(browser_images(rows, suite, max_instances))
-            return write_report(rows, out_dir, suite=suite, groups=groups, max_instances=max_instances, title=title,
-                                n_boot=n_boot, extra_tables=extra_tables, analysis=analysis, extra_html=extra_html,
-                                thumbnails=made)
+            return write_report(
+                rows,
+                out_dir,
+                suite=suite,
+                groups=groups,
+                max_instances=max_instances,
+                title=title,
+                n_boot=n_boot,
+                extra_tables=extra_tables,
+                analysis=analysis,
+                extra_html=extra_html,
+                thumbnails=made,
+            )
     out = Path(out_dir)
     (out / "plots").mkdir(parents=True, exist_ok=True)
     if analysis is None:
         instances = {i.uid: i for i in suite.instances} if suite is not None else None
         analysis = analyse(rows, instances, groups, n_boot=n_boot)
     if extra_tables:
-        analysis = Analysis(analysis.samples, [*analysis.tables, *((f"extra-{i}", t) for i, t in
-                                                                     enumerate(extra_tables))])
-    figures: list[tuple[str, str, bytes]] = [("bars", "Accuracy by domain and condition (bars: Wilson 95%; "
-                                                      "black ticks: chance)", plots.domain_bars(analysis.samples))]
+        analysis = Analysis(
+            analysis.samples, [*analysis.tables, *((f"extra-{i}", t) for i, t in enumerate(extra_tables))]
+        )
+    figures: list[tuple[str, str, bytes]] = [
+        (
+            "bars",
+            "Accuracy by domain and condition (bars: Wilson 95%; black ticks: chance)",
+            plots.domain_bars(analysis.samples),
+        )
+    ]
     curves = plots.pass_curves(analysis.samples)
     if curves:
         figures.append(("passk", "pass@k", curves))
     for i, (model, png) in enumerate(plots.task_heatmaps(analysis.samples)):
-        figures.append((f"heatmap-{i}", f"Task × condition heat map: {model} (accuracy %; n: problems per task)",
-                        png))
+        figures.append((f"heatmap-{i}", f"Task × condition heat map: {model} (accuracy %; n: problems per task)", png))
     for i, (model, png) in enumerate(step_curve_plots(rows)):
         figures.append((f"probe-steps-{i}", f"First wrong step: state-probe accuracy by step, {model}", png))
     for i, (model, png) in enumerate(first_wrong_plots(rows)):
@@ -174,19 +216,37 @@ def write_report(rows: list[dict[str, Any]], out_dir: str | Path, suite: Any = N
 
 def _markdown(title: str, analysis: Analysis, figures, prov, rows: Sequence[dict[str, Any]] = ()) -> str:
     facts = _summary(analysis, len(rows) or None)
-    parts = [f"# {escape(title, quote=False)}", "",
-             f"Generated {_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds')}.", "", "## Summary", "",
-             f"Reading guide: {READING_GUIDE}.", ""]
-    parts += [f"- {md_text(line)}".replace("\n", " ") for line in [facts.counts, *facts.chance, *facts.paired,
-                                                                   facts.failures]]
+    parts = [
+        f"# {escape(title, quote=False)}",
+        "",
+        f"Generated {_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds')}.",
+        "",
+        "## Summary",
+        "",
+        f"Reading guide: {READING_GUIDE}.",
+        "",
+    ]
+    parts += [
+        f"- {md_text(line)}".replace("\n", " ") for line in [facts.counts, *facts.chance, *facts.paired, facts.failures]
+    ]
     parts += ["", to_markdown(facts.table), "## Runs", ""]
-    parts.append(to_markdown(Table("Provenance", ["run", "model", "suite", "suite hash", "prompt", "vcot", "settings"],
-                                   [list(p.values()) for p in prov])))
+    parts.append(
+        to_markdown(
+            Table(
+                "Provenance",
+                ["run", "model", "suite", "suite hash", "prompt", "vcot", "settings"],
+                [list(p.values()) for p in prov],
+            )
+        )
+    )
     if (endpoints := _endpoint_table(rows)) is not None:
         parts.append(to_markdown(endpoints))
     parts += ["## Results", ""]
-    parts += [to_markdown(t) for a, t in analysis.tables
-              if not (a.startswith("extra-") and t.title == facts.table.title and t.header == facts.table.header)]
+    parts += [
+        to_markdown(t)
+        for a, t in analysis.tables
+        if not (a.startswith("extra-") and t.title == facts.table.title and t.header == facts.table.header)
+    ]
     parts += ["## Figures", ""]
     parts += [f"![{escape(cap)}](plots/{name}.png)\n" for name, cap, _ in figures]
     return "\n".join(parts)
@@ -281,10 +341,17 @@ def _shown(rows: Sequence[dict[str, Any]], suite: Any) -> tuple[list[str], dict[
 
 
 # The report's sections, in the order a reader asks: (id, navigation label, heading).
-SECTIONS = (("summary", "Summary", "Summary"), ("accuracy", "Accuracy", "Accuracy"),
-            ("per-task", "Per task", "Per task"), ("failures", "Failure analysis", "Failure analysis"),
-            ("audit", "Audit", "Audit of the suite"), ("figures", "Figures", "Figures"),
-            ("more", "More", "More"), ("browser", "Instances", "Instance browser"), ("runs", "Runs", "Runs"))
+SECTIONS = (
+    ("summary", "Summary", "Summary"),
+    ("accuracy", "Accuracy", "Accuracy"),
+    ("per-task", "Per task", "Per task"),
+    ("failures", "Failure analysis", "Failure analysis"),
+    ("audit", "Audit", "Audit of the suite"),
+    ("figures", "Figures", "Figures"),
+    ("more", "More", "More"),
+    ("browser", "Instances", "Instance browser"),
+    ("runs", "Runs", "Runs"),
+)
 READING_GUIDE = "docs/report.md in the vcot repository says what each section answers and how to read it"
 # A table with more rows than this starts collapsed.
 LONG_TABLE = 12
@@ -310,16 +377,24 @@ def _chance_line(model: str, cells: list[tuple[str, Any]]) -> str:
         return f"{model}: no scored samples"
     verdicts = {"above": 0, "at": 0, "below": 0, "unknown": 0}
     for _, c in known:
-        verdicts["unknown" if math.isnan(c.chance) else "above" if c.lo > c.chance else
-                 "below" if c.hi < c.chance else "at"] += 1
+        verdicts[
+            "unknown" if math.isnan(c.chance) else "above" if c.lo > c.chance else "below" if c.hi < c.chance else "at"
+        ] += 1
     n = len(known)
-    said = [f"{k} chance in {v} of {n} condition{'s' if n > 1 else ''}" if k != "unknown"
-            else f"chance level unknown in {v}" for k, v in verdicts.items() if v]
+    said = [
+        f"{k} chance in {v} of {n} condition{'s' if n > 1 else ''}"
+        if k != "unknown"
+        else f"chance level unknown in {v}"
+        for k, v in verdicts.items()
+        if v
+    ]
     best_cond, best = max(known, key=lambda kc: kc[1].acc)
     level = "" if math.isnan(best.chance) else f" vs {100 * best.chance:.1f}% chance"
     kind = " (built-in baseline)" if is_baseline(model) else ""
-    return (f"{model}{kind}: {', '.join(said)}; best {best_cond} {100 * best.acc:.1f}% "
-            f"[{100 * best.lo:.1f}, {100 * best.hi:.1f}]{level}")
+    return (
+        f"{model}{kind}: {', '.join(said)}; best {best_cond} {100 * best.acc:.1f}% "
+        f"[{100 * best.lo:.1f}, {100 * best.hi:.1f}]{level}"
+    )
 
 
 def _counts(analysis: Analysis, n_rows: int) -> str:
@@ -330,14 +405,21 @@ def _counts(analysis: Analysis, n_rows: int) -> str:
     conds = len({s.condition for s in samples})
     epochs = len({s.epoch for s in samples})
     paired_rows = sum(s.n_rows for s in samples if s.n_rows > 1)
-    rows_note = (f"; the {paired_rows} responses to paired problems (two questions about one picture, right only "
-                 "when both are) make one sample per pair" if paired_rows else "")
+    rows_note = (
+        f"; the {paired_rows} responses to paired problems (two questions about one picture, right only "
+        "when both are) make one sample per pair"
+        if paired_rows
+        else ""
+    )
+
     def n_of(n: int, word: str) -> str:
         return f"{n} {word}{'s' if n != 1 else ''}"
 
-    return (f"{n_rows} scored responses make {len(samples)} samples: {problems} problems, each answered under "
-            f"{'up to ' if conds > 1 else ''}{n_of(conds, 'condition')} by {n_of(models, 'model')} in "
-            f"{n_of(epochs, 'epoch')}{rows_note}. The tables count problems.")
+    return (
+        f"{n_rows} scored responses make {len(samples)} samples: {problems} problems, each answered under "
+        f"{'up to ' if conds > 1 else ''}{n_of(conds, 'condition')} by {n_of(models, 'model')} in "
+        f"{n_of(epochs, 'epoch')}{rows_note}. The tables count problems."
+    )
 
 
 def _summary(analysis: Analysis, n_rows: int | None = None) -> _Summary:
@@ -361,13 +443,18 @@ def _summary(analysis: Analysis, n_rows: int | None = None) -> _Summary:
         head, _, interval = delta.partition(" ")
         paired.append(f"{model}: {treat} {verb} {base} by {head} points {interval}, sign test p = {p}")
     if not paired:
-        paired = [f"No paired difference is significant at p < {ALPHA:g}." if paired_table is not None
-                  else "No paired comparison could be made (no problem was run under two compared conditions)."]
+        paired = [
+            f"No paired difference is significant at p < {ALPHA:g}."
+            if paired_table is not None
+            else "No paired comparison could be made (no problem was run under two compared conditions)."
+        ]
     n = sum(c.samples for c in cells.values())
     err, tmo, trunc = (sum(getattr(c, k) for c in cells.values()) for k in ("errors", "timeouts", "truncated"))
     if err or tmo or trunc:
-        failures = (f"Engine failures: {err} errors, {tmo} timeouts and {trunc} truncated responses among {n} "
-                    "samples (counted as wrong; see the errors / timeouts / truncated columns).")
+        failures = (
+            f"Engine failures: {err} errors, {tmo} timeouts and {trunc} truncated responses among {n} "
+            "samples (counted as wrong; see the errors / timeouts / truncated columns)."
+        )
     else:
         failures = f"No engine errors, timeouts or truncated responses among {n} samples."
     counts = _counts(analysis, n_rows if n_rows is not None else sum(s.n_rows for s in analysis.samples))
@@ -380,7 +467,9 @@ def _section_of(anchor: str, t: Table) -> str:
         return "per-task"
     if title.startswith("audit"):
         return "audit"
-    if anchor.startswith(_FAILURE_ANCHORS) or (anchor.startswith("extra-") and any(w in title for w in _FAILURE_TITLES)):
+    if anchor.startswith(_FAILURE_ANCHORS) or (
+        anchor.startswith("extra-") and any(w in title for w in _FAILURE_TITLES)
+    ):
         return "failures"
     return "accuracy"
 
@@ -389,12 +478,23 @@ def _table_html(anchor: str, t: Table, collapsed: bool) -> str:
     if not collapsed:
         return to_html(t, anchor)
     e = escape
-    return (f'<details class="long" id="{e(anchor)}"><summary>{e(t.title)} ({len(t.rows)} rows)</summary>'
-            f"{to_html(t)}</details>")
+    return (
+        f'<details class="long" id="{e(anchor)}"><summary>{e(t.title)} ({len(t.rows)} rows)</summary>'
+        f"{to_html(t)}</details>"
+    )
 
 
-def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instances: int,
-          extra_html: Sequence[str] = (), thumbnails: Thumbnails | None = None) -> str:
+def _html(
+    title: str,
+    analysis: Analysis,
+    figures,
+    prov,
+    rows,
+    suite,
+    max_instances: int,
+    extra_html: Sequence[str] = (),
+    thumbnails: Thumbnails | None = None,
+) -> str:
     """`extra_html` sections are trusted markup built by vcot (e.g. the VAoT trajectory viewer), which
     escapes all model text itself."""
     e = escape
@@ -407,11 +507,20 @@ def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instan
         where = _section_of(anchor, t)
         body[where].append(_table_html(anchor, t, where == "audit" or len(t.rows) > LONG_TABLE))
     for name, cap, png in figures:
-        body["figures"].append(f'<figure id="fig-{e(name)}"><img alt="{e(cap)}" src="{png_data_uri(png)}">'
-                               f"<figcaption>{e(cap)}</figcaption></figure>")
+        body["figures"].append(
+            f'<figure id="fig-{e(name)}"><img alt="{e(cap)}" src="{png_data_uri(png)}">'
+            f"<figcaption>{e(cap)}</figcaption></figure>"
+        )
     body["more"] += list(extra_html)
-    body["runs"].append(to_html(Table("Provenance", ["run", "model", "suite", "suite hash", "prompt", "vcot",
-                                                     "settings"], [list(p.values()) for p in prov])))
+    body["runs"].append(
+        to_html(
+            Table(
+                "Provenance",
+                ["run", "model", "suite", "suite hash", "prompt", "vcot", "settings"],
+                [list(p.values()) for p in prov],
+            )
+        )
+    )
     if (endpoints := _endpoint_table(rows)) is not None:
         body["runs"].append(to_html(endpoints))
     present = [s for s in SECTIONS if s[0] in ("summary", "browser") or body[s[0]]]
@@ -426,16 +535,25 @@ def _html(title: str, analysis: Analysis, figures, prov, rows, suite, max_instan
         f"<h3>Errors and truncations</h3><p>{e(facts.failures)}</p>",
         to_html(facts.table, "run-summary"),
         f'<p class="next"><b>Where to look next:</b> {nexts}</p>',
-        f'<p class="note">Reading guide: {e(READING_GUIDE)}.</p>', "</div>"]
+        f'<p class="note">Reading guide: {e(READING_GUIDE)}.</p>',
+        "</div>",
+    ]
     nav = "".join(f'<a href="#{sid}">{e(label)}</a>' for sid, label, _ in present)
-    parts = ["<header>", f"<h1>{e(title)}</h1>",
-             f"<p>Generated {e(_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds'))} from "
-             f"{len({str(r.get('run_id') or '') for r in rows})} run(s), {len(rows)} scored responses (see the summary "
-             "for how they are counted).</p>", "</header>", f'<nav id="toc" aria-label="Sections">{nav}</nav>', "<main>"]
+    parts = [
+        "<header>",
+        f"<h1>{e(title)}</h1>",
+        f"<p>Generated {e(_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds'))} from "
+        f"{len({str(r.get('run_id') or '') for r in rows})} run(s), {len(rows)} scored responses (see the summary "
+        "for how they are counted).</p>",
+        "</header>",
+        f'<nav id="toc" aria-label="Sections">{nav}</nav>',
+        "<main>",
+    ]
     for sid, _, heading in present:
         if sid == "browser":
-            parts.append(f'<section class="part" id="browser">{_browser(rows, suite, max_instances, thumbnails)}'
-                         "</section>")
+            parts.append(
+                f'<section class="part" id="browser">{_browser(rows, suite, max_instances, thumbnails)}</section>'
+            )
             continue
         parts.append(f'<section class="part" id="{sid}"><h2>{e(heading)}</h2>')
         parts += body[sid]
@@ -456,12 +574,16 @@ def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int, thumbna
         by_uid.setdefault(str(r["uid"]), []).append(r)
     uids, inst_of = _shown(rows, suite)
     shown = uids[:max_instances]
-    parts = ['<h2>Instance browser</h2>',
-             '<div id="filters"><input id="q" type="search" placeholder="filter by uid, task, domain">'
-             '<label><input id="wrong" type="checkbox"> only with wrong answers</label> <span id="count"></span></div>']
+    parts = [
+        "<h2>Instance browser</h2>",
+        '<div id="filters"><input id="q" type="search" placeholder="filter by uid, task, domain">'
+        '<label><input id="wrong" type="checkbox"> only with wrong answers</label> <span id="count"></span></div>',
+    ]
     if len(uids) > len(shown):
-        parts.append(f'<p class="note">Showing the first {len(shown)} of {len(uids)} instances '
-                     "(raise --max-instances for more).</p>")
+        parts.append(
+            f'<p class="note">Showing the first {len(shown)} of {len(uids)} instances '
+            "(raise --max-instances for more).</p>"
+        )
     rels = browser_images(rows, suite, max_instances)
     if thumbnails is not None:
         thumbs = thumbnails.get(rels)
@@ -469,21 +591,28 @@ def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int, thumbna
         with Thumbnails(suite) as made:
             thumbs = made.get(rels)
     for uid in shown:
-        rs = sorted(by_uid[uid], key=lambda r: (str(r["model"]), _cond_key(str(r["condition"])), int(r.get("epoch") or 0)))
+        rs = sorted(
+            by_uid[uid], key=lambda r: (str(r["model"]), _cond_key(str(r["condition"])), int(r.get("epoch") or 0))
+        )
         first = rs[0]
         inst = inst_of.get(uid)
         n_ok = sum(bool(r.get("correct")) for r in rs)
         search = " ".join([uid, str(first.get("task", "")), str(first.get("domain", ""))]).lower()
-        parts.append(f'<details class="inst" data-search="{e(search)}" data-wrong="{1 if n_ok < len(rs) else 0}">'
-                     f"<summary><b>{e(uid)}</b> · {e(str(first.get('task', '')))} · {e(str(first.get('domain', '')))}"
-                     f" · gold <code>{e(str(first.get('gold', '')))}</code> · {n_ok}/{len(rs)} right</summary>")
+        parts.append(
+            f'<details class="inst" data-search="{e(search)}" data-wrong="{1 if n_ok < len(rs) else 0}">'
+            f"<summary><b>{e(uid)}</b> · {e(str(first.get('task', '')))} · {e(str(first.get('domain', '')))}"
+            f" · gold <code>{e(str(first.get('gold', '')))}</code> · {n_ok}/{len(rs)} right</summary>"
+        )
         if inst is not None:
             parts.append(f"<pre>{e(inst.question)}</pre>")
             if inst.options:
                 parts.append(_options_html(inst.options))
             src = thumbs.get(inst.image)
-            parts.append(f'<img class="thumb" alt="input image" src="{src}">' if src else
-                         f"<p class=\"note\">input image {e(inst.image)} unavailable</p>")
+            parts.append(
+                f'<img class="thumb" alt="input image" src="{src}">'
+                if src
+                else f'<p class="note">input image {e(inst.image)} unavailable</p>'
+            )
             if inst.steps:
                 parts.append('<div class="steps">')
                 for k, st in enumerate(inst.steps, 1):
@@ -495,8 +624,7 @@ def _browser(rows: list[dict[str, Any]], suite: Any, max_instances: int, thumbna
             # Later epochs are dropped first, so epoch 0 of every model and condition stays visible.
             kept = sorted(rs, key=lambda r: int(r.get("epoch") or 0))[:MAX_ROWS_PER_INSTANCE]
             parts.append(f'<p class="note">{len(rs) - len(kept)} more samples (later epochs) omitted.</p>')
-            rs = sorted(kept, key=lambda r: (str(r["model"]), _cond_key(str(r["condition"])),
-                                             int(r.get("epoch") or 0)))
+            rs = sorted(kept, key=lambda r: (str(r["model"]), _cond_key(str(r["condition"])), int(r.get("epoch") or 0)))
         parts.append(f'<div class="scroll">{_answers_table(rs)}</div>')
         parts.append("</details>")
     return "\n".join(parts)
@@ -514,8 +642,10 @@ def _options_html(options: Sequence[str]) -> str:
 
 def _answers_table(rs: Sequence[dict[str, Any]]) -> str:
     e = escape
-    out = ['<table class="answers"><thead><tr><th>model</th><th>condition</th><th>epoch</th><th>extracted</th>'
-           "<th>tier</th><th>verdict</th><th>response</th></tr></thead><tbody>"]
+    out = [
+        '<table class="answers"><thead><tr><th>model</th><th>condition</th><th>epoch</th><th>extracted</th>'
+        "<th>tier</th><th>verdict</th><th>response</th></tr></thead><tbody>"
+    ]
     for r in rs:
         ok = bool(r.get("correct"))
         resp = str(r.get("response") or "")
@@ -529,7 +659,8 @@ def _answers_table(rs: Sequence[dict[str, Any]]) -> str:
             f"<tr><td>{e(str(r['model']))}</td><td>{e(str(r['condition']))}</td><td>{e(str(r.get('epoch', 0)))}</td>"
             f"<td><code>{e(str(r.get('extracted') if r.get('extracted') is not None else '—'))}</code></td>"
             f"<td>{e(str(r.get('tier', '')))}</td>"
-            f"<td class=\"{'ok' if ok else 'bad'}\" title=\"{e(reason)}\">{'right' if ok else 'wrong'}</td>"
-            f"<td><details><summary>{len(str(r.get('response') or ''))} chars</summary>{body}</details></td></tr>")
+            f'<td class="{"ok" if ok else "bad"}" title="{e(reason)}">{"right" if ok else "wrong"}</td>'
+            f"<td><details><summary>{len(str(r.get('response') or ''))} chars</summary>{body}</details></td></tr>"
+        )
     out.append("</tbody></table>")
     return "".join(out)

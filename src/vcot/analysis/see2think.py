@@ -72,9 +72,18 @@ def render_transitions(df: pd.DataFrame, group: str = "domain") -> pd.DataFrame:
         n = len(part)
         benefit = int((~before & after).sum())
         harm = int((before & ~after).sum())
-        rows.append({group: g, "rf": rf, "n": n, "benefit": benefit, "harm": harm,
-                     "benefit_share": benefit / n, "harm_share": harm / n,
-                     "balance_pts": 100.0 * (benefit - harm) / n})
+        rows.append(
+            {
+                group: g,
+                "rf": rf,
+                "n": n,
+                "benefit": benefit,
+                "harm": harm,
+                "benefit_share": benefit / n,
+                "harm_share": harm / n,
+                "balance_pts": 100.0 * (benefit - harm) / n,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -83,20 +92,32 @@ def wrongrender_gap(df: pd.DataFrame, group: str = "domain", fu_from: str = "vao
     if fu_from not in ("vaot", "vaot_wrongrender"):
         raise ValueError("fu_from must be 'vaot' or 'vaot_wrongrender'")
     pairs = _aligned(df, "vaot", "vaot_wrongrender", cols_after=["fu"])
-    fu_col = ("fu_after" if "fu_after" in pairs.columns else "fu") if fu_from == "vaot_wrongrender" else \
-        ("fu_before" if "fu_before" in pairs.columns else "fu")
+    fu_col = (
+        ("fu_after" if "fu_after" in pairs.columns else "fu")
+        if fu_from == "vaot_wrongrender"
+        else ("fu_before" if "fu_before" in pairs.columns else "fu")
+    )
     pairs = pairs.dropna(subset=[fu_col])
     rows = []
     for (g, fu), part in pairs.groupby([group, fu_col]):
         acc_v = part["correct_before"].astype(bool).mean()
         acc_w = part["correct_after"].astype(bool).mean()
-        rows.append({group: g, "fu": fu, "n": len(part), "acc_vaot": acc_v, "acc_wrongrender": acc_w,
-                     "gap_pts": 100.0 * (acc_v - acc_w)})
+        rows.append(
+            {
+                group: g,
+                "fu": fu,
+                "n": len(part),
+                "acc_vaot": acc_v,
+                "acc_wrongrender": acc_w,
+                "gap_pts": 100.0 * (acc_v - acc_w),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def answer_change_rate(df: pd.DataFrame, same: Callable[[object, object], bool] | None = None,
-                       by: Sequence[str] = ("model",)) -> pd.DataFrame:
+def answer_change_rate(
+    df: pd.DataFrame, same: Callable[[object, object], bool] | None = None, by: Sequence[str] = ("model",)
+) -> pd.DataFrame:
     """Share of aligned vaot / vaot_wrongrender pairs whose final answers differ semantically, over the pairs
     whose WrongRender episode had at least one image corrupted (column `corruptions`); `n` counts them and
     `excluded` the pairs without a corruption, which measure only sampling noise.
@@ -108,16 +129,23 @@ def answer_change_rate(df: pd.DataFrame, same: Callable[[object, object], bool] 
     pairs = _aligned(df, "vaot", "vaot_wrongrender", cols_after=["corruptions"])
     col = "corruptions_after" if "corruptions_after" in pairs.columns else "corruptions"
     corrupted = pairs[col].fillna(0).astype(int) > 0 if col in pairs.columns else pd.Series(False, pairs.index)
-    pairs["changed"] = [not same(a, b) for a, b in zip(pairs["extracted_before"], pairs["extracted_after"],
-                                                       strict=True)]
+    pairs["changed"] = [
+        not same(a, b) for a, b in zip(pairs["extracted_before"], pairs["extracted_after"], strict=True)
+    ]
     pairs["counted"] = corrupted
     rows = []
     for key, part in pairs.groupby(list(by)):
         kept = part[part["counted"]]
         n = len(kept)
-        rows.append({**dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
-                     "change_rate": kept["changed"].mean() if n else float("nan"),
-                     "changed": int(kept["changed"].sum()), "n": n, "excluded": len(part) - n})
+        rows.append(
+            {
+                **dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)),
+                "change_rate": kept["changed"].mean() if n else float("nan"),
+                "changed": int(kept["changed"].sum()),
+                "n": n,
+                "excluded": len(part) - n,
+            }
+        )
     return pd.DataFrame(rows, columns=[*by, "change_rate", "changed", "n", "excluded"])
 
 
@@ -131,7 +159,12 @@ def agreement(human: pd.DataFrame, judge: pd.DataFrame) -> pd.DataFrame:
     for dim in DIMENSIONS:
         pair = merged[[f"{dim}_human", f"{dim}_judge"]].dropna()
         diff = (pair[f"{dim}_human"] - pair[f"{dim}_judge"]).abs()
-        rows.append({"dimension": dim, "n": len(pair),
-                     "strict": float((diff < 1e-9).mean()) if len(pair) else float("nan"),
-                     "partial": float((diff <= 0.5 + 1e-9).mean()) if len(pair) else float("nan")})
+        rows.append(
+            {
+                "dimension": dim,
+                "n": len(pair),
+                "strict": float((diff < 1e-9).mean()) if len(pair) else float("nan"),
+                "partial": float((diff <= 0.5 + 1e-9).mean()) if len(pair) else float("nan"),
+            }
+        )
     return pd.DataFrame(rows)

@@ -3,7 +3,8 @@ parameter (or per preset), each evaluated, and accuracy against the knob per con
 crosses 50 % and where it reaches the chance level.
 
 Suites and runs live under one folder (`suites/NAME=VALUE`, `runs/MODEL/NAME=VALUE`), so a rerun reuses
-every suite already written and resumes every run, and other models can be swept over the same suites. Value k is generated with seed `seed + k`, so instance ids
+every suite already written and resumes every run, and other models can be swept over the same suites. Value k is
+generated with seed `seed + k`, so instance ids
 differ across the suites and one mock server can serve them all (`vcot serve-mock SWEEP/suites`).
 """
 
@@ -123,8 +124,11 @@ def _fmt_knob(result: SweepResult, x: float | None) -> str:
         return "not crossed"
     if result.spec.param is None:
         values = [p.value for p in result.points]
-        return f"between {values[math.floor(x)]} and {values[min(math.ceil(x), len(set(values)) - 1)]}" \
-            if x != int(x) else str(values[int(x)])
+        return (
+            f"between {values[math.floor(x)]} and {values[min(math.ceil(x), len(set(values)) - 1)]}"
+            if x != int(x)
+            else str(values[int(x)])
+        )
     return f"{x:.2f}"
 
 
@@ -135,12 +139,23 @@ def sweep_table(result: SweepResult) -> Table:
         half, at_chance = fitted_points(result, cond)
         for p in result.curve(cond):
             c = p.cell
-            rows.append([cond, json.dumps(p.value) if result.spec.param else str(p.value), str(c.n), c.full(),
-                         f"{100 * c.chance:.1f}", c.failures() or "0", _fmt_knob(result, half),
-                         _fmt_knob(result, at_chance)])
-    return Table(f"Sweep of {result.spec.task} over {knob}: accuracy % [95% Wilson interval] per value "
-                 f"({result.spec.model})",
-                 ["condition", knob, "problems", "accuracy %", "chance %", "failures", "50 % at", "chance at"], rows)
+            rows.append(
+                [
+                    cond,
+                    json.dumps(p.value) if result.spec.param else str(p.value),
+                    str(c.n),
+                    c.full(),
+                    f"{100 * c.chance:.1f}",
+                    c.failures() or "0",
+                    _fmt_knob(result, half),
+                    _fmt_knob(result, at_chance),
+                ]
+            )
+    return Table(
+        f"Sweep of {result.spec.task} over {knob}: accuracy % [95% Wilson interval] per value ({result.spec.model})",
+        ["condition", knob, "problems", "accuracy %", "chance %", "failures", "50 % at", "chance at"],
+        rows,
+    )
 
 
 def sweep_plot(result: SweepResult) -> bytes:
@@ -166,8 +181,9 @@ def sweep_plot(result: SweepResult) -> bytes:
     ax.set_xlabel(result.spec.param or "preset")
     ax.set_ylabel("accuracy %")
     ax.set_ylim(0, 100)
-    ax.set_title(f"{result.spec.task}: accuracy against {result.spec.param or 'preset'} ({result.spec.model})",
-                 fontsize=10)
+    ax.set_title(
+        f"{result.spec.task}: accuracy against {result.spec.param or 'preset'} ({result.spec.model})", fontsize=10
+    )
     ax.legend(fontsize=8)
     fig.tight_layout()
     return _png(fig)
@@ -187,8 +203,7 @@ def build_value_suite(spec: SweepSpec, k: int, value: Any, progress: Callable[[i
     if spec.param is None:
         plan = TaskPlan(spec.task, spec.n, spec.seed + k, str(value), {})
     else:
-        plan = TaskPlan(spec.task, spec.n, spec.seed + k, spec.difficulty,
-                        check_params(spec.task, {spec.param: value}))
+        plan = TaskPlan(spec.task, spec.n, spec.seed + k, spec.difficulty, check_params(spec.task, {spec.param: value}))
     build_suite(suite_dir, name, [plan], progress=progress)
     return suite_dir
 
@@ -200,16 +215,26 @@ def evaluate_value(spec: SweepSpec, suite_dir: Path, value: Any) -> list[SweepPo
     from vcot.suite import read_suite
 
     run_dir = spec.out / "runs" / re.sub(r"[^A-Za-z0-9_.-]+", "_", spec.model) / label(spec.param, value)
-    run_eval(EvalSpec(suite=suite_dir, model=spec.model, base_url=spec.base_url, api_key_env=spec.api_key_env,
-                      conditions=spec.conditions, concurrency=spec.concurrency, run_dir=run_dir,
-                      tag_requests=spec.tag_requests))
+    run_eval(
+        EvalSpec(
+            suite=suite_dir,
+            model=spec.model,
+            base_url=spec.base_url,
+            api_key_env=spec.api_key_env,
+            conditions=spec.conditions,
+            concurrency=spec.concurrency,
+            run_dir=run_dir,
+            tag_requests=spec.tag_requests,
+        )
+    )
     suite = read_suite(suite_dir, check_images="none")
     samples = to_samples(scored(results_table(run_dir).to_pylist()), {i.uid: i for i in suite.instances})
     return [SweepPoint(value, cond, cell([s for s in samples if s.condition == cond])) for cond in spec.conditions]
 
 
-def run_sweep(spec: SweepSpec, generate_only: bool = False,
-              on_value: Callable[[Any], None] | None = None) -> SweepResult | None:
+def run_sweep(
+    spec: SweepSpec, generate_only: bool = False, on_value: Callable[[Any], None] | None = None
+) -> SweepResult | None:
     """Generate (and unless `generate_only`, evaluate) every value; write sweep.json, .md and .png."""
     spec.out.mkdir(parents=True, exist_ok=True)
     suites = []
@@ -229,8 +254,9 @@ def run_sweep(spec: SweepSpec, generate_only: bool = False,
     return result
 
 
-def search_target(spec: SweepSpec, lo: int, hi: int, target: float, condition: str,
-                  on_value: Callable[[Any], None] | None = None) -> tuple[int, list[SweepPoint]]:
+def search_target(
+    spec: SweepSpec, lo: int, hi: int, target: float, condition: str, on_value: Callable[[Any], None] | None = None
+) -> tuple[int, list[SweepPoint]]:
     """The integer knob value in lo..hi where the model's accuracy under `condition` is nearest `target`,
     by bisection on the assumption that accuracy is monotone in the knob (each probe is a fresh suite of
     `spec.n`). Returns the value and every point measured."""
@@ -261,15 +287,34 @@ def write_outputs(result: SweepResult) -> None:
     from vcot.analysis.render import to_markdown
 
     out = result.spec.out
-    summary = {"task": result.spec.task, "param": result.spec.param, "model": result.spec.model,
-               "n": result.spec.n, "seed": result.spec.seed, "conditions": {}}
+    summary = {
+        "task": result.spec.task,
+        "param": result.spec.param,
+        "model": result.spec.model,
+        "n": result.spec.n,
+        "seed": result.spec.seed,
+        "conditions": {},
+    }
     for cond in result.conditions():
         half, at_chance = fitted_points(result, cond)
         summary["conditions"][cond] = {
-            "points": [{"value": p.value, "accuracy": p.cell.acc, "low": p.cell.lo, "high": p.cell.hi,
-                        "problems": p.cell.n, "chance": p.cell.chance, "errors": p.cell.errors,
-                        "timeouts": p.cell.timeouts, "truncated": p.cell.truncated} for p in result.curve(cond)],
-            "knob_at_50": half, "knob_at_chance": at_chance}
+            "points": [
+                {
+                    "value": p.value,
+                    "accuracy": p.cell.acc,
+                    "low": p.cell.lo,
+                    "high": p.cell.hi,
+                    "problems": p.cell.n,
+                    "chance": p.cell.chance,
+                    "errors": p.cell.errors,
+                    "timeouts": p.cell.timeouts,
+                    "truncated": p.cell.truncated,
+                }
+                for p in result.curve(cond)
+            ],
+            "knob_at_50": half,
+            "knob_at_chance": at_chance,
+        }
     (out / "sweep.json").write_text(json.dumps(summary, indent=2, allow_nan=True))
     (out / "sweep.png").write_bytes(sweep_plot(result))
     (out / "sweep.md").write_text(to_markdown(sweep_table(result)) + "\n\n![accuracy against the knob](sweep.png)\n")

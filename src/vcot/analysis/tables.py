@@ -1,4 +1,5 @@
-"""The report's tables (docs/scoring.md), built from samples: MIRA Table-1 and Table-2 layouts, per-task tables, relative gains,
+"""The report's tables (docs/scoring.md), built from samples: MIRA Table-1 and Table-2 layouts, per-task tables,
+relative gains,
 pass@k and majority vote, paired condition tests, extraction tiers. Every accuracy carries its Wilson 95%
 interval and the chance level of the same items.
 
@@ -63,8 +64,9 @@ class Cell:
 
     def failures(self) -> str:
         """The engine failures behind the accuracy, e.g. "2 err, 1 timeout, 3 trunc" ("" when none)."""
-        parts = [f"{v} {k}" for v, k in ((self.errors, "err"), (self.timeouts, "timeout"),
-                                         (self.truncated, "trunc")) if v]
+        parts = [
+            f"{v} {k}" for v, k in ((self.errors, "err"), (self.timeouts, "timeout"), (self.truncated, "trunc")) if v
+        ]
         return ", ".join(parts)
 
     def full(self) -> str:
@@ -97,8 +99,18 @@ def cell(samples: Sequence[Sample]) -> Cell:
     lo, hi = wilson(acc * n, n)
     answered = [s for s in samples if not (s.errors or s.timeouts or s.truncated)]
     answered_acc = sum(s.correct for s in answered) / len(answered) if answered else math.nan
-    return Cell(acc, lo, hi, n, len(samples), sum(chances.values()) / n, sum(s.errors for s in samples),
-                sum(s.timeouts for s in samples), sum(s.truncated for s in samples), answered_acc)
+    return Cell(
+        acc,
+        lo,
+        hi,
+        n,
+        len(samples),
+        sum(chances.values()) / n,
+        sum(s.errors for s in samples),
+        sum(s.timeouts for s in samples),
+        sum(s.truncated for s in samples),
+        answered_acc,
+    )
 
 
 def group(samples: Iterable[Sample], key: Callable[[Sample], Any]) -> dict[Any, list[Sample]]:
@@ -130,8 +142,13 @@ def condition_overview(samples: list[Sample]) -> Table:
 
 def condition_cells(samples: list[Sample]) -> dict[tuple[str, str], Cell]:
     """(model, condition) → accuracy cell, in model then registry order."""
-    return {key: cell(ss) for key, ss in sorted(group(samples, lambda s: (s.model, s.condition)).items(),
-                                                key=lambda kv: (model_order(kv[0][0]), _cond_order(kv[0][1])))}
+    return {
+        key: cell(ss)
+        for key, ss in sorted(
+            group(samples, lambda s: (s.model, s.condition)).items(),
+            key=lambda kv: (model_order(kv[0][0]), _cond_order(kv[0][1])),
+        )
+    }
 
 
 def run_summary(samples: list[Sample]) -> Table:
@@ -141,19 +158,42 @@ def run_summary(samples: list[Sample]) -> Table:
     cells = condition_cells(samples)
     models = {m for m, _ in cells}
     epochs = any(c.samples != c.n for c in cells.values())
-    header = [*(["model"] if len(models) > 1 else []), "condition", "problems", *(["samples"] if epochs else []),
-              "accuracy % [95% CI]", "over answered %", "chance %", "errors", "timeouts", "truncated"]
-    t = Table("Accuracy by condition" + ("" if len(models) > 1 else f": {next(iter(models), '')}"), header,
-              note="A problem is one instance (both rows of a paired gear_rotation problem count as one, right "
-                   "only when both are). Accuracy counts errors, timeouts and truncated responses as wrong; "
-                   "'over answered' leaves them out. Errors: samples the engine gave up on or the provider "
-                   "rejected; truncated: responses cut off by the token limit, graded only from a complete "
-                   "answer tag.")
+    header = [
+        *(["model"] if len(models) > 1 else []),
+        "condition",
+        "problems",
+        *(["samples"] if epochs else []),
+        "accuracy % [95% CI]",
+        "over answered %",
+        "chance %",
+        "errors",
+        "timeouts",
+        "truncated",
+    ]
+    t = Table(
+        "Accuracy by condition" + ("" if len(models) > 1 else f": {next(iter(models), '')}"),
+        header,
+        note="A problem is one instance (both rows of a paired gear_rotation problem count as one, right "
+        "only when both are). Accuracy counts errors, timeouts and truncated responses as wrong; "
+        "'over answered' leaves them out. Errors: samples the engine gave up on or the provider "
+        "rejected; truncated: responses cut off by the token limit, graded only from a complete "
+        "answer tag.",
+    )
     for (model, cond), c in cells.items():
-        t.rows.append([*([model] if len(models) > 1 else []), cond, c.n, *([c.samples] if epochs else []),
-                       f"{100 * c.acc:.1f} [{100 * c.lo:.1f}, {100 * c.hi:.1f}]",
-                       "—" if math.isnan(c.answered_acc) else f"{100 * c.answered_acc:.1f}",
-                       "—" if math.isnan(c.chance) else f"{100 * c.chance:.1f}", c.errors, c.timeouts, c.truncated])
+        t.rows.append(
+            [
+                *([model] if len(models) > 1 else []),
+                cond,
+                c.n,
+                *([c.samples] if epochs else []),
+                f"{100 * c.acc:.1f} [{100 * c.lo:.1f}, {100 * c.hi:.1f}]",
+                "—" if math.isnan(c.answered_acc) else f"{100 * c.answered_acc:.1f}",
+                "—" if math.isnan(c.chance) else f"{100 * c.chance:.1f}",
+                c.errors,
+                c.timeouts,
+                c.truncated,
+            ]
+        )
     return t
 
 
@@ -167,16 +207,33 @@ def compact_summary(samples: list[Sample]) -> Table:
     epochs = any(c.samples != c.n for c in cells.values())
     failed = any(c.errors or c.timeouts or c.truncated for c in cells.values())
     truncated = any(c.truncated for c in cells.values())
-    header = [*(["model"] if len(models) > 1 else []), "condition", "problems",
-              *(["samples"] if epochs else []), "accuracy % [95% CI]", *(["over answered %"] if failed else []),
-              "chance %", "errors", *(["truncated"] if truncated else [])]
+    header = [
+        *(["model"] if len(models) > 1 else []),
+        "condition",
+        "problems",
+        *(["samples"] if epochs else []),
+        "accuracy % [95% CI]",
+        *(["over answered %"] if failed else []),
+        "chance %",
+        "errors",
+        *(["truncated"] if truncated else []),
+    ]
     t = Table("Accuracy by condition" + ("" if len(models) > 1 else f": {next(iter(models), '')}"), header)
     for (model, cond), c in cells.items():
         answered = ["—" if math.isnan(c.answered_acc) else f"{100 * c.answered_acc:.1f}"] if failed else []
-        t.rows.append([*([model] if len(models) > 1 else []), cond, c.n, *([c.samples] if epochs else []),
-                       f"{100 * c.acc:.1f} [{100 * c.lo:.1f}, {100 * c.hi:.1f}]", *answered,
-                       "—" if math.isnan(c.chance) else f"{100 * c.chance:.1f}", c.errors + c.timeouts,
-                       *([c.truncated] if truncated else [])])
+        t.rows.append(
+            [
+                *([model] if len(models) > 1 else []),
+                cond,
+                c.n,
+                *([c.samples] if epochs else []),
+                f"{100 * c.acc:.1f} [{100 * c.lo:.1f}, {100 * c.hi:.1f}]",
+                *answered,
+                "—" if math.isnan(c.chance) else f"{100 * c.chance:.1f}",
+                c.errors + c.timeouts,
+                *([c.truncated] if truncated else []),
+            ]
+        )
     return t
 
 
@@ -204,8 +261,10 @@ def _paired_scores(samples: Sequence[Sample], base: str, treat: str) -> tuple[li
         if s.condition in (base, treat):
             units.setdefault(s.unit, {}).setdefault(s.condition, []).append(float(s.correct))
     keys = sorted(k for k, v in units.items() if base in v and treat in v)
-    return ([sum(units[k][base]) / len(units[k][base]) for k in keys],
-            [sum(units[k][treat]) / len(units[k][treat]) for k in keys])
+    return (
+        [sum(units[k][base]) / len(units[k][base]) for k in keys],
+        [sum(units[k][treat]) / len(units[k][treat]) for k in keys],
+    )
 
 
 def gain_cell(samples: Sequence[Sample], base: str, treat: str, n_boot: int = 2000) -> tuple[str, float]:
@@ -223,9 +282,11 @@ def gain_cell(samples: Sequence[Sample], base: str, treat: str, n_boot: int = 20
 
 
 def _gain_note(n_boot: int) -> str:
-    return (f"Relative gain: (treatment − base) / base over the problems run under both, with a paired "
-            f"bootstrap 95% interval ({n_boot:,} resamples of problems, seeded); {SMALL_N_MARK}: n < {MIN_GAIN_N} "
-            f"such problems, too few for a ratio, left out. '—' alone: no such problem, or a base accuracy of 0.")
+    return (
+        f"Relative gain: (treatment − base) / base over the problems run under both, with a paired "
+        f"bootstrap 95% interval ({n_boot:,} resamples of problems, seeded); {SMALL_N_MARK}: n < {MIN_GAIN_N} "
+        f"such problems, too few for a ratio, left out. '—' alone: no such problem, or a base accuracy of 0."
+    )
 
 
 def table1(samples: list[Sample], groups: dict[str, str] | None = None, n_boot: int = 2000) -> Table | None:
@@ -251,8 +312,10 @@ def table1(samples: list[Sample], groups: dict[str, str] | None = None, n_boot: 
                 row.append(cell([s for s in ms if s.condition == c and (d == "Overall" or s.domain == d)]))
         row += [gain_cell(ms, "direct", c, n_boot)[0] for c in gains]
         model_rows[model] = row
-    notes = ["Rows 'avg' average the models of a group (unweighted), built-in baselines (chance, human) left "
-             "out; the chance row gives the chance level of the same items."]
+    notes = [
+        "Rows 'avg' average the models of a group (unweighted), built-in baselines (chance, human) left "
+        "out; the chance row gives the chance level of the same items."
+    ]
     for g in sorted(set(groups.get(m, "models") for m in model_rows)):
         members = [m for m in model_rows if groups.get(m, "models") == g]
         t.rows += [model_rows[m] for m in members]
@@ -290,22 +353,31 @@ def see2think_table(samples: list[Sample]) -> Table | None:
     missing = ""
     if absent:
         # A category no generator serves (Visual Commonsense: real photographs) comes from curation.
-        names = [f"{c}, which needs real photographs: docs/curation.md" if not CATEGORY_TASKS[c] else c
-                 for c in absent]
+        names = [f"{c}, which needs real photographs: docs/curation.md" if not CATEGORY_TASKS[c] else c for c in absent]
         missing = f"Categories with no problem here have no column ({'; '.join(names)}); "
-    t = Table("See2Think categories (accuracy %, Wilson 95% interval)", ["model", "condition", *cats, "Overall"],
-              note=f"{missing}the chance rows give the chance level of the same items.")
+    t = Table(
+        "See2Think categories (accuracy %, Wilson 95% interval)",
+        ["model", "condition", *cats, "Overall"],
+        note=f"{missing}the chance rows give the chance level of the same items.",
+    )
     for model, ms in sorted(group(data, lambda s: s.model).items(), key=lambda kv: model_order(kv[0])):
         by_cond = group(ms, lambda s: s.condition)
         for c in conds:
             if c in by_cond:
                 cs = by_cond[c]
-                t.rows.append([model, c, *(cell([s for s in cs if category_of[s.task] == cat]) for cat in cats),
-                               cell(cs)])
+                t.rows.append(
+                    [model, c, *(cell([s for s in cs if category_of[s.task] == cat]) for cat in cats), cell(cs)]
+                )
     for c in conds:
         cs = [s for s in data if s.condition == c]
-        t.rows.append(["chance level", c, *(cell([s for s in cs if category_of[s.task] == cat]).chance
-                                             for cat in cats), cell(cs).chance])
+        t.rows.append(
+            [
+                "chance level",
+                c,
+                *(cell([s for s in cs if category_of[s.task] == cat]).chance for cat in cats),
+                cell(cs).chance,
+            ]
+        )
     return t
 
 
@@ -348,7 +420,7 @@ def per_task_tables(samples: list[Sample]) -> list[Table]:
         conds = ordered({s.condition for s in ms}, CONDITIONS)
         t = Table(f"Per-task accuracy: {model} (%, Wilson 95% interval)", ["domain", "task", "n", *conds, "chance"])
         by_task = group(ms, lambda s: (s.domain, s.task))
-        for (domain, task) in sorted(by_task, key=lambda k: (DOMAINS.index(k[0]) if k[0] in DOMAINS else 9, k[1])):
+        for domain, task in sorted(by_task, key=lambda k: (DOMAINS.index(k[0]) if k[0] in DOMAINS else 9, k[1])):
             ts = by_task[(domain, task)]
             cells = [cell([s for s in ts if s.condition == c]) for c in conds]
             t.rows.append([domain, task, max(c.n for c in cells), *cells, cell(ts).chance])
@@ -356,8 +428,9 @@ def per_task_tables(samples: list[Sample]) -> list[Table]:
     return out
 
 
-def relative_gains(samples: list[Sample], base: str = "direct", treat: str = "visual_cot",
-                   n_boot: int = 2000) -> Table | None:
+def relative_gains(
+    samples: list[Sample], base: str = "direct", treat: str = "visual_cot", n_boot: int = 2000
+) -> Table | None:
     """MIRA's relative gain (treat - base) / base per model and domain, each with a paired-bootstrap 95%
     interval over problems and left out below `MIN_GAIN_N` problems, and the average over the models
     (built-in baselines left out)."""
@@ -365,8 +438,11 @@ def relative_gains(samples: list[Sample], base: str = "direct", treat: str = "vi
     if len({s.condition for s in data}) < 2:
         return None
     domains = ordered({s.domain for s in data}, DOMAINS)
-    t = Table(f"Relative gain of {treat} over {base} (paired bootstrap 95% interval; left out below n = "
-              f"{MIN_GAIN_N} problems)", ["model", *domains, "Overall"])
+    t = Table(
+        f"Relative gain of {treat} over {base} (paired bootstrap 95% interval; left out below n = "
+        f"{MIN_GAIN_N} problems)",
+        ["model", *domains, "Overall"],
+    )
     per_col: dict[str, list[float]] = {}
     by_model = group(data, lambda s: s.model)
     for model, ms in sorted(by_model.items(), key=lambda kv: model_order(kv[0])):
@@ -386,8 +462,10 @@ def relative_gains(samples: list[Sample], base: str = "direct", treat: str = "vi
             vals = [v for v in per_col.get(d, []) if not math.isnan(v)]
             avg.append(_pct(sum(vals) / len(vals)) if vals else "—")
         t.rows.append(avg)
-        notes.append("The average is the unweighted mean of the models' gains shown above (no interval); "
-                     "built-in baselines (chance, human) are left out.")
+        notes.append(
+            "The average is the unweighted mean of the models' gains shown above (no interval); "
+            "built-in baselines (chance, human) are left out."
+        )
     elif not real:
         notes.append(f"No average: the table holds only {_baseline_note(by_model)}, no model.")
     t.note = " ".join(notes)
@@ -398,19 +476,29 @@ def pass_at_k_table(samples: list[Sample], ks: Sequence[int] = PASS_KS) -> Table
     """pass@k (unbiased, over problems with at least k samples) and majority-vote accuracy per model × condition."""
     if max((s.epoch for s in samples), default=0) == 0:
         return None
-    t = Table("pass@k and majority vote (%)", ["model", "condition", "samples/problem",
-                                                *[f"pass@{k}" for k in ks], "majority vote"],
-              note="pass@k averages 1 - C(n-c,k)/C(n,k) over problems with n >= k samples. Majority vote: the most "
-                   "frequent canonical answer; ties go to the answer given first (lowest epoch); missing answers "
-                   "do not vote.")
-    for (model, cond), ss in sorted(group(samples, lambda s: (s.model, s.condition)).items(),
-                                    key=lambda kv: (model_order(kv[0][0]), _cond_order(kv[0][1]))):
+    t = Table(
+        "pass@k and majority vote (%)",
+        ["model", "condition", "samples/problem", *[f"pass@{k}" for k in ks], "majority vote"],
+        note="pass@k averages 1 - C(n-c,k)/C(n,k) over problems with n >= k samples. Majority vote: the most "
+        "frequent canonical answer; ties go to the answer given first (lowest epoch); missing answers "
+        "do not vote.",
+    )
+    for (model, cond), ss in sorted(
+        group(samples, lambda s: (s.model, s.condition)).items(),
+        key=lambda kv: (model_order(kv[0][0]), _cond_order(kv[0][1])),
+    ):
         curves = pass_curve(ss, ks)
         per_unit = group(ss, lambda s: (s.run_id, s.unit))
         ns = sorted({len(v) for v in per_unit.values()})
-        t.rows.append([model, cond, "/".join(map(str, ns)),
-                       *[("—" if curves.get(k) is None else f"{100 * curves[k]:.1f}") for k in ks],
-                       f"{100 * majority_accuracy(ss):.1f}"])
+        t.rows.append(
+            [
+                model,
+                cond,
+                "/".join(map(str, ns)),
+                *[("—" if curves.get(k) is None else f"{100 * curves[k]:.1f}") for k in ks],
+                f"{100 * majority_accuracy(ss):.1f}",
+            ]
+        )
     return t
 
 
@@ -437,8 +525,9 @@ def majority_accuracy(samples: list[Sample]) -> float:
     return right / len(per_unit) if per_unit else math.nan
 
 
-def paired_tests(samples: list[Sample], comparisons: Sequence[tuple[str, str]] = PAIRED_COMPARISONS,
-                 n_boot: int = 2000) -> Table | None:
+def paired_tests(
+    samples: list[Sample], comparisons: Sequence[tuple[str, str]] = PAIRED_COMPARISONS, n_boot: int = 2000
+) -> Table | None:
     """For each model and condition pair present: accuracies, delta with a paired-bootstrap 95% interval
     over problems, and a paired test over problems.
 
@@ -446,13 +535,24 @@ def paired_tests(samples: list[Sample], comparisons: Sequence[tuple[str, str]] =
     counting them separately gave b + c > n. Each problem's accuracy is its mean over the epochs paired in
     both conditions; b counts problems whose mean is higher under the baseline, c those higher under the
     treatment, and the test is the sign test on b and c (McNemar's test, exactly, with one epoch)."""
-    t = Table("Paired condition comparisons", ["model", "baseline → treatment", "n", "baseline %", "treatment %",
-                                                "Δ pts [95% bootstrap]", "b (base better)", "c (treat better)",
-                                                "sign test p"],
-              note="n: problems. b: problems with a higher accuracy (mean over epochs) under the baseline; c: under "
-                   "the treatment; ties are not counted, so b + c ≤ n. The test is the sign test on (b, c) over "
-                   "problems — with one epoch it is McNemar's test on right/wrong: exact binomial when "
-                   "b + c < 25, else chi-square with continuity correction.")
+    t = Table(
+        "Paired condition comparisons",
+        [
+            "model",
+            "baseline → treatment",
+            "n",
+            "baseline %",
+            "treatment %",
+            "Δ pts [95% bootstrap]",
+            "b (base better)",
+            "c (treat better)",
+            "sign test p",
+        ],
+        note="n: problems. b: problems with a higher accuracy (mean over epochs) under the baseline; c: under "
+        "the treatment; ties are not counted, so b + c ≤ n. The test is the sign test on (b, c) over "
+        "problems — with one epoch it is McNemar's test on right/wrong: exact binomial when "
+        "b + c < 25, else chi-square with continuity correction.",
+    )
     for model, ms in sorted(group(samples, lambda s: s.model).items(), key=lambda kv: model_order(kv[0])):
         index = {(s.condition, s.run_id, s.unit, s.epoch): s.correct for s in ms}
         loose: dict[tuple, bool] = {}
@@ -482,9 +582,19 @@ def paired_tests(samples: list[Sample], comparisons: Sequence[tuple[str, str]] =
             disc_c = sum(y > x for x, y in zip(a, b, strict=True))
             delta, lo, hi = paired_bootstrap(a, b, n_boot=n_boot)
             test = mcnemar(disc_b, disc_c)
-            t.rows.append([model, f"{base} → {treat}", len(keys), f"{100 * sum(a) / len(a):.1f}",
-                           f"{100 * sum(b) / len(b):.1f}", f"{100 * delta:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]",
-                           disc_b, disc_c, f"{test.p_value:.3g}"])
+            t.rows.append(
+                [
+                    model,
+                    f"{base} → {treat}",
+                    len(keys),
+                    f"{100 * sum(a) / len(a):.1f}",
+                    f"{100 * sum(b) / len(b):.1f}",
+                    f"{100 * delta:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]",
+                    disc_b,
+                    disc_c,
+                    f"{test.p_value:.3g}",
+                ]
+            )
     return t if t.rows else None
 
 
@@ -493,8 +603,10 @@ def tier_table(samples: list[Sample]) -> Table:
     heuristics or the judge."""
     tiers = ("tag", "regex", "judge", "none")
     t = Table("Extraction tiers (% of responses)", ["model", "condition", "responses", *tiers])
-    for (model, cond), ss in sorted(group(samples, lambda s: (s.model, s.condition)).items(),
-                                    key=lambda kv: (model_order(kv[0][0]), _cond_order(kv[0][1]))):
+    for (model, cond), ss in sorted(
+        group(samples, lambda s: (s.model, s.condition)).items(),
+        key=lambda kv: (model_order(kv[0][0]), _cond_order(kv[0][1])),
+    ):
         all_tiers = [x for s in ss for x in s.tiers]
         n = len(all_tiers) or 1
         t.rows.append([model, cond, len(all_tiers), *[f"{100 * all_tiers.count(x) / n:.1f}" for x in tiers]])

@@ -79,8 +79,7 @@ def cache_dir() -> Path | None:
     None when VCOT_CACHE_DIR is set but empty."""
     root = os.environ.get(CACHE_ENV)
     if root is None:
-        root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
-                            "vcot")
+        root = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "vcot")
     return Path(root) / "thumbnails" if root else None
 
 
@@ -105,9 +104,9 @@ def _read_valid_png(path: Path) -> bytes | None:
         return None
     at = len(_PNG_SIGNATURE)
     while at + 12 <= len(png):
-        (length,) = struct.unpack(">I", png[at:at + 4])
-        kind, body = png[at + 4:at + 8], png[at + 8:at + 8 + length]
-        if len(body) != length or png[at + 8 + length:at + 12 + length] != struct.pack(">I", zlib.crc32(kind + body)):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind, body = png[at + 4 : at + 8], png[at + 8 : at + 8 + length]
+        if len(body) != length or png[at + 8 + length : at + 12 + length] != struct.pack(">I", zlib.crc32(kind + body)):
             return None
         at += 12 + length
         if kind == b"IEND":
@@ -183,8 +182,9 @@ class Thumbnails:
     `start` queues images (the report does so as soon as it knows which instances it shows, `vcot quickstart`
     before its evaluation); `get` collects them. Use as a context manager: leaving it stops the workers."""
 
-    def __init__(self, suite: Any, workers: int | None = None,
-                 progress: Callable[[int, int], None] | None = None) -> None:
+    def __init__(
+        self, suite: Any, workers: int | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> None:
         self.suite = suite
         self.workers = workers if workers is not None else min(2, os.cpu_count() or 1)
         self.progress = progress  # (collected, asked) as `get` collects each one: for a progress line
@@ -204,7 +204,9 @@ class Thumbnails:
         if self._pool is None and self.workers > 1 and len(new) >= MIN_FOR_WORKERS:
             try:
                 # The default start method, as `vcot.build` uses: a fork copies the loaded suite for free.
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context(), initializer=init_worker_signals)
+                self._pool = ProcessPoolExecutor(
+                    self.workers, mp_context=mp.get_context(), initializer=init_worker_signals
+                )
             except (OSError, ValueError, NotImplementedError):  # no processes here: made on this thread instead
                 self.workers = 1
         for rel in new:

@@ -30,6 +30,8 @@ def outcome(row: dict[str, Any]) -> str:
     if row.get("finish_reason") in TRUNCATION_REASONS:
         return "truncated"
     return "answered"
+
+
 _SUB_UID = re.compile(r"^(?P<base>.+)\.(?P<sub>\d+)$")
 
 
@@ -97,10 +99,16 @@ def chance_of(row: dict[str, Any], instance: Instance | None = None) -> float:
         return 1.0 / (judged + 1)  # a step judge's answer: one of the steps, or none (vcot.process)
     if instance is None:
         try:
-            instance = Instance(uid=str(row["uid"]), task=str(row.get("task") or "unknown"),
-                                domain=str(row.get("domain") or "?"), question="?", image="unknown.png",
-                                answer=str(row["gold"]), answer_type=AnswerType(str(row["answer_type"])),
-                                options=opts)
+            instance = Instance(
+                uid=str(row["uid"]),
+                task=str(row.get("task") or "unknown"),
+                domain=str(row.get("domain") or "?"),
+                question="?",
+                image="unknown.png",
+                answer=str(row["gold"]),
+                answer_type=AnswerType(str(row["answer_type"])),
+                options=opts,
+            )
         except (ValueError, KeyError):
             instance = None
     if instance is not None:
@@ -136,9 +144,13 @@ def to_samples(rows: Iterable[dict[str, Any]], instances: dict[str, Instance] | 
     vote_cache: dict[tuple, Hashable | None] = {}
     groups: dict[tuple, list[dict[str, Any]]] = {}
     for row in rows:
-        key = (str(row.get("run_id", "")), str(row["model"]), str(row["condition"]),
-               pair_key(row, instances.get(str(row["uid"]))),
-               int(row.get("epoch") or 0))
+        key = (
+            str(row.get("run_id", "")),
+            str(row["model"]),
+            str(row["condition"]),
+            pair_key(row, instances.get(str(row["uid"]))),
+            int(row.get("epoch") or 0),
+        )
         groups.setdefault(key, []).append(row)
     out = []
     for (run_id, model, condition, unit, epoch), members in groups.items():
@@ -161,8 +173,21 @@ def to_samples(rows: Iterable[dict[str, Any]], instances: dict[str, Instance] | 
         else:
             vote = None if any(v is None for v in votes) else tuple(votes)
         first = members[0]
-        out.append(Sample(run_id, model, condition, str(first.get("task", "")), str(first.get("domain", "")), unit,
-                          epoch, all(bool(r.get("correct")) for r in members), vote, chance, len(members),
-                          tuple(str(r.get("tier", "none")) for r in members),
-                          *(sum(1 for r in members if outcome(r) == k) for k in ("error", "timeout", "truncated"))))
+        out.append(
+            Sample(
+                run_id,
+                model,
+                condition,
+                str(first.get("task", "")),
+                str(first.get("domain", "")),
+                unit,
+                epoch,
+                all(bool(r.get("correct")) for r in members),
+                vote,
+                chance,
+                len(members),
+                tuple(str(r.get("tier", "none")) for r in members),
+                *(sum(1 for r in members if outcome(r) == k) for k in ("error", "timeout", "truncated")),
+            )
+        )
     return out

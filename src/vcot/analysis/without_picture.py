@@ -38,13 +38,25 @@ def without_picture_table(samples: list[Sample]) -> Table | None:
     data = [s for s in samples if s.condition in (*TEXT_ONLY, REFERENCE)]
     if not any(s.condition in TEXT_ONLY for s in data):
         return None
-    t = Table("Solvable without the picture: caption-only and question-only accuracy per task (%, Wilson 95% "
-              "interval)", ["model", "domain", "task", "n", "caption_only", "question_only", f"{REFERENCE} (picture)",
-                            "chance", "caption > chance", "question > chance"],
-              note=f"A 'yes' means the whole interval lies above the chance level: the text alone carries the answer "
-                   f"(no verdict below {MIN_PROBLEMS} problems). "
-                   "Generated suites are captioned from the scene (vcot.captions), so caption_only is an upper "
-                   "bound on what a perfect describer's words give a text-only reasoner.")
+    t = Table(
+        "Solvable without the picture: caption-only and question-only accuracy per task (%, Wilson 95% interval)",
+        [
+            "model",
+            "domain",
+            "task",
+            "n",
+            "caption_only",
+            "question_only",
+            f"{REFERENCE} (picture)",
+            "chance",
+            "caption > chance",
+            "question > chance",
+        ],
+        note=f"A 'yes' means the whole interval lies above the chance level: the text alone carries the answer "
+        f"(no verdict below {MIN_PROBLEMS} problems). "
+        "Generated suites are captioned from the scene (vcot.captions), so caption_only is an upper "
+        "bound on what a perfect describer's words give a text-only reasoner.",
+    )
     for model, ms in sorted(group(data, lambda s: s.model).items(), key=lambda kv: model_order(kv[0])):
         by_task = group(ms, lambda s: (s.domain, s.task))
         keys = sorted(by_task, key=lambda k: (DOMAINS.index(k[0]) if k[0] in DOMAINS else len(DOMAINS), k[1]))
@@ -54,12 +66,36 @@ def without_picture_table(samples: list[Sample]) -> Table | None:
             cap, q, ref = (cell([s for s in ts if s.condition == c]) for c in (*TEXT_ONLY, REFERENCE))
             if not (cap.n or q.n):
                 continue
-            rows.append([model, domain, task, max(cap.n, q.n), cap, q, ref if ref.n else "—", cell(ts).chance,
-                         above_chance(cap), above_chance(q)])
+            rows.append(
+                [
+                    model,
+                    domain,
+                    task,
+                    max(cap.n, q.n),
+                    cap,
+                    q,
+                    ref if ref.n else "—",
+                    cell(ts).chance,
+                    above_chance(cap),
+                    above_chance(q),
+                ]
+            )
         texts = [s for s in ms if s.condition in TEXT_ONLY]
         if rows and texts:
             cap, q, ref = (cell([s for s in ms if s.condition == c]) for c in (*TEXT_ONLY, REFERENCE))
-            rows.append([model, "all", "all tasks", max(cap.n, q.n), cap, q, ref if ref.n else "—",
-                         cell(texts).chance, above_chance(cap), above_chance(q)])
+            rows.append(
+                [
+                    model,
+                    "all",
+                    "all tasks",
+                    max(cap.n, q.n),
+                    cap,
+                    q,
+                    ref if ref.n else "—",
+                    cell(texts).chance,
+                    above_chance(cap),
+                    above_chance(q),
+                ]
+            )
         t.rows += rows
     return t if t.rows else None

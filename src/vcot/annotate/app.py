@@ -28,8 +28,13 @@ from vcot.scoring.process_judge import SCORES_FILE, ProcessScore, load_process_s
 from vcot.suite import Suite
 
 DIGEST_RE = re.compile(r"[0-9a-f]{64}")
-_IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp",
-                ".gif": "image/gif"}
+_IMAGE_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".webp": "image/webp",
+    ".gif": "image/gif",
+}
 
 
 def _nan_to_none(v: Any) -> Any:
@@ -49,23 +54,44 @@ def agreement_report(human: pd.DataFrame, judge_scores: Iterable[ProcessScore]) 
     annotators = sorted(set(human["annotator"])) if len(human) else []
     tables = []
     for model in sorted(judged):
-        jdf = pd.DataFrame([{"trajectory_id": s.trajectory_id, **{d: getattr(s, d) for d in DIMENSIONS}}
-                            for s in judged[model].values()], columns=["trajectory_id", *DIMENSIONS])
-        groups = [("all", human)] + ([(a, human[human["annotator"] == a]) for a in annotators]
-                                      if len(annotators) > 1 else [])
+        jdf = pd.DataFrame(
+            [
+                {"trajectory_id": s.trajectory_id, **{d: getattr(s, d) for d in DIMENSIONS}}
+                for s in judged[model].values()
+            ],
+            columns=["trajectory_id", *DIMENSIONS],
+        )
+        groups = [("all", human)] + (
+            [(a, human[human["annotator"] == a]) for a in annotators] if len(annotators) > 1 else []
+        )
         for who, part in groups:
             table = agreement(part[["trajectory_id", *DIMENSIONS]], jdf)
-            tables.append({"judge_model": model, "annotator": who,
-                           "rows": [{k: _nan_to_none(v) for k, v in r.items()} for r in table.to_dict("records")]})
-    return {"n_annotations": int(len(human)), "annotators": annotators, "judge_models": sorted(judged),
-            "tables": tables}
+            tables.append(
+                {
+                    "judge_model": model,
+                    "annotator": who,
+                    "rows": [{k: _nan_to_none(v) for k, v in r.items()} for r in table.to_dict("records")],
+                }
+            )
+    return {
+        "n_annotations": int(len(human)),
+        "annotators": annotators,
+        "judge_models": sorted(judged),
+        "tables": tables,
+    }
 
 
 class AnnotationApp:
     """The state behind the pages: the sampled trajectories, the suite, the store and the judge scores."""
 
-    def __init__(self, run_dir: str | Path, suite: Suite, trajectories: Sequence[Trajectory],
-                 judge_scores: Sequence[ProcessScore] | None = None, scores_path: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        run_dir: str | Path,
+        suite: Suite,
+        trajectories: Sequence[Trajectory],
+        judge_scores: Sequence[ProcessScore] | None = None,
+        scores_path: str | Path | None = None,
+    ) -> None:
         self.run_dir = Path(run_dir)
         self.suite = suite
         self.items = list(trajectories)
@@ -75,8 +101,13 @@ class AnnotationApp:
         self.order = {t.trajectory_id: i for i, t in enumerate(self.items)}
         # Only images a sampled trajectory references are served: the digest check keeps requests inside the
         # folder, this keeps them inside the sample.
-        self.digests = {a["returned_image"] for t in self.items for s in t.steps for a in s.actions
-                        if isinstance(a.get("returned_image"), str) and DIGEST_RE.fullmatch(a["returned_image"])}
+        self.digests = {
+            a["returned_image"]
+            for t in self.items
+            for s in t.steps
+            for a in s.actions
+            if isinstance(a.get("returned_image"), str) and DIGEST_RE.fullmatch(a["returned_image"])
+        }
         self.store = AnnotationStore(self.run_dir / ANNOTATIONS_DB)
         self._judge_scores = list(judge_scores) if judge_scores is not None else None
         self.scores_path = Path(scores_path) if scores_path else self.run_dir / SCORES_FILE

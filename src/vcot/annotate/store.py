@@ -35,9 +35,11 @@ class AnnotationStore:
         self.path = Path(path)
         self._lock = threading.Lock()
         with self._connect() as conn:
-            conn.execute("CREATE TABLE IF NOT EXISTS annotations (annotator TEXT NOT NULL, trajectory_id TEXT "
-                         "NOT NULL, ar REAL NOT NULL, rf REAL NOT NULL, fu REAL NOT NULL, note TEXT NOT NULL "
-                         "DEFAULT '', timestamp REAL NOT NULL, PRIMARY KEY (annotator, trajectory_id))")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS annotations (annotator TEXT NOT NULL, trajectory_id TEXT "
+                "NOT NULL, ar REAL NOT NULL, rf REAL NOT NULL, fu REAL NOT NULL, note TEXT NOT NULL "
+                "DEFAULT '', timestamp REAL NOT NULL, PRIMARY KEY (annotator, trajectory_id))"
+            )
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=10.0)
@@ -49,8 +51,16 @@ class AnnotationStore:
         finally:
             conn.close()
 
-    def put(self, annotator: str, trajectory_id: str, ar: float, rf: float, fu: float, note: str = "",
-            timestamp: float | None = None) -> None:
+    def put(
+        self,
+        annotator: str,
+        trajectory_id: str,
+        ar: float,
+        rf: float,
+        fu: float,
+        note: str = "",
+        timestamp: float | None = None,
+    ) -> None:
         """Store a score; re-submitting for the same (annotator, trajectory) replaces the row."""
         for dim, v in (("ar", ar), ("rf", rf), ("fu", fu)):
             if v not in SCORE_VALUES.values():
@@ -65,13 +75,15 @@ class AnnotationStore:
                         "INSERT INTO annotations VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(annotator, trajectory_id) "
                         "DO UPDATE SET ar=excluded.ar, rf=excluded.rf, fu=excluded.fu, note=excluded.note, "
                         "timestamp=excluded.timestamp",
-                        (annotator, trajectory_id, ar, rf, fu, note, time.time() if timestamp is None else timestamp))
+                        (annotator, trajectory_id, ar, rf, fu, note, time.time() if timestamp is None else timestamp),
+                    )
             finally:
                 conn.close()
 
     def get(self, annotator: str, trajectory_id: str) -> Annotation | None:
-        rows = self._query("SELECT * FROM annotations WHERE annotator=? AND trajectory_id=?",
-                           (annotator, trajectory_id))
+        rows = self._query(
+            "SELECT * FROM annotations WHERE annotator=? AND trajectory_id=?", (annotator, trajectory_id)
+        )
         return Annotation(*rows[0]) if rows else None
 
     def all(self) -> list[Annotation]:

@@ -16,8 +16,15 @@ from typing import Any
 
 from vcot.schema import Instance
 
-__all__ = ["CAPTIONER_VERSION", "CaptionError", "caption_for", "caption_source", "captioned_tasks",
-           "scene_caption", "unavailable_reason"]
+__all__ = [
+    "CAPTIONER_VERSION",
+    "CaptionError",
+    "caption_for",
+    "caption_source",
+    "captioned_tasks",
+    "scene_caption",
+    "unavailable_reason",
+]
 
 CAPTIONER_VERSION = "scene-graph-2"
 # Every public module here is one task's captioner (private ones are shared helpers): adding a task's caption

@@ -25,5 +25,7 @@ def molecule(scene: dict[str, Any]) -> str:
     labels = [_label(a["el"], _VALENCE.get(a["el"], 0) - used[k]) for k, a in enumerate(atoms)]
     atom_text = "; ".join(f"atom {k + 1}: {lab}" for k, lab in enumerate(labels))
     bond_text = "; ".join(f"{i + 1}-{j + 1} {_ORDER.get(int(o), str(o))}" for i, j, o in bonds)
-    return (f"A skeletal formula of a molecule with {len(atoms)} numbered atoms (carbons drawn as unlabelled "
-            f"corners and line ends, hydrogens on carbon not drawn). Atoms: {atom_text}. Bonds: {bond_text}.")
+    return (
+        f"A skeletal formula of a molecule with {len(atoms)} numbered atoms (carbons drawn as unlabelled "
+        f"corners and line ends, hydrogens on carbon not drawn). Atoms: {atom_text}. Bonds: {bond_text}."
+    )

@@ -6,8 +6,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 
-def grid_rows(cells: Iterable[Sequence[int]], width: int, height: int, *, marks: Iterable[Sequence[int]] = (),
-              x0: int = 0, y0: int = 0) -> str:
+def grid_rows(
+    cells: Iterable[Sequence[int]],
+    width: int,
+    height: int,
+    *,
+    marks: Iterable[Sequence[int]] = (),
+    x0: int = 0,
+    y0: int = 0,
+) -> str:
     """A y-up cell set as text rows from the top row down: '#' filled, 'o' filled with a circle, '.' empty.
 
     Rows are written as pictures, not coordinates, so a caption never spells an answer in the "(x, y)" form.
@@ -16,8 +23,9 @@ def grid_rows(cells: Iterable[Sequence[int]], width: int, height: int, *, marks:
     marked = {(int(c[0]), int(c[1])) for c in marks}
     rows = []
     for y in range(y0 + height - 1, y0 - 1, -1):
-        rows.append("".join("o" if (x, y) in marked else "#" if (x, y) in filled else "."
-                            for x in range(x0, x0 + width)))
+        rows.append(
+            "".join("o" if (x, y) in marked else "#" if (x, y) in filled else "." for x in range(x0, x0 + width))
+        )
     return " / ".join(rows)
 
 

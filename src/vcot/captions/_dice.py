@@ -19,6 +19,8 @@ def board(scene: dict[str, Any]) -> str:
 
 def die(scene: dict[str, Any], start: list[int]) -> str:
     d = scene["start_die"]
-    return (f"The start cell S is row {start[0] + 1} column {start[1] + 1}, where the die's top face shows "
-            f"{d['top']} pips; the panel on the right shows the die with top {d['top']}, south face {d['south']} "
-            f"and east face {d['east']}.")
+    return (
+        f"The start cell S is row {start[0] + 1} column {start[1] + 1}, where the die's top face shows "
+        f"{d['top']} pips; the panel on the right shows the die with top {d['top']}, south face {d['south']} "
+        f"and east face {d['east']}."
+    )

@@ -14,5 +14,7 @@ def table(blocks: dict[str, Any], size: list[int]) -> str:
         names = [n for _, n in sorted(stack)]
         what = f"the {names[0]} block" + "".join(f" with the {n} block on it" for n in names[1:])
         parts.append(f"{'abcdefgh'[c]}{r + 1}: {what}")
-    return (f"A table with a grid of {size[0]} columns (a.. left to right) and {size[1]} rows (1 nearest the robot "
-            f"arm); " + "; ".join(parts) + ".")
+    return (
+        f"A table with a grid of {size[0]} columns (a.. left to right) and {size[1]} rows (1 nearest the robot "
+        f"arm); " + "; ".join(parts) + "."
+    )

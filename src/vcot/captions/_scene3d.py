@@ -24,9 +24,16 @@ def caption(scene: dict[str, Any], opening: str, describe: Callable[[dict[str, A
     centres = scene["picture"]["object_centres"]
     order = sorted(range(len(objects)), key=lambda k: (float(centres[k][0]), k))
     number = {k: n for n, k in enumerate(order, start=1)}
-    items = [f"object {number[k]}, {describe(objects[k])}, its centre {round(float(centres[k][0]))} px from the "
-             f"left edge and {round(float(centres[k][1]))} px from the top" for k in order]
+    items = [
+        f"object {number[k]}, {describe(objects[k])}, its centre {round(float(centres[k][0]))} px from the "
+        f"left edge and {round(float(centres[k][1]))} px from the top"
+        for k in order
+    ]
     near = sorted(range(len(objects)), key=lambda k: (_forward(scene, objects[k]), k))
-    return (f"{opening} There are {len(objects)} objects; from left to right in the picture: "
-            + "; ".join(items) + ". From nearest the camera to farthest: "
-            + ", ".join(f"object {number[k]}" for k in near) + ".")
+    return (
+        f"{opening} There are {len(objects)} objects; from left to right in the picture: "
+        + "; ".join(items)
+        + ". From nearest the camera to farthest: "
+        + ", ".join(f"object {number[k]}" for k in near)
+        + "."
+    )

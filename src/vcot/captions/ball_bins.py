@@ -15,9 +15,11 @@ def _pt(p: list[float]) -> str:
 
 def caption(scene: dict[str, Any]) -> str:
     k, w = scene["bins"], scene["width"]
-    parts = [f"A box {w:g} units wide with a floor divided into {k} equal bins, numbered in order from left to right, "
-             f"by dividers {scene['divider_h']:g} units tall. Coordinates: x to the right, y up from the floor.",
-             f"A ball of radius {scene['ball']['r']:g} is held at rest at {_pt([scene['ball']['x'], scene['ball']['y']])}."]
+    parts = [
+        f"A box {w:g} units wide with a floor divided into {k} equal bins, numbered in order from left to right, "
+        f"by dividers {scene['divider_h']:g} units tall. Coordinates: x to the right, y up from the floor.",
+        f"A ball of radius {scene['ball']['r']:g} is held at rest at {_pt([scene['ball']['x'], scene['ball']['y']])}.",
+    ]
     ramps = [f"ramp {r['label']} from {_pt(r['a'])} to {_pt(r['b'])}" for r in scene["ramps"]]
     if ramps:
         parts.append("Fixed smooth ramps: " + "; ".join(ramps) + ".")

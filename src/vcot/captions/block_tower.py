@@ -11,9 +11,13 @@ from typing import Any
 
 def caption(scene: dict[str, Any]) -> str:
     blocks = scene["blocks"]
-    parts = [f"A tower of {len(blocks)} rectangular blocks of one uniform material stands on a flat floor, each "
-             "resting on the block below it. Sizes and horizontal centres are in units about one block tall, with x "
-             "growing to the right:"]
-    parts.append("; ".join(f"block {b['label']} (width {b['w']:g}, height {b['h']:g}) centred at x = {b['x']:g}"
-                           for b in blocks) + ", listed from the bottom up.")
+    parts = [
+        f"A tower of {len(blocks)} rectangular blocks of one uniform material stands on a flat floor, each "
+        "resting on the block below it. Sizes and horizontal centres are in units about one block tall, with x "
+        "growing to the right:"
+    ]
+    parts.append(
+        "; ".join(f"block {b['label']} (width {b['w']:g}, height {b['h']:g}) centred at x = {b['x']:g}" for b in blocks)
+        + ", listed from the bottom up."
+    )
     return " ".join(parts)

@@ -9,8 +9,10 @@ from vcot.captions import _scene3d
 
 def _describe(o: dict[str, Any]) -> str:
     material = {"rubber": "rubber (matte)", "metal": "metal (shiny)"}.get(o["material"], o["material"])
-    return (f"{_scene3d.article(o['size'])} {material} {o['type']} with {_scene3d.article(o['body'])} body, "
-            f"{_scene3d.article(o['cabin'])} cabin and {o['wheels']} wheels")
+    return (
+        f"{_scene3d.article(o['size'])} {material} {o['type']} with {_scene3d.article(o['body'])} body, "
+        f"{_scene3d.article(o['cabin'])} cabin and {o['wheels']} wheels"
+    )
 
 
 def caption(scene: dict[str, Any]) -> str:

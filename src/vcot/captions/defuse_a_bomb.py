@@ -51,13 +51,24 @@ def caption(scene: dict[str, Any]) -> str:
     panels = scene["panels"]
     parts = [f"A wiring diagram on a grid of columns 0 to {w} (left to right) and rows 0 to {h} (top to bottom)."]
     ends = sorted(scene["wires"], key=lambda wire: wire["rows"][0])
-    parts.append("Labelled wire ends on the left (column 0): " + ", ".join(
-        f"{wire['label']} at row {wire['rows'][0]}" for wire in ends) + ".")
-    parts.append("Numbered terminals on the right (column " + str(w) + "): " + ", ".join(
-        f"{t['number']} at row {t['row']}" for t in scene["terminals"]) + f"; terminal {scene['detonator']} is "
-        "drawn as a red bomb.")
-    parts.append("Grey opaque panels cover " + "; ".join(
-        f"columns {p['x0']:g} to {p['x1']:g} and rows {p['y0']:g} to {p['y1']:g}" for p in panels) + ".")
+    parts.append(
+        "Labelled wire ends on the left (column 0): "
+        + ", ".join(f"{wire['label']} at row {wire['rows'][0]}" for wire in ends)
+        + "."
+    )
+    parts.append(
+        "Numbered terminals on the right (column "
+        + str(w)
+        + "): "
+        + ", ".join(f"{t['number']} at row {t['row']}" for t in scene["terminals"])
+        + f"; terminal {scene['detonator']} is "
+        "drawn as a red bomb."
+    )
+    parts.append(
+        "Grey opaque panels cover "
+        + "; ".join(f"columns {p['x0']:g} to {p['x1']:g} and rows {p['y0']:g} to {p['y1']:g}" for p in panels)
+        + "."
+    )
     pieces = []
     for wire in scene["wires"]:
         colour = "black" if scene["same_color"] else wire["color"]
@@ -65,6 +76,7 @@ def caption(scene: dict[str, Any]) -> str:
             who = f"from end {wire['label']}, " if start == 0 else ""
             pieces.append(f"a {colour} piece {who}{_piece_text(start, run, wire['rows'])}")
     pieces.sort(key=lambda s: (" from end " not in s, s))
-    parts.append("Visible wire pieces (a wire runs straight or diagonally from column to column): "
-                 + "; ".join(pieces) + ".")
+    parts.append(
+        "Visible wire pieces (a wire runs straight or diagonally from column to column): " + "; ".join(pieces) + "."
+    )
     return " ".join(parts)

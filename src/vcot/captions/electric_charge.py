@@ -18,10 +18,11 @@ def _charge(q: float) -> str:
 def caption(scene: dict[str, Any]) -> str:
     n = scene["grid"]
     t = scene["target"]
-    parts = [f"A square grid of {n} by {n} points, equally spaced. Positions below are column and row numbers "
-             f"counted from 0 at the lower-left corner point: columns grow eastward, rows grow northward.",
-             f"The target charge T, ringed in black, is {_charge(t['q'])} at column {t['pos'][0]}, "
-             f"row {t['pos'][1]}."]
+    parts = [
+        f"A square grid of {n} by {n} points, equally spaced. Positions below are column and row numbers "
+        f"counted from 0 at the lower-left corner point: columns grow eastward, rows grow northward.",
+        f"The target charge T, ringed in black, is {_charge(t['q'])} at column {t['pos'][0]}, row {t['pos'][1]}.",
+    ]
     others = [f"{_charge(s['q'])} at column {s['pos'][0]}, row {s['pos'][1]}" for s in scene["sources"]]
     parts.append("The other charges: " + "; ".join(others) + ".")
     return " ".join(parts)

@@ -14,6 +14,7 @@ def caption(scene: dict[str, Any]) -> str:
         food.setdefault(b, []).append(a)
     parts = [f"A food web drawn in {len(rows)} rows of labelled boxes, arrows pointing from food to eater."]
     parts += [f"Row {lvl + 1} from the bottom: {', '.join(names)}." for lvl, names in sorted(rows.items())]
-    parts.append("Arrows: " + "; ".join(f"into the {b} from the {', '.join(sorted(fs))}"
-                                        for b, fs in sorted(food.items())) + ".")
+    parts.append(
+        "Arrows: " + "; ".join(f"into the {b} from the {', '.join(sorted(fs))}" for b, fs in sorted(food.items())) + "."
+    )
     return " ".join(parts)

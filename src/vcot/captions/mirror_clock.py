@@ -29,6 +29,8 @@ def caption(scene: dict[str, Any]) -> str:
     face = "mirrored numerals 1 to 12" if scene["numerals"] else "tick marks but no numerals"
     where_h = f" ({_numeral_at(h)})" if scene["numerals"] else ""
     where_m = f" ({_numeral_at(m)})" if scene["numerals"] else ""
-    return (f"An analogue clock face seen in a mirror, with {face} and a ring of 60 minute ticks; the 12 position is "
-            f"at the top. Measured clockwise from the top as drawn, the short wide hour hand points at "
-            f"{_angle(h)} degrees{where_h} and the long thin minute hand at {_angle(m)} degrees{where_m}.")
+    return (
+        f"An analogue clock face seen in a mirror, with {face} and a ring of 60 minute ticks; the 12 position is "
+        f"at the top. Measured clockwise from the top as drawn, the short wide hour hand points at "
+        f"{_angle(h)} degrees{where_h} and the long thin minute hand at {_angle(m)} degrees{where_m}."
+    )

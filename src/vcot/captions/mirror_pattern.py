@@ -14,8 +14,10 @@ def _grid(colours: list[str], grid: list[list[int]]) -> str:
 def caption(scene: dict[str, Any]) -> str:
     n = scene["size"]
     colours = scene["colors"]
-    parts = [f"The top grid is {n} by {n} cells; its rows from top to bottom, each from left to right: "
-             f"{_grid(colours, scene['pattern'])}."]
+    parts = [
+        f"The top grid is {n} by {n} cells; its rows from top to bottom, each from left to right: "
+        f"{_grid(colours, scene['pattern'])}."
+    ]
     for letter, cand in zip(letters(len(scene["candidates"])), scene["candidates"], strict=True):
         parts.append(f"Candidate {letter}: {_grid(colours, cand)}.")
     return " ".join(parts)

@@ -13,5 +13,4 @@ def _describe(o: dict[str, Any]) -> str:
 
 
 def caption(scene: dict[str, Any]) -> str:
-    return _scene3d.caption(scene, "A 3D scene of objects on a grey floor, seen from above and in front.",
-                            _describe)
+    return _scene3d.caption(scene, "A 3D scene of objects on a grey floor, seen from above and in front.", _describe)

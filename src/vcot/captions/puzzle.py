@@ -20,11 +20,13 @@ def _rows(grid: list[list[Any]]) -> str:
 
 def caption(scene: dict[str, Any]) -> str:
     r, c, size = scene["hole"]
-    parts = [f"A grid of {scene['rows']} rows and {scene['cols']} columns of shapes (shade 0 is the full colour, "
-             f"higher shades paler, up to {scene['shade_levels'] - 1}). A {size}x{size} block is missing: the grey "
-             f"square with a question mark covering rows {r + 1} to {r + size} and columns {c + 1} to {c + size} "
-             f"(counted from the top-left). The rows from the top, each from left to right ('?' = missing): "
-             f"{_rows(scene['grid'])}."]
+    parts = [
+        f"A grid of {scene['rows']} rows and {scene['cols']} columns of shapes (shade 0 is the full colour, "
+        f"higher shades paler, up to {scene['shade_levels'] - 1}). A {size}x{size} block is missing: the grey "
+        f"square with a question mark covering rows {r + 1} to {r + size} and columns {c + 1} to {c + size} "
+        f"(counted from the top-left). The rows from the top, each from left to right ('?' = missing): "
+        f"{_rows(scene['grid'])}."
+    ]
     for letter, piece in zip(letters(len(scene["candidates"])), scene["candidates"], strict=True):
         parts.append(f"Piece {letter}: {_rows(piece)}.")
     return " ".join(parts)

@@ -8,5 +8,9 @@ from vcot.captions._robot import table
 
 
 def caption(scene: dict[str, Any]) -> str:
-    return ("Two panels of a robot arm's table seen from above. Before: " + table(scene["before"], scene["size"])
-            + " After: " + table(scene["after"], scene["size"]))
+    return (
+        "Two panels of a robot arm's table seen from above. Before: "
+        + table(scene["before"], scene["size"])
+        + " After: "
+        + table(scene["after"], scene["size"])
+    )

@@ -9,5 +9,7 @@ from vcot.captions._dice import board, cells, die
 
 def caption(scene: dict[str, Any]) -> str:
     path = scene["path"]
-    return (f"{board(scene)} A blue path runs through the cells {cells(path)}, with an arrow head on the last "
-            f"cell. {die(scene, path[0])}")
+    return (
+        f"{board(scene)} A blue path runs through the cells {cells(path)}, with an arrow head on the last "
+        f"cell. {die(scene, path[0])}"
+    )

@@ -9,7 +9,9 @@ from vcot.captions._dice import board, cells, die
 
 def caption(scene: dict[str, Any]) -> str:
     paths = scene["paths"]
-    drawn = " ".join(f"The {colour} path runs through the cells {cells(p)}, with an arrow head on its last cell."
-                     for colour, p in sorted(paths.items(), key=lambda kv: kv[0] != "red"))
+    drawn = " ".join(
+        f"The {colour} path runs through the cells {cells(p)}, with an arrow head on its last cell."
+        for colour, p in sorted(paths.items(), key=lambda kv: kv[0] != "red")
+    )
     start = next(iter(paths.values()))[0]
     return f"{board(scene)} {drawn} {die(scene, start)}"

@@ -17,9 +17,13 @@ from vcot.cli import curate, evaluate, human, process, report, rl, suite
 from vcot.cli.common import help_width
 from vcot.cli.groups import export_app, human_app
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
-                  context_settings={"max_content_width": 120, "terminal_width": help_width()},
-                  help="Visual chain-of-thought benchmarks and evaluation.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    context_settings={"max_content_width": 120, "terminal_width": help_width()},
+    help="Visual chain-of-thought benchmarks and evaluation.",
+)
 
 for _stage in (suite, evaluate, report, human, curate, rl, process):
     _stage.register(app)

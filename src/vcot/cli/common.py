@@ -101,8 +101,9 @@ def parse_params(items: list[str]) -> dict:
 PROGRESS_EVERY_ENV = "VCOT_PROGRESS_EVERY"  # seconds between progress lines in a log (default 30)
 
 
-def progress_bar(enabled: bool = True, columns: Callable[[], Sequence[Any]] | None = None,
-                 **options: Any) -> Progress | LogProgress:
+def progress_bar(
+    enabled: bool = True, columns: Callable[[], Sequence[Any]] | None = None, **options: Any
+) -> Progress | LogProgress:
     """Every command's progress display: a live bar on a terminal (the columns `columns()` makes instead of
     the default ones); in a log or a pipe, where a live bar shows nothing until it ends, plain lines
     (`LogProgress`). rich's progress module is loaded only for a live bar (8 ms of every command's start-up)."""
@@ -117,8 +118,17 @@ def progress_bar(enabled: bool = True, columns: Callable[[], Sequence[Any]] | No
         TimeRemainingColumn,
     )
 
-    shown = columns() if columns is not None else (TextColumn("[bold]{task.description}"), BarColumn(),
-                                                   MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
+    shown = (
+        columns()
+        if columns is not None
+        else (
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+        )
+    )
     return Progress(*shown, console=err, transient=False, disable=not enabled, **options)
 
 
@@ -158,18 +168,31 @@ class LogProgress:
         self._thread: threading.Thread | None = None
         self._last = 0.0
 
-    def add_task(self, description: str, total: float | None = None, completed: float = 0,
-                 **fields: Any) -> int:
+    def add_task(self, description: str, total: float | None = None, completed: float = 0, **fields: Any) -> int:
         task_id = len(self._tasks)
-        self._tasks[task_id] = {"description": description, "total": total, "completed": completed,
-                                "fields": fields, "t0": time.monotonic() if self._thread else None,
-                                "base": None, "tenth": -1}
+        self._tasks[task_id] = {
+            "description": description,
+            "total": total,
+            "completed": completed,
+            "fields": fields,
+            "t0": time.monotonic() if self._thread else None,
+            "base": None,
+            "tenth": -1,
+        }
         with self._lock:
             self._milestone(self._tasks[task_id])
         return task_id
 
-    def update(self, task_id: int, *, total: float | None = None, completed: float | None = None,
-               advance: float | None = None, description: str | None = None, **fields: Any) -> None:
+    def update(
+        self,
+        task_id: int,
+        *,
+        total: float | None = None,
+        completed: float | None = None,
+        advance: float | None = None,
+        description: str | None = None,
+        **fields: Any,
+    ) -> None:
         with self._lock:
             task = self._tasks[task_id]
             if description is not None:
@@ -234,8 +257,11 @@ class LogProgress:
     def _print(self, task: dict[str, Any]) -> None:
         now = time.monotonic()
         total, done = task["total"], task["completed"]
-        parts = [f"{task['description']}: {_count(done)}/{_count(total)} ({100 * done / total:.0f}%)" if total
-                 else f"{task['description']}: {_count(done)} done"]
+        parts = [
+            f"{task['description']}: {_count(done)}/{_count(total)} ({100 * done / total:.0f}%)"
+            if total
+            else f"{task['description']}: {_count(done)} done"
+        ]
         parts += [f"{name} {value}" for name, value in task["fields"].items()]
         elapsed = now - task["t0"] if task["t0"] is not None else 0.0
         parts.append(f"{_clock(elapsed)} elapsed")
@@ -268,8 +294,15 @@ def check_port(port: int, option: str = "--port") -> int:
     return port
 
 
-def check_number(value: float | None, option: str, *, low: float | None = 0.0, strict: bool = False,
-                 high: float | None = None, what: str = "a number") -> float | None:
+def check_number(
+    value: float | None,
+    option: str,
+    *,
+    low: float | None = 0.0,
+    strict: bool = False,
+    high: float | None = None,
+    what: str = "a number",
+) -> float | None:
     """`value` (None passes: the option was not given) when it is finite and within [low, high]
     (`strict`: above `low`). NaN compares false with every bound, so it is named before any of them."""
     if value is None:
@@ -279,6 +312,9 @@ def check_number(value: float | None, option: str, *, low: float | None = 0.0, s
         span = (f"above {low:g}" if strict else f"at least {low:g}") if low is not None else ""
         if high is not None:
             span = f"{span} and at most {high:g}" if span else f"at most {high:g}"
-        fail(f"{option} {value:g}: must be {what}{' ' + span if span else ''} (a finite value)"
-             if not math.isfinite(value) else f"{option} {value:g}: must be {what}{' ' + span if span else ''}")
+        fail(
+            f"{option} {value:g}: must be {what}{' ' + span if span else ''} (a finite value)"
+            if not math.isfinite(value)
+            else f"{option} {value:g}: must be {what}{' ' + span if span else ''}"
+        )
     return value

@@ -11,18 +11,28 @@ import typer
 
 from vcot.cli.common import console, counter, err, fail, progress_bar
 
-curate_app = typer.Typer(no_args_is_help=True, help="Curate a benchmark from existing datasets: ingest, sample, "
-                                                    "filter, rewrite, qc, review, freeze, or run (every automatic "
-                                                    "stage).")
+curate_app = typer.Typer(
+    no_args_is_help=True,
+    help="Curate a benchmark from existing datasets: ingest, sample, "
+    "filter, rewrite, qc, review, freeze, or run (every automatic "
+    "stage).",
+)
 
-ConfigArg = Annotated[Path, typer.Argument(help="Curation config (JSON or YAML, docs/curation.md)", metavar="CONFIG",
-                                           show_default=False)]
+ConfigArg = Annotated[
+    Path, typer.Argument(help="Curation config (JSON or YAML, docs/curation.md)", metavar="CONFIG", show_default=False)
+]
 
 
-TagOption = Annotated[bool, typer.Option("--tag-requests", help="Send X-Vcot-Call headers naming each call (mock "
-                                                                  "server, proxies); off by default, as in vcot eval")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print each stage's result as one JSON line instead of "
-                                                         "a summary")]
+TagOption = Annotated[
+    bool,
+    typer.Option(
+        "--tag-requests",
+        help="Send X-Vcot-Call headers naming each call (mock server, proxies); off by default, as in vcot eval",
+    ),
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print each stage's result as one JSON line instead of a summary")
+]
 
 
 def _open(config: Path, progress: Any = None, tag_requests: bool = False) -> Any:
@@ -41,8 +51,9 @@ def _one_line(exc: BaseException) -> str:
     return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text)
 
 
-def _stage(config: Path, stages: tuple[str, ...], tag_requests: bool = False, as_json: bool = False,
-           force: bool = False) -> None:
+def _stage(
+    config: Path, stages: tuple[str, ...], tag_requests: bool = False, as_json: bool = False, force: bool = False
+) -> None:
     """Run `stages` in order, printing a summary line (or a JSON line) as each one ends; exit 3 when calls
     failed after their retries (their items stay pending), 2 on bad input."""
     shown = progress_bar()
@@ -54,8 +65,7 @@ def _stage(config: Path, stages: tuple[str, ...], tag_requests: bool = False, as
                 r = cur.ingest(force=force) if stage == "ingest" else getattr(cur, stage)()
                 for warning in r.get("warnings", []):
                     err.print(f"warning: {_one_line(Exception(warning))}", markup=False, highlight=False)
-                console.print(json.dumps(r) if as_json else summary(r), markup=False, highlight=False,
-                              soft_wrap=True)
+                console.print(json.dumps(r) if as_json else summary(r), markup=False, highlight=False, soft_wrap=True)
                 pending += r.get("pending", 0)
     except (ValueError, OSError, sqlite3.Error, RecursionError) as exc:
         fail(_one_line(exc))
@@ -80,9 +90,11 @@ def summary(r: dict[str, Any]) -> str:
     return f"{stage}: {r['items']} items" + (f" — {verdicts}" if verdicts else "") + f"; {r['calls_sent']} calls sent"
 
 
-def ingest(config: ConfigArg,
-           force: Annotated[bool, typer.Option("--force", help="Read the sources again even if candidates exist")
-                            ] = False, as_json: JsonOption = False) -> None:
+def ingest(
+    config: ConfigArg,
+    force: Annotated[bool, typer.Option("--force", help="Read the sources again even if candidates exist")] = False,
+    as_json: JsonOption = False,
+) -> None:
     """Read the configured sources into the candidates suite (work/candidates)."""
     _stage(config, ("ingest",), as_json=as_json, force=force)
 
@@ -114,10 +126,13 @@ def run(config: ConfigArg, tag_requests: TagOption = False, as_json: JsonOption 
     _stage(config, STAGES, tag_requests, as_json)
 
 
-def review(config: ConfigArg,
-           host: Annotated[str, typer.Option("--host", help="Address to listen on (not loopback: an access token "
-                                                           "is required)")] = "127.0.0.1",
-           port: Annotated[int, typer.Option("--port", help="Port (0 picks a free one)")] = 8765) -> None:
+def review(
+    config: ConfigArg,
+    host: Annotated[
+        str, typer.Option("--host", help="Address to listen on (not loopback: an access token is required)")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port (0 picks a free one)")] = 8765,
+) -> None:
     """Serve the review page: approve, edit or remove each surviving item."""
     from vcot.cli.common import check_port
     from vcot.curate.review.app import ReviewApp
@@ -142,11 +157,14 @@ def review(config: ConfigArg,
         cur.close()
 
 
-def freeze(config: ConfigArg,
-           out: Annotated[Path, typer.Option("--out", "-o", help="Folder of the frozen suite")],
-           version: Annotated[int, typer.Option("--version", help="Version number in the suite name")] = 1,
-           auto_approve: Annotated[bool, typer.Option("--auto-approve", help="Unreviewed survivors count as "
-                                                                            "approved")] = False) -> None:
+def freeze(
+    config: ConfigArg,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder of the frozen suite")],
+    version: Annotated[int, typer.Option("--version", help="Version number in the suite name")] = 1,
+    auto_approve: Annotated[
+        bool, typer.Option("--auto-approve", help="Unreviewed survivors count as approved")
+    ] = False,
+) -> None:
     """Write the approved items as a versioned suite with provenance and a curation report."""
     from vcot.curate.freeze import FreezeError
     from vcot.curate.freeze import freeze as do_freeze
@@ -158,12 +176,23 @@ def freeze(config: ConfigArg,
         fail(exc)
     finally:
         cur.close()
-    console.print(f"wrote {manifest['total']} items as {manifest['name']} to {out} (curation_report.md, .html)",
-                  markup=False, highlight=False)
+    console.print(
+        f"wrote {manifest['total']} items as {manifest['name']} to {out} (curation_report.md, .html)",
+        markup=False,
+        highlight=False,
+    )
 
 
 def register(app: typer.Typer) -> None:
-    for fn, name in ((ingest, "ingest"), (sample, "sample"), (filter_, "filter"), (rewrite, "rewrite"), (qc, "qc"),
-                     (review, "review"), (freeze, "freeze"), (run, "run")):
+    for fn, name in (
+        (ingest, "ingest"),
+        (sample, "sample"),
+        (filter_, "filter"),
+        (rewrite, "rewrite"),
+        (qc, "qc"),
+        (review, "review"),
+        (freeze, "freeze"),
+        (run, "run"),
+    ):
         curate_app.command(name)(fn)
     app.add_typer(curate_app, name="curate")

@@ -32,14 +32,21 @@ def make_group(default: str, help_text: str) -> typer.Typer:
     return typer.Typer(cls=_group(default), no_args_is_help=True, rich_markup_mode=None, help=help_text)
 
 
-export_app = make_group("suite", "Write a suite, training data, RL data or process-supervision data in another "
-                                 "format (`vcot export SUITE -f FORMAT` is `vcot export suite`).")
-human_app = make_group("run", "The human-baseline study (docs/human.md): run its page, export its answers "
-                              "(`vcot human SUITE` is `vcot human run SUITE`).")
+export_app = make_group(
+    "suite",
+    "Write a suite, training data, RL data or process-supervision data in another "
+    "format (`vcot export SUITE -f FORMAT` is `vcot export suite`).",
+)
+human_app = make_group(
+    "run",
+    "The human-baseline study (docs/human.md): run its page, export its answers "
+    "(`vcot human SUITE` is `vcot human run SUITE`).",
+)
 
 
-def register_in(group: typer.Typer, name: str, fn: Any, *, app: typer.Typer | None = None,
-                old_name: str | None = None) -> None:
+def register_in(
+    group: typer.Typer, name: str, fn: Any, *, app: typer.Typer | None = None, old_name: str | None = None
+) -> None:
     """`fn` as `vcot <group> <name>`, and under its former top-level name as a hidden alias."""
     group.command(name)(fn)
     if app is not None and old_name is not None:

@@ -23,22 +23,47 @@ def _interrupt(signum: int, frame: object) -> None:
 def human(
     suite: Annotated[Path, typer.Argument(help="Suite folder the study asks about", metavar="SUITE")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Study folder: created on the first run, resumed after")],
-    participants: Annotated[str | None, typer.Option("--participants", metavar="N|ID,…", help="Who takes part: a "
-                                                     "number (ids P1…PN) or comma-separated ids; needed to create "
-                                                     "a study")] = None,
-    k: Annotated[int | None, typer.Option("--k", help="Participants answering each problem under each condition "
-                                          "(default 2, or 1 when there are too few participants)")] = None,
-    items: Annotated[int | None, typer.Option("--items", help="Problems to sample from the suite, spread over its "
-                                              "tasks (default: all)")] = None,
-    conditions: Annotated[list[str] | None, typer.Option("--conditions", "-c", metavar="NAME,…", help="What people "
-                                                         "are shown: direct, visual_cot (step pictures), "
-                                                         "text_state_cot (step texts); default direct")] = None,
+    participants: Annotated[
+        str | None,
+        typer.Option(
+            "--participants",
+            metavar="N|ID,…",
+            help="Who takes part: a number (ids P1…PN) or comma-separated ids; needed to create a study",
+        ),
+    ] = None,
+    k: Annotated[
+        int | None,
+        typer.Option(
+            "--k",
+            help="Participants answering each problem under each condition "
+            "(default 2, or 1 when there are too few participants)",
+        ),
+    ] = None,
+    items: Annotated[
+        int | None,
+        typer.Option("--items", help="Problems to sample from the suite, spread over its tasks (default: all)"),
+    ] = None,
+    conditions: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--conditions",
+            "-c",
+            metavar="NAME,…",
+            help="What people "
+            "are shown: direct, visual_cot (step pictures), "
+            "text_state_cot (step texts); default direct",
+        ),
+    ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Sampling and assignment seed (default 0)")] = None,
     port: Annotated[int, typer.Option("--port", help="Port; 0 picks a free one")] = 0,
     host: Annotated[str, typer.Option("--host", help="Address to bind (default: this machine only)")] = "127.0.0.1",
-    allow_network: Annotated[bool, typer.Option("--allow-network", help="Allow a --host reachable from other "
-                                                "machines (every request then needs the printed access "
-                                                "token)")] = False,
+    allow_network: Annotated[
+        bool,
+        typer.Option(
+            "--allow-network",
+            help="Allow a --host reachable from other machines (every request then needs the printed access token)",
+        ),
+    ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", help="Log every request")] = False,
 ) -> None:
     """Run a human-baseline study: a local page where participants answer sampled questions of the suite."""
@@ -60,8 +85,10 @@ def human(
         if value is not None and value < 1:
             fail(f"{option} {value}: must be at least 1")
     if not is_loopback(host) and not allow_network:
-        fail(f"--host {host} makes the study reachable from other machines; add --allow-network to do so on "
-             "purpose (every request then needs the access token in the printed URL)")
+        fail(
+            f"--host {host} makes the study reachable from other machines; add --allow-network to do so on "
+            "purpose (every request then needs the access token in the printed URL)"
+        )
     # The lock comes first, so two servers started at once cannot both create (or resume) the study.
     new_dir = not out.exists()
     try:
@@ -91,9 +118,12 @@ def human(
             fail(listen_error(exc, host, port))
         _describe(study, created)
         if not is_loopback(host):
-            err.print(f"warning: listening on {host}, reachable from other machines; every request needs the "
-                      "access token in the URL below (share it only with participants)", markup=False,
-                      soft_wrap=True)
+            err.print(
+                f"warning: listening on {host}, reachable from other machines; every request needs the "
+                "access token in the URL below (share it only with participants)",
+                markup=False,
+                soft_wrap=True,
+            )
         # A process started in the background by a non-interactive shell inherits SIGINT as ignored; install
         # the handler explicitly so that Ctrl-C (and SIGTERM) always stop the server cleanly.
         signal.signal(signal.SIGINT, _interrupt)
@@ -118,19 +148,25 @@ def _describe(study: "Study", created: bool) -> None:
     answered = len(study.store.answers())
     per = sorted({sum(1 for j in jobs if j.participant == p) for p in plan.participants})
     verb = "created" if created else "resumed"
-    console.print(f"{verb} study {study.root}: {len(plan.problems)} problems of suite {plan.suite_name}, "
-                  f"{len(plan.participants)} participants, {plan.k} answer(s) per problem and condition "
-                  f"({', '.join(plan.conditions)}), {'–'.join(map(str, per))} items each; {answered} of "
-                  f"{len(jobs)} answered", markup=False, soft_wrap=True)
+    console.print(
+        f"{verb} study {study.root}: {len(plan.problems)} problems of suite {plan.suite_name}, "
+        f"{len(plan.participants)} participants, {plan.k} answer(s) per problem and condition "
+        f"({', '.join(plan.conditions)}), {'–'.join(map(str, per))} items each; {answered} of "
+        f"{len(jobs)} answered",
+        markup=False,
+        soft_wrap=True,
+    )
     console.print(f"participant ids: {', '.join(plan.participants)}", markup=False, soft_wrap=True)
 
 
 def human_export(
     study: Annotated[Path, typer.Argument(help="Study folder", metavar="STUDY")],
-    suite: Annotated[Path | None, typer.Option("--suite", help="The study's suite (default: the folder recorded "
-                                               "in the study)")] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Parquet file (default: STUDY/answers.parquet)")]
-    = None,
+    suite: Annotated[
+        Path | None, typer.Option("--suite", help="The study's suite (default: the folder recorded in the study)")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Parquet file (default: STUDY/answers.parquet)")
+    ] = None,
 ) -> None:
     """Grade a study's answers and write them as Parquet, one row per answer with its timing."""
     from vcot.human import StudyError, export_parquet, open_study

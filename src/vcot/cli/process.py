@@ -12,25 +12,46 @@ from vcot.cli.common import console, fail, parse_params, require, split_list
 MAX_TRAJECTORIES = 100_000
 
 # The options of every command that draws labelled trajectories (export process, step-judge make).
-TaskOption = Annotated[list[str], typer.Option("--task", "-t", metavar="NAME,…", help="Task(s), comma-separated "
-                                               "or repeated; the trajectories take them in turn")]
+TaskOption = Annotated[
+    list[str],
+    typer.Option(
+        "--task",
+        "-t",
+        metavar="NAME,…",
+        help="Task(s), comma-separated or repeated; the trajectories take them in turn",
+    ),
+]
 NOption = Annotated[int, typer.Option("--n", help="Trajectories to write")]
 SeedOption = Annotated[int, typer.Option("--seed", help="Stream seed")]
 DifficultyOption = Annotated[str, typer.Option("--difficulty", "-d", help="easy | medium | hard")]
-ParamOption = Annotated[list[str], typer.Option("--param", "-p", metavar="KEY=VALUE", help="With one --task: "
-                                                "override a task parameter, repeatable")]
-KindsOption = Annotated[str, typer.Option("--kinds", metavar="KIND,…", help="Kinds to mix (default: all; "
-                                          "docs/process.md, 'Kinds')")]
-ExcludeOption = Annotated[list[Path] | None, typer.Option("--exclude", metavar="SUITE", help="A suite whose "
-                                                          "scenes must not appear (an evaluation suite), "
-                                                          "repeatable")]
-TextOnlyOption = Annotated[bool, typer.Option("--text-only", help="Steps without their pictures (refuses "
-                                              "picture_text_mismatch, whose error is in a picture)")]
+ParamOption = Annotated[
+    list[str],
+    typer.Option("--param", "-p", metavar="KEY=VALUE", help="With one --task: override a task parameter, repeatable"),
+]
+KindsOption = Annotated[
+    str, typer.Option("--kinds", metavar="KIND,…", help="Kinds to mix (default: all; docs/process.md, 'Kinds')")
+]
+ExcludeOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--exclude", metavar="SUITE", help="A suite whose scenes must not appear (an evaluation suite), repeatable"
+    ),
+]
+TextOnlyOption = Annotated[
+    bool,
+    typer.Option(
+        "--text-only", help="Steps without their pictures (refuses picture_text_mismatch, whose error is in a picture)"
+    ),
+]
 
 
 def export_process(
-    out: Annotated[Path, typer.Option("--out", "-o", metavar="DIR", help="Output folder: dataset/ "
-                                      "(datasets.load_from_disk) and prm.parquet")],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", "-o", metavar="DIR", help="Output folder: dataset/ (datasets.load_from_disk) and prm.parquet"
+        ),
+    ],
     task: TaskOption,
     n: NOption = 100,
     seed: SeedOption = 0,
@@ -50,12 +71,21 @@ def export_process(
         written = write_prm(items, out)
     except (ValueError, OSError) as exc:
         fail(exc)
-    console.print(f"wrote {written} labelled trajectories ({_mix(items)}) to {out}", markup=False, highlight=False,
-                  soft_wrap=True)
+    console.print(
+        f"wrote {written} labelled trajectories ({_mix(items)}) to {out}", markup=False, highlight=False, soft_wrap=True
+    )
 
 
-def _labelled_items(task: list[str], n: int, seed: int, difficulty: str, param: list[str], kinds: str,
-                    exclude: list[Path] | None, text_only: bool) -> list:
+def _labelled_items(
+    task: list[str],
+    n: int,
+    seed: int,
+    difficulty: str,
+    param: list[str],
+    kinds: str,
+    exclude: list[Path] | None,
+    text_only: bool,
+) -> list:
     from vcot.process.labelled import KINDS, LabellingError, labelled_stream
 
     names = split_list(task) or []
@@ -71,8 +101,15 @@ def _labelled_items(task: list[str], n: int, seed: int, difficulty: str, param: 
             fail(f"--exclude {path}: no such suite folder")
     params = parse_params(param) or None
     try:
-        stream = labelled_stream(names, seed=seed, difficulty=difficulty, params=params, kinds=chosen,
-                                 exclude=[str(p) for p in exclude] if exclude else None, text_only=text_only)
+        stream = labelled_stream(
+            names,
+            seed=seed,
+            difficulty=difficulty,
+            params=params,
+            kinds=chosen,
+            exclude=[str(p) for p in exclude] if exclude else None,
+            text_only=text_only,
+        )
         return [next(stream) for _ in range(n)]
     except (LabellingError, ValueError, KeyError) as exc:
         fail(exc)
@@ -103,21 +140,33 @@ def step_judge_make(
     from vcot.suite import SuiteError
 
     items = _labelled_items(task, n, seed, difficulty, param, kinds, exclude, text_only)
-    settings = {"tasks": split_list(task), "n": n, "seed": seed, "difficulty": difficulty,
-                "kinds": split_list([kinds]) if kinds else "all", "text_only": text_only,
-                "exclude": [p.name for p in exclude or []]}
+    settings = {
+        "tasks": split_list(task),
+        "n": n,
+        "seed": seed,
+        "difficulty": difficulty,
+        "kinds": split_list([kinds]) if kinds else "all",
+        "text_only": text_only,
+        "exclude": [p.name for p in exclude or []],
+    }
     try:
         manifest = write_judge_suite(items, out, name or out.resolve().name, settings)
     except (SuiteError, OSError, ValueError) as exc:
         fail(exc)
-    console.print(f"wrote a step-judging suite of {manifest['total']} trajectories ({_mix(items)}) to {out}\n"
-                  f"next: vcot eval {out} --model MODEL   (conditions judge_first_error, judge_steps)",
-                  markup=False, highlight=False, soft_wrap=True)
+    console.print(
+        f"wrote a step-judging suite of {manifest['total']} trajectories ({_mix(items)}) to {out}\n"
+        f"next: vcot eval {out} --model MODEL   (conditions judge_first_error, judge_steps)",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def step_judge_score(
-    runs: Annotated[list[Path], typer.Argument(metavar="RUN", help="Run folders (or results .parquet files) of "
-                                               "judges on a step-judging suite")],
+    runs: Annotated[
+        list[Path],
+        typer.Argument(metavar="RUN", help="Run folders (or results .parquet files) of judges on a step-judging suite"),
+    ],
 ) -> None:
     """Print how each judge did on its labelled trajectories: first-error localisation, step precision and
     recall, by error type, position and task, with 95% intervals, against the judge-free baselines."""
@@ -141,9 +190,11 @@ def register(app: typer.Typer) -> None:
     from vcot.cli.groups import export_app, register_in
 
     register_in(export_app, "process", export_process, app=app, old_name="export-process")
-    judge = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
-                        help="Step judges and process reward models on exactly labelled trajectories "
-                             "(docs/process.md).")
+    judge = typer.Typer(
+        no_args_is_help=True,
+        rich_markup_mode=None,
+        help="Step judges and process reward models on exactly labelled trajectories (docs/process.md).",
+    )
     judge.command("make")(step_judge_make)
     judge.command("score")(step_judge_score)
     app.add_typer(judge, name="step-judge")

@@ -29,25 +29,46 @@ def _read_suite(path: Path, check_images: str = "header"):
 
 
 def report(
-    run_dirs: Annotated[list[Path], typer.Argument(metavar="RUN", help="Run folders (or .parquet files); with --mira, folders "
-                                                        "of official MIRA result .jsonl files")],
-    suite: Annotated[Path | None, typer.Option("--suite", help="Suite folder: images and steps for the browser")] = None,
+    run_dirs: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="RUN",
+            help="Run folders (or .parquet files); with --mira, folders of official MIRA result .jsonl files",
+        ),
+    ],
+    suite: Annotated[
+        Path | None, typer.Option("--suite", help="Suite folder: images and steps for the browser")
+    ] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Report folder (default: <first run>/report)")] = None,
-    judge_model: Annotated[str | None, typer.Option("--judge-model", help="LLM judge for answers the rules cannot "
-                                                                          "grade")] = None,
-    judge_base_url: Annotated[str | None, typer.Option("--judge-base-url", help="OpenAI-compatible judge "
-                                                                                 "endpoint")] = None,
-    api_key_env: Annotated[str | None, typer.Option("--api-key-env", help="Environment variable holding the "
-                                                                           "judge's API key (with --judge-base-url: "
-                                                                           "none sent unless given)")] = None,
+    judge_model: Annotated[
+        str | None, typer.Option("--judge-model", help="LLM judge for answers the rules cannot grade")
+    ] = None,
+    judge_base_url: Annotated[
+        str | None, typer.Option("--judge-base-url", help="OpenAI-compatible judge endpoint")
+    ] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key-env",
+            help="Environment variable holding the judge's API key (with --judge-base-url: none sent unless given)",
+        ),
+    ] = None,
     rescore: Annotated[bool, typer.Option("--rescore", help="Re-grade even if the table is already scored")] = False,
     groups: Annotated[Path | None, typer.Option("--groups", help="JSON {model: group} for Table-1 averages")] = None,
     max_instances: Annotated[int, typer.Option("--max-instances", help="Instances in the HTML browser")] = 300,
     mira: Annotated[bool, typer.Option("--mira", help="Inputs are official MIRA result files")] = False,
-    human: Annotated[Path | None, typer.Option("--human", metavar="STUDY", help="A human-baseline study folder "
-                                               "(vcot human) to report beside the models")] = None,
-    tables: Annotated[bool, typer.Option("--tables", help="Also print MIRA Table 1, the paired tests and the "
-                                                          "VAoT analyses (always in the report)")] = False,
+    human: Annotated[
+        Path | None,
+        typer.Option(
+            "--human", metavar="STUDY", help="A human-baseline study folder (vcot human) to report beside the models"
+        ),
+    ] = None,
+    tables: Annotated[
+        bool,
+        typer.Option(
+            "--tables", help="Also print MIRA Table 1, the paired tests and the VAoT analyses (always in the report)"
+        ),
+    ] = False,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
 ) -> None:
     """Score runs and write report.md + report.html (self-contained) with tables, plots and an instance browser."""
@@ -80,19 +101,37 @@ def report(
         except ConfigError as exc:
             fail(exc)
         out_dir.mkdir(parents=True, exist_ok=True)  # the judge's cache and log live beside the report
-        judge = LLMJudge(judge_model, base_url=judge_base_url, api_key=key, cache_path=out_dir / "judge_cache.sqlite",
-                         log_path=out_dir / "judge_log.jsonl")
+        judge = LLMJudge(
+            judge_model,
+            base_url=judge_base_url,
+            api_key=key,
+            cache_path=out_dir / "judge_cache.sqlite",
+            log_path=out_dir / "judge_log.jsonl",
+        )
     shown = progress_bar(progress)
     # Collecting the browser's thumbnails is most of a report's time with --suite: that is what progress shows.
     # In a log, a step that ends within QUIET_S says nothing (it printed eleven lines in a second, issue 45).
     update = counter(shown, "thumbnails")
-    thumbnails = None if the_suite is None else Thumbnails(
-        the_suite, progress=update if err.is_terminal else _unless_quick(update, QUIET_S))
+    thumbnails = (
+        None
+        if the_suite is None
+        else Thumbnails(the_suite, progress=update if err.is_terminal else _unless_quick(update, QUIET_S))
+    )
     try:
         with shown:
-            job = build_report(run_dirs, suite=the_suite, out=out_dir, judge=judge, rescore=rescore,
-                               groups=group_map, max_instances=max_instances, mira=mira,
-                               all_tables=tables, sections=sections, thumbnails=thumbnails)
+            job = build_report(
+                run_dirs,
+                suite=the_suite,
+                out=out_dir,
+                judge=judge,
+                rescore=rescore,
+                groups=group_map,
+                max_instances=max_instances,
+                mira=mira,
+                all_tables=tables,
+                sections=sections,
+                thumbnails=thumbnails,
+            )
     except (FileNotFoundError, ValueError, KeyError) as exc:
         if created and out_dir.is_dir():
             # Only the judge's cache and log can be in it: a failed report leaves no folder behind.
@@ -134,11 +173,13 @@ def _read_groups(path: Path | None) -> dict[str, str] | None:
     except (OSError, UnicodeDecodeError) as exc:
         fail(f"--groups {path}: cannot be read ({getattr(exc, 'strerror', None) or exc})")
     except (ValueError, RecursionError) as exc:
-        fail(f"--groups {path}: not JSON ({exc}); expected an object {{\"model\": \"group\", ...}}")
+        fail(f'--groups {path}: not JSON ({exc}); expected an object {{"model": "group", ...}}')
     if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
         kind = type(data).__name__ if not isinstance(data, dict) else "an object with a value that is no text"
-        fail(f"--groups {path}: expected a JSON object mapping each model to its group name, e.g. "
-             f"{{\"gpt-4o\": \"closed\"}}; found {'a ' + kind if not isinstance(data, dict) else kind}")
+        fail(
+            f"--groups {path}: expected a JSON object mapping each model to its group name, e.g. "
+            f'{{"gpt-4o": "closed"}}; found {"a " + kind if not isinstance(data, dict) else kind}'
+        )
     return data
 
 
@@ -156,12 +197,15 @@ def _human_section(study: Path, suite: "Suite | None") -> "SectionBuilder":
 def score_text(
     response: Annotated[str, typer.Argument(help="The model's response text, or - to read it from standard input")],
     gold: Annotated[str, typer.Option("--gold", help="The gold answer")],
-    answer_type: Annotated[str, typer.Option("--type", help="integer | number | choice | text | time | "
-                                                            "coordinates | set | pair | direction")],
-    options: Annotated[list[str] | None, typer.Option("--option", metavar="TEXT", help="An option text, in order; repeat per "
-                                                                       "option (choice questions)")] = None,
-    truncated: Annotated[bool, typer.Option("--truncated", help="The response was cut off by the token "
-                                                                "limit")] = False,
+    answer_type: Annotated[
+        str,
+        typer.Option("--type", help="integer | number | choice | text | time | coordinates | set | pair | direction"),
+    ],
+    options: Annotated[
+        list[str] | None,
+        typer.Option("--option", metavar="TEXT", help="An option text, in order; repeat per option (choice questions)"),
+    ] = None,
+    truncated: Annotated[bool, typer.Option("--truncated", help="The response was cut off by the token limit")] = False,
 ) -> None:
     """Grade one response against a gold answer and print the extracted answer, the tier, the verdict and why."""
     import sys
@@ -174,8 +218,7 @@ def score_text(
     except ValueError:
         fail(f"unknown answer type {answer_type!r}; choose one of {', '.join(t.value for t in AnswerType)}")
     text = sys.stdin.read() if response == "-" else response
-    console.print(str(explain(text, gold, atype, options or None, truncated=truncated)), markup=False,
-                  highlight=False)
+    console.print(str(explain(text, gold, atype, options or None, truncated=truncated)), markup=False, highlight=False)
 
 
 def trajectories(
@@ -198,9 +241,13 @@ def judge_process(
     suite: Annotated[Path, typer.Option("--suite", help="The suite the run evaluated")],
     judge_model: Annotated[str, typer.Option("--judge-model", help="Judge model name")],
     judge_base_url: Annotated[str | None, typer.Option("--judge-base-url", help="OpenAI-compatible endpoint")] = None,
-    api_key_env: Annotated[str | None, typer.Option("--api-key-env", help="Environment variable holding the "
-                                                                           "API key (with --judge-base-url: none "
-                                                                           "sent unless given)")] = None,
+    api_key_env: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key-env",
+            help="Environment variable holding the API key (with --judge-base-url: none sent unless given)",
+        ),
+    ] = None,
 ) -> None:
     """Score each VAoT trajectory (key step; AR, RF, FU) with a judge model; report the judge's RF accuracy."""
     from vcot.engine.trajectories import read_trajectories, rebuild_trajectories
@@ -223,8 +270,10 @@ def judge_process(
     except ConfigError as exc:
         fail(exc)
     if key is None and judge_base_url is None:
-        fail("the judge needs an API key in $OPENAI_API_KEY (or --api-key-env VAR, or --judge-base-url for a "
-             "local server)")
+        fail(
+            "the judge needs an API key in $OPENAI_API_KEY (or --api-key-env VAR, or --judge-base-url for a "
+            "local server)"
+        )
     scores = judge_trajectories(trajs, run_dir, s, judge_model, base_url=judge_base_url, api_key=key)
     path = write_process_scores(run_dir, scores)
     failed = sum(1 for x in scores if x.error)
@@ -250,8 +299,9 @@ def annotate(
     sample: Annotated[int, typer.Option("--sample", help="Number of trajectories to annotate")] = 50,
     seed: Annotated[int, typer.Option("--seed", help="Sampling seed (same seed, same sample)")] = 0,
     host: Annotated[str, typer.Option("--host", help="Address to bind; keep it local")] = "127.0.0.1",
-    judge_scores: Annotated[Path | None, typer.Option("--judge-scores", help="Judge verdicts "
-                                                      "(default: RUN_DIR/process_scores.jsonl)")] = None,
+    judge_scores: Annotated[
+        Path | None, typer.Option("--judge-scores", help="Judge verdicts (default: RUN_DIR/process_scores.jsonl)")
+    ] = None,
     verbose: Annotated[bool, typer.Option("--verbose", help="Log every request")] = False,
 ) -> None:
     """Score sampled VAoT trajectories (AR, RF, FU) in the browser; agreement with the judge at /agreement."""
@@ -274,11 +324,17 @@ def annotate(
         server = AnnotationServer(AnnotationApp(run_dir, s, picked, scores_path=judge_scores), host, port, verbose)
     except OSError as exc:
         fail(listen_error(exc, host, port))
-    console.print(f"{len(picked)} of {len(trajs)} trajectories sampled (seed {seed}); scores go to "
-                  f"{Path(run_dir) / ANNOTATIONS_DB}")
+    console.print(
+        f"{len(picked)} of {len(trajs)} trajectories sampled (seed {seed}); scores go to "
+        f"{Path(run_dir) / ANNOTATIONS_DB}"
+    )
     if not is_loopback(host):
-        err.print(f"warning: listening on {host}, reachable from other machines; every request needs the "
-                  "access token in the URL below (share it only with annotators)", markup=False, soft_wrap=True)
+        err.print(
+            f"warning: listening on {host}, reachable from other machines; every request needs the "
+            "access token in the URL below (share it only with annotators)",
+            markup=False,
+            soft_wrap=True,
+        )
     # A process started in the background by a non-interactive shell inherits SIGINT as ignored; install
     # the handler explicitly so that Ctrl-C (and SIGTERM) always stop the server cleanly.
     signal.signal(signal.SIGINT, _interrupt)

@@ -18,8 +18,10 @@ def version() -> None:
 
 
 def tasks(
-    name: Annotated[str | None, typer.Argument(metavar="[NAME]", help="One task to show in full: its parameters "
-                                               "as a table, every value whole")] = None,
+    name: Annotated[
+        str | None,
+        typer.Argument(metavar="[NAME]", help="One task to show in full: its parameters as a table, every value whole"),
+    ] = None,
 ) -> None:
     """List registered tasks: domain, answer type, description and every parameter (--param key=value) with
     its easy/medium/hard preset values and the range or values it may take (a value outside is refused with
@@ -33,19 +35,21 @@ def tasks(
             fail(exc)
         _one_task(cls)
         return
-    table = Table(title="vcot tasks (parameter values: easy/medium/hard, then the allowed range or values)",
-                  show_lines=True)
+    table = Table(
+        title="vcot tasks (parameter values: easy/medium/hard, then the allowed range or values)", show_lines=True
+    )
     for col in ("task", "domain", "answer type", "description", "parameters"):
         # fold, never "…": a preset value cut short is a value the reader cannot type back (issue 45).
         table.add_column(col, overflow="fold")
     for task in task_names():
         cls = get_task_class(task)
-        lines = [f"{f}: {tp} = {vals[0] if len(set(vals)) == 1 else '/'.join(vals)}{'  ' + allowed if allowed else ''}"
-                 for f, tp, vals, allowed in _parameter_rows(cls)]
+        lines = [
+            f"{f}: {tp} = {vals[0] if len(set(vals)) == 1 else '/'.join(vals)}{'  ' + allowed if allowed else ''}"
+            for f, tp, vals, allowed in _parameter_rows(cls)
+        ]
         table.add_row(task, cls.domain, str(cls.answer_type), cls.description, "\n".join(lines), end_section=False)
     console.print(table, markup=False, highlight=False)
-    console.print("vcot tasks NAME shows one task in full, a column per difficulty.", markup=False,
-                  highlight=False)
+    console.print("vcot tasks NAME shows one task in full, a column per difficulty.", markup=False, highlight=False)
 
 
 def _parameter_rows(cls: type) -> list[tuple[str, str, list[str], str]]:
@@ -63,8 +67,13 @@ def _parameter_rows(cls: type) -> list[tuple[str, str, list[str], str]]:
         values = [json.dumps(getattr(cls.presets[lv], f.name), default=str) for lv in levels]
         tp = hints.get(f.name, f.type)
         limit = cls.limits.get(f.name)
-        allowed = (f"in {limit.lo:g}..{limit.hi:g}" if isinstance(limit, Limit)
-                   else f"one of {', '.join(limit.values)}" if limit is not None else "")
+        allowed = (
+            f"in {limit.lo:g}..{limit.hi:g}"
+            if isinstance(limit, Limit)
+            else f"one of {', '.join(limit.values)}"
+            if limit is not None
+            else ""
+        )
         rows.append((f.name, str(getattr(tp, "__name__", None) if isinstance(tp, type) else tp), values, allowed))
     return rows
 
@@ -93,30 +102,64 @@ MAX_SUITE_N = 1_000_000
 
 
 def generate(
-    out: Annotated[str, typer.Option("--out", "-o", metavar="DIR", help="Output suite folder (with --shards: the "
-                                     "shard-set folder, or a URI pyarrow accepts such as s3://bucket/set)")],
+    out: Annotated[
+        str,
+        typer.Option(
+            "--out",
+            "-o",
+            metavar="DIR",
+            help="Output suite folder (with --shards: the "
+            "shard-set folder, or a URI pyarrow accepts such as s3://bucket/set)",
+        ),
+    ],
     task: Annotated[str | None, typer.Option("--task", "-t", help="Generate one task")] = None,
-    suite: Annotated[str | None, typer.Option("--preset", "--suite", "-s", help="Preset suite: mini, "
-                                                                          "mira-synth or see2think-synth")] = None,
+    suite: Annotated[
+        str | None, typer.Option("--preset", "--suite", "-s", help="Preset suite: mini, mira-synth or see2think-synth")
+    ] = None,
     n: Annotated[int, typer.Option("--n", help="Instances (with --task)")] = 10,
     seed: Annotated[int, typer.Option("--seed", help="Suite seed: same seed and parameters, same instances")] = 0,
     difficulty: Annotated[str, typer.Option("--difficulty", "-d", help="easy | medium | hard")] = "medium",
-    param: Annotated[list[str], typer.Option(
-        "--param", "-p", metavar="KEY=VALUE", help="Override a config parameter, repeatable (vcot tasks lists "
-                                                   "them)")] = [],  # noqa: B006
+    param: Annotated[
+        list[str],
+        typer.Option(
+            "--param", "-p", metavar="KEY=VALUE", help="Override a config parameter, repeatable (vcot tasks lists them)"
+        ),
+    ] = [],  # noqa: B006
     processes: Annotated[int, typer.Option("--processes", "-j", help="Worker processes")] = 1,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
     name: Annotated[str | None, typer.Option("--name", help="Suite name (default: task or preset name)")] = None,
-    shards: Annotated[int | None, typer.Option("--shards", min=1, metavar="K", help="Stream the instances into this many "
-                                               "shards with a manifest, resumable (docs/scale.md)")] = None,
-    fmt: Annotated[str | None, typer.Option("--format", "-f", help="Shard format with --shards: parquet (the "
-                                            "default) | webdataset | folder")] = None,
-    backend: Annotated[str | None, typer.Option("--backend", help="Where shards run with --shards: local (the "
-                                                "default; --processes worker processes) | ray")] = None,
-    ray_address: Annotated[str | None, typer.Option("--ray-address", metavar="ADDR", help="Ray cluster to join "
-                                                    "with --backend ray (default: start a local one)")] = None,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="With --shards: replace the shards of another plan "
-                                            "(or shard-named files without a manifest) in --out")] = False,
+    shards: Annotated[
+        int | None,
+        typer.Option(
+            "--shards",
+            min=1,
+            metavar="K",
+            help="Stream the instances into this many shards with a manifest, resumable (docs/scale.md)",
+        ),
+    ] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option("--format", "-f", help="Shard format with --shards: parquet (the default) | webdataset | folder"),
+    ] = None,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            "--backend", help="Where shards run with --shards: local (the default; --processes worker processes) | ray"
+        ),
+    ] = None,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address", metavar="ADDR", help="Ray cluster to join with --backend ray (default: start a local one)"
+        ),
+    ] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="With --shards: replace the shards of another plan (or shard-named files without a manifest) in --out",
+        ),
+    ] = False,
 ) -> None:
     """Generate a suite: one task (--task) or a preset (--preset mini|mira-synth|see2think-synth); with
     --shards, a shard set (Parquet, WebDataset or suite folders) written streaming, resumable, on local
@@ -130,13 +173,14 @@ def generate(
     if task is not None and n <= 0:
         fail("--n must be positive")
     if task is not None and shards is None and n > MAX_SUITE_N:
-        fail(f"--n: {n:,} instances is over the limit of {MAX_SUITE_N:,} for one suite folder (its plan and "
-             "bookkeeping grow with --n); stream a larger set with --shards K (docs/scale.md)")
+        fail(
+            f"--n: {n:,} instances is over the limit of {MAX_SUITE_N:,} for one suite folder (its plan and "
+            "bookkeeping grow with --n); stream a larger set with --shards K (docs/scale.md)"
+        )
     if processes < 1:
         fail(f"--processes must be at least 1, got {processes}")
     if shards is None and (fmt is not None or backend is not None or ray_address is not None or overwrite):
-        fail("--format, --backend, --ray-address and --overwrite go with --shards (a suite without it is one "
-             "folder)")
+        fail("--format, --backend, --ray-address and --overwrite go with --shards (a suite without it is one folder)")
     if "://" not in out and Path(out).exists() and not Path(out).is_dir():
         fail(f"--out {out}: exists and is not a folder")
     params = parse_params(param) if task is not None else {}
@@ -147,25 +191,45 @@ def generate(
     suite_name = name or default_name
     total = sum(p.n for p in plans)
     if shards is not None:
-        _generate_shards(out, suite_name, plans, shards, fmt or "parquet", backend or "local", processes,
-                         ray_address, progress, overwrite)
+        _generate_shards(
+            out,
+            suite_name,
+            plans,
+            shards,
+            fmt or "parquet",
+            backend or "local",
+            processes,
+            ray_address,
+            progress,
+            overwrite,
+        )
         return
     try:
         with progress_bar(progress) as shown:
             bar = shown.add_task(f"generating {suite_name}", total=total)
-            manifest = build_suite(Path(out), suite_name, plans, processes=processes,
-                                   progress=lambda k: shown.advance(bar, k))
+            manifest = build_suite(
+                Path(out), suite_name, plans, processes=processes, progress=lambda k: shown.advance(bar, k)
+            )
     except (SuiteError, ValueError) as exc:  # BuildError is a ValueError
         fail(exc)
     except KeyboardInterrupt:
-        fail(f"interrupted: {out} is unfinished (it has no manifest); rerun the command to generate it",
-             code=130)
+        fail(f"interrupted: {out} is unfinished (it has no manifest); rerun the command to generate it", code=130)
     console.print(f"wrote {manifest['total']} instances of {len(manifest['counts'])} task(s) to {out}")
     console.print(f"content hash {manifest['content_hash']}", soft_wrap=True)
 
 
-def _generate_shards(out: str, name: str, plans: list, shards: int, fmt: str, backend: str, processes: int,
-                     ray_address: str | None, progress: bool, overwrite: bool = False) -> None:
+def _generate_shards(
+    out: str,
+    name: str,
+    plans: list,
+    shards: int,
+    fmt: str,
+    backend: str,
+    processes: int,
+    ray_address: str | None,
+    progress: bool,
+    overwrite: bool = False,
+) -> None:
     from vcot.cli.common import require
     from vcot.shards import ShardError, generate_shards
 
@@ -174,25 +238,46 @@ def _generate_shards(out: str, name: str, plans: list, shards: int, fmt: str, ba
     try:
         with progress_bar(progress) as shown:
             bar = shown.add_task(f"generating {name} in {shards} {fmt} shards", total=sum(p.n for p in plans))
-            manifest = generate_shards(out, name, plans, shards, fmt, backend=backend, processes=processes,
-                                       ray_address=ray_address, progress=lambda k: shown.advance(bar, k),
-                                       overwrite=overwrite)
+            manifest = generate_shards(
+                out,
+                name,
+                plans,
+                shards,
+                fmt,
+                backend=backend,
+                processes=processes,
+                ray_address=ray_address,
+                progress=lambda k: shown.advance(bar, k),
+                overwrite=overwrite,
+            )
     except (ShardError, ValueError, OSError) as exc:  # BuildError is a ValueError
         fail(exc)
     except KeyboardInterrupt:
-        fail(f"interrupted: the shards listed in {out}/manifest.json are finished; rerun the same command to "
-             "write the rest", code=130)
-    console.print(f"wrote {manifest['total']} instances of {len(manifest['counts'])} task(s) in {shards} {fmt} "
-                  f"shards to {out} (manifest.json lists each shard's count and sha256)", soft_wrap=True)
+        fail(
+            f"interrupted: the shards listed in {out}/manifest.json are finished; rerun the same command to "
+            "write the rest",
+            code=130,
+        )
+    console.print(
+        f"wrote {manifest['total']} instances of {len(manifest['counts'])} task(s) in {shards} {fmt} "
+        f"shards to {out} (manifest.json lists each shard's count and sha256)",
+        soft_wrap=True,
+    )
 
 
 def validate(
     suite_dir: Annotated[Path, typer.Argument(help="Suite folder")],
-    resolve: Annotated[bool, typer.Option("--resolve/--no-resolve", help="Re-solve generated answers from meta")] = True,
+    resolve: Annotated[
+        bool, typer.Option("--resolve/--no-resolve", help="Re-solve generated answers from meta")
+    ] = True,
     check_hash: Annotated[bool, typer.Option("--hash/--no-hash", help="Recompute the content hash from pixels")] = True,
-    oracle: Annotated[bool, typer.Option("--oracle", help="Also re-derive every answer with the task's "
-                                                          "independent oracle (no code shared with the solver)")]
-    = False,
+    oracle: Annotated[
+        bool,
+        typer.Option(
+            "--oracle",
+            help="Also re-derive every answer with the task's independent oracle (no code shared with the solver)",
+        ),
+    ] = False,
 ) -> None:
     """Validate a suite: schema, images (fully decoded), content hash, gold answers re-solved from meta (and
     by an independent oracle with --oracle), no scene repeated."""
@@ -209,9 +294,12 @@ def validate(
         fail(f"{len(report.problems)} problem(s) in {suite_dir}", code=1)
     s = report.suite
     by_oracle = f"; {report.oracle_checked} re-derived by independent oracles" if oracle else ""
-    console.print(f"[green]ok[/] {len(s)} instances, {len(s.manifest.get('counts', {}))} task(s); "
-                  f"{report.resolved} answers re-solved from meta{by_oracle}; no repeated scene; "
-                  f"hash {s.content_hash}", soft_wrap=True)
+    console.print(
+        f"[green]ok[/] {len(s)} instances, {len(s.manifest.get('counts', {}))} task(s); "
+        f"{report.resolved} answers re-solved from meta{by_oracle}; no repeated scene; "
+        f"hash {s.content_hash}",
+        soft_wrap=True,
+    )
     if report.no_oracle:
         err.print(f"no oracle yet for: {', '.join(sorted(report.no_oracle))}", markup=False)
 
@@ -239,12 +327,16 @@ def audit(
     claim = f"beat chance by more than {100 * MARGIN:.0f} points (p <= {ALPHA:g})"
     # Every line wraps at the console's width (100 columns in a pipe): the verdict is read, not grepped whole.
     for v in flagged:  # every one, so none hides behind a count
-        console.print(f"shortcut: {v.task} {v.difficulty} {v.baseline}: {v.right}/{v.n} right "
-                      f"({100 * v.accuracy:.1f}% against chance {100 * v.chance:.1f}%), p = {v.p_value:.2g}",
-                      markup=False, highlight=False)
+        console.print(
+            f"shortcut: {v.task} {v.difficulty} {v.baseline}: {v.right}/{v.n} right "
+            f"({100 * v.accuracy:.1f}% against chance {100 * v.chance:.1f}%), p = {v.p_value:.2g}",
+            markup=False,
+            highlight=False,
+        )
     if too_few:
-        console.print(f"{too_few} of {len(verdicts)} cells have too few items for a verdict", markup=False,
-                      highlight=False)
+        console.print(
+            f"{too_few} of {len(verdicts)} cells have too few items for a verdict", markup=False, highlight=False
+        )
     if flagged:
         fail(f"{len(flagged)} baseline(s) shown to {claim}", code=1)
     console.print(f"no baseline shown to {claim}", markup=False, highlight=False)
@@ -274,9 +366,12 @@ def overlap(
         if compared < len(suite.instances):
             # Imported or curated items store no scene, and a paired problem's rows share one: say so rather
             # than let "no scene in common" stand for items never compared.
-            err.print(f"note: {len(suite.instances) - compared} of {len(suite.instances)} instances of {path} "
-                      "carry no comparable scene (imported, curated or paired rows) and are not compared",
-                      markup=False, soft_wrap=True)
+            err.print(
+                f"note: {len(suite.instances) - compared} of {len(suite.instances)} instances of {path} "
+                "carry no comparable scene (imported, curated or paired rows) and are not compared",
+                markup=False,
+                soft_wrap=True,
+            )
         return found
 
     try:
@@ -293,12 +388,23 @@ def overlap(
 
 def gallery(
     suite_dir: Annotated[Path, typer.Argument(help="Suite folder")],
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Index HTML file (default: SUITE/gallery.html); the "
-                                             "task pages go beside it (SUITE/gallery_pages/)")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Index HTML file (default: SUITE/gallery.html); the task pages go beside it (SUITE/gallery_pages/)",
+        ),
+    ] = None,
     per_task: Annotated[int, typer.Option("--per-task", help="At most this many instances per task (0 = all)")] = 0,
     per_page: Annotated[int, typer.Option("--per-page", min=1, help="Instances per task page")] = 50,
-    embed: Annotated[bool, typer.Option("--embed", help="One self-contained file with every image embedded "
-                                        "(refused above 32 MiB: for sharing small suites)")] = False,
+    embed: Annotated[
+        bool,
+        typer.Option(
+            "--embed",
+            help="One self-contained file with every image embedded (refused above 32 MiB: for sharing small suites)",
+        ),
+    ] = False,
 ) -> None:
     """Write a suite's HTML gallery: an index of the tasks and one page per task, images linked from the suite
     folder and loaded lazily; or, with --embed, one self-contained file."""
@@ -312,13 +418,22 @@ def gallery(
         s = read_suite(suite_dir)
         uids = s.first_per_task(per_task) if per_task > 0 else None
         with shown:
-            files = write_gallery(s, out or (suite_dir / "gallery.html"), uids, embed=embed, per_page=per_page,
-                                  progress=counter(shown, "embedding images"))
+            files = write_gallery(
+                s,
+                out or (suite_dir / "gallery.html"),
+                uids,
+                embed=embed,
+                per_page=per_page,
+                progress=counter(shown, "embedding images"),
+            )
     except (SuiteError, GalleryError, OSError) as exc:  # OSError: --out cannot be written (a folder, no access)
         fail(exc)
     pages = f" and {len(files.pages)} task pages in {files.pages_dir}" if not embed else ""
-    console.print(f"gallery written to {files.index}{pages} ({files.total_bytes / 1e6:.1f} MB of HTML)",
-                  markup=False, soft_wrap=True)
+    console.print(
+        f"gallery written to {files.index}{pages} ({files.total_bytes / 1e6:.1f} MB of HTML)",
+        markup=False,
+        soft_wrap=True,
+    )
 
 
 EXPORT_FORMATS = ("parquet", "mira", "vlmevalkit", "lmms-eval", "inspect")
@@ -328,8 +443,9 @@ def export(
     suite_dir: Annotated[Path, typer.Argument(help="Suite folder")],
     fmt: Annotated[str, typer.Option("--format", "-f", help=" | ".join(EXPORT_FORMATS))],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output file (parquet) or folder (all others)")],
-    package: Annotated[str, typer.Option(help="Python package name of the generated Inspect task package")]
-    = "vcot_inspect",
+    package: Annotated[
+        str, typer.Option(help="Python package name of the generated Inspect task package")
+    ] = "vcot_inspect",
 ) -> None:
     """Export a suite to Parquet (HF datasets), the MIRA layout, or an evaluation harness's format."""
     from vcot.suite import SuiteError, read_suite
@@ -337,8 +453,10 @@ def export(
     if fmt not in EXPORT_FORMATS:
         fail(f"unknown format {fmt!r}; choose {', '.join(EXPORT_FORMATS[:-1])} or {EXPORT_FORMATS[-1]}")
     if out.exists() and out.is_dir() == (fmt == "parquet"):
-        fail(f"--out {out}: exists and is {'a folder' if out.is_dir() else 'not a folder'}; the {fmt} export "
-             f"writes {'a file' if fmt == 'parquet' else 'a folder'}")
+        fail(
+            f"--out {out}: exists and is {'a folder' if out.is_dir() else 'not a folder'}; the {fmt} export "
+            f"writes {'a file' if fmt == 'parquet' else 'a folder'}"
+        )
     try:
         s = read_suite(suite_dir)
     except SuiteError as exc:
@@ -357,12 +475,16 @@ def export(
     elif fmt == "vlmevalkit":
         from vcot.export.vlmevalkit import export_vlmevalkit
 
-        console.print(f"wrote VLMEvalKit TSVs, dataset class and PNG-keeping API model class to {export_vlmevalkit(s, out)}")
+        console.print(
+            f"wrote VLMEvalKit TSVs, dataset class and PNG-keeping API model class to {export_vlmevalkit(s, out)}"
+        )
     elif fmt == "lmms-eval":
         from vcot.export.lmms_eval import export_lmms_eval
 
-        console.print(f"wrote lmms-eval task folder to {export_lmms_eval(s, out)} "
-                      f"(use: lmms-eval --include_path {out} --tasks ...)")
+        console.print(
+            f"wrote lmms-eval task folder to {export_lmms_eval(s, out)} "
+            f"(use: lmms-eval --include_path {out} --tasks ...)"
+        )
     else:
         from vcot.export.inspect_ai import export_inspect
 
@@ -370,19 +492,33 @@ def export(
             root = export_inspect(s, out, package=package)
         except ValueError as exc:
             fail(exc)
-        console.print(f"wrote Inspect AI package to {root} (use: pip install {root}; "
-                      f"inspect eval {package}/direct --model ...)")
+        console.print(
+            f"wrote Inspect AI package to {root} (use: pip install {root}; inspect eval {package}/direct --model ...)"
+        )
 
 
 def export_training(
     suite_dir: Annotated[Path, typer.Argument(help="Suite folder, or a shard set of folder or parquet shards")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="trl (messages with image parts) | sharegpt "
-                                     "(ShareGPT/LLaVA JSON) | vaot (a run's episodes as tool-use conversations)")],
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="trl (messages with image parts) | sharegpt "
+            "(ShareGPT/LLaVA JSON) | vaot (a run's episodes as tool-use conversations)",
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output folder (data file, images/, README.md card)")],
-    run: Annotated[Path | None, typer.Option("--run", help="Run folder whose VAoT episodes to export (--format "
-                                             "vaot; `vcot trajectories RUN` must have been run)")] = None,
-    license_id: Annotated[str, typer.Option("--license", help="Licence identifier written in the dataset "
-                                            "card")] = "apache-2.0",
+    run: Annotated[
+        Path | None,
+        typer.Option(
+            "--run",
+            help="Run folder whose VAoT episodes to export (--format vaot; `vcot trajectories RUN` must have been run)",
+        ),
+    ] = None,
+    license_id: Annotated[
+        str, typer.Option("--license", help="Licence identifier written in the dataset card")
+    ] = "apache-2.0",
 ) -> None:
     """Export a suite or shard set as interleaved visual chain-of-thought training conversations with a dataset
     card (docs/scale.md, "Training exports")."""
@@ -402,8 +538,7 @@ def export_training(
             from vcot.engine.trajectories import read_trajectories, returned_image_path
 
             trajectories = read_trajectories(run)
-            root = export_vaot_episodes(source, trajectories, lambda d: returned_image_path(run, d), out,
-                                        license_id)
+            root = export_vaot_episodes(source, trajectories, lambda d: returned_image_path(run, d), out, license_id)
         else:
             root = do_export(source, out, fmt, license_id)
     except (SuiteError, ValueError, OSError) as exc:  # FileNotFoundError: no trajectories yet
@@ -431,8 +566,12 @@ def quickstart(
     out: Annotated[Path, typer.Option("--out", "-o", help="Working folder")] = Path("vcot-quickstart"),
     seed: Annotated[int, typer.Option("--seed", help="Seed of the mini suite")] = 0,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar")] = True,
-    tables: Annotated[bool, typer.Option("--tables", help="Also print MIRA Table 1, the paired tests and the "
-                                                          "VAoT analyses (always in the report)")] = False,
+    tables: Annotated[
+        bool,
+        typer.Option(
+            "--tables", help="Also print MIRA Table 1, the paired tests and the VAoT analyses (always in the report)"
+        ),
+    ] = False,
 ) -> None:
     """The main job on the embedded default, offline: generate the mini suite, validate it, write its
     gallery, evaluate the chance baseline under every condition the suite serves, and write the report."""
@@ -454,14 +593,14 @@ def quickstart(
     with progress_bar(progress) as shown:
         bar = shown.add_task("generating mini", total=sum(p.n for p in plans))
         # Output is identical on any number of processes; two halve the wait on the usual laptop or CI runner.
-        manifest = build_suite(suite_dir, "mini", plans, processes=min(2, os.cpu_count() or 1),
-                               progress=lambda k: shown.advance(bar, k))
+        manifest = build_suite(
+            suite_dir, "mini", plans, processes=min(2, os.cpu_count() or 1), progress=lambda k: shown.advance(bar, k)
+        )
     clock.append(time.perf_counter())
     checked = validate_suite(suite_dir)
     if not checked.ok:
         fail("the generated suite does not validate: " + "; ".join(checked.problems[:5]), code=1)
-    console.print(f"mini suite: {len(manifest['counts'])} tasks, {count_phrase(checked.suite.instances)}",
-                  markup=False)
+    console.print(f"mini suite: {len(manifest['counts'])} tasks, {count_phrase(checked.suite.instances)}", markup=False)
     console.print(f"[green]ok[/] {checked.resolved} answers re-solved from meta in {suite_dir}")
     console.print(f"content hash {checked.suite.content_hash}", markup=False)
     clock.append(time.perf_counter())
@@ -477,15 +616,19 @@ def quickstart(
             console.print(f"  skipped {cond}: {reason}", markup=False)
         clock.append(time.perf_counter())
         # The report's terminal tables open with the run's summary: printed once, after the report.
-        job = build_report([result.run_dir], suite=checked.suite, out=out / "report", thumbnails=thumbnails,
-                           all_tables=tables)
+        job = build_report(
+            [result.run_dir], suite=checked.suite, out=out / "report", thumbnails=thumbnails, all_tables=tables
+        )
     clock.append(time.perf_counter())
     for table in job.terminal_tables:
         console.print(to_rich(table))
     console.print(f"wrote {job.paths.markdown} and {job.paths.html}", markup=False)
     steps = ("generate", "validate", "gallery", "eval", "report")
-    console.print(f"took {clock[-1] - clock[0]:.1f} s: " + ", ".join(
-        f"{name} {b - a:.1f} s" for name, a, b in zip(steps, clock[:-1], clock[1:], strict=True)), markup=False)
+    console.print(
+        f"took {clock[-1] - clock[0]:.1f} s: "
+        + ", ".join(f"{name} {b - a:.1f} s" for name, a, b in zip(steps, clock[:-1], clock[1:], strict=True)),
+        markup=False,
+    )
     _next_steps(suite_dir, result.run_dir, job.paths.html)
 
 
@@ -495,8 +638,9 @@ def _next_steps(suite_dir: Path, chance_run: Path, report: Path) -> None:
     console.print("\nnext steps:", markup=False)
     console.print(f"  1. open the report (every table, an instance browser): {report}", markup=False)
     console.print("  2. evaluate your model, served OpenAI-compatible (recipes: docs/models.md):", markup=False)
-    _print_command([["vcot", "eval"], [suite_dir], ["--base-url", "http://localhost:8000/v1"], ["--model", "NAME"],
-                    ["--run", run]])
+    _print_command(
+        [["vcot", "eval"], [suite_dir], ["--base-url", "http://localhost:8000/v1"], ["--model", "NAME"], ["--run", run]]
+    )
     console.print("  3. report it beside the chance baseline:", markup=False)
     _print_command([["vcot", "report"], [run], [chance_run], ["--suite", suite_dir]])
 

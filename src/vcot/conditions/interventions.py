@@ -75,30 +75,38 @@ def step_plan(instance: Instance, condition: str, prefix_k: int | None = None) -
 
 
 def _mixed_text(instance: Instance) -> str:
-    lines = [MIXED_IMAGE_LINE.format(k=k) if (k - 1) % 2 == 0 else MIXED_TEXT_LINE.format(k=k, text=s.text.strip())
-             for k, s in enumerate(instance.steps, start=1)]
+    lines = [
+        MIXED_IMAGE_LINE.format(k=k) if (k - 1) % 2 == 0 else MIXED_TEXT_LINE.format(k=k, text=s.text.strip())
+        for k, s in enumerate(instance.steps, start=1)
+    ]
     return VISUAL_COT_MIXED.format(steps="\n".join(lines), question=format_question(instance))
 
 
-def intervention_episode(instance: Instance, condition: str, epoch: int, images: ImageSource,
-                         prefix_k: int | None = None) -> Episode:
+def intervention_episode(
+    instance: Instance, condition: str, epoch: int, images: ImageSource, prefix_k: int | None = None
+) -> Episode:
     reason = unservable(instance)
     if reason is not None:
         raise ConditionError(f"cannot build {condition!r} for {instance.uid}: {reason}")
     base = condition
     plan = step_plan(instance, base, prefix_k)
-    text = _mixed_text(instance) if base == "visual_cot_mixed" else VISUAL_COT.format(
-        question=format_question(instance))
+    text = (
+        _mixed_text(instance) if base == "visual_cot_mixed" else VISUAL_COT.format(question=format_question(instance))
+    )
     encoded = [images(instance.image)] + [images(instance.steps[i].image) for i in plan]
     parts: list[ImagePart | TextPart] = [ImagePart(e) for e in encoded]
     parts.append(TextPart(text))
-    info = {"images": [e.record() for e in encoded],
-            "intervention": {"kind": base, "n_steps": len(instance.steps), "steps_sent": [i + 1 for i in plan]}}
+    info = {
+        "images": [e.record() for e in encoded],
+        "intervention": {"kind": base, "n_steps": len(instance.steps), "steps_sent": [i + 1 for i in plan]},
+    }
     return SingleTurn([Message("user", parts)], info)
 
 
 def prefix_episode_factory(k: int) -> Callable[[Instance, str, int, ImageSource], Episode]:
     """The episode factory of a prefix condition with a fixed k (register it as e.g. `visual_cot_prefix_k2`)."""
+
     def factory(instance: Instance, condition: str, epoch: int, images: ImageSource) -> Episode:
         return intervention_episode(instance, "visual_cot_prefix", epoch, images, prefix_k=k)
+
     return factory

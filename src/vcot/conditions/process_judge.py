@@ -33,8 +33,10 @@ def judge_unservable(instance: Instance) -> str | None:
     if not isinstance(texts, list) or not texts or not isinstance(labels, list) or len(labels) != len(texts):
         return "its step-judging record (meta.process_judge) lacks matching 'texts' and 'labels'"
     if rec.get("form") == "with_pictures" and len(instance.steps) != len(texts) - 1:
-        return (f"it has {len(instance.steps)} step pictures for {len(texts) - 1} steps before the conclusion "
-                "(meta.process_judge)")
+        return (
+            f"it has {len(instance.steps)} step pictures for {len(texts) - 1} steps before the conclusion "
+            "(meta.process_judge)"
+        )
     return None
 
 
@@ -44,8 +46,9 @@ def judge_prompt_text(instance: Instance, condition: str) -> str:
     steps = "\n".join(STEP_LINE.format(k=k, text=t.strip()) for k, t in enumerate(texts, start=1))
     with_pictures = rec.get("form") == "with_pictures"
     template = JUDGE_STEPS if condition == "judge_steps" else JUDGE_FIRST_ERROR
-    return template.format(intro=intro(with_pictures), question=str(rec.get("question") or instance.question),
-                           steps=steps, n=len(texts))
+    return template.format(
+        intro=intro(with_pictures), question=str(rec.get("question") or instance.question), steps=steps, n=len(texts)
+    )
 
 
 def judge_episode(instance: Instance, condition: str, epoch: int, images: ImageSource) -> Episode:
@@ -60,7 +63,13 @@ def judge_episode(instance: Instance, condition: str, epoch: int, images: ImageS
     parts: list[ImagePart | TextPart] = [ImagePart(e) for e in encoded]
     parts.append(TextPart(judge_prompt_text(instance, condition)))
     # The labels go into the record (never the prompt) so a results row is scored per step on its own.
-    info = {"images": [e.record() for e in encoded],
-            "judge": {"labels": list(rec["labels"]), "errors": list(rec.get("errors") or []),
-                      "kind": rec.get("kind"), "task": instance.task}}
+    info = {
+        "images": [e.record() for e in encoded],
+        "judge": {
+            "labels": list(rec["labels"]),
+            "errors": list(rec.get("errors") or []),
+            "kind": rec.get("kind"),
+            "task": instance.task,
+        },
+    }
     return SingleTurn([Message("user", parts)], info)

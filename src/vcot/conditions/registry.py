@@ -45,7 +45,8 @@ class Condition:
     `trainable`: "single_turn" or "episode" when the training side (`vcot.rl`) can pose it, None when not.
     `task_check(task)` says why no instance of a task can be served (None when some can). `offered_by` names
     the other parts that offer the condition: "harness" (the lmms-eval and VLMEvalKit exports), "human" (the
-    human-baseline study; `human_instruction` is then what the study page tells a participant). `reads_steps`: its prompt shows the solver's step texts or pictures (a training
+    human-baseline study; `human_instruction` is then what the study page tells a participant). `reads_steps`: its
+    prompt shows the solver's step texts or pictures (a training
     problem then renders them).
     `judges_process`: it asks a judge about a labelled trajectory; it serves step-judging instances only, and
     every other condition serves every instance but those (`why_not`).
@@ -69,9 +70,11 @@ class Condition:
     def why_not(self, instance: Instance) -> str | None:
         """Why this condition cannot be built for `instance` (None when it can)."""
         if is_judge_instance(instance) != self.judges_process:
-            return ("it is a step-judging instance: only the judging conditions "
-                    f"({', '.join(JUDGE_CONDITIONS)}) serve it" if not self.judges_process else
-                    "it is no step-judging instance (vcot judge-process make writes those)")
+            return (
+                f"it is a step-judging instance: only the judging conditions ({', '.join(JUDGE_CONDITIONS)}) serve it"
+                if not self.judges_process
+                else "it is no step-judging instance (vcot judge-process make writes those)"
+            )
         return self.unservable(instance)
 
     def __post_init__(self) -> None:
@@ -142,8 +145,9 @@ class Registry:
 
     def trainable(self, kind: str | None = None) -> list[str]:
         """The conditions training can pose (of one kind, "single_turn" or "episode", when given)."""
-        return [c.name for c in self._items.values()
-                if c.trainable is not None and (kind is None or c.trainable == kind)]
+        return [
+            c.name for c in self._items.values() if c.trainable is not None and (kind is None or c.trainable == kind)
+        ]
 
     def offered_by(self, part: str) -> list[str]:
         """The conditions another part offers ("harness", "human"), in registration order."""
@@ -160,8 +164,7 @@ class Registry:
             return self.unknown_message([name])
         cond = self._items[name]
         if cond.trainable is None:
-            return (f"condition {name!r} is for evaluation only; trainable conditions: "
-                    f"{', '.join(self.trainable())}")
+            return f"condition {name!r} is for evaluation only; trainable conditions: {', '.join(self.trainable())}"
         return self.task_unservable(task, name) if task is not None else None
 
     def short_labels(self) -> dict[str, str]:

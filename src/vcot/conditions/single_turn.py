@@ -26,8 +26,16 @@ from vcot.prompts.templates import (
 from vcot.prompts.text_cot_spec import GUIDES
 from vcot.schema import Instance
 
-SINGLE_TURN = ("direct", "text_cot", "text_cot_spec", "visual_cot", "text_state_cot", "visual_cot_corrupted",
-               "caption_only", "question_only")
+SINGLE_TURN = (
+    "direct",
+    "text_cot",
+    "text_cot_spec",
+    "visual_cot",
+    "text_state_cot",
+    "visual_cot_corrupted",
+    "caption_only",
+    "question_only",
+)
 
 
 @dataclass

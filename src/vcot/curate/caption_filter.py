@@ -42,13 +42,18 @@ async def _caption(caller: Caller, inst: Instance, images: ImageSource, scene_gr
     return await caller.ask("captioner", "curate.caption", inst, 0, [msg])
 
 
-async def filter_one(caller: Caller, inst: Instance, images: ImageSource, settings: FilterSettings,
-                     scene_graph: bool = False) -> dict[str, Any]:
+async def filter_one(
+    caller: Caller, inst: Instance, images: ImageSource, settings: FilterSettings, scene_graph: bool = False
+) -> dict[str, Any]:
     """Caption, trials and verdict of one candidate (also stored as the `filter` decision)."""
     caption = (await _caption(caller, inst, images, scene_graph)).strip()
     text = CAPTION_ONLY.format(caption=caption, question=format_question(inst))
-    replies = await asyncio.gather(*(caller.ask("reasoner", "curate.reason", inst, k, [Message("user", [TextPart(text)])])
-                                     for k in range(settings.trials)))
+    replies = await asyncio.gather(
+        *(
+            caller.ask("reasoner", "curate.reason", inst, k, [Message("user", [TextPart(text)])])
+            for k in range(settings.trials)
+        )
+    )
     trials = []
     for k, reply in enumerate(replies):
         s = score_response(reply, inst)
@@ -56,17 +61,27 @@ async def filter_one(caller: Caller, inst: Instance, images: ImageSource, settin
     n = sum(t["correct"] for t in trials)
     removed = n >= settings.threshold
     verdict = "removed" if removed else "kept"
-    reason = (f"caption-solvable: {n} of {settings.trials} text-only trials correct (threshold {settings.threshold})"
-              if removed else f"visually dependent: {n} of {settings.trials} text-only trials correct")
-    details = {"caption": caption, "captioner": SCENE_GRAPH if scene_graph else "model", "trials": trials,
-               "correct": n, "threshold": settings.threshold}
+    reason = (
+        f"caption-solvable: {n} of {settings.trials} text-only trials correct (threshold {settings.threshold})"
+        if removed
+        else f"visually dependent: {n} of {settings.trials} text-only trials correct"
+    )
+    details = {
+        "caption": caption,
+        "captioner": SCENE_GRAPH if scene_graph else "model",
+        "trials": trials,
+        "correct": n,
+        "threshold": settings.threshold,
+    }
     caller.store.decide("filter", inst.uid, verdict, reason, details)
     return {"uid": inst.uid, "verdict": verdict, "reason": reason, **details}
 
 
-async def run_filter(caller: Caller, instances: list[Instance], images: ImageSource, settings: FilterSettings,
-                     scene_graph: bool = False) -> list[dict[str, Any]]:
+async def run_filter(
+    caller: Caller, instances: list[Instance], images: ImageSource, settings: FilterSettings, scene_graph: bool = False
+) -> list[dict[str, Any]]:
     """Filter every candidate; calls finished by an earlier run are read from the store, not sent again."""
+
     async def one(inst: Instance) -> dict[str, Any]:
         try:
             return await filter_one(caller, inst, images, settings, scene_graph)

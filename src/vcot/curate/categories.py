@@ -17,13 +17,28 @@ from vcot.seeding import derive_seed
 from vcot.suggest import did_you_mean
 from vcot.tasks.see2think_categories import CATEGORY_TASKS, LEVELS
 
-__all__ = ["CATEGORIES", "LEVELS", "MIRA_DOMAINS", "UNMAPPED", "CategoryError", "category_of", "check_mapping",
-           "counts", "level_of", "sample", "unused_quotas"]
+__all__ = [
+    "CATEGORIES",
+    "LEVELS",
+    "MIRA_DOMAINS",
+    "UNMAPPED",
+    "CategoryError",
+    "category_of",
+    "check_mapping",
+    "counts",
+    "level_of",
+    "sample",
+    "unused_quotas",
+]
 
 # The one list of See2Think's categories, shared with the `see2think-synth` preset.
 CATEGORIES: dict[str, str] = {c: level for level, cats in LEVELS.items() for c in cats}
-MIRA_DOMAINS: dict[str, str] = {"EG": "Euclidean Geometry", "PBR": "Physics-Based Reasoning",
-                                "ASLP": "Abstract Spatial & Logical Puzzles", "CT": "Causal Transformations"}
+MIRA_DOMAINS: dict[str, str] = {
+    "EG": "Euclidean Geometry",
+    "PBR": "Physics-Based Reasoning",
+    "ASLP": "Abstract Spatial & Logical Puzzles",
+    "CT": "Causal Transformations",
+}
 UNMAPPED = "unmapped"
 
 
@@ -48,8 +63,12 @@ def unused_quotas(quotas: dict[str, int], present: set[str]) -> list[str]:
     """A warning for each quota whose category no candidate falls into: it caps nothing, which is usually a
     mapping that sends the items elsewhere."""
     have = ", ".join(sorted(present)) or "none"
-    return [f"quota {cat!r} ({q}) matches no candidate: no item maps to that category (categories of the "
-            f"candidates: {have})" for cat, q in sorted(quotas.items()) if cat not in present]
+    return [
+        f"quota {cat!r} ({q}) matches no candidate: no item maps to that category (categories of the "
+        f"candidates: {have})"
+        for cat, q in sorted(quotas.items())
+        if cat not in present
+    ]
 
 
 def category_of(inst: Instance, mapping: dict[str, str]) -> str:
@@ -71,8 +90,13 @@ def level_of(category: str) -> str:
     return "MIRA" if category in MIRA_DOMAINS else UNMAPPED
 
 
-def sample(instances: list[Instance], mapping: dict[str, str], quotas: dict[str, int] | None = None,
-           seed: int = 0, keep_unmapped: bool = False) -> tuple[list[tuple[Instance, str]], dict[str, str]]:
+def sample(
+    instances: list[Instance],
+    mapping: dict[str, str],
+    quotas: dict[str, int] | None = None,
+    seed: int = 0,
+    keep_unmapped: bool = False,
+) -> tuple[list[tuple[Instance, str]], dict[str, str]]:
     """(chosen (instance, category) pairs in candidate order, why each other candidate was left out).
 
     A category without a quota keeps all its candidates; unmapped candidates are left out unless asked for.
@@ -93,12 +117,14 @@ def sample(instances: list[Instance], mapping: dict[str, str], quotas: dict[str,
         q = quotas.get(cat)
         keep = order if q is None else order[:q]
         chosen.update(i.uid for i in keep)
-        left.update({i.uid: f"over the quota of {q} for {cat}" for i in order[len(keep):]})
+        left.update({i.uid: f"over the quota of {q} for {cat}" for i in order[len(keep) :]})
     cats = {i.uid: category_of(i, mapping) for i in instances}
     return [(i, cats[i.uid]) for i in instances if i.uid in chosen], left
 
 
 def counts(pairs: list[tuple[Instance, str]]) -> dict[str, Any]:
     c = Counter(cat for _, cat in pairs)
-    return {"per_category": dict(sorted(c.items())),
-            "per_level": dict(sorted(Counter(level_of(cat) for cat in c.elements()).items()))}
+    return {
+        "per_category": dict(sorted(c.items())),
+        "per_level": dict(sorted(Counter(level_of(cat) for cat in c.elements()).items())),
+    }

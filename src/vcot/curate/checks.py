@@ -156,14 +156,18 @@ def read_text(path: Path, what: str, error: type[Exception], limit: int) -> str:
 def edit_problem(question: str, answer: str, note: str = "") -> str | None:
     """Why a reviewer's edit cannot be frozen, or None. The same rule holds when the edit is made (review) and
     when it is used (freeze), so a store edited by other means cannot smuggle one in."""
-    for name, value, limit in (("question", question, MAX_QUESTION_CHARS), ("answer", answer, MAX_ANSWER_CHARS),
-                               ("note", note, MAX_NOTE_CHARS)):
+    for name, value, limit in (
+        ("question", question, MAX_QUESTION_CHARS),
+        ("answer", answer, MAX_ANSWER_CHARS),
+        ("note", note, MAX_NOTE_CHARS),
+    ):
         if len(value) > limit:
             return f"the {name} is {len(value)} characters long, over the {limit}-character limit"
         bad = (_LINE_CONTROL if name == "answer" else _CONTROL).search(value)
         if bad:
-            return (f"the {name} holds a control character ({bad.group()!r}); {name}s are plain text"
-                    + (" on one line" if name == "answer" else ""))
+            return f"the {name} holds a control character ({bad.group()!r}); {name}s are plain text" + (
+                " on one line" if name == "answer" else ""
+            )
         tag = _ANSWER_TAG.search(value) if name != "note" else None
         if tag:
             return f"the {name} holds an answer tag ({tag.group()!r}), which graders read as the model's answer"

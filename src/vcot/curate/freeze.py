@@ -33,8 +33,10 @@ def _edited(inst: Instance, review: dict[str, Any] | None) -> Instance:
     d = review["details"]
     question, answer = d.get("question"), d.get("answer")
     if not isinstance(question, str) or not isinstance(answer, str):
-        raise FreezeError(f"review edit of {inst.uid!r}: the stored edit has no question and answer text; edit it "
-                          "again in `vcot curate review`")
+        raise FreezeError(
+            f"review edit of {inst.uid!r}: the stored edit has no question and answer text; edit it "
+            "again in `vcot curate review`"
+        )
     problem = edit_problem(question, answer)
     if problem:
         # The store may have been written by an older vcot, or by hand: what the review page refuses is
@@ -45,8 +47,15 @@ def _edited(inst: Instance, review: dict[str, Any] | None) -> Instance:
         atype = AnswerType.TEXT  # a reviewer who writes the answer out turns the item into a free-form one
     options = inst.options if atype == AnswerType.CHOICE else None
     meta = {k: v for k, v in inst.meta.items() if k != "scene"}
-    return inst.model_copy(update={"question": d["question"], "answer": d["answer"], "answer_type": atype,
-                                   "options": options, "meta": meta})
+    return inst.model_copy(
+        update={
+            "question": d["question"],
+            "answer": d["answer"],
+            "answer_type": atype,
+            "options": options,
+            "meta": meta,
+        }
+    )
 
 
 def freeze(curation: Any, out: str | Path, version: int = 1, auto_approve: bool = False) -> dict[str, Any]:
@@ -83,11 +92,18 @@ def freeze(curation: Any, out: str | Path, version: int = 1, auto_approve: bool 
         raise FreezeError("no approved items to freeze: review them (vcot curate review) or pass --auto-approve")
     counts = stage_counts(curation)
     counts["frozen"] = len(samples)
-    extra = {"curation": {"version": version, "frozen_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-                          "candidates_hash": suite.content_hash, "auto_approve": auto_approve,
-                          "sources": [s.__dict__ for s in curation.cfg.sources], "counts": counts,
-                          "filter": curation.cfg.filter.__dict__, "models": {
-                              r: m.identity() for r, m in curation.cfg.models.items()}}}
+    extra = {
+        "curation": {
+            "version": version,
+            "frozen_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "candidates_hash": suite.content_hash,
+            "auto_approve": auto_approve,
+            "sources": [s.__dict__ for s in curation.cfg.sources],
+            "counts": counts,
+            "filter": curation.cfg.filter.__dict__,
+            "models": {r: m.identity() for r, m in curation.cfg.models.items()},
+        }
+    }
     manifest = write_suite(out, name, samples, extra=extra)
     write_report(curation, Path(out), name, counts, [s.instance for s in samples])
     return manifest
@@ -136,27 +152,65 @@ def write_report(curation: Any, out: Path, name: str, counts: dict[str, Any], fr
     per_cat = _per_category(curation)
     reasons = _reasons(curation)
     usage = curation.store.usage()
-    cols = ["chosen", "filter:kept", "filter:removed", "rewrite:rewritten", "rewrite:unchanged", "rewrite:rejected",
-            "qc:passed", "qc:flagged", "qc:removed", "review:approved", "review:edited", "review:removed"]
+    cols = [
+        "chosen",
+        "filter:kept",
+        "filter:removed",
+        "rewrite:rewritten",
+        "rewrite:unchanged",
+        "rewrite:rejected",
+        "qc:passed",
+        "qc:flagged",
+        "qc:removed",
+        "review:approved",
+        "review:edited",
+        "review:removed",
+    ]
     frozen_by_cat = Counter(i.meta["curation"]["category"] for i in frozen)
-    md = [f"# Curation report: {name}", "", f"{counts['candidates']} candidates → {counts['frozen']} frozen items.",
-          "", "## Counts per stage", "", "| stage | verdicts |", "|---|---|"]
+    md = [
+        f"# Curation report: {name}",
+        "",
+        f"{counts['candidates']} candidates → {counts['frozen']} frozen items.",
+        "",
+        "## Counts per stage",
+        "",
+        "| stage | verdicts |",
+        "|---|---|",
+    ]
     md += [f"| {s} | {', '.join(f'{k} {v}' for k, v in counts[s].items()) or '—'} |" for s in DECISION_STAGES]
-    md += ["", "## Per category", "", "| category | level | " + " | ".join(cols) + " | frozen |",
-           "|" + "---|" * (len(cols) + 3)]
-    md += [f"| {c} | {level_of(c)} | " + " | ".join(str(per_cat[c].get(k, 0)) for k in cols)
-           + f" | {frozen_by_cat.get(c, 0)} |" for c in sorted(per_cat)]
+    md += [
+        "",
+        "## Per category",
+        "",
+        "| category | level | " + " | ".join(cols) + " | frozen |",
+        "|" + "---|" * (len(cols) + 3),
+    ]
+    md += [
+        f"| {c} | {level_of(c)} | "
+        + " | ".join(str(per_cat[c].get(k, 0)) for k in cols)
+        + f" | {frozen_by_cat.get(c, 0)} |"
+        for c in sorted(per_cat)
+    ]
     md += ["", "## Removal reasons", "", "| stage | reason | items | examples |", "|---|---|---|---|"]
     md += [f"| {s} | {_md(k)} | {n} | {', '.join(_md(u) for u in ex)} |" for s, k, n, ex in reasons]
     md += ["", "## Examples of removed items", ""]
     by_uid = {i.uid: i for i in curation.candidates().instances}
     for s, k, _, ex in reasons[:6]:
         for uid in ex[:1]:
-            md.append(f"- **{s}** ({_md(k)}): `{_md(uid)}` — {_md(by_uid[uid].question[:200]) if uid in by_uid else ''}")
-    md += ["", "## Model calls (cost)", "", "| stage/role | calls | input tokens | output tokens | seconds |",
-           "|---|---|---|---|---|"]
-    md += [f"| {k} | {v['calls']} | {v['input_tokens']} | {v['output_tokens']} | {v['latency_s']:.1f} |"
-           for k, v in usage.items()]
+            md.append(
+                f"- **{s}** ({_md(k)}): `{_md(uid)}` — {_md(by_uid[uid].question[:200]) if uid in by_uid else ''}"
+            )
+    md += [
+        "",
+        "## Model calls (cost)",
+        "",
+        "| stage/role | calls | input tokens | output tokens | seconds |",
+        "|---|---|---|---|---|",
+    ]
+    md += [
+        f"| {k} | {v['calls']} | {v['input_tokens']} | {v['output_tokens']} | {v['latency_s']:.1f} |"
+        for k, v in usage.items()
+    ]
     (out / REPORT_MD).write_text("\n".join(md) + "\n", encoding="utf-8")
     (out / REPORT_HTML).write_text(_html(name, md), encoding="utf-8")
 
@@ -173,8 +227,9 @@ def _html(title: str, md: list[str]) -> str:
             cells = [c.strip().replace("\\|", "|") for c in line.strip("|").split(" | ")]
             if set("".join(cells)) <= set("-|"):
                 continue
-            body.append(("<table>" if not table else "") + "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells)
-                        + "</tr>")
+            body.append(
+                ("<table>" if not table else "") + "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in cells) + "</tr>"
+            )
             table = True
             continue
         if table:

@@ -41,8 +41,7 @@ class ModelSpec:
             return cls(checks.text(value, where, ValueError))
         if not isinstance(value, dict) or "model" not in value:
             raise ValueError(f"{where}: a model spec is a name or a mapping with 'model', got {checks.kind(value)}")
-        checks.unknown_keys(value, ("model", "base_url", "api_key_env", "temperature", "max_tokens"), where,
-                            ValueError)
+        checks.unknown_keys(value, ("model", "base_url", "api_key_env", "temperature", "max_tokens"), where, ValueError)
         model = checks.text(value["model"], f"{where}.model", ValueError)
         base_url = value.get("base_url")
         if base_url is not None:
@@ -70,9 +69,15 @@ class CallFailed(RuntimeError):
 class Caller:
     """Sends (role, stage, candidate, trial) calls, each at most once across runs, with bounded concurrency."""
 
-    def __init__(self, store: CurationStore, specs: dict[str, ModelSpec], concurrency: int = 8,
-                 retry: RetryPolicy | None = None, tag_requests: bool = False,
-                 progress: Callable[..., None] | None = None) -> None:
+    def __init__(
+        self,
+        store: CurationStore,
+        specs: dict[str, ModelSpec],
+        concurrency: int = 8,
+        retry: RetryPolicy | None = None,
+        tag_requests: bool = False,
+        progress: Callable[..., None] | None = None,
+    ) -> None:
         self.store = store
         self.specs = specs
         self.retry = retry or RetryPolicy(max_attempts=4, initial_s=0.2, max_backoff_s=5.0)
@@ -91,8 +96,9 @@ class Caller:
             if spec is None:
                 raise ValueError(f"no model configured for role {role!r}")
             self.run_ids[role] = self.store.init_role(role, spec.identity())
-            self.clients[role] = make_client(spec.model, spec.base_url, spec.api_key_env,
-                                             tag_requests=self.tag_requests)
+            self.clients[role] = make_client(
+                spec.model, spec.base_url, spec.api_key_env, tag_requests=self.tag_requests
+            )
         return self.clients[role], self.run_ids[role]
 
     async def ask(self, role: str, stage: str, inst: Instance, trial: int, messages: Sequence[Message]) -> str:
@@ -102,25 +108,47 @@ class Caller:
         if done is not None:
             return str(done["text"])
         spec = self.specs[role]
-        settings = GenSettings(max_tokens=spec.max_tokens, temperature=spec.temperature,
-                               seed=trial if spec.temperature else None)
+        settings = GenSettings(
+            max_tokens=spec.max_tokens, temperature=spec.temperature, seed=trial if spec.temperature else None
+        )
         ctx = CallContext(run_id, stage, inst.uid, trial, 0, inst)
         digest = request_digest(messages, None, spec.model, asdict(settings))
         async with self.sem:
             started, t0 = time.time(), time.perf_counter()
             self.sent += 1
             try:
-                resp, attempts = await call_with_retries(lambda: client.complete(messages, None, settings, ctx),
-                                                         self.retry, on_retry=self._retried)
+                resp, attempts = await call_with_retries(
+                    lambda: client.complete(messages, None, settings, ctx), self.retry, on_retry=self._retried
+                )
             except (RetryableError, EngineError) as exc:
-                self.store.record_call(run_id, spec.model, stage, inst.uid, trial, {
-                    "request_digest": digest, "error": f"{type(exc).__name__}: {exc}", "started_at": started,
-                    "finished_at": time.time()}, ok=False)
+                self.store.record_call(
+                    run_id,
+                    spec.model,
+                    stage,
+                    inst.uid,
+                    trial,
+                    {
+                        "request_digest": digest,
+                        "error": f"{type(exc).__name__}: {exc}",
+                        "started_at": started,
+                        "finished_at": time.time(),
+                    },
+                    ok=False,
+                )
                 raise CallFailed(f"{role} call for {inst.uid} ({stage}, trial {trial}) failed: {exc}") from exc
-        call = {"request_digest": digest, "request": json.dumps({"role": role}), "response": resp.raw,
-                "text": resp.text, "finish_reason": resp.finish_reason, "input_tokens": resp.input_tokens,
-                "output_tokens": resp.output_tokens, "latency_s": time.perf_counter() - t0, "attempts": attempts,
-                "started_at": started, "finished_at": time.time()}
+        call = {
+            "request_digest": digest,
+            "request": json.dumps({"role": role}),
+            "response": resp.raw,
+            "text": resp.text,
+            "finish_reason": resp.finish_reason,
+            "input_tokens": resp.input_tokens,
+            "output_tokens": resp.output_tokens,
+            "latency_s": time.perf_counter() - t0,
+            "attempts": attempts,
+            "started_at": started,
+            "finished_at": time.time(),
+        }
         self.store.record_call(run_id, spec.model, stage, inst.uid, trial, call, ok=True)
         return resp.text
 

@@ -26,8 +26,20 @@ from vcot.suite import Suite, read_suite
 T = TypeVar("T")
 CANDIDATES = "candidates"
 STAGES = ("ingest", "sample", "filter", "rewrite", "qc")
-CONFIG_KEYS = ("work", "sources", "name", "seed", "categories", "quotas", "keep_unmapped", "models", "filter",
-               "rewrite", "concurrency", "max_side")
+CONFIG_KEYS = (
+    "work",
+    "sources",
+    "name",
+    "seed",
+    "categories",
+    "quotas",
+    "keep_unmapped",
+    "models",
+    "filter",
+    "rewrite",
+    "concurrency",
+    "max_side",
+)
 REWRITE_KEYS = ("keep_options", "keep_categories", "leak_trials", "leak_threshold", "on_reject", "judge", "extra")
 # Trials per item are model calls per item: past a hundred a typo (5000 for 5) would queue millions of calls
 # before the first reply.
@@ -107,23 +119,29 @@ class CurationConfig:
             if key in rw:
                 checks.text(rw[key], f"{where}: rewrite.{key}", E)
         if "keep_categories" in rw:
-            rw["keep_categories"] = tuple(checks.text_list(rw["keep_categories"], f"{where}: rewrite.keep_categories",
-                                                           E))
+            rw["keep_categories"] = tuple(
+                checks.text_list(rw["keep_categories"], f"{where}: rewrite.keep_categories", E)
+            )
             cats.check_mapping({f"keep_categories[{n}]": c for n, c in enumerate(rw["keep_categories"])}, {})
         if "judge" in rw:
             checks.boolean(rw["judge"], f"{where}: rewrite.judge", E)
         if "extra" in rw:
             checks.mapping(rw["extra"], f"{where}: rewrite.extra", E)
         try:
-            cfg = cls(work=(base / work).resolve(), sources=sources,
-                      name=checks.text(d.get("name", "curated"), f"{where}: 'name'", E),
-                      seed=checks.integer(d.get("seed", 0), f"{where}: 'seed'", E, 0, 2**63 - 1),
-                      mapping=dict(mapping), quotas={c: int(q) for c, q in quotas.items()},
-                      keep_unmapped=checks.boolean(d.get("keep_unmapped", False), f"{where}: 'keep_unmapped'", E),
-                      models=models, filter=FilterSettings(**filt), rewrite=RewriteSettings(**rw),
-                      concurrency=checks.integer(d.get("concurrency", 8), f"{where}: 'concurrency'", E, 1,
-                                                 MAX_CONCURRENCY),
-                      max_side=checks.integer(d.get("max_side", 2000), f"{where}: 'max_side'", E, 16, 16384))
+            cfg = cls(
+                work=(base / work).resolve(),
+                sources=sources,
+                name=checks.text(d.get("name", "curated"), f"{where}: 'name'", E),
+                seed=checks.integer(d.get("seed", 0), f"{where}: 'seed'", E, 0, 2**63 - 1),
+                mapping=dict(mapping),
+                quotas={c: int(q) for c, q in quotas.items()},
+                keep_unmapped=checks.boolean(d.get("keep_unmapped", False), f"{where}: 'keep_unmapped'", E),
+                models=models,
+                filter=FilterSettings(**filt),
+                rewrite=RewriteSettings(**rw),
+                concurrency=checks.integer(d.get("concurrency", 8), f"{where}: 'concurrency'", E, 1, MAX_CONCURRENCY),
+                max_side=checks.integer(d.get("max_side", 2000), f"{where}: 'max_side'", E, 16, 16384),
+            )
         except (TypeError, ValueError, OSError) as e:
             if isinstance(e, ConfigError):
                 raise
@@ -145,8 +163,13 @@ def _yaml(text: str, p: Path) -> Any:
         raise ConfigError(f"{p}: YAML nested too deeply") from None
 
 
-def _run(make: Callable[[Caller], Awaitable[T]], cfg: CurationConfig, store: CurationStore,
-         progress: Callable[..., None] | None = None, tag_requests: bool = False) -> tuple[T, int]:
+def _run(
+    make: Callable[[Caller], Awaitable[T]],
+    cfg: CurationConfig,
+    store: CurationStore,
+    progress: Callable[..., None] | None = None,
+    tag_requests: bool = False,
+) -> tuple[T, int]:
     async def go() -> tuple[T, int]:
         caller = Caller(store, cfg.models, cfg.concurrency, tag_requests=tag_requests, progress=progress)
         try:
@@ -160,8 +183,12 @@ def _run(make: Callable[[Caller], Awaitable[T]], cfg: CurationConfig, store: Cur
 class Curation:
     """The stages over one work folder."""
 
-    def __init__(self, cfg: CurationConfig, progress: Callable[[str], Callable[..., None]] | None = None,
-                 tag_requests: bool = False) -> None:
+    def __init__(
+        self,
+        cfg: CurationConfig,
+        progress: Callable[[str], Callable[..., None]] | None = None,
+        tag_requests: bool = False,
+    ) -> None:
         self.cfg = cfg
         # The X-Vcot-Call header names run, item and stage: for the mock server and proxies only, never sent
         # to a provider unless asked for (`--tag-requests`, as in `vcot eval`).
@@ -187,8 +214,11 @@ class Curation:
 
     def selected(self) -> list[tuple[Instance, str]]:
         by_uid = {i.uid: i for i in self.candidates().instances}
-        return [(by_uid[u], d["details"]["category"]) for u, d in self.store.decisions("sample").items()
-                if d["verdict"] == "chosen" and u in by_uid]
+        return [
+            (by_uid[u], d["details"]["category"])
+            for u, d in self.store.decisions("sample").items()
+            if d["verdict"] == "chosen" and u in by_uid
+        ]
 
     def after(self, stage: str, ok: tuple[str, ...]) -> list[tuple[Instance, str]]:
         decided = self.store.decisions(stage)
@@ -209,11 +239,11 @@ class Curation:
 
     def sample(self) -> dict[str, Any]:
         instances = self.candidates().instances
-        chosen, left = cats.sample(instances, self.cfg.mapping, self.cfg.quotas, self.cfg.seed,
-                                   self.cfg.keep_unmapped)
+        chosen, left = cats.sample(instances, self.cfg.mapping, self.cfg.quotas, self.cfg.seed, self.cfg.keep_unmapped)
         for inst, cat in chosen:
-            self.store.decide("sample", inst.uid, "chosen", f"category {cat}",
-                              {"category": cat, "level": cats.level_of(cat)})
+            self.store.decide(
+                "sample", inst.uid, "chosen", f"category {cat}", {"category": cat, "level": cats.level_of(cat)}
+            )
         for uid, why in left.items():
             self.store.decide("sample", uid, "left_out", why, {})
         present = {cats.category_of(i, self.cfg.mapping) for i in instances}
@@ -225,23 +255,36 @@ class Curation:
         items = [i for i, _ in self.selected()]
         scene = self.cfg.models.get("captioner", ModelSpec("")).model == SCENE_GRAPH
         images = self.images()
-        res, sent = _run(lambda c: run_filter(c, items, images, self.cfg.filter, scene), self.cfg, self.store,
-                         self._progress("filter"), self.tag_requests)
+        res, sent = _run(
+            lambda c: run_filter(c, items, images, self.cfg.filter, scene),
+            self.cfg,
+            self.store,
+            self._progress("filter"),
+            self.tag_requests,
+        )
         return _summary("filter", res, sent)
 
     def rewrite(self) -> dict[str, Any]:
         items = self.after("filter", ("kept",))
-        res, sent = _run(lambda c: run_rewrite(c, items, self.cfg.rewrite), self.cfg, self.store,
-                         self._progress("rewrite"), self.tag_requests)
+        res, sent = _run(
+            lambda c: run_rewrite(c, items, self.cfg.rewrite),
+            self.cfg,
+            self.store,
+            self._progress("rewrite"),
+            self.tag_requests,
+        )
         return _summary("rewrite", res, sent)
 
     def qc(self) -> dict[str, Any]:
-        items = [self.current(i) for i, _ in self.after("filter", ("kept",))
-                 if self.store.decision("rewrite", i.uid) and self.store.decision("rewrite", i.uid)["verdict"]
-                 != "removed"]
+        items = [
+            self.current(i)
+            for i, _ in self.after("filter", ("kept",))
+            if self.store.decision("rewrite", i.uid) and self.store.decision("rewrite", i.uid)["verdict"] != "removed"
+        ]
         images = self.images()
-        res, sent = _run(lambda c: run_qc(c, items, images), self.cfg, self.store, self._progress("qc"),
-                         self.tag_requests)
+        res, sent = _run(
+            lambda c: run_qc(c, items, images), self.cfg, self.store, self._progress("qc"), self.tag_requests
+        )
         return _summary("qc", res, sent)
 
     def _progress(self, stage: str) -> Callable[..., None] | None:

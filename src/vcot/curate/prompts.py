@@ -12,25 +12,30 @@ CAPTIONER = (
     "Describe the image for someone who cannot see it and must answer the question below from your description "
     "alone. Describe only observable evidence that bears on the question: objects, their positions and sizes, "
     "counts, colours, labels, text, arrows and lines. Do not answer the question, do not reason toward an answer, "
-    "and do not say which option is right.\n\nQuestion: {question}")
+    "and do not say which option is right.\n\nQuestion: {question}"
+)
 REWRITER = (
     "Rewrite this multiple-choice question as a free-form question with the same answer. Keep every fact the "
     "question states, add no new evidence, and do not reveal or hint at the answer. Reply with JSON only: "
     '{{"question": "<the free-form question>", "answer": "<the short answer>"}}.\n\n'
-    "Question: {question}\nOptions:\n{options}\nCorrect option: {letter}. {correct}")
+    "Question: {question}\nOptions:\n{options}\nCorrect option: {letter}. {correct}"
+)
 REWRITE_JUDGE = (
     "Compare an original multiple-choice question with its free-form rewrite. Does the rewrite add evidence the "
     "original did not give, change what is asked, or reveal or hint at the answer? Reply with JSON only: "
     '{{"verdict": "pass" or "fail", "reason": "<one sentence>"}}.\n\nOriginal: {question}\nOptions:\n{options}\n'
-    "Rewrite: {rewrite}\nIntended answer: {answer}")
+    "Rewrite: {rewrite}\nIntended answer: {answer}"
+)
 QC_UNIQUE = (
     "Look at the image and the question. Is the given answer the one correct answer, with no other answer "
     "equally defensible from the image? Reply with JSON only: "
-    '{{"verdict": "pass" or "fail", "reason": "<one sentence>"}}.\n\nQuestion: {question}\nAnswer: {answer}')
+    '{{"verdict": "pass" or "fail", "reason": "<one sentence>"}}.\n\nQuestion: {question}\nAnswer: {answer}'
+)
 QC_CONSISTENT = (
     "Look at the image and the question. Does everything the question refers to appear in the image as "
     "described (objects, labels, counts, layout)? Reply with JSON only: "
-    '{{"verdict": "pass" or "fail", "reason": "<one sentence>"}}.\n\nQuestion: {question}')
+    '{{"verdict": "pass" or "fail", "reason": "<one sentence>"}}.\n\nQuestion: {question}'
+)
 
 _JSON = re.compile(r"\{.*\}", re.S)
 

@@ -62,8 +62,9 @@ def _answer_type(answer: str) -> AnswerType:
 
 
 def _options_text(inst: Instance) -> str:
-    return "\n".join(f"{a}. {o}" for a, o in zip(option_letters(len(inst.options or [])), inst.options or [],
-                                                 strict=True))
+    return "\n".join(
+        f"{a}. {o}" for a, o in zip(option_letters(len(inst.options or [])), inst.options or [], strict=True)
+    )
 
 
 async def rewrite_one(caller: Caller, inst: Instance, category: str, settings: RewriteSettings) -> dict[str, Any]:
@@ -77,22 +78,37 @@ async def rewrite_one(caller: Caller, inst: Instance, category: str, settings: R
     reply = await caller.ask("rewriter", "curate.rewrite", inst, 0, [Message("user", [TextPart(prompt)])])
     value = parse_json(reply) or {}
     question, answer = str(value.get("question", "")).strip(), str(value.get("answer", "")).strip()
-    details: dict[str, Any] = {"question": question, "answer": answer, "original_answer": inst.answer,
-                               "answer_type": str(_answer_type(answer))}
+    details: dict[str, Any] = {
+        "question": question,
+        "answer": answer,
+        "original_answer": inst.answer,
+        "answer_type": str(_answer_type(answer)),
+    }
     if not question or not answer:
         return _reject(caller, inst, settings, "the rewriter's reply holds no question and answer", details)
     text = TEXT_COT.format(question=question)
-    replies = await asyncio.gather(*(caller.ask("reasoner", "curate.leak", inst, k, [Message("user", [TextPart(text)])])
-                                     for k in range(settings.leak_trials)))
+    replies = await asyncio.gather(
+        *(
+            caller.ask("reasoner", "curate.leak", inst, k, [Message("user", [TextPart(text)])])
+            for k in range(settings.leak_trials)
+        )
+    )
     hits = [bool(score_fields(r, answer, _answer_type(answer)).correct) for r in replies]
     details["leak_trials"] = hits
     if sum(hits) >= settings.leak_threshold:
-        return _reject(caller, inst, settings, f"leaks: the rewritten question alone was answered in {sum(hits)} of "
-                                               f"{settings.leak_trials} text-only trials", details)
+        return _reject(
+            caller,
+            inst,
+            settings,
+            f"leaks: the rewritten question alone was answered in {sum(hits)} of "
+            f"{settings.leak_trials} text-only trials",
+            details,
+        )
     if settings.judge:
         jp = REWRITE_JUDGE.format(question=inst.question, options=_options_text(inst), rewrite=question, answer=answer)
-        verdict, why = parse_verdict(await caller.ask("judge", "curate.rewrite_judge", inst, 0,
-                                                      [Message("user", [TextPart(jp)])]))
+        verdict, why = parse_verdict(
+            await caller.ask("judge", "curate.rewrite_judge", inst, 0, [Message("user", [TextPart(jp)])])
+        )
         details["judge"] = {"verdict": verdict, "reason": why}
         if verdict != "pass":
             return _reject(caller, inst, settings, f"judge: {verdict} ({why})", details)
@@ -100,8 +116,9 @@ async def rewrite_one(caller: Caller, inst: Instance, category: str, settings: R
     return {"uid": inst.uid, "verdict": "rewritten", **details}
 
 
-def _reject(caller: Caller, inst: Instance, settings: RewriteSettings, reason: str,
-            details: dict[str, Any]) -> dict[str, Any]:
+def _reject(
+    caller: Caller, inst: Instance, settings: RewriteSettings, reason: str, details: dict[str, Any]
+) -> dict[str, Any]:
     verdict = "removed" if settings.on_reject == "remove" else "rejected"
     caller.store.decide("rewrite", inst.uid, verdict, reason, details)
     return {"uid": inst.uid, "verdict": verdict, "reason": reason, **details}
@@ -114,12 +131,20 @@ def apply_rewrite(inst: Instance, decision: dict[str, Any] | None) -> Instance:
     d = decision["details"]
     meta = {k: v for k, v in inst.meta.items() if k != "scene"}  # a generator scene no longer re-solves to it
     meta["original"] = {"question": inst.question, "options": inst.options, "answer": inst.answer}
-    return inst.model_copy(update={"question": d["question"], "answer": d["answer"], "options": None,
-                                   "answer_type": AnswerType(d["answer_type"]), "meta": meta})
+    return inst.model_copy(
+        update={
+            "question": d["question"],
+            "answer": d["answer"],
+            "options": None,
+            "answer_type": AnswerType(d["answer_type"]),
+            "meta": meta,
+        }
+    )
 
 
-async def run_rewrite(caller: Caller, items: list[tuple[Instance, str]], settings: RewriteSettings
-                      ) -> list[dict[str, Any]]:
+async def run_rewrite(
+    caller: Caller, items: list[tuple[Instance, str]], settings: RewriteSettings
+) -> list[dict[str, Any]]:
     async def one(inst: Instance, cat: str) -> dict[str, Any]:
         try:
             return await rewrite_one(caller, inst, cat, settings)

@@ -81,13 +81,21 @@ class SourceSpec:
             root = str((base / checks.text(value["image_root"], f"{where}: 'image_root'", SourceError)).resolve())
         answer_type = value.get("answer_type")
         if answer_type is not None and answer_type not in [t.value for t in AnswerType]:
-            raise SourceError(f"{where}: 'answer_type' must be one of {', '.join(t.value for t in AnswerType)}, "
-                              f"got {answer_type!r}")
+            raise SourceError(
+                f"{where}: 'answer_type' must be one of {', '.join(t.value for t in AnswerType)}, got {answer_type!r}"
+            )
         limit = value.get("limit")
         if limit is not None:
             limit = checks.integer(limit, f"{where}: 'limit'", SourceError, 0, 10**9)
-        return cls(name=name, format=fmt, path=str((base / rel).resolve()), columns=dict(columns),
-                   image_root=root, answer_type=answer_type, limit=limit)
+        return cls(
+            name=name,
+            format=fmt,
+            path=str((base / rel).resolve()),
+            columns=dict(columns),
+            image_root=root,
+            answer_type=answer_type,
+            limit=limit,
+        )
 
     def check_path(self) -> None:
         """The source's path is there and of the right kind, before anything opens it."""
@@ -142,8 +150,9 @@ def _rows(spec: SourceSpec) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def _clevr_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    data = loads_checked(checks.read_text(path, "CLEVR questions file", SourceError, checks.MAX_JSON_BYTES),
-                         str(path), SourceError)
+    data = loads_checked(
+        checks.read_text(path, "CLEVR questions file", SourceError, checks.MAX_JSON_BYTES), str(path), SourceError
+    )
     questions = data.get("questions") if isinstance(data, dict) else None
     if not isinstance(questions, list):
         raise SourceError(f"{path}: a CLEVR questions file is an object with a 'questions' list")
@@ -154,17 +163,25 @@ def _clevr_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
         for need in ("question", "answer", "image_filename"):
             if need not in q:
                 raise SourceError(f"{where} has no {need!r}")
-        yield where, {"id": q.get("question_index", q.get("id", n)), "question": q["question"],
-                      "answer": q["answer"], "image": q["image_filename"],
-                      "task": f"family_{q.get('question_family_index', 'x')}",
-                      **{k: v for k, v in q.items() if k not in ("question", "answer", "image_filename")}}
+        yield (
+            where,
+            {
+                "id": q.get("question_index", q.get("id", n)),
+                "question": q["question"],
+                "answer": q["answer"],
+                "image": q["image_filename"],
+                "task": f"family_{q.get('question_family_index', 'x')}",
+                **{k: v for k, v in q.items() if k not in ("question", "answer", "image_filename")},
+            },
+        )
 
 
 def _kind(value: Any) -> str:
     if value is None:
         return "null"
     return {"list": "an array", "dict": "an object", "str": "a string", "bool": "a boolean"}.get(
-        type(value).__name__, "a number" if isinstance(value, int | float) else f"a {type(value).__name__}")
+        type(value).__name__, "a number" if isinstance(value, int | float) else f"a {type(value).__name__}"
+    )
 
 
 def _first_line(exc: BaseException) -> str:
@@ -208,8 +225,9 @@ def _decode(open_image: Any, where: str) -> Image.Image:
     except SourceError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise SourceError(f"{where}: image refused as a possible decompression bomb (over Pillow's pixel "
-                          "limit)") from None
+        raise SourceError(
+            f"{where}: image refused as a possible decompression bomb (over Pillow's pixel limit)"
+        ) from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as exc:
         raise SourceError(f"{where}: corrupt or unreadable image ({_first_line(exc)})") from None
 
@@ -217,8 +235,10 @@ def _decode(open_image: Any, where: str) -> Image.Image:
 def _check_size(im: Image.Image, where: str) -> None:
     w, h = im.size
     if w <= 0 or h <= 0 or w > MAX_IMAGE_SIDE or h > MAX_IMAGE_SIDE or w * h > MAX_IMAGE_PIXELS:
-        raise SourceError(f"{where}: image declares {w}x{h} pixels — refused as a possible decompression bomb "
-                          f"(limit {MAX_IMAGE_PIXELS} pixels, {MAX_IMAGE_SIDE} per side)")
+        raise SourceError(
+            f"{where}: image declares {w}x{h} pixels — refused as a possible decompression bomb "
+            f"(limit {MAX_IMAGE_PIXELS} pixels, {MAX_IMAGE_SIDE} per side)"
+        )
 
 
 def _checked(im: Image.Image, where: str) -> Image.Image:
@@ -310,8 +330,9 @@ def row_to_sample(spec: SourceSpec, row: dict[str, Any], n: int, where: str | No
     if row.get(col["image"]) in (None, ""):
         raise SourceError(f"{where}: no 'image' (column {col['image']!r})")
     original_id = _field(row, col["id"], "id", where) if row.get(col["id"]) not in (None, "") else str(n)
-    task = _slug(_field(row, col["task"], "task", where), where) if row.get(col["task"]) not in (None, "") \
-        else spec.name
+    task = (
+        _slug(_field(row, col["task"], "task", where), where) if row.get(col["task"]) not in (None, "") else spec.name
+    )
     options = _options(row.get(col["options"]), f"{where}: {'options'!r} (column {col['options']!r})")
     atype = _answer_type(spec, options, answer)
     if atype == AnswerType.CHOICE:
@@ -326,10 +347,19 @@ def row_to_sample(spec: SourceSpec, row: dict[str, Any], n: int, where: str | No
     fields = {k: v for k, v in row.items() if k != col["image"] and _jsonable(v)}
     rel = f"images/{task}/{uid}.png"
     try:
-        inst = Instance(uid=uid, task=task, domain="curated", question=question, image=rel, answer=answer,
-                        answer_type=atype, options=options,
-                        meta={"provenance": {"source": spec.name, "format": spec.format, "original_id": original_id,
-                                             "fields": fields}})
+        inst = Instance(
+            uid=uid,
+            task=task,
+            domain="curated",
+            question=question,
+            image=rel,
+            answer=answer,
+            answer_type=atype,
+            options=options,
+            meta={
+                "provenance": {"source": spec.name, "format": spec.format, "original_id": original_id, "fields": fields}
+            },
+        )
     except ValueError as exc:  # pydantic's ValidationError: one line of it is enough to say what is wrong
         raise SourceError(f"{where}: not a usable item ({_first_line(exc)})") from None
     return Sample(inst, {rel: image})
@@ -360,11 +390,21 @@ def suite_samples(spec: SourceSpec) -> Iterator[Sample]:
             raise SourceError(f"{where}: {_first_line(exc)}") from None
         image = _image(os.path.basename(path), path.parent, where)
         meta = {k: v for k, v in inst.meta.items() if k in ("scene", "caption")}
-        meta["provenance"] = {"source": spec.name, "format": "vcot", "original_id": inst.uid,
-                              "fields": {"suite": suite.name, "content_hash": suite.content_hash,
-                                         "question": inst.question, "answer": inst.answer}}
-        yield Sample(inst.model_copy(update={"uid": uid, "image": rel, "steps": [], "corrupted_steps": [],
-                                             "meta": meta}), {rel: image})
+        meta["provenance"] = {
+            "source": spec.name,
+            "format": "vcot",
+            "original_id": inst.uid,
+            "fields": {
+                "suite": suite.name,
+                "content_hash": suite.content_hash,
+                "question": inst.question,
+                "answer": inst.answer,
+            },
+        }
+        yield Sample(
+            inst.model_copy(update={"uid": uid, "image": rel, "steps": [], "corrupted_steps": [], "meta": meta}),
+            {rel: image},
+        )
 
 
 def read_source(spec: SourceSpec) -> Iterator[Sample]:
@@ -380,16 +420,17 @@ def read_source(spec: SourceSpec) -> Iterator[Sample]:
         if spec.limit is not None and n > spec.limit:
             return
         if s.instance.uid in seen:
-            raise SourceError(f"{where}: repeats the id of an earlier item of source {spec.name!r} (uid "
-                              f"{s.instance.uid!r}); ids must be unique within a source")
+            raise SourceError(
+                f"{where}: repeats the id of an earlier item of source {spec.name!r} (uid "
+                f"{s.instance.uid!r}); ids must be unique within a source"
+            )
         seen.add(s.instance.uid)
         yield s
     if n == 0 and spec.limit != 0:
         raise SourceError(f"source {spec.name!r}: {spec.path} holds no items")
 
 
-def ingest(specs: list[SourceSpec], out: str | Path, name: str = "candidates",
-           progress: Any = None) -> dict[str, Any]:
+def ingest(specs: list[SourceSpec], out: str | Path, name: str = "candidates", progress: Any = None) -> dict[str, Any]:
     """Write every source's candidates as one suite folder; returns its manifest.
 
     The suite is written next to `out` and moved into place only when every source was read, so a source
@@ -416,8 +457,12 @@ def ingest(specs: list[SourceSpec], out: str | Path, name: str = "candidates",
     if tmp.exists():
         shutil.rmtree(tmp)
     try:
-        manifest = write_suite(tmp, name, all_samples(), extra={"curation": {"stage": "candidates",
-                                                                              "sources": [s.__dict__ for s in specs]}})
+        manifest = write_suite(
+            tmp,
+            name,
+            all_samples(),
+            extra={"curation": {"stage": "candidates", "sources": [s.__dict__ for s in specs]}},
+        )
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -91,8 +91,14 @@ class Canvas:
 
     # -- shapes -------------------------------------------------------------------------------------
 
-    def line(self, points: Sequence[Point], color: ColorLike = "black", width: float = 2.0,
-             opacity: int = 255, dash: tuple[float, float] | None = None) -> None:
+    def line(
+        self,
+        points: Sequence[Point],
+        color: ColorLike = "black",
+        width: float = 2.0,
+        opacity: int = 255,
+        dash: tuple[float, float] | None = None,
+    ) -> None:
         """A polyline through `points`; `dash=(on, off)` draws it dashed."""
         if len(points) < 2:
             raise ValueError("a line needs at least two points")
@@ -104,8 +110,14 @@ class Canvas:
             for seg in _dash_segments(a, b, dash):
                 self._draw.line(_flat(seg), pen)
 
-    def polygon(self, points: Sequence[Point], fill: ColorLike | None = None, outline: ColorLike | None = "black",
-                width: float = 2.0, fill_opacity: int = 255) -> None:
+    def polygon(
+        self,
+        points: Sequence[Point],
+        fill: ColorLike | None = None,
+        outline: ColorLike | None = "black",
+        width: float = 2.0,
+        fill_opacity: int = 255,
+    ) -> None:
         if len(points) < 3:
             raise ValueError("a polygon needs at least three points")
         pen = _pen(rgb(outline), float(width), 255) if outline is not None else None
@@ -113,21 +125,42 @@ class Canvas:
         args = [a for a in (pen, brush) if a is not None]
         self._draw.polygon(_flat(points), *args)
 
-    def rect(self, box: tuple[float, float, float, float], fill: ColorLike | None = None,
-             outline: ColorLike | None = "black", width: float = 2.0, fill_opacity: int = 255) -> None:
+    def rect(
+        self,
+        box: tuple[float, float, float, float],
+        fill: ColorLike | None = None,
+        outline: ColorLike | None = "black",
+        width: float = 2.0,
+        fill_opacity: int = 255,
+    ) -> None:
         x0, y0, x1, y1 = box
         self.polygon([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], fill, outline, width, fill_opacity)
 
-    def circle(self, center: Point, radius: float, fill: ColorLike | None = None,
-               outline: ColorLike | None = "black", width: float = 2.0, fill_opacity: int = 255) -> None:
+    def circle(
+        self,
+        center: Point,
+        radius: float,
+        fill: ColorLike | None = None,
+        outline: ColorLike | None = "black",
+        width: float = 2.0,
+        fill_opacity: int = 255,
+    ) -> None:
         cx, cy = center
         pen = _pen(rgb(outline), float(width), 255) if outline is not None else None
         brush = _brush(rgb(fill), int(fill_opacity)) if fill is not None else None
         args = [a for a in (pen, brush) if a is not None]
         self._draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), *args)
 
-    def arc(self, center: Point, radius: float, start_deg: float, end_deg: float,
-            color: ColorLike = "black", width: float = 2.0, segments: int = 48) -> None:
+    def arc(
+        self,
+        center: Point,
+        radius: float,
+        start_deg: float,
+        end_deg: float,
+        color: ColorLike = "black",
+        width: float = 2.0,
+        segments: int = 48,
+    ) -> None:
         """Circular arc; angles in degrees, counter-clockwise on screen from the +x axis."""
         cx, cy = center
         pts = []
@@ -136,8 +169,15 @@ class Canvas:
             pts.append((cx + radius * math.cos(a), cy - radius * math.sin(a)))
         self.line(pts, color, width)
 
-    def arrow(self, start: Point, end: Point, color: ColorLike = "black", width: float = 3.0,
-              head: float | None = None, dash: tuple[float, float] | None = None) -> None:
+    def arrow(
+        self,
+        start: Point,
+        end: Point,
+        color: ColorLike = "black",
+        width: float = 3.0,
+        head: float | None = None,
+        dash: tuple[float, float] | None = None,
+    ) -> None:
         """A shaft from start to end with a filled triangular head whose tip is exactly at `end`."""
         head = head if head is not None else max(8.0, 3.5 * width)
         (x0, y0), (x1, y1) = start, end
@@ -149,8 +189,9 @@ class Canvas:
         bx, by = x1 - ux * head, y1 - uy * head
         self.line([(x0, y0), (bx + ux * 0.5, by + uy * 0.5)], color, width, dash=dash)
         half = head * 0.5
-        self.polygon([(x1, y1), (bx - uy * half, by + ux * half), (bx + uy * half, by - ux * half)],
-                     fill=color, outline=None)
+        self.polygon(
+            [(x1, y1), (bx - uy * half, by + ux * half), (bx + uy * half, by - ux * half)], fill=color, outline=None
+        )
 
     # -- text ---------------------------------------------------------------------------------------
 
@@ -158,8 +199,17 @@ class Canvas:
         w, h = self._draw.textsize(text, _font((0, 0, 0), int(size), bold))
         return float(w), float(h)
 
-    def text(self, pos: Point, text: str, size: int = 16, color: ColorLike = "black", anchor: str = "lt",
-             bold: bool = False, background: ColorLike | None = None, padding: float = 2.0) -> tuple[float, float, float, float]:
+    def text(
+        self,
+        pos: Point,
+        text: str,
+        size: int = 16,
+        color: ColorLike = "black",
+        anchor: str = "lt",
+        bold: bool = False,
+        background: ColorLike | None = None,
+        padding: float = 2.0,
+    ) -> tuple[float, float, float, float]:
         """Draw one line of text anchored at `pos`; returns its bounding box (x0, y0, x1, y1)."""
         if len(anchor) != 2 or anchor[0] not in _H or anchor[1] not in _V:
             raise ValueError(f"anchor {anchor!r} must be two letters from 'lmr' and 'tmb'")

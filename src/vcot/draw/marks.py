@@ -14,8 +14,7 @@ def contrast_colour(under: str | Color) -> str:
     return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 150 else "white"
 
 
-def draw_mark(c: Canvas, mark: str, center: tuple[float, float], half: float, color: str,
-              stroke: float = 0.32) -> None:
+def draw_mark(c: Canvas, mark: str, center: tuple[float, float], half: float, color: str, stroke: float = 0.32) -> None:
     """A mark centred at `center`; `half` is half its width, `stroke` its line width as a share of `half`."""
     x, y = center
     width = max(2.0, half * stroke)

@@ -3,7 +3,8 @@
 The default encoder writes the PNG itself: one fixed filter for every row, computed in NumPy, and the
 image data compressed by ISA-L (the `isal` bindings) at level 1. Pillow's encoder tries every filter on
 every row (adaptive filtering), which costs more than the drawing on many tasks; generated scenes are flat
-colour, where one fixed filter compresses almost as well (docs/scale.md, "PNG encoding", has the figures). Pillow stays the fallback for
+colour, where one fixed filter compresses almost as well (docs/scale.md, "PNG encoding", has the figures). Pillow
+stays the fallback for
 modes this writer does not cover and for machines without isal. Either way the pixels are the same, and
 suite hashes are computed from decoded pixels (`pixel_digest`), so the choice never changes a hash.
 """

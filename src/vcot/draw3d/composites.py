@@ -27,18 +27,24 @@ def _wheels(xs: tuple[float, ...], y: float, r: float, hw: float) -> list[Shape]
 
 
 GEOMETRY: dict[str, list[Shape]] = {
-    "car": [("body", "box", (0.0, 0.0, 0.33), (0.85, 0.38, 0.16), 0.0),
-            ("cabin", "box", (-0.08, 0.0, 0.63), (0.42, 0.33, 0.14), 0.0),
-            *_wheels((0.52, -0.52), 0.4, 0.2, 0.08)],
-    "truck": [("body", "box", (-0.25, 0.0, 0.6), (0.55, 0.4, 0.32), 0.0),
-              ("cabin", "box", (0.6, 0.0, 0.52), (0.25, 0.38, 0.27), 0.0),
-              *_wheels((0.6, -0.5), 0.42, 0.22, 0.08)],
-    "tractor": [("body", "box", (0.35, 0.0, 0.42), (0.45, 0.24, 0.17), 0.0),
-                ("cabin", "box", (-0.38, 0.0, 0.8), (0.28, 0.3, 0.34), 0.0),
-                ("wheels", "cylinder", (-0.42, 0.42, 0.38), (0.38, 0.1), 90.0),
-                ("wheels", "cylinder", (-0.42, -0.42, 0.38), (0.38, 0.1), 90.0),
-                ("wheels", "cylinder", (0.55, 0.34, 0.2), (0.2, 0.07), 90.0),
-                ("wheels", "cylinder", (0.55, -0.34, 0.2), (0.2, 0.07), 90.0)],
+    "car": [
+        ("body", "box", (0.0, 0.0, 0.33), (0.85, 0.38, 0.16), 0.0),
+        ("cabin", "box", (-0.08, 0.0, 0.63), (0.42, 0.33, 0.14), 0.0),
+        *_wheels((0.52, -0.52), 0.4, 0.2, 0.08),
+    ],
+    "truck": [
+        ("body", "box", (-0.25, 0.0, 0.6), (0.55, 0.4, 0.32), 0.0),
+        ("cabin", "box", (0.6, 0.0, 0.52), (0.25, 0.38, 0.27), 0.0),
+        *_wheels((0.6, -0.5), 0.42, 0.22, 0.08),
+    ],
+    "tractor": [
+        ("body", "box", (0.35, 0.0, 0.42), (0.45, 0.24, 0.17), 0.0),
+        ("cabin", "box", (-0.38, 0.0, 0.8), (0.28, 0.3, 0.34), 0.0),
+        ("wheels", "cylinder", (-0.42, 0.42, 0.38), (0.38, 0.1), 90.0),
+        ("wheels", "cylinder", (-0.42, -0.42, 0.38), (0.38, 0.1), 90.0),
+        ("wheels", "cylinder", (0.55, 0.34, 0.2), (0.2, 0.07), 90.0),
+        ("wheels", "cylinder", (0.55, -0.34, 0.2), (0.2, 0.07), 90.0),
+    ],
 }
 
 
@@ -57,6 +63,16 @@ def vehicle_primitives(objects: list[dict[str, Any]], colours: dict[str, tuple[i
         ch, sh = math.cos(h), math.sin(h)
         for part, kind, (lx, ly, lz), size, tilt in GEOMETRY[o["type"]]:
             centre = (o["x"] + s * (lx * ch - ly * sh), o["y"] + s * (lx * sh + ly * ch), s * lz)
-            prims.append(Primitive(kind, centre, tuple(s * v for v in size), colours[o[part]], o["material"], k,
-                                   yaw=o["heading"], tilt=tilt))
+            prims.append(
+                Primitive(
+                    kind,
+                    centre,
+                    tuple(s * v for v in size),
+                    colours[o[part]],
+                    o["material"],
+                    k,
+                    yaw=o["heading"],
+                    tilt=tilt,
+                )
+            )
     return prims

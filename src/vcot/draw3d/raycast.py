@@ -167,8 +167,10 @@ def _mm(a: np.ndarray, m: np.ndarray) -> np.ndarray:
 
 # -- intersection in a primitive's local frame ---------------------------------------------------------------
 
-def _sphere(o: np.ndarray, d: np.ndarray, size: tuple[float, ...],
-            normals: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+
+def _sphere(
+    o: np.ndarray, d: np.ndarray, size: tuple[float, ...], normals: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
     r = F(size[0])
     b = _sum3(o * d)
     c = _sum3(o * o) - r * r
@@ -182,8 +184,9 @@ def _sphere(o: np.ndarray, d: np.ndarray, size: tuple[float, ...],
     return t, n
 
 
-def _box(o: np.ndarray, d: np.ndarray, size: tuple[float, ...],
-         normals: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+def _box(
+    o: np.ndarray, d: np.ndarray, size: tuple[float, ...], normals: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
     h = np.asarray(size, dtype=F)
     dd = np.where(np.abs(d) < 1e-9, F(1e-9), d)
     inv = F(1) / dd
@@ -205,8 +208,9 @@ def _box(o: np.ndarray, d: np.ndarray, size: tuple[float, ...],
     return t, n
 
 
-def _cylinder(o: np.ndarray, d: np.ndarray, size: tuple[float, ...],
-              normals: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+def _cylinder(
+    o: np.ndarray, d: np.ndarray, size: tuple[float, ...], normals: bool = True
+) -> tuple[np.ndarray, np.ndarray | None]:
     r, hh = F(size[0]), F(size[1])
     o, d = np.broadcast_arrays(o, d)
     a = d[:, 0] ** 2 + d[:, 1] ** 2
@@ -239,8 +243,9 @@ def _cylinder(o: np.ndarray, d: np.ndarray, size: tuple[float, ...],
 _INTERSECT = {"sphere": _sphere, "box": _box, "cylinder": _cylinder}
 
 
-def _intersect(prim: Primitive, rot: np.ndarray, origins: np.ndarray, dirs: np.ndarray,
-               normals: bool) -> tuple[np.ndarray, np.ndarray | None]:
+def _intersect(
+    prim: Primitive, rot: np.ndarray, origins: np.ndarray, dirs: np.ndarray, normals: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
     c = np.asarray(prim.centre, dtype=F)
     # Primary rays may be fewer rows than the straightforward caster multiplied: see `_mm`.
     o = _mm(origins - c, rot)
@@ -260,6 +265,7 @@ def intersect(prim: Primitive, origins: np.ndarray, dirs: np.ndarray) -> tuple[n
 
 
 # -- the picture --------------------------------------------------------------------------------------------
+
 
 def _rays(cam: Camera, ss: int) -> tuple[np.ndarray, np.ndarray]:
     """The camera position and the unit direction of every subpixel's ray as three component planes (3, H, W),
@@ -578,8 +584,11 @@ def _shade_objects(fr: _Frame, hit_pix: np.ndarray, pid: np.ndarray, t: np.ndarr
         f0 = al * F(0.95) + F(0.01)
         fres = f0 + (F(1) - f0) * ((F(1) - cos) ** 5)[:, None]
         spec = (F(0.9) * nh[s] ** 80 + F(0.5) * nh[s] ** 20) * lo
-        _put(col, s, _bleed(al * (F(0.05) * sf + F(0.15) * la)[:, None] + fres * seen
-                            + spec[:, None] * (F(0.5) + F(0.5) * al)))
+        _put(
+            col,
+            s,
+            _bleed(al * (F(0.05) * sf + F(0.15) * la)[:, None] + fres * seen + spec[:, None] * (F(0.5) + F(0.5) * al)),
+        )
     return col
 
 
@@ -655,8 +664,9 @@ def _floor_points_lit(fr: _Frame, px: np.ndarray, py: np.ndarray) -> np.ndarray:
     return lit
 
 
-def _picture(fr: _Frame, best: np.ndarray, best_t: np.ndarray, normals: list[tuple[np.ndarray, np.ndarray]]
-             ) -> Image.Image:
+def _picture(
+    fr: _Frame, best: np.ndarray, best_t: np.ndarray, normals: list[tuple[np.ndarray, np.ndarray]]
+) -> Image.Image:
     """The supersampled picture: sky, lit floor (only its shadows vary), shaded objects, averaged per pixel."""
     hs, ws, ss, pos = fr.hs, fr.ws, fr.ss, fr.pos
     h, w, n = hs // ss, ws // ss, ss * ss
@@ -749,10 +759,10 @@ def render_scene(prims: list[Primitive], cam: Camera, ss: int = 2, shade: bool =
     for prim, rect in zip(prims, rects, strict=True):
         r = region[prim.obj]
         if rect is not None:
-            region[prim.obj] = rect if r is None else (min(r[0], rect[0]), min(r[1], rect[1]),
-                                                       max(r[2], rect[2]), max(r[3], rect[3]))
-    full = {o: np.zeros((0, 0) if r is None else (r[3] - r[1], r[2] - r[0]), dtype=bool)
-            for o, r in region.items()}
+            region[prim.obj] = (
+                rect if r is None else (min(r[0], rect[0]), min(r[1], rect[1]), max(r[2], rect[2]), max(r[3], rect[3]))
+            )
+    full = {o: np.zeros((0, 0) if r is None else (r[3] - r[1], r[2] - r[0]), dtype=bool) for o, r in region.items()}
     for k, prim in enumerate(prims):
         rect = rects[k]
         if rect is None:
@@ -762,7 +772,7 @@ def render_scene(prims: list[Primitive], cam: Camera, ss: int = 2, shade: bool =
         t, _ = _intersect(prim, fr.rots[k], pos[None, :], sub, False)
         t = t.reshape(y1 - y0, x1 - x0)
         rx0, ry0 = region[prim.obj][:2]  # type: ignore[index]
-        full[prim.obj][y0 - ry0:y1 - ry0, x0 - rx0:x1 - rx0] |= np.isfinite(t)
+        full[prim.obj][y0 - ry0 : y1 - ry0, x0 - rx0 : x1 - rx0] |= np.isfinite(t)
         bt = best_t[y0:y1, x0:x1]
         closer = t < bt
         np.copyto(bt, t, where=closer)
@@ -788,8 +798,14 @@ def render_scene(prims: list[Primitive], cam: Camera, ss: int = 2, shade: bool =
     prim_obj = np.array([p.obj for p in prims] + [-1], dtype=np.int32)
     first = best[::ss, ::ss]
     # The buffers at picture resolution take each pixel's first subpixel.
-    return Render3D(image=image, ids=prim_obj[first].astype(np.int16), parts=first.astype(np.int16),
-                    objects=views, subparts=best.astype(np.int16), ss=ss)
+    return Render3D(
+        image=image,
+        ids=prim_obj[first].astype(np.int16),
+        parts=first.astype(np.int16),
+        objects=views,
+        subparts=best.astype(np.int16),
+        ss=ss,
+    )
 
 
 def _box_of(mask: np.ndarray, ss: int) -> tuple[int, int, int, int] | None:
@@ -800,8 +816,14 @@ def _box_of(mask: np.ndarray, ss: int) -> tuple[int, int, int, int] | None:
     return int(cols[0]) // ss, int(rows[0]) // ss, int(cols[-1]) // ss + 1, int(rows[-1]) // ss + 1
 
 
-def _views(best: np.ndarray, full: dict[int, np.ndarray], region: dict[int, tuple[int, int, int, int] | None],
-           prims: list[Primitive], cam: Camera, ss: int) -> dict[int, ObjectView]:
+def _views(
+    best: np.ndarray,
+    full: dict[int, np.ndarray],
+    region: dict[int, tuple[int, int, int, int] | None],
+    prims: list[Primitive],
+    cam: Camera,
+    ss: int,
+) -> dict[int, ObjectView]:
     views = {}
     area = float(ss * ss)
     prim_obj = np.array([p.obj for p in prims] + [-1], dtype=np.int32)
@@ -823,14 +845,23 @@ def _views(best: np.ndarray, full: dict[int, np.ndarray], region: dict[int, tupl
             x0, y0, x1, y1 = sil[0] + rx0, sil[1] + ry0, sil[2] + rx0, sil[3] + ry0
             sub = _box_of(prim_obj[best[y0:y1, x0:x1]] == o, 1)
             if sub is not None:
-                vis_box = ((sub[0] + x0) // ss, (sub[1] + y0) // ss, (sub[2] + x0 - 1) // ss + 1,
-                           (sub[3] + y0 - 1) // ss + 1)
+                vis_box = (
+                    (sub[0] + x0) // ss,
+                    (sub[1] + y0) // ss,
+                    (sub[2] + x0 - 1) // ss + 1,
+                    (sub[3] + y0 - 1) // ss + 1,
+                )
             sil = (x0 // ss, y0 // ss, (x1 - 1) // ss + 1, (y1 - 1) // ss + 1)
         parts = [p for p in prims if p.obj == o]
         centre = np.mean([p.centre for p in parts], axis=0)
         cx, cy = cam.project(centre)
         fx, fy = cam.project(np.array([centre[0], centre[1], 0.0]))
-        views[o] = ObjectView(visible=float(count_of[o]) / area, full=float(mask.sum()) / area,
-                              bbox=vis_box, silhouette=sil, centre=(float(cx), float(cy)),
-                              foot=(float(fx), float(fy)))
+        views[o] = ObjectView(
+            visible=float(count_of[o]) / area,
+            full=float(mask.sum()) / area,
+            bbox=vis_box,
+            silhouette=sil,
+            centre=(float(cx), float(cy)),
+            foot=(float(fx), float(fy)),
+        )
     return views

@@ -118,4 +118,3 @@ def chance_probe_answers(instance: Instance, epoch: int) -> dict[int, str]:
         else:
             out[p.step] = str(rng.randint(1, 6))
     return out
-

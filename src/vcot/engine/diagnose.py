@@ -40,19 +40,21 @@ def hints(causes: list[tuple[int, str]], base_url: str | None, model: str | None
         if names_chat_route(base_url):
             out.append(CHAT_ROUTE_HINT)
         elif base_url and any("model" in t.lower() for t in texts if "HTTP 404" in t):
-            out.append(f"is {model!r} the name {base_url} serves? without --model, vcot eval takes the one "
-                       "model it lists")
+            out.append(
+                f"is {model!r} the name {base_url} serves? without --model, vcot eval takes the one model it lists"
+            )
     if base_url and any("connection refused" in t for t in texts):
         out.append(f"nothing listens at {base_url}: is the server running, on that host and port?")
     return out
 
 
 def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:max(1, width - 1)] + "…"
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
-def failure_lines(errors: Iterable[str | None], base_url: str | None, model: str | None,
-                  width: int = 160, top: int = 5) -> list[str]:
+def failure_lines(
+    errors: Iterable[str | None], base_url: str | None, model: str | None, width: int = 160, top: int = 5
+) -> list[str]:
     """The closing lines of a run with failures: `12 × rejected: HTTP 404: …` per frequent cause, each cut to
     `width` columns, then `hint: …` lines."""
     causes = error_causes(errors, top)

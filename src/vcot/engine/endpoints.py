@@ -44,8 +44,22 @@ def is_server_fault(exc: RetryableError) -> bool:
 class Endpoint:
     """One server of the pool: its client, load, health and counters."""
 
-    __slots__ = ("client", "url", "inflight", "healthy", "failures", "outs", "requests", "ok", "errors", "kinds",
-                 "latencies", "taken_out", "probe", "unlisted")
+    __slots__ = (
+        "client",
+        "url",
+        "inflight",
+        "healthy",
+        "failures",
+        "outs",
+        "requests",
+        "ok",
+        "errors",
+        "kinds",
+        "latencies",
+        "taken_out",
+        "probe",
+        "unlisted",
+    )
 
     def __init__(self, client: Any, url: str) -> None:
         self.client = client
@@ -65,9 +79,16 @@ class Endpoint:
 
     def stats(self) -> dict[str, Any]:
         lat = self.latencies
-        return {"url": self.url, "requests": self.requests, "ok": self.ok, "errors": self.errors,
-                "error_kinds": dict(self.kinds), "mean_s": statistics.fmean(lat) if lat else None,
-                "p50_s": statistics.median(lat) if lat else None, "taken_out": self.taken_out}
+        return {
+            "url": self.url,
+            "requests": self.requests,
+            "ok": self.ok,
+            "errors": self.errors,
+            "error_kinds": dict(self.kinds),
+            "mean_s": statistics.fmean(lat) if lat else None,
+            "p50_s": statistics.median(lat) if lat else None,
+            "taken_out": self.taken_out,
+        }
 
 
 class EndpointPool(ModelClient):
@@ -75,10 +96,21 @@ class EndpointPool(ModelClient):
 
     provider = "openai-compatible"
 
-    def __init__(self, model: str, base_urls: Sequence[str], api_key: str | None, *, key_env: str | None = None,
-                 tag_requests: bool = False, max_connections: int = 256, per_endpoint_limit: int | None = None,
-                 failure_threshold: int = 3, backoff_initial_s: float = 1.0, backoff_max_s: float = 60.0,
-                 probe_timeout_s: float = 5.0) -> None:
+    def __init__(
+        self,
+        model: str,
+        base_urls: Sequence[str],
+        api_key: str | None,
+        *,
+        key_env: str | None = None,
+        tag_requests: bool = False,
+        max_connections: int = 256,
+        per_endpoint_limit: int | None = None,
+        failure_threshold: int = 3,
+        backoff_initial_s: float = 1.0,
+        backoff_max_s: float = 60.0,
+        probe_timeout_s: float = 5.0,
+    ) -> None:
         from vcot.engine.clients.openai_compat import OpenAICompatClient
 
         if len(base_urls) < 2:
@@ -91,10 +123,21 @@ class EndpointPool(ModelClient):
             raise ConfigError("--endpoint-concurrency must be at least 1")
         self.model = model
         self.key_env = key_env
-        self.endpoints = [Endpoint(OpenAICompatClient(model, url, api_key, provider=self.provider, key_env=key_env,
-                                                      tag_requests=tag_requests, max_connections=max_connections),
-                                   display)
-                          for url, display in zip(base_urls, shown, strict=True)]
+        self.endpoints = [
+            Endpoint(
+                OpenAICompatClient(
+                    model,
+                    url,
+                    api_key,
+                    provider=self.provider,
+                    key_env=key_env,
+                    tag_requests=tag_requests,
+                    max_connections=max_connections,
+                ),
+                display,
+            )
+            for url, display in zip(base_urls, shown, strict=True)
+        ]
         self.limit = per_endpoint_limit
         self.warnings: list[str] = []  # said at preflight (an endpoint used without a model list)
         self.failure_threshold = failure_threshold
@@ -110,8 +153,13 @@ class EndpointPool(ModelClient):
     def describe(self) -> dict[str, Any]:
         # base_url as a single-endpoint run records it, so both kinds of run read alike; neither is identity.
         urls = [e.url for e in self.endpoints]
-        return {"provider": self.provider, "model": self.model, "base_url": urls[0], "base_urls": urls,
-                "api_key_env": self.key_env}
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": urls[0],
+            "base_urls": urls,
+            "api_key_env": self.key_env,
+        }
 
     def endpoint_stats(self) -> list[dict[str, Any]]:
         return [e.stats() for e in self.endpoints]
@@ -132,15 +180,18 @@ class EndpointPool(ModelClient):
                 except ConfigError as unreachable:
                     return str(unreachable)
                 ep.unlisted = True
-                unlisted[id(ep)] = (f"warning: {exc.reason}; sending it requests for {self.model!r} as --model "
-                                    "names, unchecked")
+                unlisted[id(ep)] = (
+                    f"warning: {exc.reason}; sending it requests for {self.model!r} as --model names, unchecked"
+                )
                 return None
             except ConfigError as exc:
                 return str(exc)
             if self.model not in ids:
                 listed = ", ".join(ids[:10]) + (" …" if len(ids) > 10 else "") if ids else "none"
-                return (f"{ep.url} does not list the model {self.model!r} (it lists: {listed}); every --base-url "
-                        "must serve the same model")
+                return (
+                    f"{ep.url} does not list the model {self.model!r} (it lists: {listed}); every --base-url "
+                    "must serve the same model"
+                )
             return None
 
         problems = [p for p in await asyncio.gather(*(check(e) for e in self.endpoints)) if p]
@@ -165,8 +216,7 @@ class EndpointPool(ModelClient):
             key = (not ep.healthy, ep is avoid, ep.inflight, ep.requests)
             if best_key is None or key < best_key:
                 best, best_key = ep, key
-        if best is not None and not best.healthy and limit is not None \
-                and any(e.healthy for e in self.endpoints):
+        if best is not None and not best.healthy and limit is not None and any(e.healthy for e in self.endpoints):
             return None  # a healthy endpoint is only full: wait for its slot rather than send to a failing one
         return best
 
@@ -193,8 +243,9 @@ class EndpointPool(ModelClient):
 
     # -- calls ------------------------------------------------------------------------------------------------
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,
-                       settings: GenSettings, ctx: CallContext) -> ModelResponse:
+    async def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, settings: GenSettings, ctx: CallContext
+    ) -> ModelResponse:
         failed = self._failed_at.pop(id(ctx), None)
         avoid = failed[1] if failed is not None and failed[0] is ctx else None
         ep = self._pick(avoid) if not self._waiters else None

@@ -33,8 +33,9 @@ class RetryableError(EngineError):
     attempts (`RetryPolicy.malformed_attempts`). `attempts` is set when the error is the last one of a call.
     """
 
-    def __init__(self, message: str, retry_after: float | None = None, kind: str = "transient",
-                 well_formed: bool = False) -> None:
+    def __init__(
+        self, message: str, retry_after: float | None = None, kind: str = "transient", well_formed: bool = False
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
         self.kind = kind

@@ -18,21 +18,41 @@ from vcot.engine.store import STORE_NAME, StoreDamaged, damaged, open_readonly, 
 
 RESULTS_NAME = "results.parquet"
 
-SCHEMA = pa.schema([
-    ("run_id", pa.string()), ("model", pa.string()), ("condition", pa.string()), ("uid", pa.string()),
-    ("task", pa.string()), ("domain", pa.string()), ("answer_type", pa.string()), ("gold", pa.string()),
-    ("options", pa.string()), ("epoch", pa.int32()), ("response", pa.string()), ("error", pa.string()),
-    ("n_turns", pa.int32()), ("input_tokens", pa.int64()), ("output_tokens", pa.int64()),
-    ("latency_s", pa.float64()), ("finish_reason", pa.string()), ("images", pa.string()), ("episode", pa.string()),
-    ("suite_name", pa.string()), ("suite_hash", pa.string()), ("prompt_version", pa.string()),
-    ("vcot_version", pa.string()), ("settings", pa.string()),
-    # Issue 20: state_probe rows name their probe count; intervention rows the steps sent (JSON list, 1-based,
-    # in the order sent). Per-step correctness is scoring's (vcot.scoring.probes.add_probe_columns).
-    ("probe_n", pa.int32()), ("steps_sent", pa.string()),
-    # Issue 30: with several endpoints, the run's per-endpoint figures (JSON list, one entry per invocation and
-    # endpoint: session, url, requests, ok, errors, error_kinds, mean_s, p50_s, taken_out); else null.
-    ("endpoints", pa.string()),
-])
+SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("model", pa.string()),
+        ("condition", pa.string()),
+        ("uid", pa.string()),
+        ("task", pa.string()),
+        ("domain", pa.string()),
+        ("answer_type", pa.string()),
+        ("gold", pa.string()),
+        ("options", pa.string()),
+        ("epoch", pa.int32()),
+        ("response", pa.string()),
+        ("error", pa.string()),
+        ("n_turns", pa.int32()),
+        ("input_tokens", pa.int64()),
+        ("output_tokens", pa.int64()),
+        ("latency_s", pa.float64()),
+        ("finish_reason", pa.string()),
+        ("images", pa.string()),
+        ("episode", pa.string()),
+        ("suite_name", pa.string()),
+        ("suite_hash", pa.string()),
+        ("prompt_version", pa.string()),
+        ("vcot_version", pa.string()),
+        ("settings", pa.string()),
+        # Issue 20: state_probe rows name their probe count; intervention rows the steps sent (JSON list, 1-based,
+        # in the order sent). Per-step correctness is scoring's (vcot.scoring.probes.add_probe_columns).
+        ("probe_n", pa.int32()),
+        ("steps_sent", pa.string()),
+        # Issue 30: with several endpoints, the run's per-endpoint figures (JSON list, one entry per invocation and
+        # endpoint: session, url, requests, ok, errors, error_kinds, mean_s, p50_s, taken_out); else null.
+        ("endpoints", pa.string()),
+    ]
+)
 
 
 def _episode_columns(episode: str | None) -> tuple[int | None, str | None]:
@@ -46,9 +66,28 @@ def _episode_columns(episode: str | None) -> tuple[int | None, str | None]:
     sent = (rec.get("intervention") or {}).get("steps_sent") if isinstance(rec.get("intervention"), dict) else None
     return (len(probes) if isinstance(probes, list) else None), (json.dumps(sent) if sent is not None else None)
 
-_SAMPLE_COLS = ["run_id", "model", "condition", "uid", "task", "domain", "answer_type", "gold", "options",
-                "epoch", "response", "error", "n_turns", "input_tokens", "output_tokens", "latency_s",
-                "finish_reason", "images", "episode"]
+
+_SAMPLE_COLS = [
+    "run_id",
+    "model",
+    "condition",
+    "uid",
+    "task",
+    "domain",
+    "answer_type",
+    "gold",
+    "options",
+    "epoch",
+    "response",
+    "error",
+    "n_turns",
+    "input_tokens",
+    "output_tokens",
+    "latency_s",
+    "finish_reason",
+    "images",
+    "episode",
+]
 
 
 def results_table(run_dir: str | Path) -> pa.Table:
@@ -58,8 +97,9 @@ def results_table(run_dir: str | Path) -> pa.Table:
     conn = open_readonly(run_dir)
     try:
         runs = {rid: parse_settings(path, rid, s) for rid, s in conn.execute("SELECT run_id, settings FROM runs")}
-        rows = conn.execute(f"SELECT {', '.join(_SAMPLE_COLS)} FROM samples "
-                            "ORDER BY run_id, model, condition, uid, epoch").fetchall()
+        rows = conn.execute(
+            f"SELECT {', '.join(_SAMPLE_COLS)} FROM samples ORDER BY run_id, model, condition, uid, epoch"
+        ).fetchall()
         endpoints = _endpoint_figures(conn)
     except sqlite3.DatabaseError as exc:  # a page lost inside the file, a column dropped
         raise damaged(path, str(exc)) from None
@@ -85,8 +125,15 @@ def results_table(run_dir: str | Path) -> pa.Table:
         cols["steps_sent"].append(steps_sent)
         if rec["run_id"] not in settings_json:
             settings_json[rec["run_id"]] = json.dumps(
-                {"generation": s.get("generation"), "image_policy": s.get("image_policy"), "model": s.get("model"),
-                 "timeout_s": s.get("timeout_s"), "max_turns": s.get("max_turns")}, sort_keys=True)
+                {
+                    "generation": s.get("generation"),
+                    "image_policy": s.get("image_policy"),
+                    "model": s.get("model"),
+                    "timeout_s": s.get("timeout_s"),
+                    "max_turns": s.get("max_turns"),
+                },
+                sort_keys=True,
+            )
         cols["settings"].append(settings_json[rec["run_id"]])
         cols["endpoints"].append(endpoints.get(rec["run_id"]))
     return pa.table(cols, schema=SCHEMA)

@@ -30,10 +30,12 @@ class RetryPolicy:
     def __post_init__(self) -> None:
         if isinstance(self.max_attempts, bool) or not isinstance(self.max_attempts, int) or self.max_attempts < 1:
             raise ValueError(f"--max-attempts must be an integer of at least 1, got {self.max_attempts!r}")
-        if (isinstance(self.malformed_attempts, bool) or not isinstance(self.malformed_attempts, int)
-                or self.malformed_attempts < 1):
-            raise ValueError("--malformed-attempts must be an integer of at least 1, got "
-                             f"{self.malformed_attempts!r}")
+        if (
+            isinstance(self.malformed_attempts, bool)
+            or not isinstance(self.malformed_attempts, int)
+            or self.malformed_attempts < 1
+        ):
+            raise ValueError(f"--malformed-attempts must be an integer of at least 1, got {self.malformed_attempts!r}")
         for name in ("initial_s", "max_backoff_s", "max_retry_after_s"):
             value = getattr(self, name)
             if not value >= 0:  # also refuses NaN
@@ -59,8 +61,9 @@ class _AttemptNumber:
         self.attempt_number = attempt_number
 
 
-async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy,
-                            on_retry: Callable[[RetryableError], None] | None = None) -> tuple[T, int]:
+async def call_with_retries(
+    fn: Callable[[], Awaitable[T]], policy: RetryPolicy, on_retry: Callable[[RetryableError], None] | None = None
+) -> tuple[T, int]:
     """Run `fn` until it succeeds or attempts run out; returns (result, attempts used).
 
     Only RetryableError is retried; the last one is re-raised when attempts run out (`max_attempts` in all,
@@ -104,8 +107,13 @@ async def call_with_retries(fn: Callable[[], Awaitable[T]], policy: RetryPolicy,
         if on_retry is not None and isinstance(exc, RetryableError):
             on_retry(exc)
 
-    async for state in AsyncRetrying(stop=stop_after_attempt(policy.max_attempts - 1), wait=wait,
-                                     retry=retry_if_exception(more), reraise=True, before_sleep=before_sleep):
+    async for state in AsyncRetrying(
+        stop=stop_after_attempt(policy.max_attempts - 1),
+        wait=wait,
+        retry=retry_if_exception(more),
+        reraise=True,
+        before_sleep=before_sleep,
+    ):
         with state:
             result = await attempt()
     return result, made

@@ -126,7 +126,9 @@ def select_instances(instances: Sequence[Instance], tasks: Sequence[str] | None,
     return list(instances)
 
 
-def resolve_conditions(instances: Sequence[Instance], conditions: Sequence[str] | None) -> tuple[list[str], dict[str, str]]:
+def resolve_conditions(
+    instances: Sequence[Instance], conditions: Sequence[str] | None
+) -> tuple[list[str], dict[str, str]]:
     """The conditions to run, and (when defaulted) those skipped with the reason."""
     if conditions:
         unknown = [c for c in conditions if not REGISTRY.known(c)]
@@ -137,8 +139,10 @@ def resolve_conditions(instances: Sequence[Instance], conditions: Sequence[str] 
             bad = [(i.uid, r) for i in instances if (r := why_not(i)) is not None]
             if bad:
                 shown = "; ".join(f"{u}: {r}" for u, r in bad[:3])
-                raise ConfigError(f"condition {cond!r} cannot be served for {len(bad)} of {len(instances)} "
-                                  f"selected instances ({shown}{' …' if len(bad) > 3 else ''})")
+                raise ConfigError(
+                    f"condition {cond!r} cannot be served for {len(bad)} of {len(instances)} "
+                    f"selected instances ({shown}{' …' if len(bad) > 3 else ''})"
+                )
         return list(dict.fromkeys(conditions)), {}
     chosen, skipped = [], {}
     for cond in REGISTRY.defaults(instances):
@@ -221,9 +225,17 @@ class _RunLock:
 
 
 class Runner:
-    def __init__(self, spec: EvalSpec, suite: Any, instances: list[Instance], conditions: list[str],
-                 client: ModelClient, store: RunStore, run_id: str,
-                 on_progress: Callable[[Progress], None] | None = None) -> None:
+    def __init__(
+        self,
+        spec: EvalSpec,
+        suite: Any,
+        instances: list[Instance],
+        conditions: list[str],
+        client: ModelClient,
+        store: RunStore,
+        run_id: str,
+        on_progress: Callable[[Progress], None] | None = None,
+    ) -> None:
         self.spec = spec
         self.suite = suite
         self.instances = instances
@@ -375,8 +387,13 @@ class Runner:
         return resp.scrubbed()
 
     async def _run_sample(self, inst: Instance, key: SampleKey) -> None:
-        base = {"run_id": self.run_id, "model": self.model_name, "condition": key.condition, "uid": key.uid,
-                "epoch": key.epoch}
+        base = {
+            "run_id": self.run_id,
+            "model": self.model_name,
+            "condition": key.condition,
+            "uid": key.uid,
+            "epoch": key.epoch,
+        }
         resuming = self._reopen_started(key)
         episode = self._build_episode(inst, key, base)
         if episode is None:
@@ -399,8 +416,9 @@ class Runner:
             resp: ModelResponse | None = None
             async with self._sem:
                 try:
-                    resp, attempts = await call_with_retries(lambda c=ctx: self._call(history, tools, c),
-                                                             self.spec.retry, self._on_retry)
+                    resp, attempts = await call_with_retries(
+                        lambda c=ctx: self._call(history, tools, c), self.spec.retry, self._on_retry
+                    )
                 except AuthError as exc:
                     # Every later call would be refused too: the run stops, and this sample stays unrecorded
                     # so that a rerun with a good key sends it.
@@ -418,8 +436,16 @@ class Runner:
             try:
                 nxt = episode.on_response(resp)
             except Exception as exc:  # noqa: BLE001 - an episode bug fails this sample only
-                self._record_failure(inst, base, turn, f"episode: {type(exc).__name__}: {exc}",
-                                     info.get("images", []), resp.text, totals["lat"], call)
+                self._record_failure(
+                    inst,
+                    base,
+                    turn,
+                    f"episode: {type(exc).__name__}: {exc}",
+                    info.get("images", []),
+                    resp.text,
+                    totals["lat"],
+                    call,
+                )
                 return
             if nxt is None or turn + 1 >= self.spec.max_turns:
                 await self._record(call, self._finished_row(inst, base, episode, resp, nxt, turn + 1, totals, info))
@@ -446,19 +472,35 @@ class Runner:
             self._record_failure(inst, base, 0, f"prompt: {exc}", [], "", 0)
             return None
 
-    def _replay_stored_turns(self, inst: Instance, key: SampleKey, base: dict[str, Any], episode: Episode,
-                             history: list[Message], tools: Any, info: dict[str, Any],
-                             totals: dict[str, Any]) -> int | None:
+    def _replay_stored_turns(
+        self,
+        inst: Instance,
+        key: SampleKey,
+        base: dict[str, Any],
+        episode: Episode,
+        history: list[Message],
+        tools: Any,
+        info: dict[str, Any],
+        totals: dict[str, Any],
+    ) -> int | None:
         """Feed the turns a previous run finished (a multi-turn sample interrupted mid-way) through the fresh
         episode, extending `history` and `totals`, without sending them again. Returns the turn to go on from,
         or None when the sample is settled here: the stored turns already finish the episode (the sample is
         recorded), or they do not match the rebuilt conversation (the sample fails)."""
         turn = 0
         for row in self.store.done_turns(self.run_id, self.model_name, key):
-            if row["turn"] != turn or row["request_digest"] != request_digest(history, tools, self.model_name,
-                                                                              self.sampling):
-                self._record_failure(inst, base, turn, "resume: stored turns do not match the rebuilt "
-                                     "conversation (prompts or episode changed)", info.get("images", []), "", 0)
+            if row["turn"] != turn or row["request_digest"] != request_digest(
+                history, tools, self.model_name, self.sampling
+            ):
+                self._record_failure(
+                    inst,
+                    base,
+                    turn,
+                    "resume: stored turns do not match the rebuilt conversation (prompts or episode changed)",
+                    info.get("images", []),
+                    "",
+                    0,
+                )
                 return None
             last = _stored_reply(row)
             totals["in"] += row["input_tokens"] or 0
@@ -484,13 +526,28 @@ class Runner:
             return f"rejected: {exc}", 1
         return f"engine: {exc}", 0
 
-    def _call_row(self, base: dict[str, Any], turn: int, digest: str, info: dict[str, Any], started: float,
-                  t0: float, attempts: int) -> dict[str, Any]:
+    def _call_row(
+        self,
+        base: dict[str, Any],
+        turn: int,
+        digest: str,
+        info: dict[str, Any],
+        started: float,
+        t0: float,
+        attempts: int,
+    ) -> dict[str, Any]:
         """The store's row for one turn's call, timed up to now; the caller adds its reply or error."""
         latency = time.perf_counter() - t0
-        return {**base, "turn": turn, "request_digest": digest,
-                "request": json.dumps(info) if turn == 0 else None,
-                "latency_s": latency, "attempts": attempts, "started_at": started, "finished_at": time.time()}
+        return {
+            **base,
+            "turn": turn,
+            "request_digest": digest,
+            "request": json.dumps(info) if turn == 0 else None,
+            "latency_s": latency,
+            "attempts": attempts,
+            "started_at": started,
+            "finished_at": time.time(),
+        }
 
     def _add_reply(self, resp: ModelResponse, call: dict[str, Any], totals: dict[str, Any]) -> None:
         """Put a reply into its call row, and its tokens and latency into the sample's and the run's totals."""
@@ -499,49 +556,127 @@ class Runner:
         totals["lat"] += call["latency_s"]
         self.progress.input_tokens += resp.input_tokens or 0
         self.progress.output_tokens += resp.output_tokens or 0
-        call.update(response=resp.raw, text=resp.text, finish_reason=resp.finish_reason,
-                    input_tokens=resp.input_tokens, output_tokens=resp.output_tokens,
-                    tool_calls=json.dumps([c.record() for c in resp.tool_calls]) if resp.tool_calls else None)
+        call.update(
+            response=resp.raw,
+            text=resp.text,
+            finish_reason=resp.finish_reason,
+            input_tokens=resp.input_tokens,
+            output_tokens=resp.output_tokens,
+            tool_calls=json.dumps([c.record() for c in resp.tool_calls]) if resp.tool_calls else None,
+        )
 
-    def _finished_row(self, inst: Instance, base: dict[str, Any], episode: Episode, last: ModelResponse,
-                      nxt: list[Message] | None, n_turns: int, totals: dict[str, Any],
-                      info: dict[str, Any]) -> dict[str, Any]:
+    def _finished_row(
+        self,
+        inst: Instance,
+        base: dict[str, Any],
+        episode: Episode,
+        last: ModelResponse,
+        nxt: list[Message] | None,
+        n_turns: int,
+        totals: dict[str, Any],
+        info: dict[str, Any],
+    ) -> dict[str, Any]:
         """The sample row of an episode that is over: it ended (`nxt` is None) or ran out of turns."""
-        return self._sample_row(inst, base, "ok", last.text, None, n_turns, totals,
-                                last.finish_reason if nxt is None else "max_turns", info.get("images", []), episode)
+        return self._sample_row(
+            inst,
+            base,
+            "ok",
+            last.text,
+            None,
+            n_turns,
+            totals,
+            last.finish_reason if nxt is None else "max_turns",
+            info.get("images", []),
+            episode,
+        )
 
     def _count_done(self) -> None:
         self.progress.done += 1
         self.on_progress(self.progress)
 
-    def _sample_row(self, inst: Instance, base: dict[str, Any], status: str, response: str | None,
-                    error: str | None, n_turns: int, totals: dict[str, Any], finish_reason: str | None,
-                    images: list[Any], episode: Any = None) -> dict[str, Any]:
+    def _sample_row(
+        self,
+        inst: Instance,
+        base: dict[str, Any],
+        status: str,
+        response: str | None,
+        error: str | None,
+        n_turns: int,
+        totals: dict[str, Any],
+        finish_reason: str | None,
+        images: list[Any],
+        episode: Any = None,
+    ) -> dict[str, Any]:
         # What the episode learned while running (VAoT: actions, corruptions applied, returned images).
         record = episode.record() if episode is not None else None
-        return {**base, "task": inst.task, "domain": inst.domain, "answer_type": str(inst.answer_type),
-                "gold": inst.answer, "options": json.dumps(inst.options) if inst.options is not None else None,
-                "status": status, "response": response, "error": error, "n_turns": n_turns,
-                "input_tokens": totals["in"], "output_tokens": totals["out"], "latency_s": totals["lat"],
-                "finish_reason": finish_reason, "images": json.dumps(images),
-                "episode": json.dumps(record, sort_keys=True) if record else None, "finished_at": time.time()}
+        return {
+            **base,
+            "task": inst.task,
+            "domain": inst.domain,
+            "answer_type": str(inst.answer_type),
+            "gold": inst.answer,
+            "options": json.dumps(inst.options) if inst.options is not None else None,
+            "status": status,
+            "response": response,
+            "error": error,
+            "n_turns": n_turns,
+            "input_tokens": totals["in"],
+            "output_tokens": totals["out"],
+            "latency_s": totals["lat"],
+            "finish_reason": finish_reason,
+            "images": json.dumps(images),
+            "episode": json.dumps(record, sort_keys=True) if record else None,
+            "finished_at": time.time(),
+        }
 
-    def _record_call_failure(self, inst: Instance, base: dict[str, Any], turn: int, error: str | None,
-                             info: dict[str, Any], totals: dict[str, Any], call: dict[str, Any]) -> None:
+    def _record_call_failure(
+        self,
+        inst: Instance,
+        base: dict[str, Any],
+        turn: int,
+        error: str | None,
+        info: dict[str, Any],
+        totals: dict[str, Any],
+        call: dict[str, Any],
+    ) -> None:
         """Record the sample as failed by its call's error, the call's time counted in the sample's latency."""
         call["error"] = error
-        self._record_failure(inst, base, turn, error or "unknown error", info.get("images", []), "",
-                             totals["lat"] + call["latency_s"], call)
+        self._record_failure(
+            inst,
+            base,
+            turn,
+            error or "unknown error",
+            info.get("images", []),
+            "",
+            totals["lat"] + call["latency_s"],
+            call,
+        )
 
-    def _record_failure(self, inst: Instance, base: dict[str, Any], turn: int, error: str, images: list[Any],
-                        response: str, latency: float, call: dict[str, Any] | None = None) -> None:
+    def _record_failure(
+        self,
+        inst: Instance,
+        base: dict[str, Any],
+        turn: int,
+        error: str,
+        images: list[Any],
+        response: str,
+        latency: float,
+        call: dict[str, Any] | None = None,
+    ) -> None:
         """Record the sample as failed at `turn` (with the failed call's row, or a stand-in when no call was
         made) and count it."""
-        call = call or {**base, "turn": turn, "request_digest": "", "error": error, "started_at": time.time(),
-                        "finished_at": time.time()}
+        call = call or {
+            **base,
+            "turn": turn,
+            "request_digest": "",
+            "error": error,
+            "started_at": time.time(),
+            "finished_at": time.time(),
+        }
         call.setdefault("error", error)
-        sample = self._sample_row(inst, base, "error", response or None, error, turn + 1,
-                                  {"in": 0, "out": 0, "lat": latency}, None, images)
+        sample = self._sample_row(
+            inst, base, "error", response or None, error, turn + 1, {"in": 0, "out": 0, "lat": latency}, None, images
+        )
         self.store.record(call, sample)
         self.progress.errors += 1
         self.on_progress(self.progress)
@@ -549,13 +684,20 @@ class Runner:
 
 def _stored_reply(row: Any) -> ModelResponse:
     """A stored turn's reply, as the model gave it."""
-    return ModelResponse(text=row["text"] or "", finish_reason=row["finish_reason"],
-                         tool_calls=[ToolCall(**c) for c in json.loads(row["tool_calls"] or "[]")],
-                         input_tokens=row["input_tokens"], output_tokens=row["output_tokens"])
+    return ModelResponse(
+        text=row["text"] or "",
+        finish_reason=row["finish_reason"],
+        tool_calls=[ToolCall(**c) for c in json.loads(row["tool_calls"] or "[]")],
+        input_tokens=row["input_tokens"],
+        output_tokens=row["output_tokens"],
+    )
 
 
-async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | None = None,
-                    on_start: Callable[[dict[str, Any]], None] | None = None) -> RunResult:
+async def arun_eval(
+    spec: EvalSpec,
+    on_progress: Callable[[Progress], None] | None = None,
+    on_start: Callable[[dict[str, Any]], None] | None = None,
+) -> RunResult:
     """Validate everything that can fail early, then run. Raises ConfigError (clear message) or SuiteError."""
     from vcot.suite import read_suite
 
@@ -573,16 +715,24 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
         suite = read_suite(spec.suite, check_images="none")
         instances = select_instances(suite.instances, spec.tasks, spec.limit)
         conditions, skipped = resolve_conditions(instances, spec.conditions)
-        client = make_client(spec.model, spec.base_url, spec.api_key_env, tag_requests=spec.tag_requests,
-                             max_connections=max(16, spec.concurrency * 2),
-                             endpoint_concurrency=spec.endpoint_concurrency)
+        client = make_client(
+            spec.model,
+            spec.base_url,
+            spec.api_key_env,
+            tag_requests=spec.tag_requests,
+            max_connections=max(16, spec.concurrency * 2),
+            endpoint_concurrency=spec.endpoint_concurrency,
+        )
     endpoints: list[dict[str, Any]] | None = None
     try:
         # Before the run folder is made: an endpoint where nothing listens leaves nothing behind.
         await client.preflight()
         run_id, settings = run_identity(suite, client, spec)
-        run_dir = Path(spec.run_dir) if spec.run_dir else \
-            Path(spec.runs_root) / f"{_slug(suite.name)}-{_slug(spec.model)}-{run_id}"
+        run_dir = (
+            Path(spec.run_dir)
+            if spec.run_dir
+            else Path(spec.runs_root) / f"{_slug(suite.name)}-{_slug(spec.model)}-{run_id}"
+        )
         run_dir.mkdir(parents=True, exist_ok=True)
         lock = _RunLock(run_dir / ".lock")
         try:
@@ -595,16 +745,26 @@ async def arun_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | No
                     if diff:
                         held = old.get("model")
                         held = held.get("model", "?") if isinstance(held, dict) else held
-                        raise ConfigError(f"{run_dir} holds a run of model {held!r} with different "
-                                          f"{', '.join(diff)} than this one ({spec.model}); choose another "
-                                          "--run folder")
+                        raise ConfigError(
+                            f"{run_dir} holds a run of model {held!r} with different "
+                            f"{', '.join(diff)} than this one ({spec.model}); choose another "
+                            "--run folder"
+                        )
                     # A run recorded when the endpoint was part of the id: same run, keep its id.
                     run_id = existing[0]
                     settings = {**settings, "run_id": run_id}
                 store.init_run(run_id, settings)
                 if on_start is not None:
-                    on_start({**settings, "conditions": conditions, "skipped_conditions": skipped,
-                              "run_dir": str(run_dir), "instances": len(instances), "selected": instances})
+                    on_start(
+                        {
+                            **settings,
+                            "conditions": conditions,
+                            "skipped_conditions": skipped,
+                            "run_dir": str(run_dir),
+                            "instances": len(instances),
+                            "selected": instances,
+                        }
+                    )
                 runner = Runner(spec, suite, instances, conditions, client, store, run_id, on_progress)
                 session = time.time()
                 try:
@@ -641,8 +801,11 @@ def _record_endpoints(store: RunStore, run_id: str, session: float, client: Mode
     return rows
 
 
-def run_eval(spec: EvalSpec, on_progress: Callable[[Progress], None] | None = None,
-             on_start: Callable[[dict[str, Any]], None] | None = None) -> RunResult:
+def run_eval(
+    spec: EvalSpec,
+    on_progress: Callable[[Progress], None] | None = None,
+    on_start: Callable[[dict[str, Any]], None] | None = None,
+) -> RunResult:
     """Run `spec` to the end in a fresh event loop (see `arun_eval`): every call and finished sample is stored
     in the run folder's store as it happens, so a rerun resumes; returns the RunResult with the results
     table. `on_start` gets the run's plan once it is checked (with the selected instances as "selected"),

@@ -30,8 +30,11 @@ class GenSettings:
             raise ValueError("top_p must be within (0, 1]")
         if not self.timeout_s > 0:  # also refuses NaN, which would never expire
             raise ValueError("timeout_s must be positive")
-        if isinstance(self.max_reply_bytes, bool) or not isinstance(self.max_reply_bytes, int) \
-                or self.max_reply_bytes < 1:
+        if (
+            isinstance(self.max_reply_bytes, bool)
+            or not isinstance(self.max_reply_bytes, int)
+            or self.max_reply_bytes < 1
+        ):
             raise ValueError(f"max_reply_bytes must be a positive integer, got {self.max_reply_bytes!r}")
 
     def as_dict(self) -> dict[str, Any]:

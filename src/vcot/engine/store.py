@@ -12,7 +12,8 @@ Tables:
   only: nothing resumes from it.
 
 Every finished call is committed before its worker moves on, and a sample's last call and its `samples`
-row are in one transaction (the runner commits the calls that finish in the same event-loop turn together), so a process killed at any moment leaves either a complete sample or one the
+row are in one transaction (the runner commits the calls that finish in the same event-loop turn together), so a
+process killed at any moment leaves either a complete sample or one the
 next run resumes. In WAL mode with synchronous=NORMAL a commit survives the process being killed.
 """
 
@@ -115,8 +116,10 @@ _SQLITE_FULL = 13  # sqlite3 result code of a write that found the disk full
 
 
 def damaged(path: Path, what: str) -> StoreDamaged:
-    exc = StoreDamaged(f"{path}: the run store is damaged ({what}); restore it from a backup, or rerun into a "
-                       "new folder (--run NEW_DIR)")
+    exc = StoreDamaged(
+        f"{path}: the run store is damaged ({what}); restore it from a backup, or rerun into a "
+        "new folder (--run NEW_DIR)"
+    )
     exc.what = what  # for stores of other commands, which say it in their own words
     return exc
 
@@ -174,8 +177,10 @@ def open_readonly(run_dir: str | Path) -> sqlite3.Connection:
     if not run_dir.is_dir():
         raise NotARunFolder(f"{run_dir}: is a file, not a run folder (vcot eval SUITE --run DIR writes one)")
     if (run_dir / "manifest.json").is_file() and (run_dir / "instances.jsonl").is_file():
-        raise NotARunFolder(f"{run_dir} is a suite (it has manifest.json and instances.jsonl); pass a run folder "
-                            f"(vcot eval {run_dir} --run DIR writes one)")
+        raise NotARunFolder(
+            f"{run_dir} is a suite (it has manifest.json and instances.jsonl); pass a run folder "
+            f"(vcot eval {run_dir} --run DIR writes one)"
+        )
     if not path.is_file():
         raise NotARunFolder(f"{path}: no run store (is {run_dir} a vcot run folder?)")
     check_store_file(path)
@@ -254,8 +259,9 @@ class RunStore:
         return [r[0] for r in self.conn.execute("SELECT run_id FROM runs ORDER BY created_at")]
 
     def init_run(self, run_id: str, settings: dict[str, Any]) -> None:
-        self.conn.execute("INSERT OR IGNORE INTO runs VALUES (?, ?, ?)",
-                          (run_id, time.time(), json.dumps(settings, sort_keys=True)))
+        self.conn.execute(
+            "INSERT OR IGNORE INTO runs VALUES (?, ?, ?)", (run_id, time.time(), json.dumps(settings, sort_keys=True))
+        )
 
     # -- resume ------------------------------------------------------------------------------------------
 
@@ -267,15 +273,21 @@ class RunStore:
 
     def started(self, run_id: str, model: str) -> set[SampleKey]:
         """Samples with any stored call: those a resumed run must replay or clean up first."""
-        return {SampleKey(c, u, e) for c, u, e in self.conn.execute(
-            "SELECT DISTINCT condition, uid, epoch FROM calls WHERE run_id = ? AND model = ?", (run_id, model))}
+        return {
+            SampleKey(c, u, e)
+            for c, u, e in self.conn.execute(
+                "SELECT DISTINCT condition, uid, epoch FROM calls WHERE run_id = ? AND model = ?", (run_id, model)
+            )
+        }
 
     def done_turns(self, run_id: str, model: str, key: SampleKey) -> list[dict[str, Any]]:
         """Successful turns of a sample, in order (a resumed multi-turn sample replays them)."""
         cur = self.conn.execute(
             "SELECT turn, request_digest, text, tool_calls, finish_reason, input_tokens, output_tokens, response, "
             "latency_s FROM calls WHERE run_id=? AND model=? AND condition=? AND uid=? AND epoch=? AND error IS NULL "
-            "ORDER BY turn", (run_id, model, key.condition, key.uid, key.epoch))
+            "ORDER BY turn",
+            (run_id, model, key.condition, key.uid, key.epoch),
+        )
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur]
 
@@ -292,11 +304,15 @@ class RunStore:
         try:
             for call, sample in items:
                 if call is not None:
-                    c.execute(f"INSERT OR REPLACE INTO calls ({', '.join(call)}) "
-                              f"VALUES ({', '.join('?' * len(call))})", _storable(call.values()))
+                    c.execute(
+                        f"INSERT OR REPLACE INTO calls ({', '.join(call)}) VALUES ({', '.join('?' * len(call))})",
+                        _storable(call.values()),
+                    )
                 if sample is not None:
-                    c.execute(f"INSERT OR REPLACE INTO samples ({', '.join(sample)}) "
-                              f"VALUES ({', '.join('?' * len(sample))})", _storable(sample.values()))
+                    c.execute(
+                        f"INSERT OR REPLACE INTO samples ({', '.join(sample)}) VALUES ({', '.join('?' * len(sample))})",
+                        _storable(sample.values()),
+                    )
             c.execute("COMMIT")
         except BaseException as exc:
             c.execute("ROLLBACK")
@@ -310,8 +326,10 @@ class RunStore:
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
         try:
-            c.executemany("INSERT OR REPLACE INTO endpoints VALUES (?, ?, ?, ?, ?)",
-                          [(run_id, session, i, str(r.get("url", "")), _json_text(r)) for i, r in enumerate(rows)])
+            c.executemany(
+                "INSERT OR REPLACE INTO endpoints VALUES (?, ?, ?, ?, ?)",
+                [(run_id, session, i, str(r.get("url", "")), _json_text(r)) for i, r in enumerate(rows)],
+            )
             c.execute("COMMIT")
         except BaseException:
             c.execute("ROLLBACK")
@@ -321,8 +339,12 @@ class RunStore:
         """Forget a failed attempt at a sample before retrying it (its successful turns stay)."""
         c = self.conn
         c.execute("BEGIN IMMEDIATE")
-        c.execute("DELETE FROM samples WHERE run_id=? AND model=? AND condition=? AND uid=? AND epoch=? "
-                  "AND status != 'ok'", (run_id, model, key.condition, key.uid, key.epoch))
-        c.execute("DELETE FROM calls WHERE run_id=? AND model=? AND condition=? AND uid=? AND epoch=? "
-                  "AND error IS NOT NULL", (run_id, model, key.condition, key.uid, key.epoch))
+        c.execute(
+            "DELETE FROM samples WHERE run_id=? AND model=? AND condition=? AND uid=? AND epoch=? AND status != 'ok'",
+            (run_id, model, key.condition, key.uid, key.epoch),
+        )
+        c.execute(
+            "DELETE FROM calls WHERE run_id=? AND model=? AND condition=? AND uid=? AND epoch=? AND error IS NOT NULL",
+            (run_id, model, key.condition, key.uid, key.epoch),
+        )
         c.execute("COMMIT")

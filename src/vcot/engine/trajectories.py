@@ -32,6 +32,8 @@ TRAJ_DIR = "trajectories"
 
 class ReplayMismatch(ValueError):
     """A replayed episode does not reproduce what the run recorded; the message names sample and action."""
+
+
 TRAJ_FILE = "trajectories.jsonl"
 
 
@@ -94,28 +96,46 @@ def rebuild_trajectories(run_dir: str | Path, suite: Suite) -> Path:
     written: set[str] = {p.stem for p in out_dir.glob("*.png")}
     records: list[str] = []
     try:
-        settings = {r["run_id"]: parse_settings(run_dir / STORE_NAME, r["run_id"], r["settings"])
-                    for r in _rows(conn, "SELECT * FROM runs", ())}
+        settings = {
+            r["run_id"]: parse_settings(run_dir / STORE_NAME, r["run_id"], r["settings"])
+            for r in _rows(conn, "SELECT * FROM runs", ())
+        }
         marks = ",".join("?" * len(VAOT_CONDITIONS))
-        samples = list(_rows(conn, f"SELECT * FROM samples WHERE status='ok' AND condition IN ({marks}) "
-                                   "ORDER BY run_id, model, condition, uid, epoch", VAOT_CONDITIONS))
+        samples = list(
+            _rows(
+                conn,
+                f"SELECT * FROM samples WHERE status='ok' AND condition IN ({marks}) "
+                "ORDER BY run_id, model, condition, uid, epoch",
+                VAOT_CONDITIONS,
+            )
+        )
         for s in samples:
             policy = ImagePolicy(**(settings.get(s["run_id"], {}).get("image_policy") or {}))
             inst = suite.get(s["uid"])
             episode = VaotEpisode(inst, s["condition"], s["epoch"], SuiteImages(suite, policy))
             episode.first_messages()
-            turns = list(_rows(conn, "SELECT turn, text, tool_calls FROM calls WHERE run_id=? AND model=? AND "
-                                     "condition=? AND uid=? AND epoch=? AND error IS NULL ORDER BY turn",
-                               (s["run_id"], s["model"], s["condition"], s["uid"], s["epoch"])))
+            turns = list(
+                _rows(
+                    conn,
+                    "SELECT turn, text, tool_calls FROM calls WHERE run_id=? AND model=? AND "
+                    "condition=? AND uid=? AND epoch=? AND error IS NULL ORDER BY turn",
+                    (s["run_id"], s["model"], s["condition"], s["uid"], s["epoch"]),
+                )
+            )
             steps = []
             for row in turns:
                 calls = [ToolCall(**c) for c in json.loads(row["tool_calls"] or "[]")]
                 before = len(episode.steps)
                 episode.on_response(ModelResponse(text=row["text"] or "", tool_calls=calls))
                 step = episode.steps[-1] if len(episode.steps) > before else None
-                steps.append(TrajectoryStep(turn=row["turn"] + 1, model_text=row["text"] or "",
-                                            actions=step["actions"] if step else [],
-                                            errors=step["errors"] if step else []))
+                steps.append(
+                    TrajectoryStep(
+                        turn=row["turn"] + 1,
+                        model_text=row["text"] or "",
+                        actions=step["actions"] if step else [],
+                        errors=step["errors"] if step else [],
+                    )
+                )
             _verify({**s, "vcot_version": settings.get(s["run_id"], {}).get("vcot_version")}, episode.steps)
             for ret in episode.returned:
                 if ret.digest not in written:
@@ -123,10 +143,20 @@ def rebuild_trajectories(run_dir: str | Path, suite: Suite) -> Path:
                     written.add(ret.digest)
             traj = Trajectory(
                 trajectory_id=trajectory_id(s["run_id"], s["model"], s["condition"], s["uid"], s["epoch"]),
-                run_id=s["run_id"], model=s["model"], condition=s["condition"], uid=s["uid"], epoch=s["epoch"],
-                task=inst.task, domain=inst.domain, question=inst.question, reference=inst.answer,
-                final_response=s["response"] or "", input_image=inst.image, steps=steps,
-                corruption=episode.corruption)
+                run_id=s["run_id"],
+                model=s["model"],
+                condition=s["condition"],
+                uid=s["uid"],
+                epoch=s["epoch"],
+                task=inst.task,
+                domain=inst.domain,
+                question=inst.question,
+                reference=inst.answer,
+                final_response=s["response"] or "",
+                input_image=inst.image,
+                steps=steps,
+                corruption=episode.corruption,
+            )
             records.append(traj.to_json())
     except sqlite3.DatabaseError as exc:  # a page lost inside the file, a column dropped
         raise damaged(run_dir / STORE_NAME, str(exc)) from None
@@ -157,10 +187,13 @@ def _verify(sample: dict[str, Any], replayed: list[dict[str, Any]]) -> None:
                     raise ReplayMismatch(
                         f"{where}, turn {rep['turn']}, call {b.get('call_id')}: recorded {key} {a.get(key)!r} but "
                         f"the replay gives {b.get(key)!r}; the renderer or corruption code changed since the run "
-                        f"(recorded with vcot {sample.get('vcot_version') or '?'}) — replay with that version")
+                        f"(recorded with vcot {sample.get('vcot_version') or '?'}) — replay with that version"
+                    )
         if len(rec.get("actions", [])) != len(rep["actions"]):
-            raise ReplayMismatch(f"{where}, turn {rep['turn']}: the run recorded {len(rec.get('actions', []))} "
-                                 f"actions, the replay {len(rep['actions'])}")
+            raise ReplayMismatch(
+                f"{where}, turn {rep['turn']}: the run recorded {len(rec.get('actions', []))} "
+                f"actions, the replay {len(rep['actions'])}"
+            )
 
 
 def read_trajectories(run_dir: str | Path) -> list[Trajectory]:

@@ -43,8 +43,9 @@ def export_lmms_eval(suite: Suite, out: str | Path, max_new_tokens: int = 4096) 
     root.mkdir(parents=True, exist_ok=True)
     prefix = dataset_prefix(suite)
     parquet = export_parquet(suite, root / "data" / f"{prefix}.parquet").resolve()
-    (root / TEMPLATE_FILE).write_text(_TEMPLATE.format(
-        data_file=_yaml_str(parquet.as_posix()), max_new_tokens=max_new_tokens), encoding="utf-8")
+    (root / TEMPLATE_FILE).write_text(
+        _TEMPLATE.format(data_file=_yaml_str(parquet.as_posix()), max_new_tokens=max_new_tokens), encoding="utf-8"
+    )
     tasks = []
     has_steps = any(inst.steps for inst in suite.instances)
     for cond in CONDITIONS:
@@ -52,11 +53,12 @@ def export_lmms_eval(suite: Suite, out: str | Path, max_new_tokens: int = 4096) 
             continue
         name = f"{prefix}_{cond}"
         tasks.append(name)
-        lines = [f"task: {name}", f"include: {TEMPLATE_FILE}",
-                 f"doc_to_text: !function utils.doc_to_text_{cond}"]
+        lines = [f"task: {name}", f"include: {TEMPLATE_FILE}", f"doc_to_text: !function utils.doc_to_text_{cond}"]
         if cond == "visual_cot":
-            lines += ["doc_to_visual: !function utils.doc_to_visual_with_steps",
-                      "process_docs: !function utils.process_docs_visual_cot"]
+            lines += [
+                "doc_to_visual: !function utils.doc_to_visual_with_steps",
+                "process_docs: !function utils.process_docs_visual_cot",
+            ]
         (root / f"{name}.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (root / f"{prefix}.yaml").write_text(_group_yaml(prefix, tasks), encoding="utf-8")
     (root / "utils.py").write_text(_UTILS, encoding="utf-8")
@@ -68,8 +70,14 @@ def _group_yaml(prefix: str, tasks: list[str]) -> str:
     # conditions, not pooled over items, so the visual_cot task (only the instances with steps) weighs as
     # much as each of the other two.
     lines = [f"group: {prefix}", "task:"] + [f"  - {t}" for t in tasks]
-    lines += ["aggregate_metric_list:", "  - metric: accuracy", "    aggregation: mean",
-              "    weight_by_size: false", "metadata:", "  version: 1.0"]
+    lines += [
+        "aggregate_metric_list:",
+        "  - metric: accuracy",
+        "    aggregation: mean",
+        "    weight_by_size: false",
+        "metadata:",
+        "  version: 1.0",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -50,8 +50,11 @@ def _mira_answer(inst: Instance) -> dict[str, Any]:
     if inst.task == "rolling_dice_two" and inst.answer_type == AnswerType.PAIR:
         first, _, second = inst.answer.partition(",")
         second = second.strip()
-        return {"answer": inst.answer, "answer1": first.strip(),
-                "answer2": int(second) if second.lstrip("-").isdigit() else second}
+        return {
+            "answer": inst.answer,
+            "answer1": first.strip(),
+            "answer2": int(second) if second.lstrip("-").isdigit() else second,
+        }
     if inst.answer_type == AnswerType.INTEGER and inst.answer.lstrip("-").isdigit():
         return {"answer": int(inst.answer)}
     return {"answer": inst.answer}
@@ -79,8 +82,13 @@ def export_mira(suite: Suite, out: str | Path) -> Path:
             for k, step in enumerate(inst.steps, start=1):
                 name = f"{stem}_{k:0{width}d}.png"
                 (task_dir / "cot" / name).write_bytes(suite.image_path(step.image).read_bytes())
-            record = {"uid": _mira_uid(inst, ordinal), "image_path": f"image/{stem}.png",
-                      "question": _question_with_options(inst), **_mira_answer(inst), "vcot_uid": inst.uid}
+            record = {
+                "uid": _mira_uid(inst, ordinal),
+                "image_path": f"image/{stem}.png",
+                "question": _question_with_options(inst),
+                **_mira_answer(inst),
+                "vcot_uid": inst.uid,
+            }
             lines.append(json.dumps(record, ensure_ascii=False))
         (task_dir / f"{task}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return root
@@ -88,11 +96,15 @@ def export_mira(suite: Suite, out: str | Path) -> Path:
 
 def _question_with_options(inst: Instance) -> str:
     """MIRA puts textual options inside the question; pictorial options are already in the image."""
-    if not inst.options or all(o == letter for o, letter in zip(inst.options, option_letters(len(inst.options)), strict=False)):
+    if not inst.options or all(
+        o == letter for o, letter in zip(inst.options, option_letters(len(inst.options)), strict=False)
+    ):
         return inst.question
     if "\nOptions:" in inst.question:
         return inst.question
-    opts = "\n".join(f"({letter}) {text}" for letter, text in zip(option_letters(len(inst.options)), inst.options, strict=True))
+    opts = "\n".join(
+        f"({letter}) {text}" for letter, text in zip(option_letters(len(inst.options)), inst.options, strict=True)
+    )
     return f"{inst.question}\nOptions:\n{opts}"
 
 
@@ -168,13 +180,25 @@ def _import_task(task_dir: Path, task: str) -> Iterator[Sample]:
             with Image.open(cot) as im:
                 images[f"{base}_step{k}.png"] = im.convert("RGB")
             steps.append(Step(image=f"{base}_step{k}.png", text=NO_STEP_TEXT))
-        meta: dict[str, Any] = {"source": {"format": "mira", "task": task, "uid": obj["uid"],
-                                           "image_path": rel}, "step_texts_available": False, **notes}
+        meta: dict[str, Any] = {
+            "source": {"format": "mira", "task": task, "uid": obj["uid"], "image_path": rel},
+            "step_texts_available": False,
+            **notes,
+        }
         if isinstance(obj.get("vcot_uid"), str):
             meta["source"]["vcot_uid"] = obj["vcot_uid"]
-        inst = Instance(uid=uid, task=task, domain=domain, question=str(obj["question"]),
-                        image=f"{base}.png", answer=answer, answer_type=atype, options=options,
-                        steps=steps, meta=meta)
+        inst = Instance(
+            uid=uid,
+            task=task,
+            domain=domain,
+            question=str(obj["question"]),
+            image=f"{base}.png",
+            answer=answer,
+            answer_type=atype,
+            options=options,
+            steps=steps,
+            meta=meta,
+        )
         yield Sample(instance=inst, images=images)
 
 

@@ -17,17 +17,29 @@ from vcot.suite import Suite
 
 _IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
 
-_SCHEMA = pa.schema([
-    ("uid", pa.string()), ("task", pa.string()), ("domain", pa.string()), ("question", pa.string()),
-    ("answer", pa.string()), ("answer_type", pa.string()), ("options", pa.list_(pa.string())),
-    ("image", _IMAGE), ("step_images", pa.list_(_IMAGE)), ("step_texts", pa.list_(pa.string())),
-    ("meta", pa.string()),
-])
+_SCHEMA = pa.schema(
+    [
+        ("uid", pa.string()),
+        ("task", pa.string()),
+        ("domain", pa.string()),
+        ("question", pa.string()),
+        ("answer", pa.string()),
+        ("answer_type", pa.string()),
+        ("options", pa.list_(pa.string())),
+        ("image", _IMAGE),
+        ("step_images", pa.list_(_IMAGE)),
+        ("step_texts", pa.list_(pa.string())),
+        ("meta", pa.string()),
+    ]
+)
 
 _FEATURES = {
-    "uid": {"dtype": "string", "_type": "Value"}, "task": {"dtype": "string", "_type": "Value"},
-    "domain": {"dtype": "string", "_type": "Value"}, "question": {"dtype": "string", "_type": "Value"},
-    "answer": {"dtype": "string", "_type": "Value"}, "answer_type": {"dtype": "string", "_type": "Value"},
+    "uid": {"dtype": "string", "_type": "Value"},
+    "task": {"dtype": "string", "_type": "Value"},
+    "domain": {"dtype": "string", "_type": "Value"},
+    "question": {"dtype": "string", "_type": "Value"},
+    "answer": {"dtype": "string", "_type": "Value"},
+    "answer_type": {"dtype": "string", "_type": "Value"},
     "options": {"feature": {"dtype": "string", "_type": "Value"}, "_type": "Sequence"},
     "image": {"_type": "Image"},
     "step_images": {"feature": {"_type": "Image"}, "_type": "Sequence"},
@@ -39,10 +51,12 @@ _FEATURES = {
 def export_parquet(suite: Suite, out: str | Path, rows_per_group: int = 256) -> Path:
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
-    schema = _SCHEMA.with_metadata({
-        "huggingface": json.dumps({"info": {"features": _FEATURES}}),
-        "vcot": json.dumps({"suite": suite.name, "content_hash": suite.content_hash}),
-    })
+    schema = _SCHEMA.with_metadata(
+        {
+            "huggingface": json.dumps({"info": {"features": _FEATURES}}),
+            "vcot": json.dumps({"suite": suite.name, "content_hash": suite.content_hash}),
+        }
+    )
 
     def img(rel: str) -> dict:
         return {"bytes": suite.image_path(rel).read_bytes(), "path": rel}
@@ -50,13 +64,21 @@ def export_parquet(suite: Suite, out: str | Path, rows_per_group: int = 256) -> 
     with pq.ParquetWriter(path, schema) as writer:
         batch: list[dict] = []
         for inst in suite.instances:
-            batch.append({
-                "uid": inst.uid, "task": inst.task, "domain": inst.domain, "question": inst.question,
-                "answer": inst.answer, "answer_type": str(inst.answer_type), "options": inst.options,
-                "image": img(inst.image), "step_images": [img(s.image) for s in inst.steps],
-                "step_texts": [s.text for s in inst.steps],
-                "meta": json.dumps(inst.meta, sort_keys=True, ensure_ascii=False),
-            })
+            batch.append(
+                {
+                    "uid": inst.uid,
+                    "task": inst.task,
+                    "domain": inst.domain,
+                    "question": inst.question,
+                    "answer": inst.answer,
+                    "answer_type": str(inst.answer_type),
+                    "options": inst.options,
+                    "image": img(inst.image),
+                    "step_images": [img(s.image) for s in inst.steps],
+                    "step_texts": [s.text for s in inst.steps],
+                    "meta": json.dumps(inst.meta, sort_keys=True, ensure_ascii=False),
+                }
+            )
             if len(batch) >= rows_per_group:
                 writer.write_table(pa.Table.from_pylist(batch, schema=schema))
                 batch = []

@@ -3,7 +3,8 @@ shards, as interleaved visual chain-of-thought conversations that fine-tuning co
 
 - `trl`: `metadata.jsonl` rows with `messages` (content parts `{"type": "image", "index": k}` and
   `{"type": "text", "text": ...}`, as HF TRL's vision datasets hold them and chat templates such as Qwen-VL's
-  read them) and `file_names`, the images in the order their parts appear (part k is `file_names[k]`). `datasets.load_dataset("imagefolder",
+  read them) and `file_names`, the images in the order their parts appear (part k is `file_names[k]`).
+  `datasets.load_dataset("imagefolder",
   data_dir=OUT)` turns `file_names` into an `images` column of decoded pictures — the pair TRL's vision
   SFT expects.
 - `sharegpt`: `sharegpt.json`, a list of `{"id", "conversations": [{"from", "value"}], "images"}` in the
@@ -49,8 +50,10 @@ def prepare_out(root: Path) -> None:
         raise ValueError(f"--out {root}: exists and is not a folder")
     entries = list(root.iterdir()) if root.is_dir() else []
     if entries and not (root / MARKER).is_file():
-        raise ValueError(f"--out {root}: the folder is not empty and no vcot training export wrote it (no {MARKER}); "
-                         "choose a new or empty folder")
+        raise ValueError(
+            f"--out {root}: the folder is not empty and no vcot training export wrote it (no {MARKER}); "
+            "choose a new or empty folder"
+        )
     if entries:
         try:
             record = json.loads((root / MARKER).read_text(encoding="utf-8"))
@@ -119,8 +122,13 @@ def open_source(path: str | Path) -> Source:
         for inst in suite.instances:
             yield inst, lambda rel: suite.image_path(rel).read_bytes()
 
-    return Source(suite.name, items, dict(suite.manifest.get("tasks", {})), [suite.content_hash],
-                  str(suite.manifest.get("vcot_version", "")))
+    return Source(
+        suite.name,
+        items,
+        dict(suite.manifest.get("tasks", {})),
+        [suite.content_hash],
+        str(suite.manifest.get("vcot_version", "")),
+    )
 
 
 def _shard_source(root: Path, manifest: dict[str, Any]) -> Source:
@@ -128,8 +136,10 @@ def _shard_source(root: Path, manifest: dict[str, Any]) -> Source:
     if not manifest.get("complete"):
         raise SuiteError(f"{root}: the shard set is unfinished; rerun `vcot generate` to complete it first")
     if fmt not in ("folder", "parquet"):
-        raise SuiteError(f"{root}: training exports read folder or parquet shard sets, not {fmt!r} (a WebDataset "
-                         "shard set is already a training format)")
+        raise SuiteError(
+            f"{root}: training exports read folder or parquet shard sets, not {fmt!r} (a WebDataset "
+            "shard set is already a training format)"
+        )
     files = [check_name(e["file"], f"{root / 'manifest.json'} (shard file)", "shard") for e in manifest["shards"]]
 
     def items() -> Iterator[tuple[Instance, Callable[[str], bytes]]]:
@@ -140,8 +150,13 @@ def _shard_source(root: Path, manifest: dict[str, Any]) -> Source:
                 yield from _parquet_items(root / name)
 
     plan = manifest.get("plan", {})
-    return Source(str(manifest.get("name", root.name)), items, dict(plan.get("tasks", {})),
-                  [e["sha256"] for e in manifest["shards"]], str(plan.get("vcot_version", "")))
+    return Source(
+        str(manifest.get("name", root.name)),
+        items,
+        dict(plan.get("tasks", {})),
+        [e["sha256"] for e in manifest["shards"]],
+        str(plan.get("vcot_version", "")),
+    )
 
 
 def _parquet_items(path: Path) -> Iterator[tuple[Instance, Callable[[str], bytes]]]:
@@ -155,11 +170,20 @@ def _parquet_items(path: Path) -> Iterator[tuple[Instance, Callable[[str], bytes
             pngs = {row["image"]["path"]: row["image"]["bytes"]}
             pngs.update({im["path"]: im["bytes"] for im in row["step_images"]})
             inst = Instance(
-                uid=row["uid"], task=row["task"], domain=row["domain"], question=row["question"],
-                image=row["image"]["path"], answer=row["answer"], answer_type=row["answer_type"],
-                options=row["options"], meta=json.loads(row["meta"]),
-                steps=[{"image": im["path"], "text": text}
-                       for im, text in zip(row["step_images"], row["step_texts"], strict=True)])
+                uid=row["uid"],
+                task=row["task"],
+                domain=row["domain"],
+                question=row["question"],
+                image=row["image"]["path"],
+                answer=row["answer"],
+                answer_type=row["answer_type"],
+                options=row["options"],
+                meta=json.loads(row["meta"]),
+                steps=[
+                    {"image": im["path"], "text": text}
+                    for im, text in zip(row["step_images"], row["step_texts"], strict=True)
+                ],
+            )
             yield inst, pngs.__getitem__
 
 
@@ -217,8 +241,10 @@ def _trajectory(inst: Instance, fetch: Callable[[str], bytes], images: _Images) 
 def _trl_content(parts: Parts) -> list[dict[str, Any]]:
     # Both keys on every part: Arrow (and so `datasets`) needs one struct type for all parts. The image's
     # path is kept under "path" only until `_number_images` replaces it by its index.
-    return [{"type": "image", "path": v, "text": None} if k == "image" else {"type": "text", "index": None, "text": v}
-            for k, v in parts]
+    return [
+        {"type": "image", "path": v, "text": None} if k == "image" else {"type": "text", "index": None, "text": v}
+        for k, v in parts
+    ]
 
 
 def _number_images(messages: list[dict[str, Any]], order: list[str]) -> list[dict[str, Any]]:
@@ -241,10 +267,18 @@ def _number_images(messages: list[dict[str, Any]], order: list[str]) -> list[dic
 def trl_row(inst: Instance, fetch: Callable[[str], bytes], images: _Images) -> dict[str, Any]:
     user, assistant, order = _trajectory(inst, fetch, images)
     return {
-        "uid": inst.uid, "task": inst.task, "domain": inst.domain, "answer": inst.answer,
+        "uid": inst.uid,
+        "task": inst.task,
+        "domain": inst.domain,
+        "answer": inst.answer,
         "answer_type": str(inst.answer_type),
-        "messages": _number_images([{"role": "user", "content": _trl_content(user)},
-                                    {"role": "assistant", "content": _trl_content(assistant)}], order),
+        "messages": _number_images(
+            [
+                {"role": "user", "content": _trl_content(user)},
+                {"role": "assistant", "content": _trl_content(assistant)},
+            ],
+            order,
+        ),
         "file_names": order,
     }
 
@@ -255,9 +289,13 @@ def sharegpt_row(inst: Instance, fetch: Callable[[str], bytes], images: _Images)
     def value(chunk: Parts) -> str:
         return "\n".join(IMAGE_TOKEN if k == "image" else v for k, v in chunk)
 
-    return {"id": inst.uid, "task": inst.task, "answer": inst.answer,
-            "conversations": [{"from": "human", "value": value(user)}, {"from": "gpt", "value": value(assistant)}],
-            "images": order}
+    return {
+        "id": inst.uid,
+        "task": inst.task,
+        "answer": inst.answer,
+        "conversations": [{"from": "human", "value": value(user)}, {"from": "gpt", "value": value(assistant)}],
+        "images": order,
+    }
 
 
 def export_training(source: Source, out: str | Path, fmt: str, license_id: str = "apache-2.0") -> Path:
@@ -278,7 +316,9 @@ def export_training(source: Source, out: str | Path, fmt: str, license_id: str =
         with open(root / SHAREGPT, "w", encoding="utf-8") as fh:
             fh.write("[")
             for k, (inst, fetch) in enumerate(source.instances()):
-                fh.write(("\n" if k == 0 else ",\n") + json.dumps(sharegpt_row(inst, fetch, images), ensure_ascii=False))
+                fh.write(
+                    ("\n" if k == 0 else ",\n") + json.dumps(sharegpt_row(inst, fetch, images), ensure_ascii=False)
+                )
                 counts[inst.task] += 1
             fh.write("\n]\n")
     write_card(root, source, fmt, counts, images.count, license_id)
@@ -286,14 +326,16 @@ def export_training(source: Source, out: str | Path, fmt: str, license_id: str =
     return root
 
 
-def _message(role: str, parts: Parts, tool_calls: list[dict[str, Any]] | None = None,
-             tool_call_id: str | None = None) -> dict[str, Any]:
+def _message(
+    role: str, parts: Parts, tool_calls: list[dict[str, Any]] | None = None, tool_call_id: str | None = None
+) -> dict[str, Any]:
     # Every key on every message, for one Arrow struct type (see _trl_content).
     return {"role": role, "content": _trl_content(parts), "tool_calls": tool_calls or [], "tool_call_id": tool_call_id}
 
 
-def _vaot_messages(traj: Any, images: _Images, input_path: str, returned: Callable[[str], Path],
-                   question: str) -> tuple[list[dict[str, Any]], list[str]]:
+def _vaot_messages(
+    traj: Any, images: _Images, input_path: str, returned: Callable[[str], Path], question: str
+) -> tuple[list[dict[str, Any]], list[str]]:
     order = [input_path]
     messages = [_message("user", [("image", input_path), ("text", question)])]
     for step in traj.steps:
@@ -322,12 +364,20 @@ def _vaot_messages(traj: Any, images: _Images, input_path: str, returned: Callab
 def _tool_call(action: Mapping[str, Any]) -> dict[str, Any]:
     args = dict(action.get("action") or {})
     name = str(args.pop("action", "action"))
-    return {"id": action["call_id"], "type": "function",
-            "function": {"name": name, "arguments": json.dumps(args, sort_keys=True)}}
+    return {
+        "id": action["call_id"],
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args, sort_keys=True)},
+    }
 
 
-def export_vaot_episodes(source: Source, trajectories: Iterable[Any], returned: Callable[[str], Path],
-                         out: str | Path, license_id: str = "apache-2.0") -> Path:
+def export_vaot_episodes(
+    source: Source,
+    trajectories: Iterable[Any],
+    returned: Callable[[str], Path],
+    out: str | Path,
+    license_id: str = "apache-2.0",
+) -> Path:
     """Write a run's VAoT episodes (records shaped like `engine.trajectories.Trajectory`) as tool-use
     conversations in `OUT/metadata.jsonl`, loadable like the `trl` export; `returned(digest)` is the path of a
     returned image (`engine.trajectories.returned_image_path`)."""
@@ -343,12 +393,26 @@ def export_vaot_episodes(source: Source, trajectories: Iterable[Any], returned: 
             inst, fetch = suite[traj.uid]
             input_path = images.add(inst.image, lambda i=inst, f=fetch: f(i.image))
             messages, order = _vaot_messages(traj, images, input_path, returned, user_prompt(inst))
-            fh.write(json.dumps({
-                "uid": inst.uid, "task": inst.task, "domain": inst.domain, "answer": inst.answer,
-                "answer_type": str(inst.answer_type), "model": traj.model, "condition": traj.condition,
-                "epoch": traj.epoch, "run_id": traj.run_id, "final_response": traj.final_response,
-                "messages": _number_images(messages, order), "file_names": order,
-            }, ensure_ascii=False) + "\n")
+            fh.write(
+                json.dumps(
+                    {
+                        "uid": inst.uid,
+                        "task": inst.task,
+                        "domain": inst.domain,
+                        "answer": inst.answer,
+                        "answer_type": str(inst.answer_type),
+                        "model": traj.model,
+                        "condition": traj.condition,
+                        "epoch": traj.epoch,
+                        "run_id": traj.run_id,
+                        "final_response": traj.final_response,
+                        "messages": _number_images(messages, order),
+                        "file_names": order,
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
             counts[inst.task] += 1
     write_card(root, source, "vaot", counts, images.count, license_id)
     _write_marker(root, [METADATA, CARD, *images.written])
@@ -356,59 +420,106 @@ def export_vaot_episodes(source: Source, trajectories: Iterable[Any], returned: 
 
 
 _FORMAT_TEXT = {
-    "trl": ("`metadata.jsonl`: one conversation per instance — the user turn holds the question image and "
-            "text, the assistant turn each reasoning step's text followed by its picture, then the answer in "
-            "`<answer></answer>`. `messages` use the content parts of HF TRL's vision datasets, "
-            "`{\"type\": \"image\", \"index\": k}` / `{\"type\": \"text\", \"text\": ...}`; image part k is "
-            "`file_names[k]` (the `images` column once loaded)."),
-    "sharegpt": ("`sharegpt.json`: a list of `{\"id\", \"conversations\", \"images\"}` records (ShareGPT / LLaVA "
-                 "style); each `<image>` in a `value` stands for the next path of `images`."),
-    "vaot": ("`metadata.jsonl`: one visual-action-of-thought episode per row, as a tool-use conversation — "
-             "assistant turns with `tool_calls` (drawing actions), `tool` turns returning the rendered image, the "
-             "model's final reply last; `file_names` lists the images in order of appearance."),
+    "trl": (
+        "`metadata.jsonl`: one conversation per instance — the user turn holds the question image and "
+        "text, the assistant turn each reasoning step's text followed by its picture, then the answer in "
+        "`<answer></answer>`. `messages` use the content parts of HF TRL's vision datasets, "
+        '`{"type": "image", "index": k}` / `{"type": "text", "text": ...}`; image part k is '
+        "`file_names[k]` (the `images` column once loaded)."
+    ),
+    "sharegpt": (
+        '`sharegpt.json`: a list of `{"id", "conversations", "images"}` records (ShareGPT / LLaVA '
+        "style); each `<image>` in a `value` stands for the next path of `images`."
+    ),
+    "vaot": (
+        "`metadata.jsonl`: one visual-action-of-thought episode per row, as a tool-use conversation — "
+        "assistant turns with `tool_calls` (drawing actions), `tool` turns returning the rendered image, the "
+        "model's final reply last; `file_names` lists the images in order of appearance."
+    ),
 }
 
 
-def write_card(root: Path, source: Source, fmt: str, counts: Mapping[str, int], n_images: int,
-               license_id: str) -> Path:
+def write_card(root: Path, source: Source, fmt: str, counts: Mapping[str, int], n_images: int, license_id: str) -> Path:
     """The dataset card: what the data is, how it was generated (tasks, parameters, seeds, vcot version),
     how to load it, and its licence."""
     import yaml
 
     total = sum(counts.values())
     # Emitted, never formatted: a name or licence holding a newline would otherwise add keys of its own.
-    front = yaml.safe_dump({"license": license_id, "pretty_name": f"{source.name} ({fmt} training export)",
-                            "task_categories": ["visual-question-answering", "image-text-to-text"],
-                            "tags": ["visual-chain-of-thought", "synthetic", "vcot"]},
-                           sort_keys=False, allow_unicode=True, width=1 << 16)
+    front = yaml.safe_dump(
+        {
+            "license": license_id,
+            "pretty_name": f"{source.name} ({fmt} training export)",
+            "task_categories": ["visual-question-answering", "image-text-to-text"],
+            "tags": ["visual-chain-of-thought", "synthetic", "vcot"],
+        },
+        sort_keys=False,
+        allow_unicode=True,
+        width=1 << 16,
+    )
     title = " ".join(source.name.split())  # one heading line whatever the name holds
     lines = [
-        "---", front.rstrip("\n"), "---", "",
-        f"# {title}: visual chain-of-thought training data ({fmt})", "",
+        "---",
+        front.rstrip("\n"),
+        "---",
+        "",
+        f"# {title}: visual chain-of-thought training data ({fmt})",
+        "",
         f"{total} {'episodes' if fmt == 'vaot' else 'instances'} of {len(counts)} task(s) and {n_images} images, "
         f"generated by vcot {__version__} (every answer computed by the task's solver; scenes sampled from seeded "
-        "generators, so the same plan regenerates the same data).", "",
-        "## Files", "", _FORMAT_TEXT[fmt], "", "Image paths are relative to this folder (`images/`).", "",
-        "## Loading", "", "```python", "from datasets import load_dataset", "",
+        "generators, so the same plan regenerates the same data).",
+        "",
+        "## Files",
+        "",
+        _FORMAT_TEXT[fmt],
+        "",
+        "Image paths are relative to this folder (`images/`).",
+        "",
+        "## Loading",
+        "",
+        "```python",
+        "from datasets import load_dataset",
+        "",
     ]
     if fmt == "sharegpt":
-        lines += ['ds = load_dataset("json", data_files="sharegpt.json", split="train")',
-                  "# image paths in ds[i][\"images\"] are relative to this folder"]
+        lines += [
+            'ds = load_dataset("json", data_files="sharegpt.json", split="train")',
+            '# image paths in ds[i]["images"] are relative to this folder',
+        ]
     else:
-        lines += ['ds = load_dataset("imagefolder", data_dir=".", split="train")',
-                  "# ds[i][\"images\"]: the decoded pictures, in the order of the image parts of ds[i][\"messages\"]"]
-    lines += ["```", "", "## Tasks", "", "| task | count | seed | difficulty | generator version | parameters |",
-              "|---|---|---|---|---|---|"]
+        lines += [
+            'ds = load_dataset("imagefolder", data_dir=".", split="train")',
+            '# ds[i]["images"]: the decoded pictures, in the order of the image parts of ds[i]["messages"]',
+        ]
+    lines += [
+        "```",
+        "",
+        "## Tasks",
+        "",
+        "| task | count | seed | difficulty | generator version | parameters |",
+        "|---|---|---|---|---|---|",
+    ]
     for task in sorted(counts):
         info = source.tasks.get(task, {}) if isinstance(source.tasks.get(task), dict) else {}
         params = json.dumps(info.get("params", {}), sort_keys=True).replace("|", "\\|")
-        lines.append(f"| {task} | {counts[task]} | {info.get('seed', '')} | {info.get('difficulty', '')} | "
-                     f"{info.get('generator_version', '')} | `{params}` |")
-    lines += ["", "## Provenance", "", f"- source: `{source.name}`, generated with vcot {source.vcot_version or '?'}",
-              f"- exported with vcot {__version__}", "- source content hashes: "
-              + (", ".join(f"`{h}`" for h in source.hashes[:8]) + (" …" if len(source.hashes) > 8 else "")), "",
-              "## Licence", "", f"Released under `{license_id}` (the licence given when exporting; vcot itself is "
-              "Apache-2.0).", ""]
+        lines.append(
+            f"| {task} | {counts[task]} | {info.get('seed', '')} | {info.get('difficulty', '')} | "
+            f"{info.get('generator_version', '')} | `{params}` |"
+        )
+    lines += [
+        "",
+        "## Provenance",
+        "",
+        f"- source: `{source.name}`, generated with vcot {source.vcot_version or '?'}",
+        f"- exported with vcot {__version__}",
+        "- source content hashes: "
+        + (", ".join(f"`{h}`" for h in source.hashes[:8]) + (" …" if len(source.hashes) > 8 else "")),
+        "",
+        "## Licence",
+        "",
+        f"Released under `{license_id}` (the licence given when exporting; vcot itself is Apache-2.0).",
+        "",
+    ]
     path = root / CARD
     path.write_text("\n".join(lines), encoding="utf-8")
     return path

@@ -40,8 +40,19 @@ DATASET_FILE = "vcot_vlmeval_dataset.py"
 API_FILE = "vcot_vlmeval_api.py"
 # The registry says which conditions this part offers (`Condition.offered_by`), in its display order.
 CONDITIONS = tuple(REGISTRY.offered_by("harness"))
-BASE_COLUMNS = ["index", "image", "image_path", "question", "answer", "category", "l2-category",
-                "vcot_uid", "answer_type", "vcot_options", "vcot_question"]
+BASE_COLUMNS = [
+    "index",
+    "image",
+    "image_path",
+    "question",
+    "answer",
+    "category",
+    "l2-category",
+    "vcot_uid",
+    "answer_type",
+    "vcot_options",
+    "vcot_question",
+]
 
 
 def dataset_prefix(suite: Suite) -> str:
@@ -61,8 +72,13 @@ def _rows(suite: Suite, with_steps: bool) -> tuple[list[dict[str, str]], int]:
         if with_steps and not inst.steps:
             continue
         row = {
-            "index": str(index), "question": inst.question, "answer": inst.answer, "category": inst.task,
-            "l2-category": inst.domain, "vcot_uid": inst.uid, "answer_type": str(inst.answer_type),
+            "index": str(index),
+            "question": inst.question,
+            "answer": inst.answer,
+            "category": inst.task,
+            "l2-category": inst.domain,
+            "vcot_uid": inst.uid,
+            "answer_type": str(inst.answer_type),
             "vcot_options": json.dumps(inst.options, ensure_ascii=False) if inst.options else "",
             "vcot_question": format_question(inst),
         }
@@ -84,8 +100,7 @@ def _write_tsv(path: Path, rows: list[dict[str, str]], n_options: int, multi_ima
     columns = [c for c in BASE_COLUMNS if multi_image or c != "image_path"]
     columns += option_letters(n_options) if n_options else []
     with open(path, "w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns, delimiter="\t", quoting=csv.QUOTE_MINIMAL,
-                                lineterminator="\n")
+        writer = csv.DictWriter(fh, fieldnames=columns, delimiter="\t", quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
 
@@ -98,8 +113,7 @@ def export_vlmevalkit(suite: Suite, out: str | Path) -> Path:
     rows, n_options = _rows(suite, with_steps=False)
     _write_tsv(root / f"{prefix}.tsv", rows, n_options, multi_image=False)
     step_rows, _ = _rows(suite, with_steps=True)
-    datasets = {f"{prefix}_direct": (f"{prefix}.tsv", "direct"),
-                f"{prefix}_text_cot": (f"{prefix}.tsv", "text_cot")}
+    datasets = {f"{prefix}_direct": (f"{prefix}.tsv", "direct"), f"{prefix}_text_cot": (f"{prefix}.tsv", "text_cot")}
     if step_rows:
         _write_tsv(root / f"{prefix}_visual_cot.tsv", step_rows, n_options, multi_image=True)
         datasets[f"{prefix}_visual_cot"] = (f"{prefix}_visual_cot.tsv", "visual_cot")
@@ -113,7 +127,9 @@ def dataset_source(datasets: dict[str, tuple[str, str]]) -> str:
     # The templates are written in from vcot.prompts.templates so the file also works where vcot is absent;
     # when vcot is importable its live templates win, so the two cannot drift apart silently.
     return _DATASET_TEMPLATE.format(
-        datasets=json.dumps(datasets, indent=4), direct=repr(DIRECT), text_cot=repr(TEXT_COT),
+        datasets=json.dumps(datasets, indent=4),
+        direct=repr(DIRECT),
+        text_cot=repr(TEXT_COT),
         visual_cot=repr(VISUAL_COT),
     )
 

@@ -33,6 +33,7 @@ THUMB = 384
 
 # ----------------------------------------------------------------------------------------------- statistics
 
+
 def fleiss_kappa(items: Iterable[Sequence[Hashable]]) -> float:
     """Fleiss' κ over items rated by two or more raters each (the number may vary per item): observed
     agreement P̄ (mean over items of agreeing ordered pairs / all ordered pairs) against the agreement P_e
@@ -40,8 +41,14 @@ def fleiss_kappa(items: Iterable[Sequence[Hashable]]) -> float:
     per_item = [Counter(x) for x in items if len(x) >= 2]
     if not per_item:
         return math.nan
-    p_bar = float(np.mean([(sum(v * v for v in c.values()) - sum(c.values()))
-                           / (sum(c.values()) * (sum(c.values()) - 1)) for c in per_item]))
+    p_bar = float(
+        np.mean(
+            [
+                (sum(v * v for v in c.values()) - sum(c.values())) / (sum(c.values()) * (sum(c.values()) - 1))
+                for c in per_item
+            ]
+        )
+    )
     pooled: Counter[Hashable] = Counter()
     for c in per_item:
         pooled.update(c)
@@ -75,35 +82,50 @@ def _seconds(ms: Sequence[float]) -> tuple[str, str]:
 
 # ------------------------------------------------------------------------------------------------- tables
 
+
 def accuracy_table(samples: list[Sample], difficulty_of: dict[str, str]) -> Table:
     conds = ordered({s.condition for s in samples}, HUMAN_CONDITIONS)
-    t = Table("Human accuracy by task, domain and difficulty (%, Wilson 95% interval)",
-              ["by", "group", *conds, "answers", "chance"],
-              note="One sample per participant and problem; the interval counts distinct problems, since "
-                   "answers of several people to one problem are not independent. Chance: the level of the "
-                   "same problems under the built-in chance baseline.")
+    t = Table(
+        "Human accuracy by task, domain and difficulty (%, Wilson 95% interval)",
+        ["by", "group", *conds, "answers", "chance"],
+        note="One sample per participant and problem; the interval counts distinct problems, since "
+        "answers of several people to one problem are not independent. Chance: the level of the "
+        "same problems under the built-in chance baseline.",
+    )
     groupings: list[tuple[str, Callable[[Sample], str], Sequence[str]]] = [
-        ("task", lambda s: s.task, ()), ("domain", lambda s: s.domain, DOMAINS),
-        ("difficulty", lambda s: difficulty_of.get(s.unit, "?"), DIFFICULTIES)]
+        ("task", lambda s: s.task, ()),
+        ("domain", lambda s: s.domain, DOMAINS),
+        ("difficulty", lambda s: difficulty_of.get(s.unit, "?"), DIFFICULTIES),
+    ]
     for by, key, preferred in groupings:
         groups = group(samples, key)
         for name in ordered(groups, preferred):
             ss = groups[name]
-            t.rows.append([by, name, *[cell([s for s in ss if s.condition == c]) for c in conds], len(ss),
-                           cell(ss).chance])
-    t.rows.append(["all", "", *[cell([s for s in samples if s.condition == c]) for c in conds], len(samples),
-                   cell(samples).chance])
+            t.rows.append(
+                [by, name, *[cell([s for s in ss if s.condition == c]) for c in conds], len(ss), cell(ss).chance]
+            )
+    t.rows.append(
+        [
+            "all",
+            "",
+            *[cell([s for s in samples if s.condition == c]) for c in conds],
+            len(samples),
+            cell(samples).chance,
+        ]
+    )
     return t
 
 
 def time_table(rows: list[dict[str, Any]]) -> Table:
     conds = ordered({r["condition"] for r in rows}, HUMAN_CONDITIONS)
-    t = Table("Human time per item (seconds, idle time excluded)",
-              ["task", "condition", "answers", "median", "IQR", "idle median", "timed by script"],
-              note="From the first display of an item to its answer, minus the time no view of it was visible "
-                   "(tab hidden, browser closed), as measured by the page's script; an answer given without "
-                   "the script keeps its raw time ('timed by script' counts the others). IQR: 25th–75th "
-                   "percentile.")
+    t = Table(
+        "Human time per item (seconds, idle time excluded)",
+        ["task", "condition", "answers", "median", "IQR", "idle median", "timed by script"],
+        note="From the first display of an item to its answer, minus the time no view of it was visible "
+        "(tab hidden, browser closed), as measured by the page's script; an answer given without "
+        "the script keeps its raw time ('timed by script' counts the others). IQR: 25th–75th "
+        "percentile.",
+    )
     for task in [*sorted({r["task"] for r in rows}), "all"]:
         for c in conds:
             rs = [r for r in rows if r["condition"] == c and task in ("all", r["task"])]
@@ -111,19 +133,29 @@ def time_table(rows: list[dict[str, Any]]) -> Table:
                 continue
             med, iqr = _seconds([r["active_ms"] for r in rs])
             idle = [r["idle_ms"] for r in rs if r["idle_ms"] is not None]
-            t.rows.append([task, c, len(rs), med, iqr, _seconds(idle)[0], f"{sum(r['timing'] == 'script' for r in rs)}"
-                                                                           f" / {len(rs)}"])
+            t.rows.append(
+                [
+                    task,
+                    c,
+                    len(rs),
+                    med,
+                    iqr,
+                    _seconds(idle)[0],
+                    f"{sum(r['timing'] == 'script' for r in rs)} / {len(rs)}",
+                ]
+            )
     return t
 
 
 def agreement_table(samples: list[Sample]) -> Table:
     conds = ordered({s.condition for s in samples}, HUMAN_CONDITIONS)
-    t = Table("Agreement between participants (problems answered by two or more)",
-              ["task", "condition", "problems", "answers", "pairwise agreement", "Fleiss κ answers",
-               "Fleiss κ right/wrong"],
-              note="Pairwise agreement: the share of pairs of answers to the same problem that are the same answer "
-                   "(after the grader's normalisation). Fleiss' κ corrects for agreement by chance, once over the "
-                   "answers and once over right/wrong; '—' when it is undefined (e.g. everyone right).")
+    t = Table(
+        "Agreement between participants (problems answered by two or more)",
+        ["task", "condition", "problems", "answers", "pairwise agreement", "Fleiss κ answers", "Fleiss κ right/wrong"],
+        note="Pairwise agreement: the share of pairs of answers to the same problem that are the same answer "
+        "(after the grader's normalisation). Fleiss' κ corrects for agreement by chance, once over the "
+        "answers and once over right/wrong; '—' when it is undefined (e.g. everyone right).",
+    )
     for task in [*sorted({s.task for s in samples}), "all"]:
         for c in conds:
             ss = [s for s in samples if s.condition == c and task in ("all", s.task)]
@@ -132,20 +164,32 @@ def agreement_table(samples: list[Sample]) -> Table:
                 continue
             votes = [[("∅",) if s.vote is None else s.vote for s in v] for v in items]
             right = [[s.correct for s in v] for v in items]
-            t.rows.append([task, c, len(items), sum(len(v) for v in items), _num(pairwise_agreement(votes)),
-                           _num(fleiss_kappa(votes)), _num(fleiss_kappa(right))])
+            t.rows.append(
+                [
+                    task,
+                    c,
+                    len(items),
+                    sum(len(v) for v in items),
+                    _num(pairwise_agreement(votes)),
+                    _num(fleiss_kappa(votes)),
+                    _num(fleiss_kappa(right)),
+                ]
+            )
     return t
 
 
 def participant_table(samples: list[Sample], rows: list[dict[str, Any]], names: Sequence[str]) -> Table:
-    t = Table("Human accuracy per participant (%, Wilson 95% interval)",
-              ["participant", "answers", "accuracy", "median s"],
-              note="Participants answer different problems, so their accuracies are not directly comparable.")
+    t = Table(
+        "Human accuracy per participant (%, Wilson 95% interval)",
+        ["participant", "answers", "accuracy", "median s"],
+        note="Participants answer different problems, so their accuracies are not directly comparable.",
+    )
     for slot, name in enumerate(names):
         ss = [s for s in samples if s.epoch == slot]
         if ss:
-            t.rows.append([name, len(ss), cell(ss), _seconds([r["active_ms"] for r in rows
-                                                              if r["participant"] == name])[0]])
+            t.rows.append(
+                [name, len(ss), cell(ss), _seconds([r["active_ms"] for r in rows if r["participant"] == name])[0]]
+            )
     return t
 
 
@@ -161,10 +205,13 @@ def gap_tables(human: list[Sample], models: list[Sample]) -> list[Table]:
         header = ["task", "problems", "human"]
         for m in names:
             header += [m, f"gap vs {m}"]
-        t = Table(f"Human–model gap, condition {c} (accuracy %, on the problems people answered)", header,
-                  note="Gap: human minus model accuracy in percentage points, on the same problems and condition. "
-                       "Only runs of the study's suite (same content hash) count; '—': the model has no answer "
-                       "there under this condition.")
+        t = Table(
+            f"Human–model gap, condition {c} (accuracy %, on the problems people answered)",
+            header,
+            note="Gap: human minus model accuracy in percentage points, on the same problems and condition. "
+            "Only runs of the study's suite (same content hash) count; '—': the model has no answer "
+            "there under this condition.",
+        )
         for task in [*sorted({s.task for s in hs}), "all"]:
             h = [s for s in hs if task in ("all", s.task)]
             hc = cell(h)
@@ -185,8 +232,17 @@ def hard_items(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         n, right = len(rs), sum(bool(r["correct"]) for r in rs)
         if n >= MIN_ANSWERS and right / n < HARD_SHARE:
             given = Counter(str(r["answer"]) for r in rs).most_common()
-            out.append({"uid": uid, "task": rs[0]["task"], "answers": n, "right": right, "gold": rs[0]["gold"],
-                        "given": given, "conditions": sorted({r["condition"] for r in rs})})
+            out.append(
+                {
+                    "uid": uid,
+                    "task": rs[0]["task"],
+                    "answers": n,
+                    "right": right,
+                    "gold": rs[0]["gold"],
+                    "given": given,
+                    "conditions": sorted({r["condition"] for r in rs}),
+                }
+            )
     return sorted(out, key=lambda x: (x["right"] / x["answers"], -x["answers"], x["uid"]))
 
 
@@ -198,13 +254,24 @@ def group_rows(rows: Iterable[dict[str, Any]], key: str) -> dict[Any, list[dict[
 
 
 def hard_table(items: list[dict[str, Any]], study: Study, out_dir: Path) -> Table:
-    t = Table("Items most participants got wrong (check them: they may be flawed)",
-              ["item", "task", "answers", "right", "gold", "most given answer", "picture"],
-              note="Items with at least two answers of which fewer than half are right. The picture column is the "
-                   "input image's path relative to the report folder; the HTML report shows each item.")
+    t = Table(
+        "Items most participants got wrong (check them: they may be flawed)",
+        ["item", "task", "answers", "right", "gold", "most given answer", "picture"],
+        note="Items with at least two answers of which fewer than half are right. The picture column is the "
+        "input image's path relative to the report folder; the HTML report shows each item.",
+    )
     for it in items:
-        t.rows.append([it["uid"], it["task"], it["answers"], it["right"], it["gold"], it["given"][0][0],
-                       _relpath(study, study.instance(it["uid"]).image, out_dir)])
+        t.rows.append(
+            [
+                it["uid"],
+                it["task"],
+                it["answers"],
+                it["right"],
+                it["gold"],
+                it["given"][0][0],
+                _relpath(study, study.instance(it["uid"]).image, out_dir),
+            ]
+        )
     return t
 
 
@@ -213,6 +280,7 @@ def _relpath(study: Study, rel: str, out_dir: Path) -> str:
 
 
 # ------------------------------------------------------------------------------------------------- section
+
 
 def _thumb(study: Study, rel: str) -> str:
     try:
@@ -228,39 +296,51 @@ def section_html(study: Study, rows: list[dict[str, Any]], items: list[dict[str,
     plan = study.plan
     people = sorted({r["participant"] for r in rows})
     assigned = len(study.store.all_jobs())
-    parts = ['<h2 id="human">Human baseline</h2>',
-             f"<p>Study <b>{e(study.name)}</b> on suite <b>{e(plan.suite_name)}</b> (content hash "
-             f"<code>{e(plan.suite_hash[:16])}</code>): {len(people)} of {len(plan.participants)} participants "
-             f"answered {len(rows)} of {assigned} assigned items ({len(plan.problems)} problems, {plan.k} "
-             f"answer(s) per problem and condition, condition(s) {e(', '.join(plan.conditions))}, seed "
-             f"{plan.seed}). Answers are graded by vcot's grader as a model's answer tag would be. The study's "
-             "tables are with the results above, their titles starting with \"Human\" (accuracy, gap to each "
-             "model, time, agreement, participants) and \"Items most participants got wrong\".</p>"]
+    parts = [
+        '<h2 id="human">Human baseline</h2>',
+        f"<p>Study <b>{e(study.name)}</b> on suite <b>{e(plan.suite_name)}</b> (content hash "
+        f"<code>{e(plan.suite_hash[:16])}</code>): {len(people)} of {len(plan.participants)} participants "
+        f"answered {len(rows)} of {assigned} assigned items ({len(plan.problems)} problems, {plan.k} "
+        f"answer(s) per problem and condition, condition(s) {e(', '.join(plan.conditions))}, seed "
+        f"{plan.seed}). Answers are graded by vcot's grader as a model's answer tag would be. The study's "
+        'tables are with the results above, their titles starting with "Human" (accuracy, gap to each '
+        'model, time, agreement, participants) and "Items most participants got wrong".</p>',
+    ]
     if not items:
-        parts.append("<p id=\"human-hard-none\">No item was answered wrongly by most of its participants "
-                     f"(items need at least {MIN_ANSWERS} answers to be judged).</p>")
+        parts.append(
+            '<p id="human-hard-none">No item was answered wrongly by most of its participants '
+            f"(items need at least {MIN_ANSWERS} answers to be judged).</p>"
+        )
         return "\n".join(parts)
-    parts.append(f"<h3>Items most participants got wrong ({len(items)})</h3><ol id=\"human-hard\">" + "".join(
-        f'<li><a href="#human-item-{e(it["uid"])}">{e(it["uid"])}</a> · {e(it["task"])} · '
-        f'{it["right"]}/{it["answers"]} right</li>' for it in items) + "</ol>")
+    parts.append(
+        f'<h3>Items most participants got wrong ({len(items)})</h3><ol id="human-hard">'
+        + "".join(
+            f'<li><a href="#human-item-{e(it["uid"])}">{e(it["uid"])}</a> · {e(it["task"])} · '
+            f"{it['right']}/{it['answers']} right</li>"
+            for it in items
+        )
+        + "</ol>"
+    )
     for it in items:
         inst = study.instance(it["uid"])
         src = _thumb(study, inst.image)
-        img = f'<img class="thumb" alt="input image" src="{src}">' if src else "<p class=\"note\">picture unavailable</p>"
-        opts = ("<ol type=\"A\">" + "".join(f"<li>{e(o)}</li>" for o in inst.options) + "</ol>") if inst.options else ""
+        img = f'<img class="thumb" alt="input image" src="{src}">' if src else '<p class="note">picture unavailable</p>'
+        opts = ('<ol type="A">' + "".join(f"<li>{e(o)}</li>" for o in inst.options) + "</ol>") if inst.options else ""
         given = ", ".join(f"<code>{e(a)}</code> ×{n}" for a, n in it["given"])
         parts.append(
             f'<details class="inst" id="human-item-{e(it["uid"])}" open><summary><b>{e(it["uid"])}</b> · '
-            f'{e(it["task"])} · gold <code>{e(it["gold"])}</code> · {it["right"]}/{it["answers"]} right</summary>'
+            f"{e(it['task'])} · gold <code>{e(it['gold'])}</code> · {it['right']}/{it['answers']} right</summary>"
             f"<pre>{e(inst.question)}</pre>{opts}{img}"
             f"<p>Answers given: {given} (condition(s) {e(', '.join(it['conditions']))}). "
-            f'<a href="{e(_relpath(study, inst.image, out_dir))}">open the picture</a></p></details>')
+            f'<a href="{e(_relpath(study, inst.image, out_dir))}">open the picture</a></p></details>'
+        )
     return "\n".join(parts)
 
 
 def human_section(study: Study) -> Callable[[list[dict[str, Any]], list[Sample], Path], ReportSection]:
     """The builder `analysis.build_report.build_report(sections=[...])` calls with the runs' scored rows,
     their samples and the report folder."""
+
     def build(model_rows: list[dict[str, Any]], model_samples: list[Sample], out_dir: Path) -> ReportSection:
         rows = study_rows(study)
         if not rows:
@@ -268,13 +348,21 @@ def human_section(study: Study) -> Callable[[list[dict[str, Any]], list[Sample],
         instances = {u: study.instance(u) for u in study.plan.uids}
         human = to_samples(rows, instances)
         difficulty_of = {pair_key(r, instances.get(r["uid"])): r["difficulty"] for r in rows}
-        same_suite = {str(r.get("run_id", "")) for r in model_rows
-                      if r.get("suite_hash") in (None, "", study.plan.suite_hash)}
+        same_suite = {
+            str(r.get("run_id", "")) for r in model_rows if r.get("suite_hash") in (None, "", study.plan.suite_hash)
+        }
         models = [s for s in model_samples if s.run_id in same_suite]
         items = hard_items(rows)
         acc = accuracy_table(human, difficulty_of)
         gaps = gap_tables(human, models)
-        tables = [acc, *gaps, time_table(rows), agreement_table(human),
-                  participant_table(human, rows, study.plan.participants), hard_table(items, study, out_dir)]
+        tables = [
+            acc,
+            *gaps,
+            time_table(rows),
+            agreement_table(human),
+            participant_table(human, rows, study.plan.participants),
+            hard_table(items, study, out_dir),
+        ]
         return ReportSection(tables, section_html(study, rows, items, out_dir), [acc, *gaps])
+
     return build

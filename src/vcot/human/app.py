@@ -110,9 +110,17 @@ class HumanApp:
         return jobs[position - 1] if 1 <= position <= len(jobs) else None
 
     def _unknown(self, participant: str) -> Response:
-        return Response.html(404, start_html(len(self.roster), participant, (
-            f"The participant id {participant!r} is not part of this study. Check the id you were given (it is "
-            "case-sensitive); nothing was recorded.")))
+        return Response.html(
+            404,
+            start_html(
+                len(self.roster),
+                participant,
+                (
+                    f"The participant id {participant!r} is not part of this study. Check the id you were given (it is "
+                    "case-sensitive); nothing was recorded."
+                ),
+            ),
+        )
 
     # ------------------------------------------------------------------------------------------- pages
 
@@ -142,15 +150,20 @@ class HumanApp:
             return self.resume(participant)
         return self._render(participant, position)
 
-    def _render(self, participant: str, position: int, value: str = "", message: str = "",
-                status: int = 200) -> Response:
+    def _render(
+        self, participant: str, position: int, value: str = "", message: str = "", status: int = 200
+    ) -> Response:
         job = self._job(participant, position)
         assert job is not None
         inst = self.study.instance(job.uid)
         _, size = self._images.get(inst.image)
         view = self.study.store.open_view(participant, position, self.clock())
-        return Response.html(status, item_html(participant, position, len(self.jobs(participant)), inst,
-                                               job.condition, view, size, value, message))
+        return Response.html(
+            status,
+            item_html(
+                participant, position, len(self.jobs(participant)), inst, job.condition, view, size, value, message
+            ),
+        )
 
     def done_page(self, participant: str) -> Response:
         if not self.known(participant):
@@ -208,8 +221,7 @@ class HumanApp:
         score = grade(inst, answer)
         script = form.get("timing") == "script" and visible is not None
         try:
-            self.study.store.submit(job, answer, now, view, visible if script else None, score.extracted,
-                                    score.correct)
+            self.study.store.submit(job, answer, now, view, visible if script else None, score.extracted, score.correct)
         except ValueError as exc:
             return Response.html(400, error_html(400, str(exc)))
         return self.resume(participant)

@@ -51,8 +51,14 @@ def sample_problems(by_task: Mapping[str, Sequence[str]], n: int | None, seed: i
     return order if n is None else order[:n]
 
 
-def assign(problems: Sequence[str], rows: Mapping[str, Sequence[str]], conditions: Sequence[str], k: int,
-           participants: Sequence[str], seed: int) -> list[Job]:
+def assign(
+    problems: Sequence[str],
+    rows: Mapping[str, Sequence[str]],
+    conditions: Sequence[str],
+    k: int,
+    participants: Sequence[str],
+    seed: int,
+) -> list[Job]:
     """Every participant's list of jobs (see the module docstring).
 
     `problems` in their interleaved order; `rows[problem]` the uids of a problem (two for a paired
@@ -71,15 +77,20 @@ def assign(problems: Sequence[str], rows: Mapping[str, Sequence[str]], condition
         raise AssignmentError(
             f"{k} answers per problem × {n_cond} condition(s) = {k * n_cond} answers per problem need at least "
             f"that many participants (got {len(participants)}): nobody may see a problem twice. Lower k, "
-            "drop a condition or add participants")
-    jobs = [(problem, conditions[(i + c) % n_cond])
-            for _ in range(k) for c in range(n_cond) for i, problem in enumerate(problems)]
+            "drop a condition or add participants"
+        )
+    jobs = [
+        (problem, conditions[(i + c) % n_cond])
+        for _ in range(k)
+        for c in range(n_cond)
+        for i, problem in enumerate(problems)
+    ]
     n_part = len(participants)
     base, extra = divmod(len(jobs), n_part)
     out: list[Job] = []
     start = 0
     for p, pid in enumerate(participants):
-        block = jobs[start:start + base + (1 if p < extra else 0)]
+        block = jobs[start : start + base + (1 if p < extra else 0)]
         start += len(block)
         random.Random(derive_seed("vcot-human-order", seed, pid)).shuffle(block)
         position = 0

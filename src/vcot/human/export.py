@@ -29,19 +29,40 @@ def study_rows(study: Study) -> list[dict[str, Any]]:
     for a in study.store.answers():
         inst = study.instance(a["uid"])
         score = grade(inst, a["answer"])
-        rows.append({
-            "run_id": f"human:{study.name}", "model": HUMAN_MODEL, "condition": a["condition"], "uid": inst.uid,
-            "task": inst.task, "domain": inst.domain, "epoch": slot.get(a["participant"], -1),
-            "gold": inst.answer, "answer_type": inst.answer_type.value,
-            "options": json.dumps(inst.options) if inst.options is not None else None,
-            "response": response_of(a["answer"]), "extracted": score.extracted, "correct": bool(score.correct),
-            "tier": score.tier, "verdict": score.verdict, "score_reason": score.reason, "error": None,
-            "suite_name": plan.suite_name, "suite_hash": plan.suite_hash,
-            "participant": a["participant"], "position": a["position"], "answer": a["answer"],
-            "difficulty": difficulty(inst), "first_shown": a["first_shown"], "submitted_at": a["submitted_at"],
-            "raw_ms": a["raw_ms"], "active_ms": a["active_ms"], "idle_ms": a["idle_ms"], "timing": a["timing"],
-            "views": a["views"],
-        })
+        rows.append(
+            {
+                "run_id": f"human:{study.name}",
+                "model": HUMAN_MODEL,
+                "condition": a["condition"],
+                "uid": inst.uid,
+                "task": inst.task,
+                "domain": inst.domain,
+                "epoch": slot.get(a["participant"], -1),
+                "gold": inst.answer,
+                "answer_type": inst.answer_type.value,
+                "options": json.dumps(inst.options) if inst.options is not None else None,
+                "response": response_of(a["answer"]),
+                "extracted": score.extracted,
+                "correct": bool(score.correct),
+                "tier": score.tier,
+                "verdict": score.verdict,
+                "score_reason": score.reason,
+                "error": None,
+                "suite_name": plan.suite_name,
+                "suite_hash": plan.suite_hash,
+                "participant": a["participant"],
+                "position": a["position"],
+                "answer": a["answer"],
+                "difficulty": difficulty(inst),
+                "first_shown": a["first_shown"],
+                "submitted_at": a["submitted_at"],
+                "raw_ms": a["raw_ms"],
+                "active_ms": a["active_ms"],
+                "idle_ms": a["idle_ms"],
+                "timing": a["timing"],
+                "views": a["views"],
+            }
+        )
     return rows
 
 
@@ -52,17 +73,40 @@ def export_parquet(study: Study, out: str | Path | None = None) -> tuple[Path, i
 
     path = Path(out) if out is not None else study.root / EXPORT_FILE
     rows = study_rows(study)
-    schema = pa.schema([
-        ("run_id", pa.string()), ("model", pa.string()), ("condition", pa.string()), ("uid", pa.string()),
-        ("task", pa.string()), ("domain", pa.string()), ("epoch", pa.int64()), ("gold", pa.string()),
-        ("answer_type", pa.string()), ("options", pa.string()), ("response", pa.string()),
-        ("extracted", pa.string()), ("correct", pa.bool_()), ("tier", pa.string()), ("verdict", pa.string()),
-        ("score_reason", pa.string()), ("error", pa.string()), ("suite_name", pa.string()),
-        ("suite_hash", pa.string()), ("participant", pa.string()), ("position", pa.int64()),
-        ("answer", pa.string()), ("difficulty", pa.string()), ("first_shown", pa.float64()),
-        ("submitted_at", pa.float64()), ("raw_ms", pa.int64()), ("active_ms", pa.int64()), ("idle_ms", pa.int64()),
-        ("timing", pa.string()), ("views", pa.int64()),
-    ])
+    schema = pa.schema(
+        [
+            ("run_id", pa.string()),
+            ("model", pa.string()),
+            ("condition", pa.string()),
+            ("uid", pa.string()),
+            ("task", pa.string()),
+            ("domain", pa.string()),
+            ("epoch", pa.int64()),
+            ("gold", pa.string()),
+            ("answer_type", pa.string()),
+            ("options", pa.string()),
+            ("response", pa.string()),
+            ("extracted", pa.string()),
+            ("correct", pa.bool_()),
+            ("tier", pa.string()),
+            ("verdict", pa.string()),
+            ("score_reason", pa.string()),
+            ("error", pa.string()),
+            ("suite_name", pa.string()),
+            ("suite_hash", pa.string()),
+            ("participant", pa.string()),
+            ("position", pa.int64()),
+            ("answer", pa.string()),
+            ("difficulty", pa.string()),
+            ("first_shown", pa.float64()),
+            ("submitted_at", pa.float64()),
+            ("raw_ms", pa.int64()),
+            ("active_ms", pa.int64()),
+            ("idle_ms", pa.int64()),
+            ("timing", pa.string()),
+            ("views", pa.int64()),
+        ]
+    )
     tmp = path.with_name(path.name + ".tmp")
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), tmp)
     tmp.replace(path)

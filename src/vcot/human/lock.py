@@ -29,8 +29,10 @@ class StudyLock:
         except BlockingIOError:
             holder = os.read(fd, 64).decode("ascii", "replace").strip() or "unknown"
             os.close(fd)
-            raise StudyBusy(f"{self.path.parent}: another vcot human server is already serving this study "
-                            f"(process {holder}); stop it first, or open the URL it printed") from None
+            raise StudyBusy(
+                f"{self.path.parent}: another vcot human server is already serving this study "
+                f"(process {holder}); stop it first, or open the URL it printed"
+            ) from None
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd

@@ -82,48 +82,56 @@ TIMING_JS = """\
 """
 
 
-
 def _document(title: str, body: str) -> str:
     # No <meta> policy: the server sends it as a header, where frame-ancestors also works.
     return page(title, body, css=CSS)
 
 
 def start_html(n_participants: int, participant: str = "", message: str = "") -> str:
-    err = f"<p class=\"err\" id=\"message\">{escape(message)}</p>" if message else ""
-    body = ("<h1>Visual reasoning study</h1>"
-            "<p>You will be shown pictures with a question each. Answer each question as well as you can; "
-            "there is no time limit, but please work on one question at a time and do not look answers up.</p>"
-            "<p>You can close the browser at any time: enter your participant id again to continue where you "
-            "left off.</p>"
-            f"{err}<form method=\"get\" action=\"/start\"><label>Participant id "
-            f"<input id=\"participant\" name=\"participant\" required maxlength=\"{MAX_PARTICIPANT}\" "
-            f"value=\"{escape(participant)}\" autocomplete=\"off\"></label> "
-            "<button type=\"submit\" id=\"start\">Start</button></form>"
-            f"<p class=\"muted\">{n_participants} participant id(s) were handed out for this study.</p>")
+    err = f'<p class="err" id="message">{escape(message)}</p>' if message else ""
+    body = (
+        "<h1>Visual reasoning study</h1>"
+        "<p>You will be shown pictures with a question each. Answer each question as well as you can; "
+        "there is no time limit, but please work on one question at a time and do not look answers up.</p>"
+        "<p>You can close the browser at any time: enter your participant id again to continue where you "
+        "left off.</p>"
+        f'{err}<form method="get" action="/start"><label>Participant id '
+        f'<input id="participant" name="participant" required maxlength="{MAX_PARTICIPANT}" '
+        f'value="{escape(participant)}" autocomplete="off"></label> '
+        '<button type="submit" id="start">Start</button></form>'
+        f'<p class="muted">{n_participants} participant id(s) were handed out for this study.</p>'
+    )
     return _document("Study", body)
 
 
 def _zoomable(src: str, width: int, height: int) -> str:
     radios = "".join(
-        f"<input type=\"radio\" name=\"zoom\" id=\"zoom-{name}\"{' checked' if name == DEFAULT_ZOOM else ''}>"
-        f"<label for=\"zoom-{name}\">{'fit' if name == 'fit' else name + '%'}</label>" for name, _ in ZOOMS)
+        f'<input type="radio" name="zoom" id="zoom-{name}"{" checked" if name == DEFAULT_ZOOM else ""}>'
+        f'<label for="zoom-{name}">{"fit" if name == "fit" else name + "%"}</label>'
+        for name, _ in ZOOMS
+    )
     # The radios sit outside the form (they are never sent) and before the viewer, whose size CSS sets from
     # the checked one: zoom without a script.
-    return (f"<div class=\"zoomable\"><span class=\"muted\">Zoom: </span>{radios}"
-            f"<a href=\"{src}\" target=\"_blank\" rel=\"noopener\">open the picture alone</a>"
-            f"<div class=\"viewer\"><img id=\"input-image\" src=\"{src}\" alt=\"the picture\" width=\"{width}\" "
-            f"height=\"{height}\" style=\"--w:{width}px\"></div></div>")
+    return (
+        f'<div class="zoomable"><span class="muted">Zoom: </span>{radios}'
+        f'<a href="{src}" target="_blank" rel="noopener">open the picture alone</a>'
+        f'<div class="viewer"><img id="input-image" src="{src}" alt="the picture" width="{width}" '
+        f'height="{height}" style="--w:{width}px"></div></div>'
+    )
 
 
 def _steps(inst: Instance, condition: str, base: str) -> str:
     if condition == "visual_cot":
-        steps = "".join(f"<figure class=\"step\"><figcaption>Step {k}</figcaption><a href=\"{base}/step/{k}\" "
-                        f"target=\"_blank\" rel=\"noopener\"><img class=\"step-image\" src=\"{base}/step/{k}\" "
-                        f"alt=\"step {k}\"></a></figure>" for k in range(1, len(inst.steps) + 1))
-        return f"<h2>Intermediate steps</h2><div class=\"steps\">{steps}</div>"
+        steps = "".join(
+            f'<figure class="step"><figcaption>Step {k}</figcaption><a href="{base}/step/{k}" '
+            f'target="_blank" rel="noopener"><img class="step-image" src="{base}/step/{k}" '
+            f'alt="step {k}"></a></figure>'
+            for k in range(1, len(inst.steps) + 1)
+        )
+        return f'<h2>Intermediate steps</h2><div class="steps">{steps}</div>'
     if condition == "text_state_cot":
-        items = "".join(f"<li class=\"step-text\">{escape(s.text.strip())}</li>" for s in inst.steps)
-        return f"<h2>Intermediate steps</h2><ol class=\"steptexts\">{items}</ol>"
+        items = "".join(f'<li class="step-text">{escape(s.text.strip())}</li>' for s in inst.steps)
+        return f'<h2>Intermediate steps</h2><ol class="steptexts">{items}</ol>'
     return ""
 
 
@@ -147,58 +155,86 @@ def _control(inst: Instance, value: str) -> str:
         letters = option_letters(len(opts))
         bare = [o.strip() for o in opts] == letters  # the options are the picture's own panel letters
         buttons = "".join(
-            f"<button type=\"submit\" class=\"option\" name=\"answer\" value=\"{a}\" id=\"option-{a}\">"
-            f"<b>{a}</b>{'' if bare else ' ' + escape(o)}</button>" for a, o in zip(letters, opts, strict=True))
-        return f"<p>Choose one option:</p><div class=\"options\">{buttons}</div>"
+            f'<button type="submit" class="option" name="answer" value="{a}" id="option-{a}">'
+            f"<b>{a}</b>{'' if bare else ' ' + escape(o)}</button>"
+            for a, o in zip(letters, opts, strict=True)
+        )
+        return f'<p>Choose one option:</p><div class="options">{buttons}</div>'
     pair = yes_no_pair(inst)
     if pair is not None:
         # A yes/no question answered in a text box invites "Yes." or "y"; two buttons send the grader's words.
         buttons = "".join(
-            f"<button type=\"submit\" class=\"option\" name=\"answer\" value=\"{w}\" id=\"option-{w}\">"
-            f"<b>{w.capitalize()}</b></button>" for w in pair)
-        return f"<p>Choose one:</p><div class=\"options\">{buttons}</div>"
+            f'<button type="submit" class="option" name="answer" value="{w}" id="option-{w}">'
+            f"<b>{w.capitalize()}</b></button>"
+            for w in pair
+        )
+        return f'<p>Choose one:</p><div class="options">{buttons}</div>'
     if at == AnswerType.INTEGER:
-        field = (f"<input type=\"number\" step=\"1\" inputmode=\"numeric\" id=\"answer\" name=\"answer\" required "
-                 f"value=\"{escape(value)}\">")
+        field = (
+            f'<input type="number" step="1" inputmode="numeric" id="answer" name="answer" required '
+            f'value="{escape(value)}">'
+        )
     elif at == AnswerType.NUMBER:
-        field = (f"<input type=\"number\" step=\"any\" inputmode=\"decimal\" id=\"answer\" name=\"answer\" required "
-                 f"value=\"{escape(value)}\">")
+        field = (
+            f'<input type="number" step="any" inputmode="decimal" id="answer" name="answer" required '
+            f'value="{escape(value)}">'
+        )
     elif at == AnswerType.TIME:
-        field = f"<input type=\"time\" id=\"answer\" name=\"answer\" required value=\"{escape(value)}\">"
+        field = f'<input type="time" id="answer" name="answer" required value="{escape(value)}">'
     else:
-        field = (f"<input type=\"text\" id=\"answer\" name=\"answer\" required maxlength=\"{MAX_ANSWER}\" "
-                 f"autocomplete=\"off\" value=\"{escape(value)}\">")
-    return (f"<p><label for=\"answer\">Your answer</label><br>{field} "
-            "<button type=\"submit\" id=\"submit\">Submit and continue</button></p>"
-            f"<p class=\"muted\">{escape(hint(at))}</p>")
+        field = (
+            f'<input type="text" id="answer" name="answer" required maxlength="{MAX_ANSWER}" '
+            f'autocomplete="off" value="{escape(value)}">'
+        )
+    return (
+        f'<p><label for="answer">Your answer</label><br>{field} '
+        '<button type="submit" id="submit">Submit and continue</button></p>'
+        f'<p class="muted">{escape(hint(at))}</p>'
+    )
 
 
-def item_html(participant: str, position: int, total: int, inst: Instance, condition: str, view: int,
-              size: tuple[int, int], value: str = "", message: str = "") -> str:
+def item_html(
+    participant: str,
+    position: int,
+    total: int,
+    inst: Instance,
+    condition: str,
+    view: int,
+    size: tuple[int, int],
+    value: str = "",
+    message: str = "",
+) -> str:
     """Item `position` of `total` for `participant`, shown under `condition`; `view` numbers this display
     (the page's script reports its visible time under it); `value` and `message` re-show a refused answer."""
     base = f"/p/{quote(participant)}/{position}"
-    err = f"<p class=\"err\" id=\"message\">{escape(message)}</p>" if message else ""
-    body = (f"<header><span id=\"progress\">Item {position} of {total}</span>"
-            f"<span>Participant <b id=\"who\">{escape(participant)}</b></span></header>"
-            f"<p>{escape(REGISTRY.get(condition).human_instruction)}</p>"
-            f"<div class=\"question\" id=\"question\">{escape(inst.question.strip())}</div>"
-            f"{_zoomable(base + '/image', *size)}"
-            f"{_steps(inst, condition, base)}"
-            f"<form id=\"answer-form\" method=\"post\" action=\"{base}\">{err}"
-            f"<input type=\"hidden\" name=\"view\" value=\"{view}\">"
-            "<input type=\"hidden\" name=\"visible_ms\" value=\"\"><input type=\"hidden\" name=\"timing\" value=\"\">"
-            f"{_control(inst, value)}</form>"
-            f"<script src=\"{TIMING_PATH}\"></script>")
+    err = f'<p class="err" id="message">{escape(message)}</p>' if message else ""
+    body = (
+        f'<header><span id="progress">Item {position} of {total}</span>'
+        f'<span>Participant <b id="who">{escape(participant)}</b></span></header>'
+        f"<p>{escape(REGISTRY.get(condition).human_instruction)}</p>"
+        f'<div class="question" id="question">{escape(inst.question.strip())}</div>'
+        f"{_zoomable(base + '/image', *size)}"
+        f"{_steps(inst, condition, base)}"
+        f'<form id="answer-form" method="post" action="{base}">{err}'
+        f'<input type="hidden" name="view" value="{view}">'
+        '<input type="hidden" name="visible_ms" value=""><input type="hidden" name="timing" value="">'
+        f"{_control(inst, value)}</form>"
+        f'<script src="{TIMING_PATH}"></script>'
+    )
     return _document(f"Item {position} of {total}", body)
 
 
 def done_html(participant: str, total: int) -> str:
-    body = (f"<h1>Thank you, {escape(participant)}</h1><p id=\"done\">All {total} items are answered. You can "
-            "close this window.</p>")
+    body = (
+        f'<h1>Thank you, {escape(participant)}</h1><p id="done">All {total} items are answered. You can '
+        "close this window.</p>"
+    )
     return _document("Done", body)
 
 
 def error_html(status: int, message: str) -> str:
-    return _document(f"{status}", f"<h1>{status} {escape(HTTPStatus(status).phrase)}</h1>"
-                                  f"<p class=\"err\">{escape(message)}</p><p><a href=\"/\">Start page</a></p>")
+    return _document(
+        f"{status}",
+        f"<h1>{status} {escape(HTTPStatus(status).phrase)}</h1>"
+        f'<p class="err">{escape(message)}</p><p><a href="/">Start page</a></p>',
+    )

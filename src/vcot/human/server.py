@@ -21,10 +21,14 @@ from vcot.local_site import LocalSite, SiteHandler
 MAX_BODY = 8 * 1024
 # One script, served by this server; `connect-src 'self'` lets it send its timing reports here (default-src
 # 'none' would block them, and `vcot.html.content_security_policy` has no such directive).
-CSP = content_security_policy(img_src=SELF, script_src=SELF, form_action=SELF, frame_ancestors=NONE) \
+CSP = (
+    content_security_policy(img_src=SELF, script_src=SELF, form_action=SELF, frame_ancestors=NONE)
     + f"; connect-src {SELF}"
+)
 TOKEN_COOKIE = "vcot_human_token"
-_ITEM = re.compile(r"/p/([A-Za-z0-9][A-Za-z0-9_.-]{0,39})/(?:(done)|([1-9][0-9]{0,5})(?:/(image|seen|step/([1-9][0-9]{0,2})))?)?/?")
+_ITEM = re.compile(
+    r"/p/([A-Za-z0-9][A-Za-z0-9_.-]{0,39})/(?:(done)|([1-9][0-9]{0,5})(?:/(image|seen|step/([1-9][0-9]{0,2})))?)?/?"
+)
 
 
 class _Handler(SiteHandler):
@@ -95,12 +99,18 @@ class _Handler(SiteHandler):
             # An error escaping the handler closes the connection without a reply: the participant would see
             # a browser error and not know whether the answer counted. Nothing was stored (one transaction).
             if _disk_full(exc):
-                self.send_error_page(507, "The study could not save your answer: the disk of the computer "
-                                          "running it is full. Nothing was recorded; tell the person running "
-                                          "the study, and submit again once they have made room.")
+                self.send_error_page(
+                    507,
+                    "The study could not save your answer: the disk of the computer "
+                    "running it is full. Nothing was recorded; tell the person running "
+                    "the study, and submit again once they have made room.",
+                )
             else:
-                self.send_error_page(500, f"The study could not save your answer ({exc}). Nothing was "
-                                          "recorded; tell the person running the study.")
+                self.send_error_page(
+                    500,
+                    f"The study could not save your answer ({exc}). Nothing was "
+                    "recorded; tell the person running the study.",
+                )
 
 
 def _disk_full(exc: BaseException) -> bool:

@@ -102,53 +102,81 @@ class StudyStore:
         return bool(self._read("SELECT 1 FROM assignments LIMIT 1"))
 
     def jobs(self, participant: str) -> list[Job]:
-        return [Job(*r) for r in self._read("SELECT participant, position, uid, condition FROM assignments WHERE "
-                                            "participant=? ORDER BY position", (participant,))]
+        return [
+            Job(*r)
+            for r in self._read(
+                "SELECT participant, position, uid, condition FROM assignments WHERE participant=? ORDER BY position",
+                (participant,),
+            )
+        ]
 
     def all_jobs(self) -> list[Job]:
-        return [Job(*r) for r in self._read("SELECT participant, position, uid, condition FROM assignments "
-                                            "ORDER BY participant, position")]
+        return [
+            Job(*r)
+            for r in self._read(
+                "SELECT participant, position, uid, condition FROM assignments ORDER BY participant, position"
+            )
+        ]
 
     # --------------------------------------------------------------------------------------------- views
 
     def open_view(self, participant: str, position: int, now: float) -> int:
         """Record a display of the item; returns its view number (1 for the first display)."""
+
         def fn(c: sqlite3.Connection) -> int:
-            (n,) = c.execute("SELECT COALESCE(MAX(view), 0) + 1 FROM views WHERE participant=? AND position=?",
-                             (participant, position)).fetchone()
+            (n,) = c.execute(
+                "SELECT COALESCE(MAX(view), 0) + 1 FROM views WHERE participant=? AND position=?",
+                (participant, position),
+            ).fetchone()
             c.execute("INSERT INTO views VALUES (?, ?, ?, ?, NULL)", (participant, position, n, now))
             return int(n)
+
         return self._write(fn)
 
     @staticmethod
-    def _report(c: sqlite3.Connection, participant: str, position: int, view: int, visible_ms: int,
-                now: float) -> bool:
-        row = c.execute("SELECT shown_at FROM views WHERE participant=? AND position=? AND view=?",
-                        (participant, position, view)).fetchone()
+    def _report(c: sqlite3.Connection, participant: str, position: int, view: int, visible_ms: int, now: float) -> bool:
+        row = c.execute(
+            "SELECT shown_at FROM views WHERE participant=? AND position=? AND view=?", (participant, position, view)
+        ).fetchone()
         if row is None:
             return False
         # A view cannot have been visible for longer than it existed (a page may send any number).
         cap = max(0, round((now - row[0]) * 1000))
-        c.execute("UPDATE views SET visible_ms = MAX(COALESCE(visible_ms, 0), ?) WHERE participant=? AND "
-                  "position=? AND view=?", (min(max(0, visible_ms), cap), participant, position, view))
+        c.execute(
+            "UPDATE views SET visible_ms = MAX(COALESCE(visible_ms, 0), ?) WHERE participant=? AND "
+            "position=? AND view=?",
+            (min(max(0, visible_ms), cap), participant, position, view),
+        )
         return True
 
     def report_view(self, participant: str, position: int, view: int, visible_ms: int, now: float) -> bool:
         """A page's report of how long it has been visible; ignored once the item is answered."""
+
         def fn(c: sqlite3.Connection) -> bool:
-            if c.execute("SELECT 1 FROM answers WHERE participant=? AND position=?",
-                         (participant, position)).fetchone():
+            if c.execute(
+                "SELECT 1 FROM answers WHERE participant=? AND position=?", (participant, position)
+            ).fetchone():
                 return False
             return self._report(c, participant, position, view, visible_ms, now)
+
         return self._write(fn)
 
     # ------------------------------------------------------------------------------------------- answers
 
-    def submit(self, job: Job, answer: str, now: float, view: int | None, visible_ms: int | None,
-               extracted: str | None, correct: bool | None) -> Timing | None:
+    def submit(
+        self,
+        job: Job,
+        answer: str,
+        now: float,
+        view: int | None,
+        visible_ms: int | None,
+        extracted: str | None,
+        correct: bool | None,
+    ) -> Timing | None:
         """Store the answer once, with its timing; None when the item was already answered (the earlier
         answer stays). `visible_ms` is None when the page's script did not run. Raises ValueError when the
         item was never shown."""
+
         def fn(c: sqlite3.Connection) -> Timing | None:
             key = (job.participant, job.position)
             if c.execute("SELECT 1 FROM answers WHERE participant=? AND position=?", key).fetchone():
@@ -157,7 +185,9 @@ class StudyStore:
                 self._report(c, job.participant, job.position, view, visible_ms, now)
             first, n_views, visible = c.execute(
                 "SELECT MIN(shown_at), COUNT(*), SUM(COALESCE(visible_ms, 0)) FROM views WHERE participant=? AND "
-                "position=?", key).fetchone()
+                "position=?",
+                key,
+            ).fetchone()
             if first is None:
                 raise ValueError("this item was never shown; open it from the study page")
             raw = max(0, round((now - first) * 1000))
@@ -166,16 +196,36 @@ class StudyStore:
                 timing = Timing(first, raw, active, raw - active, "script", int(n_views))
             else:
                 timing = Timing(first, raw, raw, None, "raw", int(n_views))
-            c.execute("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      (job.participant, job.position, job.uid, job.condition, answer, first, now, timing.raw_ms,
-                       timing.active_ms, timing.idle_ms, timing.timing, timing.views, extracted,
-                       None if correct is None else int(correct)))
+            c.execute(
+                "INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    job.participant,
+                    job.position,
+                    job.uid,
+                    job.condition,
+                    answer,
+                    first,
+                    now,
+                    timing.raw_ms,
+                    timing.active_ms,
+                    timing.idle_ms,
+                    timing.timing,
+                    timing.views,
+                    extracted,
+                    None if correct is None else int(correct),
+                ),
+            )
             return timing
+
         return self._write(fn)
 
     def reject(self, participant: str, position: int, value: str, reason: str, now: float) -> None:
-        self._write(lambda c: c.execute("INSERT INTO rejected VALUES (?, ?, ?, ?, ?)",
-                                        (participant, position, now, value[:MAX_REJECTED_VALUE], reason)))
+        self._write(
+            lambda c: c.execute(
+                "INSERT INTO rejected VALUES (?, ?, ?, ?, ?)",
+                (participant, position, now, value[:MAX_REJECTED_VALUE], reason),
+            )
+        )
 
     def answered(self, participant: str) -> set[int]:
         return {r[0] for r in self._read("SELECT position FROM answers WHERE participant=?", (participant,))}
@@ -191,8 +241,9 @@ class StudyStore:
         return self._dicts("SELECT * FROM rejected ORDER BY at")
 
     def views(self, participant: str, position: int) -> list[dict[str, Any]]:
-        return self._dicts("SELECT * FROM views WHERE participant=? AND position=? ORDER BY view",
-                           (participant, position))
+        return self._dicts(
+            "SELECT * FROM views WHERE participant=? AND position=? ORDER BY view", (participant, position)
+        )
 
     def _dicts(self, sql: str, args: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         conn = self._connect()

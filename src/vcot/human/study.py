@@ -118,8 +118,10 @@ def parse_participants(spec: str) -> tuple[str, ...]:
         raise StudyError("--participants: give a number or a comma-separated list of ids")
     bad = [p for p in ids if not PARTICIPANT_RE.fullmatch(p)]
     if bad:
-        raise StudyError(f"participant id {bad[0]!r} is not allowed: 1–40 letters, digits, '_', '-' or '.', "
-                         "starting with a letter or digit")
+        raise StudyError(
+            f"participant id {bad[0]!r} is not allowed: 1–40 letters, digits, '_', '-' or '.', "
+            "starting with a letter or digit"
+        )
     if len(set(ids)) != len(ids):
         raise StudyError("participant ids must be distinct")
     return ids
@@ -150,24 +152,31 @@ def _check_suite(plan: StudyPlan, suite: Suite, where: Path) -> None:
         raise StudyError(
             f"{suite.root}: the suite changed under the study {where} (content hash {suite.content_hash[:12]}…, "
             f"the study was built on {plan.suite_hash[:12]}…); its answers would be graded against different "
-            "questions or gold answers. Use the suite the study was created with, or a new study folder")
+            "questions or gold answers. Use the suite the study was created with, or a new study folder"
+        )
     missing = [u for u in plan.uids if u not in {i.uid for i in suite.instances}]
     if missing:
-        raise StudyError(f"{suite.root}: instance {missing[0]!r} of the study {where} is not in the suite "
-                         f"({len(missing)} missing); the suite changed under the study")
+        raise StudyError(
+            f"{suite.root}: instance {missing[0]!r} of the study {where} is not in the suite "
+            f"({len(missing)} missing); the suite changed under the study"
+        )
     now = items_hash([suite.get(u) for u in plan.uids])
     if now != plan.items_hash:
-        raise StudyError(f"{suite.root}: the study's instances changed under the study {where} (their text, gold "
-                         "answers or steps differ from when it was created, though the manifest's hash does not); "
-                         "use the original suite or a new study folder")
+        raise StudyError(
+            f"{suite.root}: the study's instances changed under the study {where} (their text, gold "
+            "answers or steps differ from when it was created, though the manifest's hash does not); "
+            "use the original suite or a new study folder"
+        )
 
 
-def _plan(suite: Suite, participants: tuple[str, ...], k: int, conditions: tuple[str, ...], items: int | None,
-          seed: int) -> tuple[StudyPlan, list[Job]]:
+def _plan(
+    suite: Suite, participants: tuple[str, ...], k: int, conditions: tuple[str, ...], items: int | None, seed: int
+) -> tuple[StudyPlan, list[Job]]:
     unknown = [c for c in conditions if c not in HUMAN_CONDITIONS]
     if unknown:
-        raise StudyError(f"condition {unknown[0]!r} is not one people can be shown; choose from "
-                         f"{', '.join(HUMAN_CONDITIONS)}")
+        raise StudyError(
+            f"condition {unknown[0]!r} is not one people can be shown; choose from {', '.join(HUMAN_CONDITIONS)}"
+        )
     rows: dict[str, list[str]] = {}
     by_task: dict[str, list[str]] = {}
     for inst in suite.instances:
@@ -182,16 +191,26 @@ def _plan(suite: Suite, participants: tuple[str, ...], k: int, conditions: tuple
     for cond in conditions:
         bad = [(u, r) for u in uids if (r := unservable_reason(suite.get(u), cond))]
         if bad:
-            raise StudyError(f"condition {cond!r} cannot be shown for {len(bad)} sampled instance(s), e.g. "
-                             f"{bad[0][0]}: {bad[0][1]}")
+            raise StudyError(
+                f"condition {cond!r} cannot be shown for {len(bad)} sampled instance(s), e.g. {bad[0][0]}: {bad[0][1]}"
+            )
     try:
         jobs = assign(problems, {p: sorted(rows[p]) for p in problems}, conditions, k, participants, seed)
     except AssignmentError as exc:
         raise StudyError(str(exc)) from None
-    plan = StudyPlan(suite=str(suite.root.resolve()), suite_name=suite.name, suite_hash=suite.content_hash,
-                     items_hash=items_hash([suite.get(u) for u in uids]), seed=seed, k=k,
-                     conditions=conditions, participants=participants, problems=tuple(problems), uids=tuple(uids),
-                     created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"))
+    plan = StudyPlan(
+        suite=str(suite.root.resolve()),
+        suite_name=suite.name,
+        suite_hash=suite.content_hash,
+        items_hash=items_hash([suite.get(u) for u in uids]),
+        seed=seed,
+        k=k,
+        conditions=conditions,
+        participants=participants,
+        problems=tuple(problems),
+        uids=tuple(uids),
+        created=_dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    )
     return plan, jobs
 
 
@@ -206,8 +225,10 @@ def _compare(plan: StudyPlan, asked: dict[str, Any], root: Path) -> None:
         have = getattr(plan, name)
         if value is not None and value != have:
             shown = ",".join(have) if isinstance(have, tuple) else have
-            raise StudyError(f"{root} was created with {name} = {shown}; to resume it, leave that option out "
-                             "(or give the same value). A different design needs a new study folder")
+            raise StudyError(
+                f"{root} was created with {name} = {shown}; to resume it, leave that option out "
+                "(or give the same value). A different design needs a new study folder"
+            )
 
 
 def open_study(root: str | Path, suite: str | Path | Suite | None = None) -> Study:
@@ -215,8 +236,10 @@ def open_study(root: str | Path, suite: str | Path | Suite | None = None) -> Stu
     root = Path(root)
     path = root / STUDY_FILE
     if not path.is_file():
-        raise StudyError(f"{root}: not a study folder (no {STUDY_FILE}); create one with vcot human run SUITE --out "
-                         f"{root} --participants N")
+        raise StudyError(
+            f"{root}: not a study folder (no {STUDY_FILE}); create one with vcot human run SUITE --out "
+            f"{root} --participants N"
+        )
     plan = StudyPlan.from_json(path.read_text(encoding="utf-8"), str(path))
     if isinstance(suite, Suite):
         the_suite = suite
@@ -226,16 +249,21 @@ def open_study(root: str | Path, suite: str | Path | Suite | None = None) -> Stu
         try:
             the_suite = _read_suite(Path(plan.suite))
         except StudyError as exc:
-            raise StudyError(f"{exc} (the study {root} was built on that folder; if the suite moved, give its new "
-                             "folder with --suite)") from None
+            raise StudyError(
+                f"{exc} (the study {root} was built on that folder; if the suite moved, give its new "
+                "folder with --suite)"
+            ) from None
     _check_suite(plan, the_suite, root)
     if not (root / DB_FILE).is_file():
-        raise StudyError(f"{root}: {DB_FILE} is missing (it holds the assignment and every answer); restore it "
-                         "from a backup, or start a new study folder")
+        raise StudyError(
+            f"{root}: {DB_FILE} is missing (it holds the assignment and every answer); restore it "
+            "from a backup, or start a new study folder"
+        )
     store = StudyStore(root / DB_FILE)
     if not store.has_assignments():
-        raise StudyError(f"{root / DB_FILE}: holds no assignment; restore it from a backup, or start a new study "
-                         "folder")
+        raise StudyError(
+            f"{root / DB_FILE}: holds no assignment; restore it from a backup, or start a new study folder"
+        )
     return Study(root, plan, the_suite, store)
 
 
@@ -247,9 +275,15 @@ def _unfinished_creation(root: Path) -> bool:
     return DB_FILE not in names or not StudyStore(root / DB_FILE).answers()
 
 
-def prepare_study(root: str | Path, suite_path: str | Path, participants: str | None = None, k: int | None = None,
-                  conditions: Sequence[str] | None = None, items: int | None = None,
-                  seed: int | None = None) -> tuple[Study, bool]:
+def prepare_study(
+    root: str | Path,
+    suite_path: str | Path,
+    participants: str | None = None,
+    k: int | None = None,
+    conditions: Sequence[str] | None = None,
+    items: int | None = None,
+    seed: int | None = None,
+) -> tuple[Study, bool]:
     """Open the study in `root`, or create it there; returns (study, created).
 
     Resuming checks the suite and refuses options that differ from the study's design; creating needs
@@ -260,12 +294,18 @@ def prepare_study(root: str | Path, suite_path: str | Path, participants: str | 
     conds = tuple(conditions) if conditions else None
     if (root / STUDY_FILE).is_file():
         study = open_study(root, suite)
-        asked = {"participants": parse_participants(participants) if participants else None, "k": k,
-                 "conditions": conds, "seed": seed}
+        asked = {
+            "participants": parse_participants(participants) if participants else None,
+            "k": k,
+            "conditions": conds,
+            "seed": seed,
+        }
         _compare(study.plan, asked, root)
         if items is not None and items != len(study.plan.problems):
-            raise StudyError(f"{root} was created with {len(study.plan.problems)} problems; to resume it, leave "
-                             "--items out. A different sample needs a new study folder")
+            raise StudyError(
+                f"{root} was created with {len(study.plan.problems)} problems; to resume it, leave "
+                "--items out. A different sample needs a new study folder"
+            )
         return study, False
     if root.is_dir() and _unfinished_creation(root):
         for name in (DB_FILE, DB_FILE + "-wal", DB_FILE + "-shm", STUDY_FILE + ".tmp"):

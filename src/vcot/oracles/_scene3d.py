@@ -13,8 +13,9 @@ class Unreadable(ValueError):
     """The program refers to an object that the picture does not single out."""
 
 
-def picture_positions(scene: dict[str, Any], primitives: list[Primitive],
-                      thing: str = "object") -> dict[int, tuple[float, float]]:
+def picture_positions(
+    scene: dict[str, Any], primitives: list[Primitive], thing: str = "object"
+) -> dict[int, tuple[float, float]]:
     """Per object: (x of its outline's centre, y of its floor point) in picture pixels (id buffer only)."""
     c = scene["camera"]
     cam = Camera(azimuth=c["azimuth"], elevation=c["elevation"], distance=c["distance"], fov=c["fov"])
@@ -31,6 +32,10 @@ def picture_positions(scene: dict[str, Any], primitives: list[Primitive],
 def beyond(pos: dict[int, tuple[float, float]], anchor: int, rel: str) -> set[int]:
     """The objects `rel` (left, right, front, behind) of `anchor` in the picture."""
     ax, ay = pos[anchor]
-    test = {"left": lambda x, y: x < ax, "right": lambda x, y: x > ax,
-            "front": lambda x, y: y > ay, "behind": lambda x, y: y < ay}[rel]
+    test = {
+        "left": lambda x, y: x < ax,
+        "right": lambda x, y: x > ax,
+        "front": lambda x, y: y > ay,
+        "behind": lambda x, y: y < ay,
+    }[rel]
     return {k for k, (x, y) in pos.items() if k != anchor and test(x, y)}

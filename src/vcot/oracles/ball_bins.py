@@ -74,8 +74,8 @@ def landing(scene: dict[str, Any], max_events: int = 60) -> float:
             return x + vx * t_rim
         t, k, s = best
         (px, py), (ux, uy), length = lines[k]
-        v = vx * ux + (vy - G * t) * uy           # only the speed along the ramp survives the landing
-        acc = -G * uy                             # gravity's component along the ramp
+        v = vx * ux + (vy - G * t) * uy  # only the speed along the ramp survives the landing
+        acc = -G * uy  # gravity's component along the ramp
         ends = [tt for tt in _roots(0.5 * acc, v, s - length) + _roots(0.5 * acc, v, s) if tt > EPS]
         if not ends:
             raise ValueError("the ball comes to rest on a ramp")

@@ -45,10 +45,14 @@ def strictly_inside_hull(p: Pt, pts: list[Pt]) -> bool:
         cross = a[0] * b[1] - a[1] * b[0]
         dot = a[0] * b[0] + a[1] * b[1]
         if cross < 0 or (cross == 0 and dot < 0):
-            return False          # gap of more than pi, or exactly pi (p on an edge)
-        if cross == 0 and dot > 0 and i == len(dirs) - 1 and all(
-                d[0] * a[1] - d[1] * a[0] == 0 and d[0] * a[0] + d[1] * a[1] > 0 for d in dirs):
-            return False          # every direction the same: a full 2 pi gap
+            return False  # gap of more than pi, or exactly pi (p on an edge)
+        if (
+            cross == 0
+            and dot > 0
+            and i == len(dirs) - 1
+            and all(d[0] * a[1] - d[1] * a[0] == 0 and d[0] * a[0] + d[1] * a[1] > 0 for d in dirs)
+        ):
+            return False  # every direction the same: a full 2 pi gap
     return True
 
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-MIN_SEEN = 0.25   # share of a top face (or empty floor square) that must be seen to read the cell
-STEP = 0.04       # pixel size in cube units
+MIN_SEEN = 0.25  # share of a top face (or empty floor square) that must be seen to read the cell
+STEP = 0.04  # pixel size in cube units
 
 
 class Unreadable(ValueError):

@@ -8,7 +8,8 @@ takes the single visible half-segment leaving it (no two wires share a grid poin
 between grid points it must keep its direction (an X crossing offers two ways, only one straight). When no
 visible half-segment leaves its position, it is at a panel edge and coasts straight on in its current
 direction, as the question's rule says, until it reaches a point from which a visible half-segment leaves in
-that same direction (leaving the panels without meeting one raises `Untraceable`). The label whose particle arrives at the detonator terminal (column `width`, row of the
+that same direction (leaving the panels without meeting one raises `Untraceable`). The label whose particle arrives
+at the detonator terminal (column `width`, row of the
 terminal numbered `detonator`) is the answer; no arrival, or several, raises `Untraceable`.
 
 Why it is independent. The generator cuts whole wires into visible polyline pieces and pairs each panel entry
@@ -70,8 +71,9 @@ def walk(scene: dict[str, Any], segs: dict[P, list[P]], start: P) -> P:
         if d is None:
             raise Untraceable(f"wire end at {start} is not visible")
         pos = (pos[0] + d[0], pos[1] + d[1])  # hidden: coast straight on
-        if not any(4 * p["x0"] <= pos[0] <= 4 * p["x1"] and 4 * p["y0"] <= pos[1] <= 4 * p["y1"]
-                   for p in scene["panels"]):
+        if not any(
+            4 * p["x0"] <= pos[0] <= 4 * p["x1"] and 4 * p["y0"] <= pos[1] <= 4 * p["y1"] for p in scene["panels"]
+        ):
             raise Untraceable(f"a coasting particle leaves the panels at {pos} without meeting a visible wire")
     raise Untraceable("the walk does not end")
 

@@ -19,9 +19,16 @@ from typing import Any
 getcontext().prec = 50
 _H = Decimal(2).sqrt() / 2
 # (name, unit vector) — north is +y.
-COMPASS = [("east", (Decimal(1), Decimal(0))), ("northeast", (_H, _H)), ("north", (Decimal(0), Decimal(1))),
-           ("northwest", (-_H, _H)), ("west", (Decimal(-1), Decimal(0))), ("southwest", (-_H, -_H)),
-           ("south", (Decimal(0), Decimal(-1))), ("southeast", (_H, -_H))]
+COMPASS = [
+    ("east", (Decimal(1), Decimal(0))),
+    ("northeast", (_H, _H)),
+    ("north", (Decimal(0), Decimal(1))),
+    ("northwest", (-_H, _H)),
+    ("west", (Decimal(-1), Decimal(0))),
+    ("southwest", (-_H, -_H)),
+    ("south", (Decimal(0), Decimal(-1))),
+    ("southeast", (_H, -_H)),
+]
 
 
 def net_force(scene: dict[str, Any]) -> tuple[Decimal, Decimal]:

@@ -49,8 +49,10 @@ def circle_sets(scene: dict[str, Any]) -> list[frozenset[Cell]]:
     """The circle cells of every tiling of the target (one entry per tiling)."""
     target = {tuple(c) for c in scene["target"]}
     order = sorted(target)
-    pieces = [_orientations([tuple(c) for c in p["cells"]], [tuple(c) for c in p["circles"]], scene["rule"])
-              for p in scene["pieces"]]
+    pieces = [
+        _orientations([tuple(c) for c in p["cells"]], [tuple(c) for c in p["circles"]], scene["rule"])
+        for p in scene["pieces"]
+    ]
     if sum(len(p["cells"]) for p in scene["pieces"]) != len(target):
         return []
     covered: set[Cell] = set()

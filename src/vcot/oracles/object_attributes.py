@@ -42,8 +42,9 @@ def picture_positions(scene: dict[str, Any]) -> dict[int, tuple[float, float]]:
     return _scene3d.picture_positions(scene, _primitives(scene["objects"]))
 
 
-def _select(objects: list[dict[str, Any]], pos: dict[int, tuple[float, float]], chain: list[dict[str, Any]]
-            ) -> set[int]:
+def _select(
+    objects: list[dict[str, Any]], pos: dict[int, tuple[float, float]], chain: list[dict[str, Any]]
+) -> set[int]:
     current = set(range(len(objects)))
     for i, step in enumerate(chain):
         if i > 0:

@@ -38,13 +38,13 @@ def folded_points(size: int, folds: list[dict[str, Any]]) -> set[tuple[int, int]
             (moved if s * v > 0 else stay).add((i, j))
         cr = c * RES
         for i, j in moved:
-            if (a, b) == (1, 0):      # x' = 2c - x
+            if (a, b) == (1, 0):  # x' = 2c - x
                 stay.add((2 * cr - i - 1, j))
-            elif (a, b) == (0, 1):    # y' = 2c - y
+            elif (a, b) == (0, 1):  # y' = 2c - y
                 stay.add((i, 2 * cr - j - 1))
-            elif (a, b) == (1, -1):   # x - y = c: (x, y) -> (y + c, x - c)
+            elif (a, b) == (1, -1):  # x - y = c: (x, y) -> (y + c, x - c)
                 stay.add((j + cr, i - cr))
-            elif (a, b) == (1, 1):    # x + y = c: (x, y) -> (c - y, c - x)
+            elif (a, b) == (1, 1):  # x + y = c: (x, y) -> (c - y, c - x)
                 stay.add((cr - j - 1, cr - i - 1))
             else:
                 raise ValueError(f"unsupported fold line {f['line']}")
@@ -69,8 +69,13 @@ def raster(poly: list[list[float]], xs: np.ndarray, ys: np.ndarray) -> np.ndarra
             xint = x1 + (ys - y1) * (x2 - x1) / (y2 - y1)
         inside ^= crosses & (xs < xint)
         cross = (x2 - x1) * (ys - y1) - (y2 - y1) * (xs - x1)
-        on_edge |= (cross == 0) & (np.minimum(x1, x2) <= xs) & (xs <= max(x1, x2)) \
-            & (np.minimum(y1, y2) <= ys) & (ys <= max(y1, y2))
+        on_edge |= (
+            (cross == 0)
+            & (np.minimum(x1, x2) <= xs)
+            & (xs <= max(x1, x2))
+            & (np.minimum(y1, y2) <= ys)
+            & (ys <= max(y1, y2))
+        )
     return inside | on_edge
 
 

@@ -35,8 +35,11 @@ def _quarter_turn(d: np.ndarray) -> np.ndarray:
 
 def start_faces(scene: dict[str, Any]) -> dict[tuple[int, int, int], int]:
     """Normal -> pips of the start die from its top, south and east faces (opposites sum to 7)."""
-    given = {UP: int(scene["start_die"]["top"]), SOUTH: int(scene["start_die"]["south"]),
-             EAST: int(scene["start_die"]["east"])}
+    given = {
+        UP: int(scene["start_die"]["top"]),
+        SOUTH: int(scene["start_die"]["south"]),
+        EAST: int(scene["start_die"]["east"]),
+    }
     faces = dict(given)
     for n, v in given.items():
         faces[tuple(-c for c in n)] = 7 - v
@@ -45,8 +48,7 @@ def start_faces(scene: dict[str, Any]) -> dict[tuple[int, int, int], int]:
     return faces
 
 
-def roll_along(faces: dict[tuple[int, int, int], int], path: list[list[int]]
-               ) -> list[dict[tuple[int, int, int], int]]:
+def roll_along(faces: dict[tuple[int, int, int], int], path: list[list[int]]) -> list[dict[tuple[int, int, int], int]]:
     """Face maps after each move of the path (the start not included)."""
     out = []
     for (r0, c0), (r1, c1) in zip(path[:-1], path[1:], strict=True):

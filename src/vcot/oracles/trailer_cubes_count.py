@@ -33,11 +33,13 @@ def carve(scene: dict[str, Any]) -> tuple[set[Voxel], int, int, int]:
     if len(top) != d or any(len(r) != w for r in top):
         raise Inconsistent("top view size does not match the silhouettes")
     h = max(list(front) + list(side))
-    solid = {(x, y, z) for x in range(w) for y in range(d) for z in range(h)
-             if top[y][x] and z < front[x] and z < side[y]}
+    solid = {
+        (x, y, z) for x in range(w) for y in range(d) for z in range(h) if top[y][x] and z < front[x] and z < side[y]
+    }
     # Re-project: the carved set must reproduce every view exactly.
-    if [[int(any((x, y, z) in solid for z in range(h))) for x in range(w)] for y in range(d)] != \
-            [[int(bool(v)) for v in r] for r in top]:
+    if [[int(any((x, y, z) in solid for z in range(h))) for x in range(w)] for y in range(d)] != [
+        [int(bool(v)) for v in r] for r in top
+    ]:
         raise Inconsistent("top view not reproduced")
     if [sum(1 for z in range(h) if any((x, y, z) in solid for y in range(d))) for x in range(w)] != list(front):
         raise Inconsistent("front view not reproduced")

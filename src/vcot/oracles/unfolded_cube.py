@@ -116,8 +116,10 @@ def fold(net: list[dict]) -> dict[tuple[int, int, int], Face]:
 def shows(cube: dict[tuple[int, int, int], Face], view: dict[str, dict]) -> bool:
     """Whether some rotation of the cube shows exactly this view."""
     for r in _rotations():
-        turned = {tuple(int(v) for v in r @ n): (g, col, tuple(int(v) for v in r @ np.array(up)))
-                  for n, (g, col, up) in cube.items()}
+        turned = {
+            tuple(int(v) for v in r @ n): (g, col, tuple(int(v) for v in r @ np.array(up)))
+            for n, (g, col, up) in cube.items()
+        }
         if all(turned[VIEW_DIRS[name]] == (f["glyph"], f["color"], tuple(f["up"])) for name, f in view.items()):
             return True
     return False

@@ -22,8 +22,9 @@ Builder = Callable[[Instance], list[Probe]]
 
 # Every module here but the shared ones (base, private helpers) is one task's builder: adding a task's probes
 # is adding its module (tests/test_task_completeness.py asks it of every registered task).
-PROBE_TASKS = tuple(sorted(m.name for m in pkgutil.iter_modules(__path__)
-                           if not m.name.startswith("_") and m.name != "base"))
+PROBE_TASKS = tuple(
+    sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_") and m.name != "base")
+)
 
 
 def _builder(task: str) -> Builder:
@@ -48,6 +49,7 @@ def build_probes(instance: Instance) -> list[Probe]:
         raise ValueError(f"{instance.uid}: {reason}")
     probes = _builder(instance.task)(instance)
     if [p.step for p in probes] != list(range(1, len(instance.steps) + 1)):
-        raise ValueError(f"{instance.uid}: probe steps {[p.step for p in probes]} do not match "
-                         f"{len(instance.steps)} steps")
+        raise ValueError(
+            f"{instance.uid}: probe steps {[p.step for p in probes]} do not match {len(instance.steps)} steps"
+        )
     return probes

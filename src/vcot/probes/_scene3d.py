@@ -38,6 +38,7 @@ def build(inst: Instance, say: Say, thing: str) -> list[Probe]:
         else:
             out.append(final_probe(inst, k))
             continue
-        out.append(Probe(k, q + " Answer with a single integer.", str(len(st["kept"])), AnswerType.INTEGER,
-                         f"{op}_count"))
+        out.append(
+            Probe(k, q + " Answer with a single integer.", str(len(st["kept"])), AnswerType.INTEGER, f"{op}_count")
+        )
     return out

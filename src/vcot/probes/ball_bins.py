@@ -16,7 +16,6 @@ def build(inst: Instance) -> list[Probe]:
             continue
         nth = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
         which = nth[k - 1] if k <= len(nth) else f"{k}th"
-        q = (f"Which ramp is the {which} ramp the ball lands on after it is released? Answer with the ramp's "
-             "letter.")
+        q = f"Which ramp is the {which} ramp the ball lands on after it is released? Answer with the ramp's letter."
         out.append(Probe(k, q, states[k - 1]["ramp"], AnswerType.TEXT, "ramp_landed_on"))
     return out

@@ -44,8 +44,9 @@ def meta(inst: Instance) -> tuple[dict[str, Any], list[Any], dict[str, Any]]:
 
 def final_probe(inst: Instance, step: int) -> Probe:
     """The instance's own question as the probe of a step whose state is the answer (the last step, mostly)."""
-    return Probe(step, inst.question, inst.answer, inst.answer_type, "final",
-                 tuple(inst.options) if inst.options else None)
+    return Probe(
+        step, inst.question, inst.answer, inst.answer_type, "final", tuple(inst.options) if inst.options else None
+    )
 
 
 def number_text(value: Fraction | float | int) -> str:

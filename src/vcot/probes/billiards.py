@@ -15,7 +15,9 @@ def build(inst: Instance) -> list[Probe]:
         if k > len(walls):
             out.append(final_probe(inst, k))
             continue
-        q = (f"Which cushion of the table does the ball hit at its bounce number {k}? Answer with one word: top, "
-             f"bottom, left or right (as the table is drawn).")
+        q = (
+            f"Which cushion of the table does the ball hit at its bounce number {k}? Answer with one word: top, "
+            f"bottom, left or right (as the table is drawn)."
+        )
         out.append(Probe(k, q, walls[k - 1], AnswerType.DIRECTION, "cushion"))
     return out

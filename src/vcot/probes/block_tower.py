@@ -15,7 +15,9 @@ def build(inst: Instance) -> list[Probe]:
             out.append(final_probe(inst, k))
             continue
         t = states[k - 1]["t"]
-        q = (f"{t:.2f} s after the tower is released, how many blocks have moved away from where they were placed? "
-             "Answer with a single integer.")
+        q = (
+            f"{t:.2f} s after the tower is released, how many blocks have moved away from where they were placed? "
+            "Answer with a single integer."
+        )
         out.append(Probe(k, q, str(len(states[k - 1]["moved"])), AnswerType.INTEGER, "moved_blocks"))
     return out

@@ -14,8 +14,10 @@ def build(inst: Instance) -> list[Probe]:
     for k in range(1, len(inst.steps) + 1):
         if k == 1 and len(inst.steps) > 1:
             n = len(states[0][colour])
-            q = (f"How many vertices does the convex hull of the {colour} points have (corners of the hull "
-                 f"polygon, not counting points that lie on its edges)? Answer with a single integer.")
+            q = (
+                f"How many vertices does the convex hull of the {colour} points have (corners of the hull "
+                f"polygon, not counting points that lie on its edges)? Answer with a single integer."
+            )
             out.append(Probe(k, q, str(n), AnswerType.INTEGER, "hull_vertices"))
         else:
             out.append(final_probe(inst, k))

@@ -9,5 +9,5 @@ from vcot.schema import AnswerType, Instance
 def build(inst: Instance) -> list[Probe]:
     _, states, _ = meta(inst)
     ones = sum(1 for row in states[0] for h in row if h == 1)
-    q = ("How many columns of the structure are exactly one cube tall? Answer with a single integer.")
+    q = "How many columns of the structure are exactly one cube tall? Answer with a single integer."
     return [Probe(k, q, str(ones), AnswerType.INTEGER, "one_cube_columns") for k in range(1, len(inst.steps) + 1)]

@@ -11,6 +11,8 @@ from vcot.schema import AnswerType, Instance
 def build(inst: Instance) -> list[Probe]:
     _, _, details = meta(inst)
     hidden = sum(1 for part in details["trace"] if "hidden" in part)
-    q = ("Follow the wire that ends at the detonator (the red bomb terminal) back to its start. How many times does "
-         "it pass under a grey panel? Answer with a single integer.")
+    q = (
+        "Follow the wire that ends at the detonator (the red bomb terminal) back to its start. How many times does "
+        "it pass under a grey panel? Answer with a single integer."
+    )
     return [Probe(k, q, str(hidden), AnswerType.INTEGER, "panels_passed") for k in range(1, len(inst.steps) + 1)]

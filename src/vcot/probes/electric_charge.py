@@ -16,7 +16,9 @@ def build(inst: Instance) -> list[Probe]:
         if k == len(inst.steps):
             out.append(final_probe(inst, k))
             continue
-        q = ("How many of the other charges attract the target charge T (pull it towards themselves)? Answer with "
-             "a single integer.")
+        q = (
+            "How many of the other charges attract the target charge T (pull it towards themselves)? Answer with "
+            "a single integer."
+        )
         out.append(Probe(k, q, str(attract), AnswerType.INTEGER, "attracting_charges"))
     return out

@@ -17,12 +17,15 @@ def build(inst: Instance) -> list[Probe]:
             out.append(final_probe(inst, k))
         elif k == 1:
             q = f"How many animals in the food web eat the {x}? Answer with a single integer."
-            out.append(Probe(k, q, str(sum(1 for a, _ in scene["eats"] if a == x)), AnswerType.INTEGER,
-                             "eaters_of_removed"))
+            out.append(
+                Probe(k, q, str(sum(1 for a, _ in scene["eats"] if a == x)), AnswerType.INTEGER, "eaters_of_removed")
+            )
         else:
-            gone = sum(len(r) for r in rounds[:k - 1])
-            q = (f"After the {x} disappears, how many species have died out in the first {k - 1} round(s) of "
-                 "dying out (each round: every animal whose food is all gone dies out), not counting the "
-                 f"{x}? Answer with a single integer.")
+            gone = sum(len(r) for r in rounds[: k - 1])
+            q = (
+                f"After the {x} disappears, how many species have died out in the first {k - 1} round(s) of "
+                "dying out (each round: every animal whose food is all gone dies out), not counting the "
+                f"{x}? Answer with a single integer."
+            )
             out.append(Probe(k, q, str(gone), AnswerType.INTEGER, "died_out_so_far"))
     return out

@@ -21,8 +21,10 @@ def build(inst: Instance) -> list[Probe]:
             out.append(final_probe(inst, k))
             continue
         g = min(cands, key=lambda i: gears[i]["label"])
-        q = (f"Follow the connections outward from gear {driver}, one gear at a time, giving each gear the "
-             f"direction its neighbour forces on it (ignore any contradiction found later). Which direction does "
-             f"gear {gears[g]['label']} get? Answer with one word: clockwise or counterclockwise.")
+        q = (
+            f"Follow the connections outward from gear {driver}, one gear at a time, giving each gear the "
+            f"direction its neighbour forces on it (ignore any contradiction found later). Which direction does "
+            f"gear {gears[g]['label']} get? Answer with one word: clockwise or counterclockwise."
+        )
         out.append(Probe(k, q, states[g], AnswerType.TEXT, "gear_direction"))
     return out

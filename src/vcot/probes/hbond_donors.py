@@ -12,8 +12,10 @@ def build(inst: Instance) -> list[Probe]:
     out = []
     for k in range(1, len(inst.steps) + 1):
         if k == 1 and len(inst.steps) > 1:
-            q = ("How many nitrogen and oxygen atoms (with or without hydrogens) does the molecule in the picture "
-                 "have? Answer with a single integer.")
+            q = (
+                "How many nitrogen and oxygen atoms (with or without hydrogens) does the molecule in the picture "
+                "have? Answer with a single integer."
+            )
             out.append(Probe(k, q, str(len(states[0]["polar"])), AnswerType.INTEGER, "n_and_o_atoms"))
         else:
             out.append(final_probe(inst, k))

@@ -11,12 +11,16 @@ def build(inst: Instance) -> list[Probe]:
     out = []
     for k in range(1, len(inst.steps) + 1):
         if k == 1:
-            q = ("What time does the real (un-mirrored) clock show? Answer in 12-hour format H:MM without a "
-                 "leading zero.")
+            q = (
+                "What time does the real (un-mirrored) clock show? Answer in 12-hour format H:MM without a "
+                "leading zero."
+            )
             kind = "real_time"
         else:
-            q = ("What time does the real clock show after the change the question describes? Answer in 12-hour "
-                 "format H:MM without a leading zero.")
+            q = (
+                "What time does the real clock show after the change the question describes? Answer in 12-hour "
+                "format H:MM without a leading zero."
+            )
             kind = "shifted_time"
         out.append(Probe(k, q, states[k - 1]["time"], AnswerType.TIME, kind))
     return out

@@ -11,6 +11,8 @@ def build(inst: Instance) -> list[Probe]:
     scene, _, _ = meta(inst)
     grid = scene["candidates"][option_letters(len(scene["candidates"])).index(inst.answer)]
     colour = scene["colors"][grid[0][0]]
-    q = ("Reflect the top pattern as the question says. What colour is the top-left cell of the reflected "
-         "pattern? Answer with one colour word.")
+    q = (
+        "Reflect the top pattern as the question says. What colour is the top-left cell of the reflected "
+        "pattern? Answer with one colour word."
+    )
     return [Probe(k, q, colour, AnswerType.TEXT, "reflected_cell") for k in range(1, len(inst.steps) + 1)]

@@ -16,7 +16,9 @@ def build(inst: Instance) -> list[Probe]:
             out.append(final_probe(inst, k))
             continue
         t, v = details["read_offs"][-1]
-        q = (f"What velocity, in m/s, does the graph show at t = {number_text(Fraction(t))} s? Answer with a "
-             "single number.")
+        q = (
+            f"What velocity, in m/s, does the graph show at t = {number_text(Fraction(t))} s? Answer with a "
+            "single number."
+        )
         out.append(Probe(k, q, number_text(Fraction(v)), AnswerType.NUMBER, "velocity_read_off"))
     return out

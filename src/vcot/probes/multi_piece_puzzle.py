@@ -31,8 +31,12 @@ def build(inst: Instance) -> list[Probe]:
         return [final_probe(inst, k) for k in range(1, len(inst.steps) + 1)]
     cell = min(fixed)
     labels = tuple(p["label"] for p in scene["pieces"])
-    q = (f"Number the grid's columns x = 1, 2, ... from the left and its rows y = 1, 2, ... from the bottom. When "
-         f"the pieces cover the target shape, which piece covers the cell at x = {cell[0]}, y = {cell[1]}? Answer "
-         f"with the piece's letter.")
-    return [Probe(k, q, labels[fixed[cell]], AnswerType.CHOICE, "piece_at_cell", labels)
-            for k in range(1, len(inst.steps) + 1)]
+    q = (
+        f"Number the grid's columns x = 1, 2, ... from the left and its rows y = 1, 2, ... from the bottom. When "
+        f"the pieces cover the target shape, which piece covers the cell at x = {cell[0]}, y = {cell[1]}? Answer "
+        f"with the piece's letter."
+    )
+    return [
+        Probe(k, q, labels[fixed[cell]], AnswerType.CHOICE, "piece_at_cell", labels)
+        for k in range(1, len(inst.steps) + 1)
+    ]

@@ -9,7 +9,10 @@ from vcot.schema import AnswerType, Instance
 
 def build(inst: Instance) -> list[Probe]:
     _, states, _ = meta(inst)
-    q = ("After sliding both shapes of pair A so that their black dots lie at the origin, what is the area of "
-         "their intersection, in square units? Answer with a number.")
-    return [Probe(k, q, number_text(states[0]), AnswerType.NUMBER, "pair_a_area")
-            for k in range(1, len(inst.steps) + 1)]
+    q = (
+        "After sliding both shapes of pair A so that their black dots lie at the origin, what is the area of "
+        "their intersection, in square units? Answer with a number."
+    )
+    return [
+        Probe(k, q, number_text(states[0]), AnswerType.NUMBER, "pair_a_area") for k in range(1, len(inst.steps) + 1)
+    ]

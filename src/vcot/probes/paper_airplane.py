@@ -20,7 +20,9 @@ def build(inst: Instance) -> list[Probe]:
     out = []
     for k in range(1, len(inst.steps) + 1):
         area = polygon_area(states[k])
-        q = (f"Look at the outline of the folded paper (all layers together, seen from above) right after fold "
-             f"{k}. What is the area it covers on the table, in square units? Answer with a number.")
+        q = (
+            f"Look at the outline of the folded paper (all layers together, seen from above) right after fold "
+            f"{k}. What is the area it covers on the table, in square units? Answer with a number."
+        )
         out.append(Probe(k, q, number_text(area), AnswerType.NUMBER, "outline_area"))
     return out

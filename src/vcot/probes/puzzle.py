@@ -9,6 +9,8 @@ from vcot.schema import AnswerType, Instance
 def build(inst: Instance) -> list[Probe]:
     _, states, _ = meta(inst)
     colour = states[0][0][0][1]
-    q = ("Continue the pattern into the missing 2x2 block. What colour is the shape in the block's top-left cell? "
-         "Answer with one colour word.")
+    q = (
+        "Continue the pattern into the missing 2x2 block. What colour is the shape in the block's top-left cell? "
+        "Answer with one colour word."
+    )
     return [Probe(k, q, colour, AnswerType.TEXT, "gap_cell_colour") for k in range(1, len(inst.steps) + 1)]

@@ -16,7 +16,9 @@ def build(inst: Instance) -> list[Probe]:
             out.append(final_probe(inst, k))
             continue
         col, row, _ = state[name]
-        q = (f"{inst.question} Before answering that: after action {k} of the program, in which cell is the "
-             f"{name} block? Answer with the cell's name: its column letter, then its row number.")
+        q = (
+            f"{inst.question} Before answering that: after action {k} of the program, in which cell is the "
+            f"{name} block? Answer with the cell's name: its column letter, then its row number."
+        )
         out.append(Probe(k, q, f"{'abcdefgh'[col]}{row + 1}", AnswerType.TEXT, "moved_block_cell"))
     return out

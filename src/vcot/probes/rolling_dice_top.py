@@ -11,8 +11,10 @@ def face_after_roll(inst: Instance, face: str, kind: str) -> list[Probe]:
     out = []
     for k in range(1, len(inst.steps) + 1):
         value = states[k]["die"][face]
-        q = (f"The die rolls along the path one cell per roll. After roll {k} of {len(inst.steps)}, which number "
-             f"is on the {face} face of the die? Answer with a single integer.")
+        q = (
+            f"The die rolls along the path one cell per roll. After roll {k} of {len(inst.steps)}, which number "
+            f"is on the {face} face of the die? Answer with a single integer."
+        )
         out.append(Probe(k, q, str(value), AnswerType.INTEGER, kind))
     return out
 

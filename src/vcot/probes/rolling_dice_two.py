@@ -13,7 +13,9 @@ def build(inst: Instance) -> list[Probe]:
     for k in range(1, len(inst.steps) + 1):
         colour = "red" if len(paths["red"]) > k else "black"
         value = paths[colour][k]["die"]["top"]
-        q = (f"Consider the die rolling along the {colour} path only, one cell per roll. After roll {k} of that "
-             f"path, which number is on the top face of the die? Answer with a single integer.")
+        q = (
+            f"Consider the die rolling along the {colour} path only, one cell per roll. After roll {k} of that "
+            f"path, which number is on the top face of the die? Answer with a single integer."
+        )
         out.append(Probe(k, q, str(value), AnswerType.INTEGER, f"top_face_{colour}"))
     return out

@@ -8,7 +8,8 @@ from vcot.schema import AnswerType, Instance
 
 def build(inst: Instance) -> list[Probe]:
     _, _, details = meta(inst)
-    q = ("Take the structure with as many cubes as the three views allow. How many cubes does it contain? Answer "
-         "with a single integer.")
-    return [Probe(k, q, str(details["cubes"]), AnswerType.INTEGER, "max_cubes")
-            for k in range(1, len(inst.steps) + 1)]
+    q = (
+        "Take the structure with as many cubes as the three views allow. How many cubes does it contain? Answer "
+        "with a single integer."
+    )
+    return [Probe(k, q, str(details["cubes"]), AnswerType.INTEGER, "max_cubes") for k in range(1, len(inst.steps) + 1)]

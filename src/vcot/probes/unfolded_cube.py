@@ -11,8 +11,10 @@ from vcot.probes.base import Probe, final_probe, meta
 from vcot.schema import AnswerType, Instance
 from vcot.tasks.common import cube_nets as cn
 
-GRID = ("Count that net's columns from the left and its rows from the top of its own grid, starting at 1, "
-        "and answer as (column, row).")
+GRID = (
+    "Count that net's columns from the left and its rows from the top of its own grid, starting at 1, "
+    "and answer as (column, row)."
+)
 
 
 def top_cells(net: list[dict], view: dict[str, cn.Face]) -> set[tuple[int, int]]:
@@ -35,12 +37,16 @@ def build(inst: Instance) -> list[Probe]:
         if scene["form"] == "net":
             net, view = scene["nets"][k_ans], cn.view_from_json(scene["views"][k - 1])
             which = f"view {k}" if len(scene["views"]) > 1 else "the shown cube"
-            q = (f"Take the net among A-D that folds into the cube, and fold it so that it looks like {which}. "
-                 f"Which cell of that net becomes the top face? {GRID}")
+            q = (
+                f"Take the net among A-D that folds into the cube, and fold it so that it looks like {which}. "
+                f"Which cell of that net becomes the top face? {GRID}"
+            )
         else:
             net, view = scene["net"], cn.view_from_json(scene["candidate_views"][k_ans])
-            q = (f"Take the view among A-D that the folded net can show. Which cell of the net becomes the top "
-                 f"face in that view? {GRID}")
+            q = (
+                f"Take the view among A-D that the folded net can show. Which cell of the net becomes the top "
+                f"face in that view? {GRID}"
+            )
         cells = top_cells(net, view)
         if len(cells) != 1:
             out.append(final_probe(inst, k))

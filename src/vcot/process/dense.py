@@ -47,8 +47,14 @@ from vcot.rl.rewards import (
     first_error_rewards,
 )
 
-__all__ = ["dense_reward", "dense_rewards", "dense_turn_rewards", "episode_dense_rewards", "first_error_rewards",
-           "label_rewards"]
+__all__ = [
+    "dense_reward",
+    "dense_rewards",
+    "dense_turn_rewards",
+    "episode_dense_rewards",
+    "first_error_rewards",
+    "label_rewards",
+]
 
 
 def label_rewards(labels: Sequence[str], *, wrong: float = -1.0) -> list[float]:

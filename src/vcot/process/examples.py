@@ -23,18 +23,21 @@ def _clip(text: str) -> str:
 def markdown() -> str:
     from vcot.tasks import task_names
 
-    out = ["# Labelled trajectories: one example per task and kind",
-           "",
-           "Made by `python -m vcot.process.examples` (seed 2026, medium preset; docs/process.md explains the "
-           "kinds). Each line is a step: its label, the error type on the first incorrect step, and its text "
-           "(clipped to 220 characters; every step but the last also has a picture, left out here). A kind a "
-           "task cannot carry says why.", ""]
+    out = [
+        "# Labelled trajectories: one example per task and kind",
+        "",
+        "Made by `python -m vcot.process.examples` (seed 2026, medium preset; docs/process.md explains the "
+        "kinds). Each line is a step: its label, the error type on the first incorrect step, and its text "
+        "(clipped to 220 characters; every step but the last also has a picture, left out here). A kind a "
+        "task cannot carry says why.",
+        "",
+    ]
     for task in [t for t in task_names() if t != "toy_dots"]:
         out += [f"## {task}", ""]
         for kind in KINDS:
             found = next((x for i in range(TRIES) if (x := labelled(task, SEED, i, kind)) is not None), None)
             if found is None:
-                out += [f"**{kind}**: none in the first {TRIES} problems (see docs/process.md, \"Coverage\").", ""]
+                out += [f'**{kind}**: none in the first {TRIES} problems (see docs/process.md, "Coverage").', ""]
                 continue
             out += [f"**{kind}** (`{found.uid}`, gold {found.gold}, first error: {found.first_error or '—'})", ""]
             for k, s in enumerate(found.steps, start=1):

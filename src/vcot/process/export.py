@@ -33,25 +33,50 @@ def prm_row(x: LabelledTrajectory) -> dict[str, Any]:
     from vcot.draw.png import encode_png
 
     pictures = [x.image, *(s.image for s in x.steps if s.image is not None)]
-    return {"prompt": x.question, "completions": [s.text for s in x.steps],
-            "labels": [s.label == "correct" for s in x.steps],
-            "images": [{"bytes": encode_png(p), "path": None} for p in pictures],
-            "step_labels": x.labels, "first_error": x.first_error or 0, "kind": x.kind,
-            "error_type": next((s.error for s in x.steps if s.error), "") or "", "uid": x.uid, "task": x.task,
-            "difficulty": x.difficulty, "params": json.dumps(x.params, sort_keys=True), "seed": x.seed,
-            "index": x.index, "variant": x.variant, "gold": x.gold}
+    return {
+        "prompt": x.question,
+        "completions": [s.text for s in x.steps],
+        "labels": [s.label == "correct" for s in x.steps],
+        "images": [{"bytes": encode_png(p), "path": None} for p in pictures],
+        "step_labels": x.labels,
+        "first_error": x.first_error or 0,
+        "kind": x.kind,
+        "error_type": next((s.error for s in x.steps if s.error), "") or "",
+        "uid": x.uid,
+        "task": x.task,
+        "difficulty": x.difficulty,
+        "params": json.dumps(x.params, sort_keys=True),
+        "seed": x.seed,
+        "index": x.index,
+        "variant": x.variant,
+        "gold": x.gold,
+    }
 
 
 def features() -> Any:
     import datasets
 
     string, strings = datasets.Value("string"), datasets.List(datasets.Value("string"))
-    return datasets.Features({
-        "prompt": string, "completions": strings, "labels": datasets.List(datasets.Value("bool")),
-        "images": datasets.List(datasets.Image()), "step_labels": strings, "first_error": datasets.Value("int64"),
-        "kind": string, "error_type": string, "uid": string, "task": string, "difficulty": string,
-        "params": string, "seed": datasets.Value("int64"), "index": datasets.Value("int64"),
-        "variant": datasets.Value("int64"), "gold": string})
+    return datasets.Features(
+        {
+            "prompt": string,
+            "completions": strings,
+            "labels": datasets.List(datasets.Value("bool")),
+            "images": datasets.List(datasets.Image()),
+            "step_labels": strings,
+            "first_error": datasets.Value("int64"),
+            "kind": string,
+            "error_type": string,
+            "uid": string,
+            "task": string,
+            "difficulty": string,
+            "params": string,
+            "seed": datasets.Value("int64"),
+            "index": datasets.Value("int64"),
+            "variant": datasets.Value("int64"),
+            "gold": string,
+        }
+    )
 
 
 def write_prm(trajectories: Iterable[LabelledTrajectory], out: str | Path) -> int:

@@ -39,20 +39,43 @@ def judge_instance(x: LabelledTrajectory, position: int) -> tuple[Instance, dict
             rel = f"{folder}/step{k}.png"
             pictures[rel] = s.image
             steps.append(Step(image=rel, text=s.text))
-    record = {"kind": x.kind, "form": "with_pictures" if with_pictures else "text_only",
-              "texts": [s.text for s in x.steps], "labels": x.labels, "errors": [s.error for s in x.steps],
-              "first_error": x.first_error or 0, "question": x.question, "concluded": x.concluded,
-              "source": {"uid": x.uid, "task": x.task, "difficulty": x.difficulty, "params": x.params,
-                         "seed": x.seed, "index": x.index, "variant": x.variant, "scene_key": x.scene_key}}
-    inst = Instance(uid=x.uid, task=x.task, domain=str(getattr(get_task_class(x.task), "domain", "process")),
-                    question=x.question, image=f"{folder}/input.png", answer=str(x.first_error or 0),
-                    answer_type=AnswerType.INTEGER, steps=steps,
-                    meta={JUDGE_META: record, "answer_space": [str(k) for k in range(len(x.steps) + 1)]})
+    record = {
+        "kind": x.kind,
+        "form": "with_pictures" if with_pictures else "text_only",
+        "texts": [s.text for s in x.steps],
+        "labels": x.labels,
+        "errors": [s.error for s in x.steps],
+        "first_error": x.first_error or 0,
+        "question": x.question,
+        "concluded": x.concluded,
+        "source": {
+            "uid": x.uid,
+            "task": x.task,
+            "difficulty": x.difficulty,
+            "params": x.params,
+            "seed": x.seed,
+            "index": x.index,
+            "variant": x.variant,
+            "scene_key": x.scene_key,
+        },
+    }
+    inst = Instance(
+        uid=x.uid,
+        task=x.task,
+        domain=str(getattr(get_task_class(x.task), "domain", "process")),
+        question=x.question,
+        image=f"{folder}/input.png",
+        answer=str(x.first_error or 0),
+        answer_type=AnswerType.INTEGER,
+        steps=steps,
+        meta={JUDGE_META: record, "answer_space": [str(k) for k in range(len(x.steps) + 1)]},
+    )
     return inst, pictures
 
 
-def write_judge_suite(trajectories: Iterable[LabelledTrajectory], out: str | Path, name: str,
-                      settings: dict[str, Any] | None = None) -> dict[str, Any]:
+def write_judge_suite(
+    trajectories: Iterable[LabelledTrajectory], out: str | Path, name: str, settings: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Write the trajectories as a step-judging suite folder; returns its manifest. `settings` (how the set
     was drawn: tasks, seed, kinds, exclusions) go into the manifest."""
     from vcot.suite import EncodedSample, write_suite

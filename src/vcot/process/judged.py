@@ -53,12 +53,15 @@ def judged_item(row: dict[str, Any]) -> JudgedItem | None:
     rec = _record(row)
     if rec is None:
         return None
-    return JudgedItem(str(row.get("uid")), str(rec.get("task") or row.get("task")), str(rec.get("kind")),
-                      [str(x) for x in rec["labels"]])
+    return JudgedItem(
+        str(row.get("uid")),
+        str(rec.get("task") or row.get("task")),
+        str(rec.get("kind")),
+        [str(x) for x in rec["labels"]],
+    )
 
 
-def read_verdict(response: str | None, n_steps: int, *, error: bool = False, truncated: bool = False
-                 ) -> Verdict:
+def read_verdict(response: str | None, n_steps: int, *, error: bool = False, truncated: bool = False) -> Verdict:
     """The verdict a reply states (module docstring)."""
     from vcot.scoring.extract import extract_detail
 
@@ -82,8 +85,9 @@ def read_verdict(response: str | None, n_steps: int, *, error: bool = False, tru
 def row_verdict(row: dict[str, Any], item: JudgedItem) -> Verdict:
     from vcot.scoring.score import row_truncated
 
-    return read_verdict(row.get("response"), len(item.labels), error=bool(row.get("error")),
-                        truncated=row_truncated(row))
+    return read_verdict(
+        row.get("response"), len(item.labels), error=bool(row.get("error")), truncated=row_truncated(row)
+    )
 
 
 @dataclass

@@ -93,10 +93,12 @@ class JudgeScores:
 
     def rows(self) -> list[list[str]]:
         """Printable rows: (figure, value)."""
-        out = [["step precision of 'incorrect'", str(self.precision)],
-               ["step recall of 'incorrect'", str(self.recall)],
-               ["first-error localisation", str(self.localisation)],
-               ["replies naming no step (wrong)", str(self.no_verdict)]]
+        out = [
+            ["step precision of 'incorrect'", str(self.precision)],
+            ["step recall of 'incorrect'", str(self.recall)],
+            ["first-error localisation", str(self.localisation)],
+            ["replies naming no step (wrong)", str(self.no_verdict)],
+        ]
         for name, group in (("kind", self.by_kind), ("task", self.by_task), ("first error at", self.by_position)):
             out += [[f"localisation, {name} {key}", str(rate)] for key, rate in group.items()]
         return out
@@ -132,18 +134,29 @@ def score(trajectories: Sequence[Labelled], verdicts: Sequence[Verdict]) -> Judg
             if wrong_here:
                 positives += 1
                 found += said[i] == "incorrect"
-        named = v.first_error if v.first_error is not None or v.steps is None or v.stated else \
-            next((i + 1 for i, s in enumerate(said) if s == "incorrect"), None)
+        named = (
+            v.first_error
+            if v.first_error is not None or v.steps is None or v.stated
+            else next((i + 1 for i, s in enumerate(said) if s == "incorrect"), None)
+        )
         right = v.given and named == truth
         missing += not v.given
         right_total += right
         for group, key in (("kind", x.kind), ("task", x.task), ("position", str(truth) if truth else "none")):
             local[group].setdefault(key, []).append(right)
+
     def rates(group: str) -> dict[str, Rate]:
         return {k: Rate(sum(v), len(v)) for k, v in sorted(local[group].items())}
 
-    return JudgeScores(Rate(hits, called), Rate(found, positives), Rate(right_total, len(trajectories)),
-                       rates("kind"), rates("task"), rates("position"), missing)
+    return JudgeScores(
+        Rate(hits, called),
+        Rate(found, positives),
+        Rate(right_total, len(trajectories)),
+        rates("kind"),
+        rates("task"),
+        rates("position"),
+        missing,
+    )
 
 
 def _random_verdict(x: Labelled, seed: int) -> Verdict:
@@ -164,9 +177,12 @@ def baselines(trajectories: Sequence[Labelled], seed: int = 0) -> dict[str, Judg
     return {name: score(trajectories, [policy(x, seed) for x in trajectories]) for name, policy in BASELINES.items()}
 
 
-def scripted_verdicts(trajectories: Sequence[Labelled], right: float, seed: int = 0,
-                      mistake: Callable[[Labelled, random.Random], Verdict] | None = None
-                      ) -> list[Verdict]:
+def scripted_verdicts(
+    trajectories: Sequence[Labelled],
+    right: float,
+    seed: int = 0,
+    mistake: Callable[[Labelled, random.Random], Verdict] | None = None,
+) -> list[Verdict]:
     """A judge right on a share `right` of the trajectories (seeded), and wrong otherwise (`mistake`, default:
     another step or none, uniformly): the known-accuracy judge the scores are checked with."""
     out = []

@@ -104,20 +104,34 @@ class LabelledTrajectory:
         """The same trajectory without step pictures (the input picture stays: the question needs it). Refused
         for a kind whose error is in a step picture alone: without it the labels would be false."""
         if self.kind in PICTURE_KINDS:
-            raise LabellingError(f"{self.uid}: a {self.kind} error is in a step picture; the text-only form "
-                                 "has no such error")
+            raise LabellingError(
+                f"{self.uid}: a {self.kind} error is in a step picture; the text-only form has no such error"
+            )
         return dataclasses.replace(self, steps=tuple(dataclasses.replace(s, image=None) for s in self.steps))
 
     def record(self) -> dict[str, Any]:
         """JSON-able facts: everything but the pictures (their pixel digests instead)."""
-        return {"uid": self.uid, "task": self.task, "difficulty": self.difficulty,
-                "params": json.dumps(self.params, sort_keys=True), "seed": self.seed, "index": self.index,
-                "variant": self.variant, "kind": self.kind, "question": self.question, "gold": self.gold,
-                "answer_type": self.answer_type, "options": list(self.options or []), "concluded": self.concluded,
-                "first_error": self.first_error, "labels": self.labels,
-                "errors": [s.error for s in self.steps], "texts": [s.text for s in self.steps],
-                "image": pixel_digest(self.image),
-                "step_images": [pixel_digest(s.image) if s.image is not None else None for s in self.steps]}
+        return {
+            "uid": self.uid,
+            "task": self.task,
+            "difficulty": self.difficulty,
+            "params": json.dumps(self.params, sort_keys=True),
+            "seed": self.seed,
+            "index": self.index,
+            "variant": self.variant,
+            "kind": self.kind,
+            "question": self.question,
+            "gold": self.gold,
+            "answer_type": self.answer_type,
+            "options": list(self.options or []),
+            "concluded": self.concluded,
+            "first_error": self.first_error,
+            "labels": self.labels,
+            "errors": [s.error for s in self.steps],
+            "texts": [s.text for s in self.steps],
+            "image": pixel_digest(self.image),
+            "step_images": [pixel_digest(s.image) if s.image is not None else None for s in self.steps],
+        }
 
 
 def _can_slip(task: Any) -> bool:
@@ -151,8 +165,9 @@ def _names_answer(sentence: str, gold: str, options: Sequence[str] | None) -> bo
 _PLACES = ("Left: ", "At the top, ")
 
 
-def irrelevant_sentence(task: str, scene: Mapping[str, Any], texts: Sequence[str], gold: str,
-                        options: Sequence[str] | None) -> str | None:
+def irrelevant_sentence(
+    task: str, scene: Mapping[str, Any], texts: Sequence[str], gold: str, options: Sequence[str] | None
+) -> str | None:
     """A true sentence about the input picture that advances no solution: the first sentence of the task's
     scene-graph caption (what the picture is, its frame and scale), as a step would say it. None when that
     sentence lists the picture's data (a colon: a reading step, which is useful), names the gold answer (or the
@@ -167,7 +182,7 @@ def irrelevant_sentence(task: str, scene: Mapping[str, Any], texts: Sequence[str
         return None
     first = re.split(r"(?<=[a-z0-9)'])\.\s+(?=[A-Z])", caption, maxsplit=1)[0].strip().rstrip(".")
     place = next((p for p in _PLACES if first.startswith(p)), "")
-    body = first[len(place):]
+    body = first[len(place) :]
     if not body or ":" in body or len(body) > 240:
         return None
     low = " ".join(body.lower().split())
@@ -181,7 +196,7 @@ def irrelevant_sentence(task: str, scene: Mapping[str, Any], texts: Sequence[str
         sentence = f"the picture shows {body[0].lower()}{body[1:]}"
     sentence = f"{place.rstrip(':, ')}, {sentence}" if place else sentence[0].upper() + sentence[1:]
     if place == "Left: ":
-        sentence = "On the left" + sentence[len("Left"):]
+        sentence = "On the left" + sentence[len("Left") :]
     return None if _names_answer(sentence, gold, options) else sentence + "."
 
 
@@ -230,15 +245,26 @@ def _wrong_answer(inst: Any, implied: str | None, uid: str) -> str | None:
         return implied
     rng = random.Random(derive_seed("vcot.process.conclusion", uid))
     for _ in range(32):
-        value = space.sample(rng) if space is not None else \
-            wrong_value(gold, str(inst.answer_type), list(inst.options) if inst.options else None, rng)
+        value = (
+            space.sample(rng)
+            if space is not None
+            else wrong_value(gold, str(inst.answer_type), list(inst.options) if inst.options else None, rng)
+        )
         if wrong(value):
             return value
     return None
 
 
-def labelled(task: str, seed: int, index: int, kind: str, *, difficulty: str = "medium",
-             params: Mapping[str, Any] | None = None, variant: int = 0) -> LabelledTrajectory | None:
+def labelled(
+    task: str,
+    seed: int,
+    index: int,
+    kind: str,
+    *,
+    difficulty: str = "medium",
+    params: Mapping[str, Any] | None = None,
+    variant: int = 0,
+) -> LabelledTrajectory | None:
     """Trajectory `index` of `seed` with error `kind` ("none" or one of ERROR_TYPES); None when this problem
     cannot carry that error (no corrupted trajectory, no answer it leads to, no picture that differs, a last
     step that states the answer, no slip of the task's rules, no irrelevant sentence)."""
@@ -250,8 +276,7 @@ def labelled(task: str, seed: int, index: int, kind: str, *, difficulty: str = "
     t = configured_task(task, difficulty, params)
     # As `vcot generate` accepts scenes: whatever the kind, the same scene (a task that can corrupt accepts only
     # scenes that admit a corrupted trajectory), so an item's kind never changes its problem.
-    scene, solution, corruption, attempts = t._accept(index, seed, check_corruption=_can_corrupt(t),
-                                                      variant=variant)
+    scene, solution, corruption, attempts = t._accept(index, seed, check_corruption=_can_corrupt(t), variant=variant)
     if corruption is None and kind not in ("none", "irrelevant_step", "wrong_state"):
         return None
     slip = None
@@ -259,14 +284,16 @@ def labelled(task: str, seed: int, index: int, kind: str, *, difficulty: str = "
         if not _can_slip(t):
             return None
         # Its own seed: a slip never touches the scene's acceptance or the corruption's draws.
-        slip = t.slip(scene, solution, random.Random(derive_seed("vcot.process.slip",
-                                                                 t.instance_seed(seed, index, variant))))
+        slip = t.slip(
+            scene, solution, random.Random(derive_seed("vcot.process.slip", t.instance_seed(seed, index, variant)))
+        )
         if slip is None or slip.answer is None:
             return None
     label = params_label(t.name, t.difficulty, t.params())
     uid = problem_uid(t.name, label, t.params(), seed, index, variant) + f"/{kind}"
-    sample = t.assemble(index, seed, scene, solution, variant=variant, attempts=attempts, corruption=corruption,
-                        uid=uid)
+    sample = t.assemble(
+        index, seed, scene, solution, variant=variant, attempts=attempts, corruption=corruption, uid=uid
+    )
     inst = sample.instance
     true = [(sample.images[s.image], s.text) for s in inst.steps]
     wrong = [(sample.images[s.image], s.text) for s in inst.corrupted_steps]
@@ -280,20 +307,23 @@ def labelled(task: str, seed: int, index: int, kind: str, *, difficulty: str = "
         steps = [step(p, "correct") for p in true]
         concluded = gold
     elif kind == "ignores_evidence":
-        k = next((i for i, (a, b) in enumerate(zip(true, wrong, strict=False)) if _differs(a, b)),
-                 min(len(true), len(wrong)))
+        k = next(
+            (i for i, (a, b) in enumerate(zip(true, wrong, strict=False)) if _differs(a, b)), min(len(true), len(wrong))
+        )
         if corruption is None or corruption.answer is None or k >= len(wrong):
             return None
         steps = [step(p, "correct") for p in wrong[:k]] + [step(wrong[k], "incorrect", kind)]
-        steps += [step(p, "after_error") for p in wrong[k + 1:]]
+        steps += [step(p, "after_error") for p in wrong[k + 1 :]]
         concluded = corruption.answer
     elif kind == "picture_text_mismatch":
-        k = next((i for i, (a, b) in enumerate(zip(true, wrong, strict=False))
-                  if pixel_digest(a[0]) != pixel_digest(b[0])), None)
+        k = next(
+            (i for i, (a, b) in enumerate(zip(true, wrong, strict=False)) if pixel_digest(a[0]) != pixel_digest(b[0])),
+            None,
+        )
         if k is None:
             return None
         steps = [step(p, "correct") for p in true[:k]] + [LabelledStep(true[k][1], wrong[k][0], "incorrect", kind)]
-        steps += [step(p, "after_error") for p in true[k + 1:]]
+        steps += [step(p, "after_error") for p in true[k + 1 :]]
         concluded = gold
     elif kind == "wrong_state":
         if slip is None or slip.answer is None:  # checked above; narrows the types
@@ -303,11 +333,14 @@ def labelled(task: str, seed: int, index: int, kind: str, *, difficulty: str = "
         if k is None or len(slipped) != len(true) or str(slip.answer) == gold:
             return None
         # A slip that writes the very trajectory of the task's misreading is that error, not this one.
-        if corruption is not None and len(wrong) == len(slipped) and \
-                not any(_differs(a, b) for a, b in zip(wrong, slipped, strict=True)):
+        if (
+            corruption is not None
+            and len(wrong) == len(slipped)
+            and not any(_differs(a, b) for a, b in zip(wrong, slipped, strict=True))
+        ):
             return None
         steps = [step(p, "correct") for p in true[:k]] + [step(slipped[k], "incorrect", kind)]
-        steps += [step(p, "after_error") for p in slipped[k + 1:]]
+        steps += [step(p, "after_error") for p in slipped[k + 1 :]]
         concluded = slip.answer
     elif kind == "irrelevant_step":
         texts = [text for _, text in true]
@@ -317,8 +350,8 @@ def labelled(task: str, seed: int, index: int, kind: str, *, difficulty: str = "
         k = random.Random(derive_seed("vcot.process.irrelevant", uid)).randint(1, len(true))
         # The step repeats the picture before it (the input picture at k = 1): it changes no state.
         picture = sample.images[inst.image] if k == 1 else true[k - 2][0]
-        steps = [step(p, "correct") for p in true[:k - 1]] + [LabelledStep(sentence, picture, "incorrect", kind)]
-        steps += [step(p, "after_error") for p in true[k - 1:]]
+        steps = [step(p, "correct") for p in true[: k - 1]] + [LabelledStep(sentence, picture, "incorrect", kind)]
+        steps += [step(p, "after_error") for p in true[k - 1 :]]
         concluded = gold
     else:  # wrong_conclusion
         if not true or _states_answer(true[-1][1], gold, options):
@@ -327,20 +360,42 @@ def labelled(task: str, seed: int, index: int, kind: str, *, difficulty: str = "
         if concluded is None:
             return None
         steps = [step(p, "correct") for p in true]
-    last = "after_error" if any(s.label != "correct" for s in steps) else \
-        ("incorrect" if kind == "wrong_conclusion" else "correct")
-    steps.append(LabelledStep(CONCLUSION.format(answer=concluded), None, last,
-                              kind if last == "incorrect" else None))
-    return LabelledTrajectory(uid=uid, task=t.name, difficulty=label, params=t.params(), seed=int(seed),
-                              index=int(index), variant=int(variant), kind=kind, question=format_question(inst),
-                              image=sample.images[inst.image], steps=tuple(steps), gold=gold,
-                              answer_type=str(inst.answer_type), options=options, concluded=str(concluded),
-                              scene_key=t.scene_key(scene))
+    last = (
+        "after_error"
+        if any(s.label != "correct" for s in steps)
+        else ("incorrect" if kind == "wrong_conclusion" else "correct")
+    )
+    steps.append(LabelledStep(CONCLUSION.format(answer=concluded), None, last, kind if last == "incorrect" else None))
+    return LabelledTrajectory(
+        uid=uid,
+        task=t.name,
+        difficulty=label,
+        params=t.params(),
+        seed=int(seed),
+        index=int(index),
+        variant=int(variant),
+        kind=kind,
+        question=format_question(inst),
+        image=sample.images[inst.image],
+        steps=tuple(steps),
+        gold=gold,
+        answer_type=str(inst.answer_type),
+        options=options,
+        concluded=str(concluded),
+        scene_key=t.scene_key(scene),
+    )
 
 
-def labelled_stream(tasks: str | Sequence[str], *, seed: int = 0, difficulty: str = "medium",
-                    params: Mapping[str, Any] | None = None, kinds: Sequence[str] = KINDS, exclude: Any = None,
-                    text_only: bool = False) -> Iterator[LabelledTrajectory]:
+def labelled_stream(
+    tasks: str | Sequence[str],
+    *,
+    seed: int = 0,
+    difficulty: str = "medium",
+    params: Mapping[str, Any] | None = None,
+    kinds: Sequence[str] = KINDS,
+    exclude: Any = None,
+    text_only: bool = False,
+) -> Iterator[LabelledTrajectory]:
     """An endless, seeded sequence of labelled trajectories over `tasks` in turn, each item's kind drawn from
     `kinds` by its position (a kind a problem cannot carry is replaced by the next in `kinds`, then "none").
     `params`: parameter overrides of a one-task stream.
@@ -360,8 +415,10 @@ def labelled_stream(tasks: str | Sequence[str], *, seed: int = 0, difficulty: st
         dropped = [k for k in kinds if k in PICTURE_KINDS]
         kinds = [k for k in kinds if k not in PICTURE_KINDS]
         if not kinds:
-            raise LabellingError(f"the text-only form cannot carry {', '.join(dropped)}: the error is in a step "
-                                 "picture; choose other kinds")
+            raise LabellingError(
+                f"the text-only form cannot carry {', '.join(dropped)}: the error is in a step "
+                "picture; choose other kinds"
+            )
     held = excluded_keys(exclude, names)
     gen_seed = stream_seed(seed)
     position = 0

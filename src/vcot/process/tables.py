@@ -18,11 +18,13 @@ from vcot.analysis.tables import Table
 from vcot.process.judged import JudgeRun, baseline_scores, judge_runs
 from vcot.process.judging import JudgeScores, Rate
 
-NOTE = ("Localisation: the share of trajectories whose first wrong step the judge named exactly (\"0\" for a "
-        "trajectory without error); a reply naming no step counts wrong (column 'no step named'). Step precision "
-        "and recall of 'incorrect' over the steps up to the first error (a step after it has no right answer). "
-        "Wilson 95% intervals; n counts judgements (trajectory × epoch). Baselines: judge-free policies on the "
-        "same trajectories.")
+NOTE = (
+    'Localisation: the share of trajectories whose first wrong step the judge named exactly ("0" for a '
+    "trajectory without error); a reply naming no step counts wrong (column 'no step named'). Step precision "
+    "and recall of 'incorrect' over the steps up to the first error (a step after it has no right answer). "
+    "Wilson 95% intervals; n counts judgements (trajectory × epoch). Baselines: judge-free policies on the "
+    "same trajectories."
+)
 
 
 def _pct(rate: Rate) -> str:
@@ -60,21 +62,34 @@ def judging_tables(rows: list[dict[str, Any]]) -> list[tuple[str, Table]]:
     if not runs:
         return []
     judges = _judges(runs)
-    main = Table("Step judging: first-error localisation and step verdicts, % [95% CI]",
-                 ["judge", "n", "localisation", "step precision", "step recall", "no step named", "errors"],
-                 note=NOTE)
+    main = Table(
+        "Step judging: first-error localisation and step verdicts, % [95% CI]",
+        ["judge", "n", "localisation", "step precision", "step recall", "no step named", "errors"],
+        note=NOTE,
+    )
     for label, s, missing, errors in judges:
-        main.rows.append([label, s.localisation.n, _pct(s.localisation), _pct(s.precision), _pct(s.recall),
-                          missing, errors])
+        main.rows.append(
+            [label, s.localisation.n, _pct(s.localisation), _pct(s.precision), _pct(s.recall), missing, errors]
+        )
     tables = [("judge-process", main)]
-    for anchor, title, attr in (("judge-process-kind", "by error type", "by_kind"),
-                                ("judge-process-position", "by the first error's position", "by_position"),
-                                ("judge-process-task", "by task", "by_task")):
-        keys = list(dict.fromkeys(k for _, s, _, _ in judges for k in
-                                  (getattr(s, attr) if attr != "by_position" else _positions(s.by_position))))
-        t = Table(f"Step judging: localisation {title}, % [95% CI] (n)", ["judge", *keys],
-                  note="The share of trajectories whose first wrong step was named exactly, per group; "
-                       "'none': trajectories without error.")
+    for anchor, title, attr in (
+        ("judge-process-kind", "by error type", "by_kind"),
+        ("judge-process-position", "by the first error's position", "by_position"),
+        ("judge-process-task", "by task", "by_task"),
+    ):
+        keys = list(
+            dict.fromkeys(
+                k
+                for _, s, _, _ in judges
+                for k in (getattr(s, attr) if attr != "by_position" else _positions(s.by_position))
+            )
+        )
+        t = Table(
+            f"Step judging: localisation {title}, % [95% CI] (n)",
+            ["judge", *keys],
+            note="The share of trajectories whose first wrong step was named exactly, per group; "
+            "'none': trajectories without error.",
+        )
         for label, s, _, _ in judges:
             group = getattr(s, attr) if attr != "by_position" else _positions(s.by_position)
             t.rows.append([label, *(f"{_pct(group[k])} ({group[k].n})" if k in group else "—" for k in keys)])

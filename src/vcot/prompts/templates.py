@@ -20,11 +20,15 @@ DIRECT = "Question: {question}\n\nPlease provide the final answer directly. " + 
 COT_ENDING = "Please first conduct step-by-step reasoning, and then provide the final answer. " + ANSWER_ENDING
 TEXT_COT = "Question: {question}\n\n" + COT_ENDING
 TEXT_COT_SPEC = "Question: {question}\n\n{guide}\n\n" + COT_ENDING
-VISUAL_COT = ("Based on the question image and the intermediate reasoning image(s) provided, please continue "
-              "the reasoning to solve the problem.\n\nQuestion: {question}\n\n" + ANSWER_ENDING)
-TEXT_STATE_COT = ("Based on the question image and the intermediate reasoning step(s) described below, please "
-                  "continue the reasoning to solve the problem.\n\nIntermediate reasoning steps:\n{steps}\n\n"
-                  "Question: {question}\n\n" + ANSWER_ENDING)
+VISUAL_COT = (
+    "Based on the question image and the intermediate reasoning image(s) provided, please continue "
+    "the reasoning to solve the problem.\n\nQuestion: {question}\n\n" + ANSWER_ENDING
+)
+TEXT_STATE_COT = (
+    "Based on the question image and the intermediate reasoning step(s) described below, please "
+    "continue the reasoning to solve the problem.\n\nIntermediate reasoning steps:\n{steps}\n\n"
+    "Question: {question}\n\n" + ANSWER_ENDING
+)
 CAPTION_ONLY = "Image description: {caption}\n\nQuestion: {question}\n\n" + COT_ENDING
 
 SINGLE_TURN_TEMPLATES = (DIRECT, TEXT_COT, TEXT_COT_SPEC, VISUAL_COT, TEXT_STATE_COT, CAPTION_ONLY)
@@ -43,8 +47,9 @@ def format_question(instance: Instance) -> str:
     if not opts:
         return q
     letters = option_letters(len(opts))
-    if [o.strip() for o in opts] == letters or all(_lists_option(q, a, o.strip()) for a, o in zip(letters, opts,
-                                                                                              strict=True)):
+    if [o.strip() for o in opts] == letters or all(
+        _lists_option(q, a, o.strip()) for a, o in zip(letters, opts, strict=True)
+    ):
         return q
     lines = [f"{letter}. {text}" for letter, text in zip(letters, opts, strict=True)]
     return q + "\n\nOptions:\n" + "\n".join(lines)

@@ -43,8 +43,13 @@ from vcot.draw.png import pixel_digest
 
 FRAMEWORKS = ("trl", "verl", "verifiers", "openenv", "skyrl")
 # The package each framework's adapter needs, and the extra that installs it.
-_NEEDS = {"trl": ("trl", "rl-trl"), "verl": ("verl", "rl-verl"), "verifiers": ("verifiers", "rl-verifiers"),
-          "openenv": ("openenv", "rl-openenv"), "skyrl": ("skyrl_gym", "rl-skyrl")}
+_NEEDS = {
+    "trl": ("trl", "rl-trl"),
+    "verl": ("verl", "rl-verl"),
+    "verifiers": ("verifiers", "rl-verifiers"),
+    "openenv": ("openenv", "rl-openenv"),
+    "skyrl": ("skyrl_gym", "rl-skyrl"),
+}
 PENALTY = 0.5
 LINE = {"x1": 5, "y1": 5, "x2": 80, "y2": 60, "color": "blue"}
 BAD = {"x": 1, "y": 1, "radius": -3}
@@ -113,13 +118,18 @@ def _hf(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _plain_call(call: dict[str, Any]) -> dict[str, Any]:
     fn = call.get("function", call)
     args = fn.get("arguments", {})
-    return {"type": "function", "function": {"name": fn.get("name"),
-                                             "arguments": json.loads(args) if isinstance(args, str) else args}}
+    return {
+        "type": "function",
+        "function": {"name": fn.get("name"), "arguments": json.loads(args) if isinstance(args, str) else args},
+    }
 
 
 def _assistant(calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    return {"role": "assistant", "content": [{"type": "text", "text": ""}],
-            "tool_calls": [{"type": "function", "function": {"name": n, "arguments": a}} for n, a in calls]}
+    return {
+        "role": "assistant",
+        "content": [{"type": "text", "text": ""}],
+        "tool_calls": [{"type": "function", "function": {"name": n, "arguments": a}} for n, a in calls],
+    }
 
 
 def _replayed(problem: Any) -> list[list[str]]:
@@ -135,6 +145,7 @@ def _replayed(problem: Any) -> list[list[str]]:
 
 # -- drivers: one per framework ---------------------------------------------------------------------------
 
+
 def _drive_trl(processor: Any) -> Trace:
     from trl.data_utils import prepare_multimodal_messages
     from trl.trainer.grpo_trainer import GRPOTrainer
@@ -148,8 +159,13 @@ def _drive_trl(processor: Any) -> Trace:
     trace = Trace(tools=problem.tools)
     conversation = prepare_multimodal_messages(row["prompt"], images=list(row["images"]))
     # TRL's own builder of a tool turn's token ids (GRPOTrainer._get_tool_suffix_ids), on a stand-in trainer.
-    fake = SimpleNamespace(_is_vlm=True, processing_class=processor, chat_template=None, chat_template_kwargs={},
-                           _tokenizer=processor.tokenizer)
+    fake = SimpleNamespace(
+        _is_vlm=True,
+        processing_class=processor,
+        chat_template=None,
+        chat_template_kwargs={},
+        _tokenizer=processor.tokenizer,
+    )
     for calls in ([("draw_line", LINE)], [("draw_circle", BAD), ("crop_zoom", ZOOM)]):
         conversation.append(_assistant(calls))
         tool_messages = []
@@ -188,28 +204,44 @@ def _drive_verl(processor: Any) -> Trace:
         tools = {t.name: t for t in initialize_tools_from_config(str(path))}
     row = verl_row(problem, split="train", index=0)
     kwargs = row["extra_info"]["tools_kwargs"]
-    agent = AgentData(messages=[], image_data=[], video_data=None, audio_data=None, mm_processor_kwargs=None,
-                      metrics={}, request_id="doctor", tools_kwargs=kwargs)
+    agent = AgentData(
+        messages=[],
+        image_data=[],
+        video_data=None,
+        audio_data=None,
+        mm_processor_kwargs=None,
+        metrics={},
+        request_id="doctor",
+        tools_kwargs=kwargs,
+    )
     loop = SimpleNamespace(tools=tools, max_tool_response_length=256, tool_response_truncate_side="middle")
     # verl's prompt: the row's `<image>` strings with the row's pictures, as its RLHFDataset expands them.
     images = [Image.open(io.BytesIO(b["bytes"])).convert("RGB") for b in row["images"]]
-    conversation: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "image", "image": images[0]},
-                                                                       {"type": "text", "text": row["prompt"][0]
-                                                                        ["content"].replace("<image>", "")}]}]
+    conversation: list[dict[str, Any]] = [
+        {
+            "role": "user",
+            "content": [
+                {"type": "image", "image": images[0]},
+                {"type": "text", "text": row["prompt"][0]["content"].replace("<image>", "")},
+            ],
+        }
+    ]
     trace = Trace(tools=problem.tools)
     for calls in ([("draw_line", LINE)], [("draw_circle", BAD), ("crop_zoom", ZOOM)]):
         conversation.append(_assistant(calls))
         for name, args in calls:
-            response, reward, _ = asyncio.run(ToolAgentLoop._call_tool(
-                loop, FunctionCall(name=name, arguments=json.dumps(args)), kwargs, agent))
+            response, reward, _ = asyncio.run(
+                ToolAgentLoop._call_tool(loop, FunctionCall(name=name, arguments=json.dumps(args)), kwargs, agent)
+            )
             # The message verl 0.9's tool loop builds from a ToolResponse (tool_agent_loop.py).
             content: list[dict[str, Any]] = [{"type": "image", "image": im} for im in response.image or []]
             content.append({"type": "text", "text": response.text or ""})
             conversation.append({"role": "tool", "content": content})
             trace.rewards.append((f"{name} step", -PENALTY if args is BAD else 0.0, reward))
         trace.conversations.append(_hf(conversation))
-    score = compute_score(row["data_source"], f"<answer>{problem.answer}</answer>",
-                          row["reward_model"]["ground_truth"], row["extra_info"])
+    score = compute_score(
+        row["data_source"], f"<answer>{problem.answer}</answer>", row["reward_model"]["ground_truth"], row["extra_info"]
+    )
     trace.rewards.append(("final", 1.0, score["score"]))
     trace.sent = _replayed(problem)
     return trace
@@ -221,8 +253,9 @@ def _drive_skyrl(processor: Any) -> Trace:
     import vcot.rl.skyrl as adapter
 
     problem = _problem()
-    env = skyrl_gym.make(adapter.ENV_ID, env_config={"invalid_penalty": PENALTY},
-                         extras={**adapter.skyrl_row(problem), "max_turns": 7})
+    env = skyrl_gym.make(
+        adapter.ENV_ID, env_config={"invalid_penalty": PENALTY}, extras={**adapter.skyrl_row(problem), "max_turns": 7}
+    )
     conversation, _ = env.init()
     trace = Trace()
     for calls in ([("draw_line", LINE)], [("draw_circle", BAD), ("crop_zoom", ZOOM)]):
@@ -231,8 +264,9 @@ def _drive_skyrl(processor: Any) -> Trace:
         out = env.step(text)
         conversation.extend(out["observations"] if isinstance(out, dict) else out.observations)
         reward = out["reward"] if isinstance(out, dict) else out.reward
-        trace.rewards.append((f"turn {len(trace.conversations) + 1}", -PENALTY * sum(a is BAD for _, a in calls),
-                              reward))
+        trace.rewards.append(
+            (f"turn {len(trace.conversations) + 1}", -PENALTY * sum(a is BAD for _, a in calls), reward)
+        )
         trace.conversations.append(_hf(conversation))
     trace.sent = _replayed(problem)
     out = env.step(f"<answer>{problem.answer}</answer>")
@@ -263,6 +297,7 @@ def _load_adapter_drivers() -> None:
 
 
 # -- checks -----------------------------------------------------------------------------------------------
+
 
 def _features(processor: Any, pictures: list[Image.Image]) -> int:
     from vcot.rl.doctor import _expected_image_tokens, _image_token_id
@@ -296,26 +331,48 @@ def check_trace(framework: str, processor: Any, trace: Trace) -> list[Any]:
         for k, (ids, pictures) in enumerate(trace.own_ids, start=1):
             got, want = ids.count(token), _features(processor, pictures)
             if got != want:
-                problems.append(f"tool turn {k} as {framework} tokenises it: {got} image tokens for "
-                                f"{len(pictures)} pictures giving {want} features")
+                problems.append(
+                    f"tool turn {k} as {framework} tokenises it: {got} image tokens for "
+                    f"{len(pictures)} pictures giving {want} features"
+                )
     except Exception as exc:  # noqa: BLE001 - a template that cannot render is a verdict
         problems.append(f"the conversation cannot be tokenised ({_line(exc)})")
     n = len(trace.conversations)
-    checks.append(Check("image_tokens", not problems, "; ".join(problems[:2]) if problems else
-                        f"image tokens equal image features at each of {n} turns"))
+    checks.append(
+        Check(
+            "image_tokens",
+            not problems,
+            "; ".join(problems[:2]) if problems else f"image tokens equal image features at each of {n} turns",
+        )
+    )
     bad = []
     for turn, (conversation, sent) in enumerate(zip(trace.conversations, trace.sent, strict=True), start=1):
         arrived = [pixel_digest(p["image"]) for m in conversation for p in m["content"] if p["type"] == "image"]
         if arrived != sent:
-            bad.append(f"turn {turn}: {len(arrived)} pictures arrived, {len(sent)} sent, "
-                       f"{sum(a == b for a, b in zip(arrived, sent, strict=False))} identical")
-    checks.append(Check("pixels", not bad, "; ".join(bad[:2]) if bad else
-                        f"{len(trace.sent[-1]) if trace.sent else 0} pictures arrive pixel for pixel"))
-    wrong = [f"{what}: expected {want}, got {got}" for what, want, got in trace.rewards
-             if got is None or abs(float(got) - float(want)) > 1e-9]
+            bad.append(
+                f"turn {turn}: {len(arrived)} pictures arrived, {len(sent)} sent, "
+                f"{sum(a == b for a, b in zip(arrived, sent, strict=False))} identical"
+            )
+    checks.append(
+        Check(
+            "pixels",
+            not bad,
+            "; ".join(bad[:2])
+            if bad
+            else f"{len(trace.sent[-1]) if trace.sent else 0} pictures arrive pixel for pixel",
+        )
+    )
+    wrong = [
+        f"{what}: expected {want}, got {got}"
+        for what, want, got in trace.rewards
+        if got is None or abs(float(got) - float(want)) > 1e-9
+    ]
     steps = [r for r in trace.rewards if r[0] != "final"]
-    note = f"{len(steps)} step reward{'s' if len(steps) != 1 else ''} and the final reward arrive" if steps else \
-        "the final reward arrives (no per-call reward in this framework's tool API)"
+    note = (
+        f"{len(steps)} step reward{'s' if len(steps) != 1 else ''} and the final reward arrive"
+        if steps
+        else "the final reward arrives (no per-call reward in this framework's tool API)"
+    )
     checks.append(Check("rewards", not wrong, "; ".join(wrong[:3]) if wrong else note))
     return checks
 
@@ -349,8 +406,9 @@ def framework_verdicts(processor: Any, frameworks: list[str] | None = None) -> l
     return out
 
 
-def framework_verdicts_bounded(processor: Any, frameworks: list[str] | None = None, *,
-                               seconds: float = 300.0) -> list[Verdict]:
+def framework_verdicts_bounded(
+    processor: Any, frameworks: list[str] | None = None, *, seconds: float = 300.0
+) -> list[Verdict]:
     """`framework_verdicts` in a forked worker bounded by `seconds` (a chat template's loops run inside every
     tokenisation); frameworks not judged by then FAIL with the bound named. Without `fork` it runs here."""
     import multiprocessing

@@ -66,10 +66,19 @@ class Curriculum:
     floats a quarter of the easy-to-hard distance, else a twentieth of the limits' range).
     """
 
-    def __init__(self, tasks: Iterable[str], band: tuple[float, float] = (0.3, 0.7), window: int = 64,
-                 knobs: Mapping[str, str] | None = None, start: str | Mapping[str, Any] = "medium", *,
-                 ladders: Mapping[str, Sequence[Any]] | None = None, step: Mapping[str, float] | None = None,
-                 z: float = 1.96, check_every: int | None = None) -> None:
+    def __init__(
+        self,
+        tasks: Iterable[str],
+        band: tuple[float, float] = (0.3, 0.7),
+        window: int = 64,
+        knobs: Mapping[str, str] | None = None,
+        start: str | Mapping[str, Any] = "medium",
+        *,
+        ladders: Mapping[str, Sequence[Any]] | None = None,
+        step: Mapping[str, float] | None = None,
+        z: float = 1.96,
+        check_every: int | None = None,
+    ) -> None:
         self.tasks = list(tasks)
         if not self.tasks or len(set(self.tasks)) != len(self.tasks):
             raise ValueError(f"a curriculum needs distinct tasks, got {self.tasks}")
@@ -89,10 +98,15 @@ class Curriculum:
         self.check_every = int(check_every or window)
         self.z = float(z)
         self.knobs = {t: knobs.get(t, LEVEL).lstrip("+-") for t in self.tasks}
-        self._spec = {"knobs": knobs, "start": start if isinstance(start, str) else dict(start),
-                      "ladders": {t: list(v) for t, v in (ladders or {}).items()}, "step": dict(step or {})}
-        self._knob = {t: self._make_knob(t, knobs.get(t, LEVEL), (ladders or {}).get(t), (step or {}).get(t))
-                      for t in self.tasks}
+        self._spec = {
+            "knobs": knobs,
+            "start": start if isinstance(start, str) else dict(start),
+            "ladders": {t: list(v) for t, v in (ladders or {}).items()},
+            "step": dict(step or {}),
+        }
+        self._knob = {
+            t: self._make_knob(t, knobs.get(t, LEVEL), (ladders or {}).get(t), (step or {}).get(t)) for t in self.tasks
+        }
         self._base = {t: self._base_level(t, start) for t in self.tasks}
         self._value = {t: self._start_value(t, start) for t in self.tasks}
         self._recent: dict[str, list[float]] = {t: [] for t in self.tasks}
@@ -114,8 +128,9 @@ class Curriculum:
         easy = getattr(cls.presets["easy"], name)
         hard = getattr(cls.presets["hard"], name)
         if isinstance(easy, bool) or not isinstance(easy, int | float):
-            raise ValueError(f"knob {name} of task {task} is not numeric ({easy!r}); use 'level' or a numeric "
-                             "parameter")
+            raise ValueError(
+                f"knob {name} of task {task} is not numeric ({easy!r}); use 'level' or a numeric parameter"
+            )
         if spec.startswith(("+", "-")):
             harder = -1 if spec.startswith("-") else 1
         else:
@@ -131,8 +146,7 @@ class Curriculum:
             elif math.isfinite(hi - lo):
                 step = (hi - lo) / 20
             else:
-                raise ValueError(f"give a step for knob {name} of task {task}: its presets agree and it has no "
-                                 "limits")
+                raise ValueError(f"give a step for knob {name} of task {task}: its presets agree and it has no limits")
         if step <= 0:
             raise ValueError(f"the step of knob {name} of task {task} must be positive, got {step}")
         return _Knob(name, harder, step, integer, lo, hi, tuple(ladder) if ladder else None)
@@ -160,8 +174,9 @@ class Curriculum:
         if k.ladder:  # the ladder value nearest the start
             return min(k.ladder, key=lambda v: (abs(float(v) - float(value)), k.ladder.index(v)))
         if not k.lo <= value <= k.hi:
-            raise ValueError(f"start value {value!r} of knob {k.name} of task {task} is outside its limits "
-                             f"{k.lo}..{k.hi}")
+            raise ValueError(
+                f"start value {value!r} of knob {k.name} of task {task} is outside its limits {k.lo}..{k.hi}"
+            )
         return value
 
     def _candidates(self, task: str, harder: bool) -> list[Any]:
@@ -173,7 +188,7 @@ class Curriculum:
         if k.ladder or k.name == LEVEL:
             ladder = list(k.ladder or LEVELS)
             i = ladder.index(value)
-            return ladder[i + 1:] if harder else ladder[:i][::-1]
+            return ladder[i + 1 :] if harder else ladder[:i][::-1]
         out = []
         for n in range(1, MAX_SKIP + 1):
             nxt = value + sign * k.harder * k.step * n
@@ -255,11 +270,18 @@ class Curriculum:
         target = next((v for v in self._candidates(task, harder) if self._usable(task, v)), None)
         if target is None:
             return  # at the end of the knob's range: hold, and look again after the next check_every rewards
-        self.history.append({"task": task, "observed": self._observed[task], "from": self._value[task],
-                             "to": target, "direction": "harder" if harder else "easier",
-                             "accuracy": round(accuracy, 6), "interval": [round(interval[0], 6),
-                                                                          round(interval[1], 6)],
-                             "window": len(self._recent[task])})
+        self.history.append(
+            {
+                "task": task,
+                "observed": self._observed[task],
+                "from": self._value[task],
+                "to": target,
+                "direction": "harder" if harder else "easier",
+                "accuracy": round(accuracy, 6),
+                "interval": [round(interval[0], 6), round(interval[1], 6)],
+                "window": len(self._recent[task]),
+            }
+        )
         self._value[task] = target
         self._recent[task] = []
         self._since_check[task] = 0
@@ -267,17 +289,32 @@ class Curriculum:
     # -- state ------------------------------------------------------------------------------------------------
 
     def _config(self) -> dict[str, Any]:
-        return {"tasks": self.tasks, "band": list(self.band), "window": self.window, "check_every": self.check_every,
-                "z": self.z, **self._spec}
+        return {
+            "tasks": self.tasks,
+            "band": list(self.band),
+            "window": self.window,
+            "check_every": self.check_every,
+            "z": self.z,
+            **self._spec,
+        }
 
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to resume (JSON-able): the configuration, each task's knob value and recent
         rewards, and the history."""
-        return {"version": STATE_VERSION, "config": self._config(),
-                "tasks": {t: {"value": self._value[t], "recent": list(self._recent[t]),
-                              "since_check": self._since_check[t], "observed": self._observed[t]}
-                          for t in self.tasks},
-                "history": [dict(h) for h in self.history]}
+        return {
+            "version": STATE_VERSION,
+            "config": self._config(),
+            "tasks": {
+                t: {
+                    "value": self._value[t],
+                    "recent": list(self._recent[t]),
+                    "since_check": self._since_check[t],
+                    "observed": self._observed[t],
+                }
+                for t in self.tasks
+            },
+            "history": [dict(h) for h in self.history],
+        }
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
         """Resume from `state_dict()`; the curriculum must have been built with the same configuration."""
@@ -329,12 +366,17 @@ class Curriculum:
         if not self._usable(task, value):
             raise ValueError(f"{where} is {value!r}, a value the task cannot generate at")
         recent = s.get("recent")
-        if not isinstance(recent, list) or len(recent) > self.window or not all(
-                not isinstance(r, bool) and isinstance(r, int | float) and 0.0 <= r <= 1.0 for r in recent):
-            raise ValueError(f"curriculum state: 'recent' of task {task} must be at most {self.window} rewards "
-                             "in [0, 1]")
+        if (
+            not isinstance(recent, list)
+            or len(recent) > self.window
+            or not all(not isinstance(r, bool) and isinstance(r, int | float) and 0.0 <= r <= 1.0 for r in recent)
+        ):
+            raise ValueError(
+                f"curriculum state: 'recent' of task {task} must be at most {self.window} rewards in [0, 1]"
+            )
         counts = [s.get("since_check"), s.get("observed")]
         if not all(not isinstance(c, bool) and isinstance(c, int) and 0 <= c for c in counts):
-            raise ValueError(f"curriculum state: 'since_check' and 'observed' of task {task} must be counts, "
-                             f"got {counts}")
+            raise ValueError(
+                f"curriculum state: 'since_check' and 'observed' of task {task} must be counts, got {counts}"
+            )
         return value, [float(r) for r in recent], int(counts[0]), int(counts[1])

@@ -47,7 +47,7 @@ TEMPLATE_MAX_BYTES = 1_000_000
 # Rendering a template runs the template's own loops: a hostile or broken one (nested `range(100000)`) would
 # never finish, so the checks run in a worker process with a wall-clock bound and an address-space bound.
 RENDER_SECONDS = 60.0
-RENDER_MEMORY_BYTES = 2 * 1024 ** 3
+RENDER_MEMORY_BYTES = 2 * 1024**3
 
 
 class DoctorError(Exception):
@@ -69,8 +69,11 @@ class Check:
 
 def _pictures() -> list[Image.Image]:
     # Three sizes, so a template or processor that reuses one image's token count for another shows up.
-    return [Image.new("RGB", (64, 48), (200, 30, 30)), Image.new("RGB", (120, 90), (30, 200, 30)),
-            Image.new("RGB", (90, 120), (30, 30, 200))]
+    return [
+        Image.new("RGB", (64, 48), (200, 30, 30)),
+        Image.new("RGB", (120, 90), (30, 200, 30)),
+        Image.new("RGB", (90, 120), (30, 30, 200)),
+    ]
 
 
 def _tool_call() -> dict[str, Any]:
@@ -81,14 +84,18 @@ def conversation(images: list[Image.Image] | None = None) -> list[dict[str, Any]
     """The drawing-loop conversation the checks render, in TRL's structured form (content as part lists)."""
     a, b, c = images or _pictures()
     return [
-        {"role": "user", "content": [{"type": "image", "image": a},
-                                     {"type": "text", "text": "How many dots are there?"}]},
+        {
+            "role": "user",
+            "content": [{"type": "image", "image": a}, {"type": "text", "text": "How many dots are there?"}],
+        },
         {"role": "assistant", "content": [{"type": "text", "text": ""}], "tool_calls": [_tool_call()]},
-        {"role": "tool", "name": TOOL_NAME, "content": [{"type": "image", "image": b},
-                                                        {"type": "text", "text": TOOL_TEXT}]},
+        {
+            "role": "tool",
+            "name": TOOL_NAME,
+            "content": [{"type": "image", "image": b}, {"type": "text", "text": TOOL_TEXT}],
+        },
         {"role": "assistant", "content": [{"type": "text", "text": ANSWER_TEXT}]},
-        {"role": "user", "content": [{"type": "image", "image": c},
-                                     {"type": "text", "text": "And in this picture?"}]},
+        {"role": "user", "content": [{"type": "image", "image": c}, {"type": "text", "text": "And in this picture?"}]},
     ]
 
 
@@ -115,8 +122,15 @@ def check_tool_turn(processor: Any) -> Check:
         text = _render(processor, conversation()[:3], add_generation_prompt=True)
     except Exception as exc:  # a template may raise anything (TemplateError, TypeError on dict arguments, …)
         return Check(name, False, f"the template cannot render a tool call and its result ({_line(exc)})")
-    missing = [what for what, s in (("the tool name", TOOL_NAME), ("the tool arguments", TOOL_ARGS["label"]),
-                                    ("the tool result", "toolresultsentinel")) if s not in text]
+    missing = [
+        what
+        for what, s in (
+            ("the tool name", TOOL_NAME),
+            ("the tool arguments", TOOL_ARGS["label"]),
+            ("the tool result", "toolresultsentinel"),
+        )
+        if s not in text
+    ]
     if missing:
         return Check(name, False, f"the rendered conversation lacks {' and '.join(missing)}")
     return Check(name, True, "tool calls and tool results are rendered")
@@ -133,8 +147,7 @@ def check_tool_images(processor: Any) -> Check:
     dropped = []
     for where, index in (("the first user message", 0), ("the tool message", 2), ("the follow-up user message", 4)):
         without = copy.copy(messages)
-        without[index] = {**messages[index], "content": [p for p in messages[index]["content"]
-                                                          if p["type"] != "image"]}
+        without[index] = {**messages[index], "content": [p for p in messages[index]["content"] if p["type"] != "image"]}
         try:
             if _render(processor, without) == full:
                 dropped.append(where)
@@ -167,8 +180,9 @@ def _expected_image_tokens(processor: Any, images: list[Image.Image], token_id: 
         return [int(g[0] * g[1] * g[2]) // (merge * merge) for g in grid]
     counts = []
     for image in images:
-        ids = _ids(processor, [{"role": "user", "content": [{"type": "image", "image": image},
-                                                            {"type": "text", "text": "?"}]}])
+        ids = _ids(
+            processor, [{"role": "user", "content": [{"type": "image", "image": image}, {"type": "text", "text": "?"}]}]
+        )
         counts.append(ids.count(token_id))
     return counts
 
@@ -190,8 +204,12 @@ def check_image_tokens(processor: Any) -> Check:
         return Check(name, False, f"the image processor fails on the pictures ({_line(exc)})")
     got = ids.count(token_id)
     if got != sum(expected):
-        return Check(name, False, f"{got} image tokens after the tool turn, but the {len(images)} images give "
-                                  f"{sum(expected)} features ({' + '.join(map(str, expected))})")
+        return Check(
+            name,
+            False,
+            f"{got} image tokens after the tool turn, but the {len(images)} images give "
+            f"{sum(expected)} features ({' + '.join(map(str, expected))})",
+        )
     return Check(name, True, f"{got} image tokens for {len(images)} images ({' + '.join(map(str, expected))})")
 
 
@@ -212,8 +230,12 @@ def check_prefix(processor: Any) -> Check:
         return Check(name, True, "earlier turns tokenise identically when a tool turn is appended")
     at = next((i for i, (x, y) in enumerate(zip(before, after, strict=False)) if x != y), min(len(before), len(after)))
     decode = processor.tokenizer.decode
-    return Check(name, False, f"appending a tool turn changes token {at} of {len(before)}: "
-                              f"{decode(before[at:at + 8])!r} becomes {decode(after[at:at + 8])!r}")
+    return Check(
+        name,
+        False,
+        f"appending a tool turn changes token {at} of {len(before)}: "
+        f"{decode(before[at : at + 8])!r} becomes {decode(after[at : at + 8])!r}",
+    )
 
 
 def _parser(processor: Any) -> tuple[str, Callable[..., Any]] | None:
@@ -237,8 +259,12 @@ def check_tool_parsing(processor: Any) -> Check:
     name = "tool_parsing"
     found = _parser(processor)
     if found is None:
-        return Check(name, False, "no response template: set tokenizer.response_template (TRL knows none for this "
-                                  "chat template), or the trainer cannot read tool calls")
+        return Check(
+            name,
+            False,
+            "no response template: set tokenizer.response_template (TRL knows none for this "
+            "chat template), or the trainer cannot read tool calls",
+        )
     source, parse = found
     messages = conversation()[:2]
     try:
@@ -249,7 +275,7 @@ def check_tool_parsing(processor: Any) -> Check:
     if not full.startswith(prefix):
         return Check(name, False, "the rendered tool call does not continue the generation prompt")
     tokenizer = processor.tokenizer
-    generated = tokenizer(full[len(prefix):], add_special_tokens=False)["input_ids"]
+    generated = tokenizer(full[len(prefix) :], add_special_tokens=False)["input_ids"]
     try:
         parsed = parse(generated, prefix=tokenizer(prefix, add_special_tokens=False)["input_ids"])
     except TypeError:  # a legacy response_schema parser takes no prefix
@@ -269,8 +295,13 @@ def check_tool_parsing(processor: Any) -> Check:
     return Check(name, True, f"tool calls parse back with {source}")
 
 
-CHECKS: tuple[Callable[[Any], Check], ...] = (check_tool_turn, check_tool_images, check_image_tokens, check_prefix,
-                                              check_tool_parsing)
+CHECKS: tuple[Callable[[Any], Check], ...] = (
+    check_tool_turn,
+    check_tool_images,
+    check_image_tokens,
+    check_prefix,
+    check_tool_parsing,
+)
 
 
 def diagnose(processor: Any, chat_template: str | None = None) -> list[Check]:
@@ -301,8 +332,7 @@ def load_processor(model_dir: str | Path, *, trust_remote_code: bool = False) ->
     except ImportError as exc:
         raise DoctorError(f"transformers is needed to load the processor ({_line(exc)})") from None
     try:
-        processor = AutoProcessor.from_pretrained(model_dir, local_files_only=True,
-                                                  trust_remote_code=trust_remote_code)
+        processor = AutoProcessor.from_pretrained(model_dir, local_files_only=True, trust_remote_code=trust_remote_code)
     except Exception as exc:  # transformers raises OSError, ValueError, ImportError, KeyError… for bad folders
         hint = " (transformers' video processors need torchvision)" if "torchvision" in str(exc).lower() else ""
         raise DoctorError(f"cannot load the processor from {model_dir}: {_line(exc, 240)}{hint}") from None
@@ -320,8 +350,15 @@ def read_template(path: str | Path, max_bytes: int = TEMPLATE_MAX_BYTES) -> str:
     except OSError as exc:
         raise DoctorError(f"cannot read the chat template {path}: {_line(exc)}") from None
     if not stat.S_ISREG(info.st_mode):
-        kind = ("a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode)
-                else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "a special file")
+        kind = (
+            "a folder"
+            if stat.S_ISDIR(info.st_mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(info.st_mode)
+            else "a device"
+            if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+            else "a special file"
+        )
         raise DoctorError(f"the chat template {path} is {kind}, not a regular file")
     if info.st_size > max_bytes:
         raise DoctorError(f"the chat template {path} has {info.st_size:,} bytes, over the limit of {max_bytes:,}")
@@ -364,8 +401,13 @@ def _worker(conn: Any, processor: Any, memory: int) -> None:
     conn.close()
 
 
-def diagnose_bounded(processor: Any, chat_template: str | None = None, *, seconds: float = RENDER_SECONDS,
-                     memory: int = RENDER_MEMORY_BYTES) -> list[Check]:
+def diagnose_bounded(
+    processor: Any,
+    chat_template: str | None = None,
+    *,
+    seconds: float = RENDER_SECONDS,
+    memory: int = RENDER_MEMORY_BYTES,
+) -> list[Check]:
     """`diagnose` with every check run in a forked worker bounded by `seconds` in all and `memory` bytes more
     than the worker starts with. A check still running at the deadline fails with the bound named, the
     checks after it fail as not run. Without `fork` (Windows) the checks run unbounded in this process."""
@@ -387,15 +429,20 @@ def diagnose_bounded(processor: Any, chat_template: str | None = None, *, second
         for check in CHECKS:
             name = check.__name__.removeprefix("check_")
             if not receive.poll(max(0.0, deadline - time.monotonic())):
-                results.append(Check(name, False, f"rendering the chat template took longer than {seconds:g} s "
-                                                  "(the template's loops are too long)"))
+                results.append(
+                    Check(
+                        name,
+                        False,
+                        f"rendering the chat template took longer than {seconds:g} s "
+                        "(the template's loops are too long)",
+                    )
+                )
                 break
             try:
                 results.append(receive.recv())
             except EOFError:
                 worker.join(5)
-                results.append(Check(name, False, f"the check ended its worker process (exit code "
-                                                  f"{worker.exitcode})"))
+                results.append(Check(name, False, f"the check ended its worker process (exit code {worker.exitcode})"))
                 break
     finally:
         if worker.is_alive():
@@ -411,16 +458,24 @@ def diagnose_bounded(processor: Any, chat_template: str | None = None, *, second
     return results
 
 
-def doctor(model_dir: str | Path, *, trust_remote_code: bool = False,
-           chat_template_file: str | Path | None = None, seconds: float = RENDER_SECONDS,
-           memory: int = RENDER_MEMORY_BYTES, return_processor: bool = False) -> Any:
+def doctor(
+    model_dir: str | Path,
+    *,
+    trust_remote_code: bool = False,
+    chat_template_file: str | Path | None = None,
+    seconds: float = RENDER_SECONDS,
+    memory: int = RENDER_MEMORY_BYTES,
+    return_processor: bool = False,
+) -> Any:
     """Load `model_dir` and run every check (with the template in `chat_template_file` when given), bounded
     by `seconds` and `memory` (`diagnose_bounded`). With `return_processor`: (checks, the loaded processor
     with that template), for the trainer checks of `vcot.rl.conformance`."""
     template = None if chat_template_file is None else read_template(chat_template_file)
     processor = load_processor(model_dir, trust_remote_code=trust_remote_code)
     if template is None and not getattr(processor, "chat_template", None):
-        raise DoctorError(f"{model_dir} has no chat template (chat_template.jinja, or chat_template in "
-                          "tokenizer_config.json / processor_config.json)")
+        raise DoctorError(
+            f"{model_dir} has no chat template (chat_template.jinja, or chat_template in "
+            "tokenizer_config.json / processor_config.json)"
+        )
     checks = diagnose_bounded(processor, template, seconds=seconds, memory=memory)
     return (checks, processor) if return_processor else checks

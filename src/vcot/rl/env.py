@@ -88,11 +88,23 @@ class VcotEnv:
     `format_weight`: the reward's knobs (all 0 by default: the reward is the grader's 0/1).
     """
 
-    def __init__(self, tasks: Any = None, *, condition: str = "vaot", preset: str | None = None,
-                 difficulty: Any = None, params: Mapping[str, Any] | None = None, seed: int = 0,
-                 exclude: Any = None, curriculum: Curriculum | None = None, step_weight: float = 0.0,
-                 invalid_penalty: float = 0.0, format_weight: float = 0.0, max_turns: int = MAX_TURNS,
-                 dense_weight: float = 0.0) -> None:
+    def __init__(
+        self,
+        tasks: Any = None,
+        *,
+        condition: str = "vaot",
+        preset: str | None = None,
+        difficulty: Any = None,
+        params: Mapping[str, Any] | None = None,
+        seed: int = 0,
+        exclude: Any = None,
+        curriculum: Curriculum | None = None,
+        step_weight: float = 0.0,
+        invalid_penalty: float = 0.0,
+        format_weight: float = 0.0,
+        max_turns: int = MAX_TURNS,
+        dense_weight: float = 0.0,
+    ) -> None:
         from vcot.conditions import REGISTRY
         from vcot.vaot.session import whole_number
 
@@ -104,15 +116,26 @@ class VcotEnv:
         self.max_turns = whole_number("max_turns", max_turns)
         if not 0 <= self.max_turns <= 64:
             raise EnvError(f"max_turns must be 0 to 64, got {self.max_turns}")
-        for name, value in (("step_weight", step_weight), ("invalid_penalty", invalid_penalty),
-                            ("format_weight", format_weight), ("dense_weight", dense_weight)):
+        for name, value in (
+            ("step_weight", step_weight),
+            ("invalid_penalty", invalid_penalty),
+            ("format_weight", format_weight),
+            ("dense_weight", dense_weight),
+        ):
             if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 10:
                 raise EnvError(f"{name} must be a number from 0 to 10, got {value!r}")
         self.step_weight, self.invalid_penalty = float(step_weight), float(invalid_penalty)
         self.format_weight, self.dense_weight = float(format_weight), float(dense_weight)
         self.curriculum = curriculum
-        self._stream_args = {"tasks": tasks, "preset": preset, "difficulty": difficulty, "params": params,
-                             "seed": seed, "exclude": exclude, "curriculum": curriculum}
+        self._stream_args = {
+            "tasks": tasks,
+            "preset": preset,
+            "difficulty": difficulty,
+            "params": params,
+            "seed": seed,
+            "exclude": exclude,
+            "curriculum": curriculum,
+        }
         self._stream: ProblemStream | None = None
         if tasks is not None or preset is not None:
             # Built now, so that an unknown task, a bad setting or an `exclude` suite that does not exist fails
@@ -142,8 +165,9 @@ class VcotEnv:
         if options.get("problem") is not None:
             problem = options["problem"]
             if problem.condition != self.condition:
-                raise EnvError(f"problem {problem.uid} is posed as {problem.condition!r}, the environment as "
-                               f"{self.condition!r}")
+                raise EnvError(
+                    f"problem {problem.uid} is posed as {problem.condition!r}, the environment as {self.condition!r}"
+                )
             return problem
         if options.get("row") is not None:
             from vcot.rl.problems import problem_from_row
@@ -161,8 +185,9 @@ class VcotEnv:
 
     # -- Gymnasium API --------------------------------------------------------------------------------------
 
-    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None
-              ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    def reset(
+        self, seed: int | None = None, options: Mapping[str, Any] | None = None
+    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Pose the next problem (or `options["problem"]` / `options["row"]`; `seed` restarts the stream).
         Returns (observation: the first messages in HF chat form, info)."""
         from vcot.conditions import REGISTRY
@@ -170,15 +195,21 @@ class VcotEnv:
         from vcot.rl.formats import to_hf, tool_dicts
 
         self.problem = self._problem(seed, options)
-        episode = REGISTRY.make_episode(self.problem.instance, self.condition, 0,
-                                        InMemoryPictures(self.problem.pictures))
+        episode = REGISTRY.make_episode(
+            self.problem.instance, self.condition, 0, InMemoryPictures(self.problem.pictures)
+        )
         if self.episodic:
             episode.budget = self.max_turns  # type: ignore[attr-defined]
         self.episode = episode
         observation = to_hf(episode.first_messages())
         self.turn, self.done, self._replies, self._steps_paid, self.details = 0, False, [], 0, None
-        info = {"uid": self.problem.uid, "task": self.problem.task, "condition": self.condition,
-                "tools": tool_dicts(episode.tools), "problem": self.problem}
+        info = {
+            "uid": self.problem.uid,
+            "task": self.problem.task,
+            "condition": self.condition,
+            "tools": tool_dicts(episode.tools),
+            "problem": self.problem,
+        }
         return observation, info
 
     def step(self, action: Any) -> tuple[list[dict[str, Any]], float, bool, bool, dict[str, Any]]:

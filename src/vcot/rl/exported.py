@@ -1,7 +1,8 @@
 """The scenes of exported training data, so `vcot overlap SUITE EXPORT` checks an export as it checks a suite.
 
 An export (`vcot export rl`: verl's Parquet files, or a Hugging Face datasets folder of TRL or warm-start rows;
-`vcot export process`: `prm.parquet`) holds each problem's regeneration fields. Each problem's scene is drawn again from them (no picture is
+`vcot export process`: `prm.parquet`) holds each problem's regeneration fields. Each problem's scene is drawn again
+from them (no picture is
 rendered) and keyed by its task's `scene_key`, the key `vcot.validate.scene_keys` gives a suite's scenes.
 """
 
@@ -22,9 +23,15 @@ class ExportError(ValueError):
 def is_export(path: Path) -> bool:
     """Whether `path` looks like an RL export (rather than a suite folder)."""
     path = Path(path)
-    return path.is_dir() and not (path / "manifest.json").is_file() and (
-        (path / "dataset_dict.json").is_file() or (path / "dataset_info.json").is_file()
-        or any(path.glob("*.parquet")))
+    return (
+        path.is_dir()
+        and not (path / "manifest.json").is_file()
+        and (
+            (path / "dataset_dict.json").is_file()
+            or (path / "dataset_info.json").is_file()
+            or any(path.glob("*.parquet"))
+        )
+    )
 
 
 def rows(path: Path) -> Iterator[dict[str, Any]]:
@@ -47,9 +54,15 @@ def rows(path: Path) -> Iterator[dict[str, Any]]:
                     yield row
                     continue
                 info = row.get("extra_info") or {}
-                yield {"task": info.get("task"), "difficulty": info.get("difficulty"), "params": info.get("params"),
-                       "seed": info.get("seed"), "index": info.get("problem_index"),
-                       "variant": info.get("variant"), "uid": info.get("uid")}
+                yield {
+                    "task": info.get("task"),
+                    "difficulty": info.get("difficulty"),
+                    "params": info.get("params"),
+                    "seed": info.get("seed"),
+                    "index": info.get("problem_index"),
+                    "variant": info.get("variant"),
+                    "uid": info.get("uid"),
+                }
         return
     try:
         import datasets
@@ -81,9 +94,12 @@ def scene_keys(path: Path) -> dict[tuple[str, str], list[str]]:
             # A labelled trajectory (vcot.process) accepts its scene as `vcot generate` does, corruption asked.
             from vcot.tasks.base import Task
 
-            scene, _, _, _ = task._accept(int(row["index"]), int(row["seed"]),
-                                          check_corruption=type(task).corrupt is not Task.corrupt,
-                                          variant=int(row.get("variant") or 0))
+            scene, _, _, _ = task._accept(
+                int(row["index"]),
+                int(row["seed"]),
+                check_corruption=type(task).corrupt is not Task.corrupt,
+                variant=int(row.get("variant") or 0),
+            )
         else:
             scene, _, _ = accepted_scene(task, int(row["seed"]), int(row["index"]), int(row.get("variant") or 0))
         out.setdefault((task.name, task.scene_key(scene)), []).append(str(row.get("uid")))

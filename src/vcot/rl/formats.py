@@ -45,8 +45,10 @@ def picture_of(image: EncodedImage) -> Image.Image:
 
 
 def _tool_calls(message: Message) -> list[dict[str, Any]]:
-    return [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c in message.tool_calls]
+    return [
+        {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+        for c in message.tool_calls
+    ]
 
 
 def to_hf(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -90,8 +92,13 @@ def from_hf(messages: Sequence[Any]) -> list[Message]:
         for call in m.get("tool_calls") or []:
             fn = call.get("function", call)
             args = fn.get("arguments", "{}")
-            calls.append(ToolCall(str(call.get("id", "")), str(fn.get("name", "")),
-                                  args if isinstance(args, str) else json.dumps(args)))
+            calls.append(
+                ToolCall(
+                    str(call.get("id", "")),
+                    str(fn.get("name", "")),
+                    args if isinstance(args, str) else json.dumps(args),
+                )
+            )
         out.append(Message(m["role"], parts, calls, m.get("tool_call_id")))
     return out
 
@@ -157,9 +164,12 @@ def _with_data_uris(messages: Sequence[Message]) -> list[Message]:
     policy = ImagePolicy()
     out = []
     for m in messages:
-        parts = [ImagePart(encode_image_bytes(encode_png(p.image.picture), policy, p.image.source))
-                 if isinstance(p, ImagePart) and not p.image.data_uri and p.image.picture is not None else p
-                 for p in m.parts]
+        parts = [
+            ImagePart(encode_image_bytes(encode_png(p.image.picture), policy, p.image.source))
+            if isinstance(p, ImagePart) and not p.image.data_uri and p.image.picture is not None
+            else p
+            for p in m.parts
+        ]
         out.append(Message(m.role, parts, list(m.tool_calls), m.tool_call_id))
     return out
 

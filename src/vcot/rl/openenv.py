@@ -78,6 +78,7 @@ class EpisodeOver(RuntimeError):
 
 # --- wire form of the messages -----------------------------------------------------------------------------------
 
+
 def problem_row(problem: Any) -> dict[str, Any]:
     """The keys that name a problem, from a `vcot.rl.Problem` or any row holding them (a dataset row, say):
     small and JSON-ready, what `reset(row=...)` sends."""
@@ -119,7 +120,7 @@ def decode_picture(url: str) -> Image.Image:
     if not url.startswith(PNG_DATA_URI):
         raise ValueError(f"not a PNG data URI: {url[:40]!r}")
     try:
-        raw = base64.b64decode(url[len(PNG_DATA_URI):], validate=True)
+        raw = base64.b64decode(url[len(PNG_DATA_URI) :], validate=True)
     except binascii.Error as exc:
         raise ValueError(f"a picture's data URI is not valid base64: {exc}") from exc
     with Image.open(io.BytesIO(raw)) as im:
@@ -135,20 +136,29 @@ def decode_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any
         msg = dict(m)
         content = m.get("content")
         if isinstance(content, list):
-            msg["content"] = [{"type": "image", "image": decode_picture(part["image_url"]["url"])}
-                              if isinstance(part, Mapping) and part.get("type") == "image_url" else dict(part)
-                              for part in content]
+            msg["content"] = [
+                {"type": "image", "image": decode_picture(part["image_url"]["url"])}
+                if isinstance(part, Mapping) and part.get("type") == "image_url"
+                else dict(part)
+                for part in content
+            ]
         out.append(msg)
     return out
 
 
 def pictures(messages: Sequence[Mapping[str, Any]]) -> list[Image.Image]:
     """The PIL pictures of Hugging Face form messages, in order (what a processor takes beside the text)."""
-    return [part["image"] for m in messages if isinstance(m.get("content"), list) for part in m["content"]
-            if isinstance(part, Mapping) and part.get("type") == "image"]
+    return [
+        part["image"]
+        for m in messages
+        if isinstance(m.get("content"), list)
+        for part in m["content"]
+        if isinstance(part, Mapping) and part.get("type") == "image"
+    ]
 
 
 # --- action, observation, state ----------------------------------------------------------------------------------
+
 
 class ToolCall(BaseModel):
     """One drawing tool call: `arguments` a mapping or its JSON text (as a model wrote it)."""
@@ -183,8 +193,9 @@ class VcotAction(Action):
         return cls(content=text)
 
     @classmethod
-    def call(cls, name: str, arguments: Mapping[str, Any] | str | None = None, *, content: str = "",
-             id: str | None = None) -> VcotAction:
+    def call(
+        cls, name: str, arguments: Mapping[str, Any] | str | None = None, *, content: str = "", id: str | None = None
+    ) -> VcotAction:
         """A turn with one tool call."""
         args = arguments if isinstance(arguments, str) else dict(arguments or {})
         fields: dict[str, Any] = {"name": name, "arguments": args}
@@ -215,17 +226,22 @@ class VcotAction(Action):
         """The action in the form `VcotEnv.step` takes."""
         if not self.tool_calls:
             return self.content
-        return {"content": self.content,
-                "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls]}
+        return {
+            "content": self.content,
+            "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls],
+        }
 
     def message(self) -> dict[str, Any]:
         """The turn as a Hugging Face assistant message, for the conversation a processor renders."""
-        msg: dict[str, Any] = {"role": "assistant",
-                               "content": [{"type": "text", "text": self.content}] if self.content else []}
+        msg: dict[str, Any] = {
+            "role": "assistant",
+            "content": [{"type": "text", "text": self.content}] if self.content else [],
+        }
         if self.tool_calls:
-            msg["tool_calls"] = [{"id": c.id, "type": "function",
-                                  "function": {"name": c.name, "arguments": c.argument_dict()}}
-                                 for c in self.tool_calls]
+            msg["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.argument_dict()}}
+                for c in self.tool_calls
+            ]
         return msg
 
 
@@ -234,8 +250,9 @@ class VcotObservation(Observation):
     results after a drawing turn, none after the answer), in OpenAI chat form with PNG data URIs."""
 
     messages: list[dict[str, Any]] = Field(default_factory=list, description="New chat messages (OpenAI form)")
-    digests: list[str] = Field(default_factory=list,
-                               description="Server-side pixel digest of every picture in `messages`, in order")
+    digests: list[str] = Field(
+        default_factory=list, description="Server-side pixel digest of every picture in `messages`, in order"
+    )
     tools: list[dict[str, Any]] | None = Field(default=None, description="OpenAI function definitions (reset)")
     uid: str = Field(default="", description="The problem's uid")
     task: str = Field(default="", description="The problem's task")
@@ -244,10 +261,12 @@ class VcotObservation(Observation):
     terminated: bool = Field(default=False, description="The model answered")
     truncated: bool = Field(default=False, description="The turn budget ran out")
     turn_reward: float | None = Field(default=None, description="The reward the core's step gave this turn")
-    step_rewards: list[float] = Field(default_factory=list,
-                                      description="Per state probe, 1.0 if the replies stated it right (at the end)")
-    returned: list[str] = Field(default_factory=list,
-                                description="The core's pixel digests of the pictures the tools returned")
+    step_rewards: list[float] = Field(
+        default_factory=list, description="Per state probe, 1.0 if the replies stated it right (at the end)"
+    )
+    returned: list[str] = Field(
+        default_factory=list, description="The core's pixel digests of the pictures the tools returned"
+    )
     reward_details: dict[str, Any] | None = Field(default=None, description="The grader's verdict (at the end)")
 
     def hf_messages(self, check: bool = True) -> list[dict[str, Any]]:
@@ -259,8 +278,10 @@ class VcotObservation(Observation):
             got = [pixel_digest(im) for im in pictures(messages)]
             if got != self.digests:
                 bad = [i for i, (g, d) in enumerate(zip(got, self.digests, strict=False)) if g != d]
-                raise ValueError(f"the observation's pictures differ from the server's: {len(got)} decoded, "
-                                 f"{len(self.digests)} digests sent, pixels differ at {bad}")
+                raise ValueError(
+                    f"the observation's pictures differ from the server's: {len(got)} decoded, "
+                    f"{len(self.digests)} digests sent, pixels differ at {bad}"
+                )
         return messages
 
 
@@ -278,6 +299,7 @@ class VcotState(State):
 
 # --- reward ------------------------------------------------------------------------------------------------------
 
+
 class VcotRubric(Rubric):
     """The environment's reward as OpenEnv's rubric: the reward `VcotEnv.step` gave the turn, i.e. vcot's
     grader (`vcot.rl.reward`, plus the format term when weighted) on the turn that ends the episode and the
@@ -290,6 +312,7 @@ class VcotRubric(Rubric):
 
 
 # --- server side -------------------------------------------------------------------------------------------------
+
 
 def _plain(value: Any) -> Any:
     """A JSON-ready copy of the core's reward details (a dataclass, a pydantic model or a mapping)."""
@@ -328,8 +351,13 @@ class VcotEnvironment(Environment[VcotAction, VcotObservation, VcotState]):
         self._state = VcotState()
         self._done = True
 
-    def reset(self, seed: int | None = None, episode_id: str | None = None, row: Mapping[str, Any] | None = None,
-              **kwargs: Any) -> VcotObservation:
+    def reset(
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        row: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> VcotObservation:
         """A new episode: on the problem `row` names, else the next of the stream (`seed` restarts it)."""
         options = kwargs.pop("options", None)
         if kwargs:
@@ -339,12 +367,24 @@ class VcotEnvironment(Environment[VcotAction, VcotObservation, VcotState]):
         self._reset_rubric()
         messages, info = self.env.reset(seed=seed, options=options)
         wire, digests = encode_messages(messages)
-        self._state = VcotState(episode_id=episode_id or str(uuid.uuid4()), step_count=0, uid=info.get("uid"),
-                                task=info.get("task"), condition=info.get("condition"))
+        self._state = VcotState(
+            episode_id=episode_id or str(uuid.uuid4()),
+            step_count=0,
+            uid=info.get("uid"),
+            task=info.get("task"),
+            condition=info.get("condition"),
+        )
         self._done = False
-        return VcotObservation(messages=wire, digests=digests, tools=info.get("tools"), uid=info.get("uid", ""),
-                               task=info.get("task", ""), condition=info.get("condition", ""), done=False,
-                               reward=None)
+        return VcotObservation(
+            messages=wire,
+            digests=digests,
+            tools=info.get("tools"),
+            uid=info.get("uid", ""),
+            task=info.get("task", ""),
+            condition=info.get("condition", ""),
+            done=False,
+            reward=None,
+        )
 
     def step(self, action: VcotAction, timeout_s: float | None = None, **kwargs: Any) -> VcotObservation:
         """One assistant turn; the reward comes from the rubric (`VcotRubric`)."""
@@ -358,10 +398,20 @@ class VcotEnvironment(Environment[VcotAction, VcotObservation, VcotState]):
         s.terminated, s.truncated = bool(terminated), bool(truncated)
         self._done = s.terminated or s.truncated
         observation = VcotObservation(
-            messages=wire, digests=digests, uid=s.uid or "", task=s.task or "", condition=s.condition or "",
-            turn=s.turn, terminated=s.terminated, truncated=s.truncated, done=self._done,
-            turn_reward=float(core_reward), step_rewards=[float(r) for r in info.get("step_rewards") or []],
-            returned=list(info.get("returned") or []), reward_details=_plain(info.get("reward_details")))
+            messages=wire,
+            digests=digests,
+            uid=s.uid or "",
+            task=s.task or "",
+            condition=s.condition or "",
+            turn=s.turn,
+            terminated=s.terminated,
+            truncated=s.truncated,
+            done=self._done,
+            turn_reward=float(core_reward),
+            step_rewards=[float(r) for r in info.get("step_rewards") or []],
+            returned=list(info.get("returned") or []),
+            reward_details=_plain(info.get("reward_details")),
+        )
         observation.reward = self._apply_rubric(action, observation)
         s.reward = observation.reward
         return observation
@@ -371,8 +421,11 @@ class VcotEnvironment(Environment[VcotAction, VcotObservation, VcotState]):
         return self._state
 
     def get_metadata(self) -> EnvironmentMetadata:
-        return EnvironmentMetadata(name="vcot", description="vcot's visual chain-of-thought problems: a picture, "
-                                   "a question, drawing tools (VAoT) and vcot's grader as the reward.")
+        return EnvironmentMetadata(
+            name="vcot",
+            description="vcot's visual chain-of-thought problems: a picture, "
+            "a question, drawing tools (VAoT) and vcot's grader as the reward.",
+        )
 
     def close(self) -> None:
         close = getattr(self.env, "close", None)
@@ -383,11 +436,18 @@ class VcotEnvironment(Environment[VcotAction, VcotObservation, VcotState]):
 def create_vcot_app(*, max_concurrent_envs: int = 1, **env_kwargs: Any) -> FastAPI:
     """The FastAPI app serving `VcotEnvironment(**env_kwargs)`, one environment per WebSocket session (up to
     `max_concurrent_envs` at once)."""
-    return create_fastapi_app(functools.partial(VcotEnvironment, **env_kwargs), VcotAction, VcotObservation,
-                              max_concurrent_envs=max_concurrent_envs, env_name="vcot", state_cls=VcotState)
+    return create_fastapi_app(
+        functools.partial(VcotEnvironment, **env_kwargs),
+        VcotAction,
+        VcotObservation,
+        max_concurrent_envs=max_concurrent_envs,
+        env_name="vcot",
+        state_cls=VcotState,
+    )
 
 
 # --- client side -------------------------------------------------------------------------------------------------
+
 
 class VcotEnvClient(EnvClient[VcotAction, VcotObservation, VcotState]):
     """The client of a vcot OpenEnv server: `reset(row=...)`, `step(VcotAction)`, `state()`; async by default,
@@ -403,11 +463,14 @@ class VcotEnvClient(EnvClient[VcotAction, VcotObservation, VcotState]):
         return action.model_dump(mode="json")
 
     def _parse_result(self, payload: dict[str, Any]) -> StepResult[VcotObservation]:
-        data = {**payload.get("observation", {}), "reward": payload.get("reward"),
-                "done": payload.get("done", False)}
+        data = {**payload.get("observation", {}), "reward": payload.get("reward"), "done": payload.get("done", False)}
         observation = VcotObservation.model_validate(data)
-        return StepResult(observation=observation, reward=payload.get("reward"), done=observation.done,
-                          metadata=payload.get("metadata"))
+        return StepResult(
+            observation=observation,
+            reward=payload.get("reward"),
+            done=observation.done,
+            metadata=payload.get("metadata"),
+        )
 
     def _parse_state(self, payload: dict[str, Any]) -> VcotState:
         return VcotState.model_validate(payload)
@@ -415,9 +478,16 @@ class VcotEnvClient(EnvClient[VcotAction, VcotObservation, VcotState]):
 
 # --- serving -----------------------------------------------------------------------------------------------------
 
+
 @contextlib.contextmanager
-def serve(app: FastAPI | None = None, *, host: str = "127.0.0.1", port: int = 0, start_timeout_s: float = 30.0,
-          **env_kwargs: Any) -> Iterator[str]:
+def serve(
+    app: FastAPI | None = None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    start_timeout_s: float = 30.0,
+    **env_kwargs: Any,
+) -> Iterator[str]:
     """Serve `app` (by default `create_vcot_app(**env_kwargs)`) with uvicorn in a background thread while the
     `with` block runs; yields the base URL (`http://host:port`). `port=0` takes a free port: the socket is
     bound here and handed to uvicorn, so no other process can take it in between."""
@@ -458,15 +528,21 @@ def doctor_trace(processor: Any) -> Any:
     problem = c._problem()
     trace = c.Trace()
     conversation: list[dict[str, Any]] = []
-    with serve(tasks=[problem.task], condition="vaot", invalid_penalty=c.PENALTY) as url, \
-            VcotEnvClient(base_url=url).sync() as client:
+    with (
+        serve(tasks=[problem.task], condition="vaot", invalid_penalty=c.PENALTY) as url,
+        VcotEnvClient(base_url=url).sync() as client,
+    ):
         first = client.reset(row=problem).observation
         trace.tools = first.tools
         conversation += first.hf_messages(check=False)
-        for turn, calls in enumerate(([("draw_line", c.LINE)], [("draw_circle", c.BAD), ("crop_zoom", c.ZOOM)]),
-                                     start=1):
-            action = VcotAction(tool_calls=[ToolCall(id=f"call_{turn}_{i}", name=name, arguments=args)
-                                            for i, (name, args) in enumerate(calls)])
+        for turn, calls in enumerate(
+            ([("draw_line", c.LINE)], [("draw_circle", c.BAD), ("crop_zoom", c.ZOOM)]), start=1
+        ):
+            action = VcotAction(
+                tool_calls=[
+                    ToolCall(id=f"call_{turn}_{i}", name=name, arguments=args) for i, (name, args) in enumerate(calls)
+                ]
+            )
             result = client.step(action)
             conversation += [action.message(), *result.observation.hf_messages(check=False)]
             trace.conversations.append(c._hf(conversation))

@@ -83,11 +83,21 @@ class Problem:
         problem. `params` is a JSON string, `options` a list ([] when none), `tools` a JSON string ("" when
         none)."""
         return {
-            "prompt": self.prompt, "images": list(self.images), "task": self.task, "uid": self.uid,
-            "seed": self.seed, "index": self.index, "difficulty": self.difficulty,
-            "params": json.dumps(self.params, sort_keys=True), "condition": self.condition, "answer": self.answer,
-            "answer_type": self.answer_type, "options": list(self.options or []), "variant": self.variant,
-            "question": self.question, "tools": json.dumps(self.tools) if self.tools else "",
+            "prompt": self.prompt,
+            "images": list(self.images),
+            "task": self.task,
+            "uid": self.uid,
+            "seed": self.seed,
+            "index": self.index,
+            "difficulty": self.difficulty,
+            "params": json.dumps(self.params, sort_keys=True),
+            "condition": self.condition,
+            "answer": self.answer,
+            "answer_type": self.answer_type,
+            "options": list(self.options or []),
+            "variant": self.variant,
+            "question": self.question,
+            "tools": json.dumps(self.tools) if self.tools else "",
         }
 
     def digest(self) -> str:
@@ -95,8 +105,11 @@ class Problem:
         from vcot.draw.png import pixel_digest
 
         h = hashlib.sha256()
-        h.update(json.dumps([self.uid, self.prompt, self.answer, self.answer_type, self.options, self.tools],
-                            sort_keys=True).encode())
+        h.update(
+            json.dumps(
+                [self.uid, self.prompt, self.answer, self.answer_type, self.options, self.tools], sort_keys=True
+            ).encode()
+        )
         for im in [*self.images, *self.step_images]:
             h.update(pixel_digest(im).encode())
         return h.hexdigest()
@@ -144,8 +157,7 @@ def accepted_scene(task: Task, seed: int, index: int, variant: int = 0) -> tuple
         scene, solution, _, attempts = task._accept(index, seed, check_corruption=False)
         return scene, solution, attempts
     can_corrupt = type(task).corrupt is not Task.corrupt
-    scene, solution, _, attempts = task._accept(index, seed, check_corruption=can_corrupt,
-                                                variant=variant)
+    scene, solution, _, attempts = task._accept(index, seed, check_corruption=can_corrupt, variant=variant)
     return scene, solution, attempts
 
 
@@ -165,9 +177,18 @@ def check_condition(condition: str, task: str) -> None:
         raise ValueError(reason if "condition" in reason else f"condition {condition!r}: {reason}")
 
 
-def build_problem(task: Task, seed: int, index: int, scene: dict[str, Any], solution: Any, *,
-                  condition: str = "direct", steps: bool = False, variant: int = 0,
-                  attempts: int = 1) -> Problem:
+def build_problem(
+    task: Task,
+    seed: int,
+    index: int,
+    scene: dict[str, Any],
+    solution: Any,
+    *,
+    condition: str = "direct",
+    steps: bool = False,
+    variant: int = 0,
+    attempts: int = 1,
+) -> Problem:
     """The problem for an accepted scene of `task` (see `accepted_scene`)."""
     check_condition(condition, task.name)
     params = json.loads(_json(task.params()))
@@ -180,23 +201,45 @@ def build_problem(task: Task, seed: int, index: int, scene: dict[str, Any], solu
     inst = sample.instance
     prompt, paths, tools = _prompt(inst, condition, sample.images)
     return Problem(
-        task=task.name, uid=uid, seed=int(seed), index=int(index), difficulty=label, params=params,
-        condition=condition, question=inst.question, prompt=prompt, images=[sample.images[p] for p in paths],
-        answer=inst.answer, answer_type=str(inst.answer_type), options=list(inst.options) if inst.options else None,
-        instance=inst, variant=variant,
-        step_images=[sample.images[s.image] for s in inst.steps] if steps else [], tools=tools,
+        task=task.name,
+        uid=uid,
+        seed=int(seed),
+        index=int(index),
+        difficulty=label,
+        params=params,
+        condition=condition,
+        question=inst.question,
+        prompt=prompt,
+        images=[sample.images[p] for p in paths],
+        answer=inst.answer,
+        answer_type=str(inst.answer_type),
+        options=list(inst.options) if inst.options else None,
+        instance=inst,
+        variant=variant,
+        step_images=[sample.images[s.image] for s in inst.steps] if steps else [],
+        tools=tools,
         pictures=sample.images,
     )
 
 
-def make_problem(task: str, difficulty: str = "medium", params: Mapping[str, Any] | None = None, seed: int = 0,
-                 index: int = 0, condition: str = "direct", *, steps: bool = False, variant: int = 0) -> Problem:
+def make_problem(
+    task: str,
+    difficulty: str = "medium",
+    params: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    index: int = 0,
+    condition: str = "direct",
+    *,
+    steps: bool = False,
+    variant: int = 0,
+) -> Problem:
     """Problem `index` of `seed` for a task configured by a preset and overrides (see the module docstring
     for what the seed range means)."""
     t = configured_task(task, difficulty, params)
     scene, solution, attempts = accepted_scene(t, seed, index, variant)
-    return build_problem(t, seed, index, scene, solution, condition=condition, steps=steps, variant=variant,
-                         attempts=attempts)
+    return build_problem(
+        t, seed, index, scene, solution, condition=condition, steps=steps, variant=variant, attempts=attempts
+    )
 
 
 def problem_from_row(row: Mapping[str, Any], *, steps: bool | None = None) -> Problem:
@@ -211,14 +254,24 @@ def problem_from_row(row: Mapping[str, Any], *, steps: bool | None = None) -> Pr
     difficulty = str(row.get("difficulty") or "medium")
     if steps is None:
         steps = bool(row.get("steps", False))
-    return make_problem(str(row["task"]), difficulty, dict(params), int(row["seed"]), int(row["index"]),
-                        str(row.get("condition") or "direct"), steps=steps, variant=int(row.get("variant") or 0))
+    return make_problem(
+        str(row["task"]),
+        difficulty,
+        dict(params),
+        int(row["seed"]),
+        int(row["index"]),
+        str(row.get("condition") or "direct"),
+        steps=steps,
+        variant=int(row.get("variant") or 0),
+    )
 
 
 # -- prompts ----------------------------------------------------------------------------------------------------
 
-def _prompt(inst: Instance, condition: str, images: Mapping[str, Image.Image]
-            ) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]] | None]:
+
+def _prompt(
+    inst: Instance, condition: str, images: Mapping[str, Image.Image]
+) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]] | None]:
     """(TRL messages, the image paths in prompt order, tools) for `condition`: the first messages of the very
     episode `vcot eval` runs, built over the pictures in memory and converted by `vcot.rl.formats`."""
     from vcot.conditions import REGISTRY

@@ -136,8 +136,9 @@ def _gold(problem: Any) -> _Gold:
         options = json.loads(options) if options.strip() else None
     if options is not None and hasattr(options, "tolist"):  # a numpy array from a pandas / Arrow cell
         options = options.tolist()
-    return _Gold(str(answer), str(answer_type), [str(o) for o in options] if options else None,
-                 str(get("question", "") or ""))
+    return _Gold(
+        str(answer), str(answer_type), [str(o) for o in options] if options else None, str(get("question", "") or "")
+    )
 
 
 def reward_details(completion: Any, problem: Any, *, truncated: bool = False) -> RewardDetails:
@@ -151,8 +152,7 @@ def reward_details(completion: Any, problem: Any, *, truncated: bool = False) ->
         s = score_fields(text, gold.answer, gold.answer_type, gold.options, gold.question, truncated=truncated)
         fmt = _format_ok(text)
     except Exception as exc:  # noqa: BLE001 - a grader failure on odd input is a zero reward, logged
-        return RewardDetails(0.0, False, "error", None, "none", f"grader failed: {type(exc).__name__}: {exc}",
-                             False)
+        return RewardDetails(0.0, False, "error", None, "none", f"grader failed: {type(exc).__name__}: {exc}", False)
     return RewardDetails(1.0 if s.correct else 0.0, bool(s.correct), s.verdict, s.extracted, s.tier, s.reason, fmt)
 
 
@@ -183,6 +183,7 @@ def format_reward(completion: Any) -> float:
 
 # -- step rewards -----------------------------------------------------------------------------------------------
 
+
 def problem_probes(problem: Any) -> list[dict[str, Any]]:
     """The state probes of a problem (`vcot.probes`, as dicts), [] when its task has none. A problem made
     without its steps is regenerated with them (cached), since a task's probes follow its steps."""
@@ -195,19 +196,34 @@ def problem_probes(problem: Any) -> list[dict[str, Any]]:
     if inst is not None and inst.steps:
         return [p.to_dict() for p in build_probes(inst)]
     params = get("params") or {}
-    return list(_probes(str(get("task")), str(get("difficulty") or "medium"),
-                        params if isinstance(params, str) else json.dumps(params, sort_keys=True),
-                        int(get("seed")), int(get("index")), int(get("variant") or 0)))
+    return list(
+        _probes(
+            str(get("task")),
+            str(get("difficulty") or "medium"),
+            params if isinstance(params, str) else json.dumps(params, sort_keys=True),
+            int(get("seed")),
+            int(get("index")),
+            int(get("variant") or 0),
+        )
+    )
 
 
 @functools.lru_cache(maxsize=1024)
-def _probes(task: str, difficulty: str, params: str, seed: int, index: int, variant: int
-            ) -> tuple[dict[str, Any], ...]:
+def _probes(task: str, difficulty: str, params: str, seed: int, index: int, variant: int) -> tuple[dict[str, Any], ...]:
     from vcot.probes import build_probes
     from vcot.rl.problems import problem_from_row
 
-    p = problem_from_row({"task": task, "difficulty": difficulty, "params": params, "seed": seed, "index": index,
-                          "variant": variant, "condition": "state_probe"})
+    p = problem_from_row(
+        {
+            "task": task,
+            "difficulty": difficulty,
+            "params": params,
+            "seed": seed,
+            "index": index,
+            "variant": variant,
+            "condition": "state_probe",
+        }
+    )
     return tuple(p.to_dict() for p in build_probes(p.instance))
 
 
@@ -240,10 +256,12 @@ def step_reward(completion: Any, problem: Any) -> float:
 # first-error semantics are those of the exact labels of vcot.process.labelled. Drawing actions earn none: a
 # drawing is not a state, so there is no per-action ground truth to grade against.
 
+
 def _check_wrong(wrong: float) -> float:
     if isinstance(wrong, bool) or not isinstance(wrong, int | float) or not math.isfinite(wrong) or wrong > 0:
-        raise ValueError(f"dense rewards: `wrong` (the first wrong step's reward) must be a finite number <= 0, "
-                         f"got {wrong!r}")
+        raise ValueError(
+            f"dense rewards: `wrong` (the first wrong step's reward) must be a finite number <= 0, got {wrong!r}"
+        )
     return float(wrong)
 
 
@@ -313,8 +331,7 @@ def episode_dense_rewards(replies: Sequence[Any], problem: Any, *, wrong: float 
     return first_error_rewards([f is not None and f[1] for f in first], wrong=wrong)
 
 
-def dense_turn_rewards(replies: Sequence[Any], problem: Any, *, wrong: float = -1.0,
-                       ended: bool = True) -> list[float]:
+def dense_turn_rewards(replies: Sequence[Any], problem: Any, *, wrong: float = -1.0, ended: bool = True) -> list[float]:
     """The dense reward paid at each turn of a multi-turn episode (one number per reply, in turn order).
 
     Each step's reward (`episode_dense_rewards`: graded by its first statement, so a step is never paid twice
@@ -351,4 +368,3 @@ def dense_reward(completion: Any, problem: Any, *, wrong: float = -1.0) -> float
     `<stepK>` answer is right; 0.0 when the task has no probes. Per-completion like `step_reward`, for reward
     functions that take one completion and its problem row."""
     return sum(dense_rewards(completion, problem, wrong=wrong))
-

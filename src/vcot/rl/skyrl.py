@@ -71,8 +71,22 @@ ENTRY_POINT = f"{__name__}:VcotSkyRLEnv"
 ROW_KEY = "vcot"
 ROW_FIELDS = ("task", "difficulty", "params", "seed", "index", "condition", "variant")
 # env_config keys: the stream's and the reward's (VcotEnv), then how the conversation is shaped.
-CONFIG_KEYS = ("tasks", "preset", "difficulty", "params", "condition", "seed", "exclude", "step_weight",
-               "invalid_penalty", "format_weight", "budget", "image_format", "observation_role", "tools_prompt")
+CONFIG_KEYS = (
+    "tasks",
+    "preset",
+    "difficulty",
+    "params",
+    "condition",
+    "seed",
+    "exclude",
+    "step_weight",
+    "invalid_penalty",
+    "format_weight",
+    "budget",
+    "image_format",
+    "observation_role",
+    "tools_prompt",
+)
 ImageFormat = Literal["image_url", "pil"]
 ObservationRole = Literal["user", "tool"]
 
@@ -82,7 +96,7 @@ TOOLS_SYSTEM = (
     "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
     "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n{tools}\n</tools>\n\n"
     "For each function call, return a json object with function name and arguments within "
-    "<tool_call></tool_call> XML tags:\n<tool_call>\n{{\"name\": <function-name>, \"arguments\": "
+    '<tool_call></tool_call> XML tags:\n<tool_call>\n{{"name": <function-name>, "arguments": '
     "<args-json-object>}}\n</tool_call>"
 )
 _TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
@@ -113,8 +127,13 @@ def parse_tool_calls(text: str, turn: int = 0) -> tuple[str, list[dict[str, Any]
         if isinstance(payload, dict):
             fn = payload.get("function") if isinstance(payload.get("function"), dict) else payload
             arguments = fn.get("arguments", fn.get("parameters", {}))
-            calls.append({"id": call_id, "name": str(fn.get("name", "")),
-                          "arguments": arguments if arguments is not None else {}})
+            calls.append(
+                {
+                    "id": call_id,
+                    "name": str(fn.get("name", "")),
+                    "arguments": arguments if arguments is not None else {},
+                }
+            )
         else:
             name = _NAME.search(raw)
             calls.append({"id": call_id, "name": name.group(1) if name else "", "arguments": raw})
@@ -152,8 +171,12 @@ def _content(content: Any, image_format: ImageFormat) -> list[dict[str, Any]]:
     return [_part(p, image_format) for p in content]
 
 
-def skyrl_messages(messages: Sequence[Mapping[str, Any]], *, image_format: ImageFormat = "image_url",
-                   observation_role: ObservationRole = "user") -> list[dict[str, Any]]:
+def skyrl_messages(
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    image_format: ImageFormat = "image_url",
+    observation_role: ObservationRole = "user",
+) -> list[dict[str, Any]]:
     """The core's messages (Hugging Face form, PIL pictures) in SkyRL's form: part lists with `image_url` data
     URIs (or PIL parts). With `observation_role="user"` every `tool` message and the `user` messages after
     them join one user message, in order; with "tool" the tool messages stay as they are."""
@@ -217,14 +240,25 @@ def _row(value: Any) -> dict[str, Any] | None:
 def problem_spec(problem: Problem) -> dict[str, Any]:
     """What `extras["vcot"]` holds for `problem`: the fields that regenerate it (`params` as JSON text, so the
     column has one Arrow type whatever the task's parameters)."""
-    return {"task": problem.task, "difficulty": problem.difficulty,
-            "params": json.dumps(problem.params, sort_keys=True), "seed": int(problem.seed),
-            "index": int(problem.index), "condition": problem.condition, "variant": int(problem.variant or 0)}
+    return {
+        "task": problem.task,
+        "difficulty": problem.difficulty,
+        "params": json.dumps(problem.params, sort_keys=True),
+        "seed": int(problem.seed),
+        "index": int(problem.index),
+        "condition": problem.condition,
+        "variant": int(problem.variant or 0),
+    }
 
 
-def opening(observation: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None, *,
-            system: Mapping[str, Any] | None = None, tools_prompt: bool = True,
-            image_format: ImageFormat = "image_url") -> list[dict[str, Any]]:
+def opening(
+    observation: Sequence[Mapping[str, Any]],
+    tools: Sequence[Mapping[str, Any]] | None,
+    *,
+    system: Mapping[str, Any] | None = None,
+    tools_prompt: bool = True,
+    image_format: ImageFormat = "image_url",
+) -> list[dict[str, Any]]:
     """The conversation an episode starts from: `system` (a dataset's own system message, kept), the tools
     section added to it when there are tools, then the core's first messages."""
     head: list[dict[str, Any]] = []
@@ -239,8 +273,9 @@ def opening(observation: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[st
     return head + skyrl_messages(observation, image_format=image_format, observation_role="user")
 
 
-def skyrl_row(problem: Problem, *, env_class: str = ENV_ID, split: str = "train", index: int = 0,
-              tools_prompt: bool = True) -> dict[str, Any]:
+def skyrl_row(
+    problem: Problem, *, env_class: str = ENV_ID, split: str = "train", index: int = 0, tools_prompt: bool = True
+) -> dict[str, Any]:
     """One row of a SkyRL prompt dataset (written with `datasets`, to parquet or JSON) for `problem`.
 
     `prompt` is the conversation the environment starts from (tools section, question, picture as a data URI):
@@ -251,10 +286,14 @@ def skyrl_row(problem: Problem, *, env_class: str = ENV_ID, split: str = "train"
     env = VcotEnv(tasks=[problem.task], condition=problem.condition)
     observation, info = env.reset(options={"problem": problem})
     prompt = opening(observation, info.get("tools"), tools_prompt=tools_prompt)
-    return {"prompt": prompt, "env_class": env_class, "data_source": "vcot/" + problem.task,
-            "reward_spec": {"method": "rule", "ground_truth": str(problem.answer)},
-            ROW_KEY: problem_spec(problem),
-            "extra_info": {"split": split, "index": int(index), "uid": problem.uid, "task": problem.task}}
+    return {
+        "prompt": prompt,
+        "env_class": env_class,
+        "data_source": "vcot/" + problem.task,
+        "reward_spec": {"method": "rule", "ground_truth": str(problem.answer)},
+        ROW_KEY: problem_spec(problem),
+        "extra_info": {"split": split, "index": int(index), "uid": problem.uid, "task": problem.task},
+    }
 
 
 # ------------------------------------------------------------------------------------------ environment
@@ -297,17 +336,26 @@ class VcotSkyRLEnv(BaseTextEnv):
         else:
             tasks = cfg.get("tasks")
             if not tasks and not cfg.get("preset"):
-                raise SkyRLAdapterError(f"neither extras[{ROW_KEY!r}] (a problem) nor env_config 'tasks' or "
-                                        "'preset' (a stream) says which problems to serve")
+                raise SkyRLAdapterError(
+                    f"neither extras[{ROW_KEY!r}] (a problem) nor env_config 'tasks' or "
+                    "'preset' (a stream) says which problems to serve"
+                )
             condition = str(cfg.get("condition", "vaot"))
             difficulty = cfg.get("difficulty")
         seed = self.extras.get("seed", cfg.get("seed", 0))
         self.env: VcotEnv = VcotEnv(
-            tasks=tasks, condition=condition, preset=None if self.row is not None else cfg.get("preset"),
-            difficulty=difficulty, params=None if self.row is not None else cfg.get("params"), seed=int(seed),
-            exclude=cfg.get("exclude"), step_weight=float(cfg.get("step_weight", 0.0)),
+            tasks=tasks,
+            condition=condition,
+            preset=None if self.row is not None else cfg.get("preset"),
+            difficulty=difficulty,
+            params=None if self.row is not None else cfg.get("params"),
+            seed=int(seed),
+            exclude=cfg.get("exclude"),
+            step_weight=float(cfg.get("step_weight", 0.0)),
             invalid_penalty=float(cfg.get("invalid_penalty", 0.0)),
-            format_weight=float(cfg.get("format_weight", 0.0)), max_turns=self._budget(cfg))
+            format_weight=float(cfg.get("format_weight", 0.0)),
+            max_turns=self._budget(cfg),
+        )
         self.final_reward: float | None = None
         self.reward_details: Any = None
         self.tool_calls = 0
@@ -332,19 +380,25 @@ class VcotSkyRLEnv(BaseTextEnv):
         """The problem of this episode (after `init`)."""
         return self.env.problem
 
-    def init(self, prompt: Sequence[Mapping[str, Any]] | None = None
-             ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    def init(self, prompt: Sequence[Mapping[str, Any]] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         options = {"row": self.row} if self.row is not None else None
         obs, info = self.env.reset(options=options)
         problem = self.env.problem
         gold = (self.extras.get("reward_spec") or {}).get("ground_truth")
         if self.row is not None and gold is not None and str(gold) != str(problem.answer):
             # A dataset written against other task code: its rows no longer regenerate the problems it names.
-            raise SkyRLAdapterError(f"problem {problem.uid}: the row's ground truth {gold!r} is not the "
-                                    f"regenerated problem's answer {problem.answer!r}")
+            raise SkyRLAdapterError(
+                f"problem {problem.uid}: the row's ground truth {gold!r} is not the "
+                f"regenerated problem's answer {problem.answer!r}"
+            )
         system = next((m for m in prompt or [] if m.get("role") == "system"), None)
-        conversation = opening(obs, info.get("tools") or self.env.tools, system=system,
-                               tools_prompt=self.tools_prompt, image_format=self.image_format)
+        conversation = opening(
+            obs,
+            info.get("tools") or self.env.tools,
+            system=system,
+            tools_prompt=self.tools_prompt,
+            image_format=self.image_format,
+        )
         return conversation, {"uid": problem.uid, "task": problem.task, "condition": problem.condition}
 
     def step(self, action: str) -> BaseTextEnvStepOutput:
@@ -357,10 +411,16 @@ class VcotSkyRLEnv(BaseTextEnv):
         returned = list(info.get("returned") or [])
         self.returned.extend(returned)
         done = bool(terminated or truncated)
-        metadata: dict[str, Any] = {"uid": self.env.problem.uid, "task": self.env.problem.task,
-                                    "turn": info.get("turn", self.turns), "tool_calls": len(calls),
-                                    "returned": returned, "terminated": bool(terminated),
-                                    "truncated": bool(truncated), "step_rewards": info.get("step_rewards")}
+        metadata: dict[str, Any] = {
+            "uid": self.env.problem.uid,
+            "task": self.env.problem.task,
+            "turn": info.get("turn", self.turns),
+            "tool_calls": len(calls),
+            "returned": returned,
+            "terminated": bool(terminated),
+            "truncated": bool(truncated),
+            "step_rewards": info.get("step_rewards"),
+        }
         if not done and self.max_turns and self.turns >= self.max_turns:
             # The trainer's turn budget ends the episode before the core's: this reply is all the answer there is.
             # Graded as the core grades a reply past its own budget.
@@ -374,8 +434,7 @@ class VcotSkyRLEnv(BaseTextEnv):
             metadata["reward_details"] = _jsonable(self.reward_details)
             return BaseTextEnvStepOutput(observations=[], reward=float(reward), done=True, metadata=metadata)
         observations = skyrl_messages(obs, image_format=self.image_format, observation_role=self.observation_role)
-        return BaseTextEnvStepOutput(observations=observations, reward=float(reward), done=False,
-                                     metadata=metadata)
+        return BaseTextEnvStepOutput(observations=observations, reward=float(reward), done=False, metadata=metadata)
 
     def close(self) -> None:
         close = getattr(self.env, "close", None)
@@ -383,9 +442,13 @@ class VcotSkyRLEnv(BaseTextEnv):
             close()
 
     def get_metrics(self) -> dict[str, Any]:
-        return {"turns": self.turns, "tool_calls": self.tool_calls, "returned_pictures": len(self.returned),
-                "answer_reward": self.final_reward if self.final_reward is not None else 0.0,
-                "cut_off": self.cut_off}
+        return {
+            "turns": self.turns,
+            "tool_calls": self.tool_calls,
+            "returned_pictures": len(self.returned),
+            "answer_reward": self.final_reward if self.final_reward is not None else 0.0,
+            "cut_off": self.cut_off,
+        }
 
 
 def _text(content: Any) -> str:

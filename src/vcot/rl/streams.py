@@ -70,9 +70,17 @@ class Capacity:
 class ProblemStream:
     """An infinite iterator of `Problem`s with random access (`stream[i]`); see the module docstring."""
 
-    def __init__(self, tasks: list[str], difficulty: Mapping[str, str], params: Mapping[str, Mapping[str, Any]],
-                 seed: int, excluded: Mapping[str, frozenset[str]], condition: str, steps: bool,
-                 curriculum: Curriculum | None = None) -> None:
+    def __init__(
+        self,
+        tasks: list[str],
+        difficulty: Mapping[str, str],
+        params: Mapping[str, Mapping[str, Any]],
+        seed: int,
+        excluded: Mapping[str, frozenset[str]],
+        condition: str,
+        steps: bool,
+        curriculum: Curriculum | None = None,
+    ) -> None:
         if not tasks:
             raise ValueError("a stream needs at least one task")
         self.tasks = list(tasks)
@@ -118,14 +126,15 @@ class ProblemStream:
             scene, solution, attempts = accepted_scene(t, seed, j)
             if not keys or t.scene_key(scene) not in keys:
                 return t, seed, scene, solution, attempts, redraw
-        raise ExclusionError(f"task {task}: {MAX_REDRAWS + 1} draws for problem {j} all repeat a scene of the "
-                             f"excluded suites; its setting {self.setting(task)} admits too few other scenes")
+        raise ExclusionError(
+            f"task {task}: {MAX_REDRAWS + 1} draws for problem {j} all repeat a scene of the "
+            f"excluded suites; its setting {self.setting(task)} admits too few other scenes"
+        )
 
     def __getitem__(self, i: int) -> Problem:
         task, j = self.slot(i)
         t, seed, scene, solution, attempts, _ = self._draw(task, j)
-        return build_problem(t, seed, j, scene, solution, condition=self.condition, steps=self.steps,
-                             attempts=attempts)
+        return build_problem(t, seed, j, scene, solution, condition=self.condition, steps=self.steps, attempts=attempts)
 
     def audit(self, i: int) -> tuple[str, str, int]:
         """(task, scene key, fresh draws it took) of item `i`, without rendering anything: what an exclusion
@@ -190,23 +199,43 @@ def _capacity(task: str, label: str, params: dict[str, Any], n: int, keys: Count
     if distinct == n:
         # No repeat in n draws: the space is larger than the bound with 95 % confidence.
         bound = no_repeat_bound(n)
-        return Capacity(task, label, params, n, distinct, None, None, bound, None, redrawn,
-                        f"no scene repeated in {n} draws: more than {bound:.0f} scenes (95 % lower bound)")
+        return Capacity(
+            task,
+            label,
+            params,
+            n,
+            distinct,
+            None,
+            None,
+            bound,
+            None,
+            redrawn,
+            f"no scene repeated in {n} draws: more than {bound:.0f} scenes (95 % lower bound)",
+        )
     estimate = chao1(keys.values())
     if f1 == 0:
         reason = f"every one of the {distinct} scenes seen was drawn at least twice in {n} draws: likely all"
     else:
         reason = f"Chao1 estimate from {distinct} distinct scenes in {n} draws ({f1} seen once, {f2} twice)"
-    return Capacity(task, label, params, n, distinct, None, estimate, None, math.sqrt(math.pi * estimate / 2),
-                    redrawn, reason)
+    return Capacity(
+        task, label, params, n, distinct, None, estimate, None, math.sqrt(math.pi * estimate / 2), redrawn, reason
+    )
 
 
 # -- building a stream ----------------------------------------------------------------------------------------
 
-def stream(tasks: str | Iterable[str] | None = None, preset: str | None = None,
-           difficulty: str | Mapping[str, str] | None = None,
-           params: Mapping[str, Any] | None = None, seed: int = 0, exclude: Any = None,
-           condition: str = "direct", steps: bool = False, curriculum: Curriculum | None = None) -> ProblemStream:
+
+def stream(
+    tasks: str | Iterable[str] | None = None,
+    preset: str | None = None,
+    difficulty: str | Mapping[str, str] | None = None,
+    params: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    exclude: Any = None,
+    condition: str = "direct",
+    steps: bool = False,
+    curriculum: Curriculum | None = None,
+) -> ProblemStream:
     """A seeded, infinite, deterministic problem stream.
 
     `tasks`: a task name or names (default: every registered task), or `preset`: the tasks of a suite preset
@@ -221,10 +250,19 @@ def stream(tasks: str | Iterable[str] | None = None, preset: str | None = None,
     levels = _per_task(difficulty, names, "medium")
     for t, level in levels.items():
         if level not in get_task_class(t).presets:
-            raise ValueError(f"unknown difficulty {level!r} for task {t}; choose one of "
-                             f"{sorted(get_task_class(t).presets)}")
-    return ProblemStream(names, levels, _per_task_params(params, names), seed, excluded_keys(exclude, names),
-                         condition, steps, curriculum)
+            raise ValueError(
+                f"unknown difficulty {level!r} for task {t}; choose one of {sorted(get_task_class(t).presets)}"
+            )
+    return ProblemStream(
+        names,
+        levels,
+        _per_task_params(params, names),
+        seed,
+        excluded_keys(exclude, names),
+        condition,
+        steps,
+        curriculum,
+    )
 
 
 def _task_list(tasks: str | Iterable[str] | None, preset: str | None) -> list[str]:
@@ -262,8 +300,10 @@ def _per_task_params(params: Mapping[str, Any] | None, names: list[str]) -> dict
         return {t: dict(v) for t, v in params.items()}
     if len(names) == 1:
         return {names[0]: dict(params)}
-    raise ValueError("params must map task names of the stream to parameter overrides (or, for a one-task "
-                     f"stream, be the overrides); got keys {sorted(params)}")
+    raise ValueError(
+        "params must map task names of the stream to parameter overrides (or, for a one-task "
+        f"stream, be the overrides); got keys {sorted(params)}"
+    )
 
 
 def excluded_keys(exclude: Any, tasks: Iterable[str] | None = None) -> dict[str, frozenset[str]]:
@@ -297,8 +337,9 @@ def _suite(item: Any) -> Suite:
         return item
     if isinstance(item, str | Path):
         return read_suite(item, check_images="none")
-    raise TypeError(f"exclude takes suite folders, Suite objects or mappings task -> scene keys, "
-                    f"got {type(item).__name__}")
+    raise TypeError(
+        f"exclude takes suite folders, Suite objects or mappings task -> scene keys, got {type(item).__name__}"
+    )
 
 
 def _suite_keys(suite: Suite) -> Iterator[tuple[str, str]]:

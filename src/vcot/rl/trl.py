@@ -55,8 +55,20 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 # The problem columns a reward function and `reset` need besides prompt and images (vcot.rl.Problem.row()).
-ROW_COLUMNS = ("task", "uid", "seed", "index", "variant", "difficulty", "params", "condition", "question",
-               "answer", "answer_type", "options")
+ROW_COLUMNS = (
+    "task",
+    "uid",
+    "seed",
+    "index",
+    "variant",
+    "difficulty",
+    "params",
+    "condition",
+    "question",
+    "answer",
+    "answer_type",
+    "options",
+)
 CURRICULUM_FILE = "vcot_curriculum.json"
 # The column of `index_dataset` rows: the stream position an environment-owned rollout poses.
 INDEX_COLUMN = "vcot_index"
@@ -73,17 +85,29 @@ class Observer(Protocol):
 
 # --- datasets ---------------------------------------------------------------------------------------------------
 
+
 def features() -> datasets.Features:
     """The Arrow schema of vcot's TRL rows (the same for the streaming and the fixed-size dataset)."""
     part = {"type": datasets.Value("string"), "text": datasets.Value("string")}
     string = datasets.Value("string")
-    return datasets.Features({
-        "prompt": datasets.List({"role": string, "content": datasets.List(part)}),
-        "images": datasets.List(datasets.Image()),
-        "task": string, "uid": string, "seed": datasets.Value("int64"), "index": datasets.Value("int64"),
-        "variant": datasets.Value("int64"), "difficulty": string, "params": string, "condition": string,
-        "question": string, "answer": string, "answer_type": string, "options": datasets.List(string),
-    })
+    return datasets.Features(
+        {
+            "prompt": datasets.List({"role": string, "content": datasets.List(part)}),
+            "images": datasets.List(datasets.Image()),
+            "task": string,
+            "uid": string,
+            "seed": datasets.Value("int64"),
+            "index": datasets.Value("int64"),
+            "variant": datasets.Value("int64"),
+            "difficulty": string,
+            "params": string,
+            "condition": string,
+            "question": string,
+            "answer": string,
+            "answer_type": string,
+            "options": datasets.List(string),
+        }
+    )
 
 
 def _parts(content: Any) -> list[dict[str, str | None]]:
@@ -94,8 +118,9 @@ def _parts(content: Any) -> list[dict[str, str | None]]:
     parts = []
     for part in content or []:
         kind = part.get("type")
-        parts.append({"type": "image", "text": None} if kind == "image"
-                     else {"type": str(kind), "text": part.get("text")})
+        parts.append(
+            {"type": "image", "text": None} if kind == "image" else {"type": str(kind), "text": part.get("text")}
+        )
     return parts
 
 
@@ -145,10 +170,18 @@ def _rows(stream_kwargs: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield problem_row(problem)
 
 
-def iterable_dataset(tasks: str | Sequence[str] | None = None, *, preset: str | None = None,
-                     difficulty: str | Mapping[str, str] | None = None, params: Mapping[str, Any] | None = None, seed: int = 0,
-                     exclude: Any = None, condition: str = "direct", steps: bool = False,
-                     curriculum: Curriculum | None = None) -> datasets.IterableDataset:
+def iterable_dataset(
+    tasks: str | Sequence[str] | None = None,
+    *,
+    preset: str | None = None,
+    difficulty: str | Mapping[str, str] | None = None,
+    params: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    exclude: Any = None,
+    condition: str = "direct",
+    steps: bool = False,
+    curriculum: Curriculum | None = None,
+) -> datasets.IterableDataset:
     """An endless `datasets.IterableDataset` of TRL rows from `vcot.rl.stream(...)` (same arguments).
 
     GRPOTrainer needs `max_steps` with it. With `curriculum`, each task's problems are drawn at the
@@ -156,9 +189,16 @@ def iterable_dataset(tasks: str | Sequence[str] | None = None, *, preset: str | 
     """
     from vcot.rl import stream
 
-    kwargs: dict[str, Any] = {"tasks": _task_names(tasks), "preset": preset, "difficulty": difficulty,
-                              "params": dict(params) if params else params, "seed": seed, "exclude": exclude,
-                              "condition": condition, "steps": steps}
+    kwargs: dict[str, Any] = {
+        "tasks": _task_names(tasks),
+        "preset": preset,
+        "difficulty": difficulty,
+        "params": dict(params) if params else params,
+        "seed": seed,
+        "exclude": exclude,
+        "condition": condition,
+        "steps": steps,
+    }
     if curriculum is not None:
         kwargs["curriculum"] = curriculum
     # Built once now, so that a bad task, setting or `exclude` suite fails here and not at the trainer's first
@@ -171,21 +211,38 @@ def iterable_dataset(tasks: str | Sequence[str] | None = None, *, preset: str | 
     return datasets.IterableDataset.from_generator(functools.partial(_rows, kwargs))
 
 
-def dataset(n: int, tasks: str | Sequence[str] | None = None, *, preset: str | None = None,
-            difficulty: str | Mapping[str, str] | None = None, params: Mapping[str, Any] | None = None, seed: int = 0,
-            exclude: Any = None, condition: str = "direct", steps: bool = False) -> datasets.Dataset:
+def dataset(
+    n: int,
+    tasks: str | Sequence[str] | None = None,
+    *,
+    preset: str | None = None,
+    difficulty: str | Mapping[str, str] | None = None,
+    params: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    exclude: Any = None,
+    condition: str = "direct",
+    steps: bool = False,
+) -> datasets.Dataset:
     """A fixed-size in-memory `datasets.Dataset` of the first `n` problems of `vcot.rl.stream(...)`."""
     from vcot.rl import stream
 
     if n < 1:
         raise ValueError(f"a dataset needs at least one problem, got n={n}")
-    problems = stream(tasks=_task_names(tasks), preset=preset, difficulty=difficulty,
-                      params=dict(params) if params else params, seed=seed, exclude=exclude, condition=condition,
-                      steps=steps).take(n)
+    problems = stream(
+        tasks=_task_names(tasks),
+        preset=preset,
+        difficulty=difficulty,
+        params=dict(params) if params else params,
+        seed=seed,
+        exclude=exclude,
+        condition=condition,
+        steps=steps,
+    ).take(n)
     return datasets.Dataset.from_list([arrow_row(p) for p in problems], features=features())
 
 
 # --- reward functions -------------------------------------------------------------------------------------------
+
 
 def _row_at(columns: Mapping[str, Any], i: int) -> dict[str, Any] | None:
     """The problem columns of sample `i`, or None when the batch does not carry vcot's grading columns."""
@@ -214,8 +271,14 @@ class VcotReward:
 
     KINDS = ("answer", "format", "step", "dense")
 
-    def __init__(self, kind: str, *, curriculum: Observer | None = None, format_weight: float = 0.0,
-                 eos_token_ids: Sequence[int] | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        *,
+        curriculum: Observer | None = None,
+        format_weight: float = 0.0,
+        eos_token_ids: Sequence[int] | None = None,
+    ) -> None:
         if kind not in self.KINDS:
             raise ValueError(f"unknown vcot reward {kind!r}; one of {', '.join(self.KINDS)}")
         self.kind = kind
@@ -235,8 +298,9 @@ class VcotReward:
         ids = completion_ids[i]
         return not len(ids) or int(ids[-1]) not in self.eos_token_ids
 
-    def __call__(self, prompts: list, completions: list, completion_ids: list | None = None,
-                 **columns: Any) -> list[float | None]:
+    def __call__(
+        self, prompts: list, completions: list, completion_ids: list | None = None, **columns: Any
+    ) -> list[float | None]:
         from vcot.rl import dense_rewards, format_reward, reward, step_rewards
 
         environments = columns.get("environments") or []
@@ -265,14 +329,23 @@ class VcotReward:
                 steps = step_rewards(completion, row)
                 out.append(sum(steps) / len(steps) if steps else None)
         if self.kind == "answer" and environments and any(isinstance(e, DrawingEnvironment) for e in environments):
-            _warn_once("vcot_answer is in reward_funcs beside DrawingEnvironment, whose get_reward grades the same "
-                       "answer: the answer counts twice (use reward_funcs(answer=False) with the environment)")
+            _warn_once(
+                "vcot_answer is in reward_funcs beside DrawingEnvironment, whose get_reward grades the same "
+                "answer: the answer counts twice (use reward_funcs(answer=False) with the environment)"
+            )
         return out
 
 
-def reward_funcs(answer: bool = True, format: bool = True, step: bool = True, *, dense: bool = False,
-                 curriculum: Observer | None = None, format_weight: float = 0.0,
-                 eos_token_ids: Sequence[int] | None = None) -> list[VcotReward]:
+def reward_funcs(
+    answer: bool = True,
+    format: bool = True,
+    step: bool = True,
+    *,
+    dense: bool = False,
+    curriculum: Observer | None = None,
+    format_weight: float = 0.0,
+    eos_token_ids: Sequence[int] | None = None,
+) -> list[VcotReward]:
     """vcot's reward functions for `GRPOTrainer(reward_funcs=...)`, logged as vcot_answer, vcot_format, vcot_step
     (and vcot_dense, the process reward, with `dense=True`).
 
@@ -285,8 +358,15 @@ def reward_funcs(answer: bool = True, format: bool = True, step: bool = True, *,
     chosen = [kind for kind, on in (("answer", answer), ("format", format), ("step", step), ("dense", dense)) if on]
     if not chosen:
         raise ValueError("no reward function chosen: enable at least one of answer, format, step, dense")
-    return [VcotReward(kind, curriculum=curriculum if kind == "answer" else None, format_weight=format_weight,
-                       eos_token_ids=eos_token_ids) for kind in chosen]
+    return [
+        VcotReward(
+            kind,
+            curriculum=curriculum if kind == "answer" else None,
+            format_weight=format_weight,
+            eos_token_ids=eos_token_ids,
+        )
+        for kind in chosen
+    ]
 
 
 @functools.cache
@@ -295,6 +375,7 @@ def _warn_once(message: str) -> None:
 
 
 # --- the drawing environment ------------------------------------------------------------------------------------
+
 
 def _action(stub: Callable[..., Any]) -> Callable[..., Any]:
     """A tool method whose signature and docstring are `stub`'s (what TRL turns into the JSON schema) and whose
@@ -319,8 +400,13 @@ class DrawingEnvironment:
     background). Pass `DrawingEnvironment` itself, or `DrawingEnvironment.factory(...)` for other knobs.
     """
 
-    def __init__(self, corruption: Corruption | None = None, max_calls: int = DEFAULT_MAX_CALLS,
-                 curriculum: Observer | None = None, stream: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        corruption: Corruption | None = None,
+        max_calls: int = DEFAULT_MAX_CALLS,
+        curriculum: Observer | None = None,
+        stream: Mapping[str, Any] | None = None,
+    ) -> None:
         from vcot.rl.env import VcotEnv
         from vcot.vaot.episode import drawing_condition
 
@@ -342,9 +428,15 @@ class DrawingEnvironment:
         self._truncated = False
 
     @classmethod
-    def factory(cls, *, corruption: Corruption | None = None, max_calls: int = DEFAULT_MAX_CALLS,
-                curriculum: Observer | None = None, stream: Mapping[str, Any] | None = None,
-                num_generations: int = 1) -> Callable[[], DrawingEnvironment]:
+    def factory(
+        cls,
+        *,
+        corruption: Corruption | None = None,
+        max_calls: int = DEFAULT_MAX_CALLS,
+        curriculum: Observer | None = None,
+        stream: Mapping[str, Any] | None = None,
+        num_generations: int = 1,
+    ) -> Callable[[], DrawingEnvironment]:
         """A zero-argument factory for `GRPOTrainer(environment_factory=...)` with these knobs. `stream`: the
         arguments of `vcot.rl.stream` (tasks, difficulty, seed, exclude, curriculum, ...) when the environment
         owns the data: then leave out `train_dataset`, and each rollout's `reset()` poses its own problem
@@ -364,8 +456,14 @@ class DrawingEnvironment:
     _shared: dict[str, Any] = {}
 
     @classmethod
-    def _owned(cls, stream: dict[str, Any], corruption: Corruption | None, max_calls: int,
-               curriculum: Observer | None, group: int) -> DrawingEnvironment:
+    def _owned(
+        cls,
+        stream: dict[str, Any],
+        corruption: Corruption | None,
+        max_calls: int,
+        curriculum: Observer | None,
+        group: int,
+    ) -> DrawingEnvironment:
         env = cls(corruption=corruption, max_calls=max_calls, curriculum=curriculum, stream=stream)
         key = json.dumps({"s": stream, "c": corruption, "m": max_calls, "g": group}, sort_keys=True, default=repr)
         shared = cls._shared.setdefault(key, {"stream": env._env.stream, "served": 0, "group": group})
@@ -388,8 +486,10 @@ class DrawingEnvironment:
             self._row["options"] = list(self._row.get("options") or [])
             return None
         if getattr(self, "_shared_state", None) is None:
-            raise ValueError("DrawingEnvironment.reset needs vcot's dataset columns (task, seed, index), or a "
-                             "factory given stream=... for environment-owned data")
+            raise ValueError(
+                "DrawingEnvironment.reset needs vcot's dataset columns (task, seed, index), or a "
+                "factory given stream=... for environment-owned data"
+            )
         position = row.get(INDEX_COLUMN)
         if position is not None:  # an index_dataset row: item `position` of the stream, on every process
             problem = self._shared_state["stream"][whole_number(INDEX_COLUMN, position)]
@@ -435,8 +535,10 @@ class DrawingEnvironment:
         """The answer reward (vcot.rl.reward) of the rollout's final completion; None when no vcot reward
         function handed it over (TRL then ignores this reward for the rollout)."""
         if self._row is None or self._completion is None:
-            _warn_once("DrawingEnvironment.get_reward saw no completion: include at least one of vcot's reward "
-                       "functions (vcot.rl.trl.reward_funcs) so the completion reaches the environment")
+            _warn_once(
+                "DrawingEnvironment.get_reward saw no completion: include at least one of vcot's reward "
+                "functions (vcot.rl.trl.reward_funcs) so the completion reaches the environment"
+            )
             return None
         value = self._env.grade(self._completion, truncated=self._truncated)
         if self._curriculum is not None:
@@ -461,8 +563,16 @@ class DrawingEnvironment:
     # The tools. Signatures and defaults mirror vcot.vaot.actions (tests/rl/test_trl_adapter.py compares them).
 
     @_action
-    def draw_line(self, x1: float, y1: float, x2: float, y2: float, color: ColorName = "red", width: float = 3,
-                  dashed: bool = False) -> list[dict[str, Any]] | str:
+    def draw_line(
+        self,
+        x1: float,
+        y1: float,
+        x2: float,
+        y2: float,
+        color: ColorName = "red",
+        width: float = 3,
+        dashed: bool = False,
+    ) -> list[dict[str, Any]] | str:
         """Draw a straight segment from (x1, y1) to (x2, y2). Coordinates are pixels of the current image: origin
         at the top-left corner, x to the right, y downwards; values outside the image are clamped to its border.
 
@@ -480,8 +590,9 @@ class DrawingEnvironment:
         """
 
     @_action
-    def draw_ray(self, x: float, y: float, x_through: float, y_through: float, color: ColorName = "red",
-                 width: float = 3) -> list[dict[str, Any]] | str:
+    def draw_ray(
+        self, x: float, y: float, x_through: float, y_through: float, color: ColorName = "red", width: float = 3
+    ) -> list[dict[str, Any]] | str:
         """Draw a ray from (x, y) through (x_through, y_through), extended to the image border. Coordinates are
         pixels of the current image: origin at the top-left corner, x to the right, y downwards; values outside
         the image are clamped to its border.
@@ -499,8 +610,9 @@ class DrawingEnvironment:
         """
 
     @_action
-    def draw_arrow(self, x1: float, y1: float, x2: float, y2: float, color: ColorName = "red",
-                   width: float = 3) -> list[dict[str, Any]] | str:
+    def draw_arrow(
+        self, x1: float, y1: float, x2: float, y2: float, color: ColorName = "red", width: float = 3
+    ) -> list[dict[str, Any]] | str:
         """Draw an arrow from (x1, y1) with its head at (x2, y2). Coordinates are pixels of the current image:
         origin at the top-left corner, x to the right, y downwards; values outside the image are clamped.
 
@@ -517,8 +629,9 @@ class DrawingEnvironment:
         """
 
     @_action
-    def draw_polyline(self, points: list[list[float]], color: ColorName = "red",
-                      width: float = 3) -> list[dict[str, Any]] | str:
+    def draw_polyline(
+        self, points: list[list[float]], color: ColorName = "red", width: float = 3
+    ) -> list[dict[str, Any]] | str:
         """Draw an open path through the points. Coordinates are pixels of the current image: origin at the
         top-left corner, x to the right, y downwards; values outside the image are clamped to its border.
 
@@ -532,8 +645,9 @@ class DrawingEnvironment:
         """
 
     @_action
-    def draw_polygon(self, points: list[list[float]], fill: bool = False, color: ColorName = "red",
-                     width: float = 3) -> list[dict[str, Any]] | str:
+    def draw_polygon(
+        self, points: list[list[float]], fill: bool = False, color: ColorName = "red", width: float = 3
+    ) -> list[dict[str, Any]] | str:
         """Draw a closed polygon through the points, optionally filled translucently. Coordinates are pixels of
         the current image: origin at the top-left corner, x to the right, y downwards; values are clamped.
 
@@ -548,8 +662,9 @@ class DrawingEnvironment:
         """
 
     @_action
-    def draw_circle(self, x: float, y: float, radius: float, color: ColorName = "red",
-                    width: float = 3) -> list[dict[str, Any]] | str:
+    def draw_circle(
+        self, x: float, y: float, radius: float, color: ColorName = "red", width: float = 3
+    ) -> list[dict[str, Any]] | str:
         """Draw a circle centred at (x, y). Coordinates are pixels of the current image: origin at the top-left
         corner, x to the right, y downwards; values outside the image are clamped to its border.
 
@@ -580,8 +695,9 @@ class DrawingEnvironment:
         """
 
     @_action
-    def highlight_box(self, x1: float, y1: float, x2: float, y2: float, color: ColorName = "red",
-                      width: float = 3) -> list[dict[str, Any]] | str:
+    def highlight_box(
+        self, x1: float, y1: float, x2: float, y2: float, color: ColorName = "red", width: float = 3
+    ) -> list[dict[str, Any]] | str:
         """Outline the box with corners (x1, y1) and (x2, y2), with a translucent fill. Coordinates are pixels of
         the current image: origin at the top-left corner, x to the right, y downwards; values are clamped.
 
@@ -598,8 +714,9 @@ class DrawingEnvironment:
         """
 
     @_action
-    def annotate_text(self, x: float, y: float, text: str, color: ColorName = "black",
-                      size: int = 16) -> list[dict[str, Any]] | str:
+    def annotate_text(
+        self, x: float, y: float, text: str, color: ColorName = "black", size: int = 16
+    ) -> list[dict[str, Any]] | str:
         """Write a short text with its top-left corner at (x, y). Coordinates are pixels of the current image:
         origin at the top-left corner, x to the right, y downwards; values outside the image are clamped.
 
@@ -631,8 +748,9 @@ class DrawingEnvironment:
         """
 
     @_action
-    def mask_region(self, x1: float, y1: float, x2: float, y2: float,
-                    mode: Literal["mask", "isolate"] = "mask") -> list[dict[str, Any]] | str:
+    def mask_region(
+        self, x1: float, y1: float, x2: float, y2: float, mode: Literal["mask", "isolate"] = "mask"
+    ) -> list[dict[str, Any]] | str:
         """Grey out the box with corners (x1, y1) and (x2, y2) ("mask"), or everything except it ("isolate").
         Coordinates are pixels of the current image: origin at the top-left corner, x to the right, y
         downwards; values outside the image are clamped to its border.
@@ -650,6 +768,7 @@ class DrawingEnvironment:
 
 
 # --- curriculum -------------------------------------------------------------------------------------------------
+
 
 class CurriculumCallback(TrainerCallback):
     """Feeds the answer rewards to a `vcot.rl.Curriculum` and keeps it with the trainer's checkpoints.
@@ -708,23 +827,28 @@ class CurriculumCallback(TrainerCallback):
         self.curriculum.load_state_dict(json.loads(path.read_text(encoding="utf-8")))
         return True
 
-    def on_step_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
-                    **kwargs: Any) -> None:
+    def on_step_end(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any) -> None:
         self.flush()
 
-    def on_save(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
-                **kwargs: Any) -> None:
+    def on_save(self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any) -> None:
         if state.is_world_process_zero:
             self.save(self._checkpoint(args, state.global_step))
 
-    def on_train_begin(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
-                       **kwargs: Any) -> None:
+    def on_train_begin(
+        self, args: TrainingArguments, state: TrainerState, control: TrainerControl, **kwargs: Any
+    ) -> None:
         # On resume the trainer has already loaded its state, so global_step names the checkpoint it came from.
         if state.global_step > 0 and self.load(self._checkpoint(args, state.global_step)):
             logger.info("vcot curriculum restored from checkpoint-%d", state.global_step)
 
-    def on_log(self, args: TrainingArguments, state: TrainerState, control: TrainerControl,
-               logs: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def on_log(
+        self,
+        args: TrainingArguments,
+        state: TrainerState,
+        control: TrainerControl,
+        logs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         # The trainer appends a copy of `logs` to the history before calling back, so the levels go into that
         # entry (reporting integrations called earlier do not see them).
         if not state.log_history:

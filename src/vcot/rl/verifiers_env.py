@@ -58,9 +58,23 @@ if TYPE_CHECKING:
     from vcot.rl.env import VcotEnv
     from vcot.rl.problems import Problem
 
-__all__ = ["TASKSET_ID", "VcotHarness", "VcotHarnessConfig", "VcotState", "VcotTask", "VcotTaskConfig",
-           "VcotTaskData", "VcotTaskset", "VcotTasksetConfig", "doctor_trace", "load_environment", "run_scripted",
-           "scripted_policy", "task_for", "to_wire"]
+__all__ = [
+    "TASKSET_ID",
+    "VcotHarness",
+    "VcotHarnessConfig",
+    "VcotState",
+    "VcotTask",
+    "VcotTaskConfig",
+    "VcotTaskData",
+    "VcotTaskset",
+    "VcotTasksetConfig",
+    "doctor_trace",
+    "load_environment",
+    "run_scripted",
+    "scripted_policy",
+    "task_for",
+    "to_wire",
+]
 
 # The id verifiers resolves to this module (see the module docstring).
 TASKSET_ID = "vcot_verifiers"
@@ -69,6 +83,7 @@ ROW_KEYS = ("task", "difficulty", "params", "seed", "index", "condition", "varia
 
 
 # -- messages ---------------------------------------------------------------------------------------------------
+
 
 def to_wire(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """`VcotEnv` observations (Hugging Face form) as chat-completions messages, pictures as PNG data URIs."""
@@ -84,6 +99,7 @@ def _reply(message: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # -- taskset and tasks ------------------------------------------------------------------------------------------
+
 
 class VcotTaskData(vf.TaskData):
     """One vcot problem as verifiers carries it (on every trace as `trace.task.data`). `id` is the problem's
@@ -129,8 +145,14 @@ class VcotState(vf.State):
 class VcotTask(vf.Task[VcotTaskData, VcotState, VcotTaskConfig]):
     """A vcot problem: opens the rollout's `VcotEnv` and scores the rollout with it."""
 
-    def __init__(self, data: VcotTaskData, config: VcotTaskConfig | None = None, *,
-                 problem: Problem | None = None, curriculum: Curriculum | None = None) -> None:
+    def __init__(
+        self,
+        data: VcotTaskData,
+        config: VcotTaskConfig | None = None,
+        *,
+        problem: Problem | None = None,
+        curriculum: Curriculum | None = None,
+    ) -> None:
         super().__init__(data, config)
         # The taskset's own objects, when the task was drawn in this process: the problem (not regenerated)
         # and the curriculum its grades feed. A task rebuilt from its wire data regenerates the problem from
@@ -154,9 +176,14 @@ class VcotTask(vf.Task[VcotTaskData, VcotState, VcotTaskConfig]):
         from vcot.rl.env import VcotEnv
 
         cfg = self.config
-        env = VcotEnv(condition=str(self.data.row["condition"]), curriculum=self._curriculum,
-                      step_weight=cfg.step_weight, invalid_penalty=cfg.invalid_penalty,
-                      format_weight=cfg.format_weight, max_turns=cfg.max_turns)
+        env = VcotEnv(
+            condition=str(self.data.row["condition"]),
+            curriculum=self._curriculum,
+            step_weight=cfg.step_weight,
+            invalid_penalty=cfg.invalid_penalty,
+            format_weight=cfg.format_weight,
+            max_turns=cfg.max_turns,
+        )
         env.reset(options={"problem": self.problem()})
         return env
 
@@ -230,8 +257,17 @@ class VcotTaskset(vf.Taskset[VcotTask, VcotTasksetConfig]):
         from vcot.rl.env import VcotEnv
 
         c = self.config
-        return VcotEnv(c.tasks, condition=c.condition, preset=c.preset, difficulty=c.difficulty, params=c.params,
-                       seed=c.seed, exclude=c.exclude, curriculum=self.curriculum, max_turns=c.task.max_turns)
+        return VcotEnv(
+            c.tasks,
+            condition=c.condition,
+            preset=c.preset,
+            difficulty=c.difficulty,
+            params=c.params,
+            seed=c.seed,
+            exclude=c.exclude,
+            curriculum=self.curriculum,
+            max_turns=c.task.max_turns,
+        )
 
     def load(self) -> Iterator[VcotTask]:
         env = self.source()
@@ -240,13 +276,24 @@ class VcotTaskset(vf.Taskset[VcotTask, VcotTasksetConfig]):
             yield _task(observation, info, self.config.task, self.curriculum)
 
 
-def _task(observation: list[dict[str, Any]], info: Mapping[str, Any], config: VcotTaskConfig,
-          curriculum: Curriculum | None = None) -> VcotTask:
+def _task(
+    observation: list[dict[str, Any]],
+    info: Mapping[str, Any],
+    config: VcotTaskConfig,
+    curriculum: Curriculum | None = None,
+) -> VcotTask:
     """The task of a `VcotEnv.reset`'s observation and info."""
     problem: Problem = info["problem"]
     row = {k: v for k, v in problem.row().items() if k in ROW_KEYS}
-    data = VcotTaskData(id=problem.uid, name=problem.task, prompt=to_wire(observation), row=row,
-                        answer=problem.answer, answer_type=problem.answer_type, tools=info["tools"])
+    data = VcotTaskData(
+        id=problem.uid,
+        name=problem.task,
+        prompt=to_wire(observation),
+        row=row,
+        answer=problem.answer,
+        answer_type=problem.answer_type,
+        tools=info["tools"],
+    )
     return VcotTask(data, config, problem=problem, curriculum=curriculum)
 
 
@@ -261,6 +308,7 @@ def task_for(problem: Problem, config: VcotTaskConfig | None = None) -> VcotTask
 
 
 # -- harness ----------------------------------------------------------------------------------------------------
+
 
 class VcotHarnessConfig(vf.HarnessConfig):
     id: str = TASKSET_ID
@@ -277,8 +325,16 @@ class VcotHarness(vf.Harness[VcotHarnessConfig]):
     EXECUTES_CODE = False
     NEEDS_CONTAINER = False
 
-    async def launch(self, ctx: vf.ModelContext, trace: vf.Trace, runtime: vf.Runtime, endpoint: str,
-                     secret: str, mcp_urls: dict[str, str], data: vf.TaskData) -> ProgramResult:
+    async def launch(
+        self,
+        ctx: vf.ModelContext,
+        trace: vf.Trace,
+        runtime: vf.Runtime,
+        endpoint: str,
+        secret: str,
+        mcp_urls: dict[str, str],
+        data: vf.TaskData,
+    ) -> ProgramResult:
         state = trace.state
         env: VcotEnv | None = getattr(state, "env", None)
         if env is None or not isinstance(data, VcotTaskData):
@@ -296,8 +352,11 @@ class VcotHarness(vf.Harness[VcotHarnessConfig]):
         timeout = httpx.Timeout(None, connect=self.config.connect_timeout)
         async with httpx.AsyncClient(timeout=timeout) as client:
             while not env.done:
-                r = await client.post(f"{endpoint.rstrip('/')}/chat/completions", json={**body, "messages": messages},
-                                      headers={"Authorization": f"Bearer {secret}"})
+                r = await client.post(
+                    f"{endpoint.rstrip('/')}/chat/completions",
+                    json={**body, "messages": messages},
+                    headers={"Authorization": f"Bearer {secret}"},
+                )
                 if r.status_code != 200:
                     # A refused turn (a limit or @stop ended the rollout) is recorded on the trace, which
                     # `_check_result` reads; anything else fails the rollout with the server's words.
@@ -321,25 +380,41 @@ class VcotHarness(vf.Harness[VcotHarnessConfig]):
 
 # -- the environment --------------------------------------------------------------------------------------------
 
-def load_environment(tasks: str | list[str] | None = None, *, condition: str = "vaot", preset: str | None = None,
-                     difficulty: str | Mapping[str, str] | None = None, params: Mapping[str, Any] | None = None,
-                     seed: int = 0, exclude: Sequence[str] | None = None,
-                     curriculum: Curriculum | Mapping[str, Any] | None = None, step_weight: float = 0.0,
-                     invalid_penalty: float = 0.0, format_weight: float = 0.0, max_turns: int = MAX_TURNS,
-                     agent: Mapping[str, Any] | None = None) -> vf.Env:
+
+def load_environment(
+    tasks: str | list[str] | None = None,
+    *,
+    condition: str = "vaot",
+    preset: str | None = None,
+    difficulty: str | Mapping[str, str] | None = None,
+    params: Mapping[str, Any] | None = None,
+    seed: int = 0,
+    exclude: Sequence[str] | None = None,
+    curriculum: Curriculum | Mapping[str, Any] | None = None,
+    step_weight: float = 0.0,
+    invalid_penalty: float = 0.0,
+    format_weight: float = 0.0,
+    max_turns: int = MAX_TURNS,
+    agent: Mapping[str, Any] | None = None,
+) -> vf.Env:
     """The verifiers `Env` over `VcotEnv`'s stream (its keyword arguments): one agent seat played by
     `VcotHarness` on the local subprocess runtime. `agent`: verifiers `AgentConfig` fields to override
     (`max_turns`, `timeout`, `sampling`, ...). Run it with `env.serving()` and `env.run_episode(task, ctx)`
     (or `vf.Env.run_slot`), tasks from `env.taskset`."""
     built = curriculum if curriculum is not None and not isinstance(curriculum, Mapping) else None
     taskset = VcotTasksetConfig(
-        tasks=[tasks] if isinstance(tasks, str) else tasks, condition=condition, preset=preset,
+        tasks=[tasks] if isinstance(tasks, str) else tasks,
+        condition=condition,
+        preset=preset,
         difficulty=dict(difficulty) if isinstance(difficulty, Mapping) else difficulty,
-        params=dict(params) if params is not None else None, seed=seed,
+        params=dict(params) if params is not None else None,
+        seed=seed,
         exclude=[str(e) for e in exclude] if exclude is not None else None,
         curriculum=dict(curriculum) if isinstance(curriculum, Mapping) else None,
-        task=VcotTaskConfig(step_weight=step_weight, invalid_penalty=invalid_penalty, format_weight=format_weight,
-                            max_turns=max_turns))
+        task=VcotTaskConfig(
+            step_weight=step_weight, invalid_penalty=invalid_penalty, format_weight=format_weight, max_turns=max_turns
+        ),
+    )
     seat = {"harness": VcotHarnessConfig(), "runtime": SubprocessConfig(), **dict(agent or {})}
     env = vf.load_environment(vf.SingleAgentEnvConfig(taskset=taskset, agent=vf.AgentConfig(**seat)))
     if built is not None:
@@ -349,10 +424,12 @@ def load_environment(tasks: str | list[str] | None = None, *, condition: str = "
 
 # -- a scripted policy, and the model doctor's episode ---------------------------------------------------------
 
+
 @contextlib.asynccontextmanager
 async def scripted_policy(replies: Sequence[Mapping[str, Any]]) -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
     """A chat-completions server on 127.0.0.1 (a free port) whose k-th answer is `replies[k]` (an assistant
-    message: `content`, `tool_calls`; `finish_reason` to override the one implied): yields (its base URL, the request bodies it received). For checks that
+    message: `content`, `tool_calls`; `finish_reason` to override the one implied): yields (its base URL, the request
+    bodies it received). For checks that
     drive verifiers' real rollout (its interception relays to this over HTTP) without a model."""
     from aiohttp import web
 
@@ -362,15 +439,21 @@ async def scripted_policy(replies: Sequence[Mapping[str, Any]]) -> AsyncIterator
         body = await request.json()
         seen.append(body)
         if len(seen) > len(replies):
-            return web.json_response({"error": {"message": "the script has ended", "type": "invalid_request_error"}},
-                                     status=400)
+            return web.json_response(
+                {"error": {"message": "the script has ended", "type": "invalid_request_error"}}, status=400
+            )
         message = {"role": "assistant", "content": None, **replies[len(seen) - 1]}
         finish = message.pop("finish_reason", None) or ("tool_calls" if message.get("tool_calls") else "stop")
-        return web.json_response({
-            "id": f"chatcmpl-{len(seen)}", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", "scripted"),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
+        return web.json_response(
+            {
+                "id": f"chatcmpl-{len(seen)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "scripted"),
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            }
+        )
 
     app = web.Application(client_max_size=256 * 2**20)
     app.router.add_post("/v1/chat/completions", chat)
@@ -384,15 +467,17 @@ async def scripted_policy(replies: Sequence[Mapping[str, Any]]) -> AsyncIterator
         await runner.cleanup()
 
 
-def run_scripted(env: vf.Env, task: VcotTask, replies: Sequence[Mapping[str, Any]], *, timeout: float = 120.0
-                 ) -> tuple[vf.Episode, list[dict[str, Any]]]:
+def run_scripted(
+    env: vf.Env, task: VcotTask, replies: Sequence[Mapping[str, Any]], *, timeout: float = 120.0
+) -> tuple[vf.Episode, list[dict[str, Any]]]:
     """One episode of `task` through verifiers (`Env.serving`, `Env.run_episode`) against `scripted_policy`:
     (the episode, the request bodies the policy received)."""
 
     async def run() -> tuple[vf.Episode, list[dict[str, Any]]]:
         async with scripted_policy(replies) as (url, seen):
-            ctx = vf.ModelContext(model="scripted",
-                                  client=vf.EvalClientConfig(base_url=url, api_key_var="VCOT_SCRIPTED_POLICY_KEY"))
+            ctx = vf.ModelContext(
+                model="scripted", client=vf.EvalClientConfig(base_url=url, api_key_var="VCOT_SCRIPTED_POLICY_KEY")
+            )
             async with env.serving():
                 episode = await asyncio.wait_for(env.run_episode(task, ctx), timeout)
             return episode, seen
@@ -412,9 +497,11 @@ def doctor_trace(processor: Any) -> Any:
     problem = c._problem()
     env = load_environment(problem.task, invalid_penalty=c.PENALTY)
     task = task_for(problem, env.taskset.config.task)
-    replies = [{"content": "", "tool_calls": [_call("draw_line", c.LINE, 1)]},
-               {"content": "", "tool_calls": [_call("draw_circle", c.BAD, 2), _call("crop_zoom", c.ZOOM, 3)]},
-               {"content": f"<answer>{problem.answer}</answer>"}]
+    replies = [
+        {"content": "", "tool_calls": [_call("draw_line", c.LINE, 1)]},
+        {"content": "", "tool_calls": [_call("draw_circle", c.BAD, 2), _call("crop_zoom", c.ZOOM, 3)]},
+        {"content": f"<answer>{problem.answer}</answer>"},
+    ]
     episode, seen = run_scripted(env, task, replies)
     if not episode.traces:
         raise RuntimeError(f"verifiers ran no rollout: {episode.errors}")

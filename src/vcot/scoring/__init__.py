@@ -16,7 +16,22 @@ from vcot.scoring.score import (
 )
 
 __all__ = [
-    "VERDICTS", "Explanation", "Judge", "JudgeVerdict", "LLMJudge", "Score", "Verdict", "canonical", "explain",
-    "extract_answer", "extract_detail", "grade", "grade_detail", "is_truncated", "score_fields", "score_records",
-    "score_response", "score_table",
+    "VERDICTS",
+    "Explanation",
+    "Judge",
+    "JudgeVerdict",
+    "LLMJudge",
+    "Score",
+    "Verdict",
+    "canonical",
+    "explain",
+    "extract_answer",
+    "extract_detail",
+    "grade",
+    "grade_detail",
+    "is_truncated",
+    "score_fields",
+    "score_records",
+    "score_response",
+    "score_table",
 ]

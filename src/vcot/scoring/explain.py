@@ -26,16 +26,25 @@ class Explanation:
     judge_model: str | None = None
 
     def __str__(self) -> str:
-        lines = [f"verdict:   {self.verdict} ({'counted right' if self.correct else 'counted wrong'})",
-                 f"extracted: {self.extracted!r} (tier {self.tier}: {self.rule})"]
+        lines = [
+            f"verdict:   {self.verdict} ({'counted right' if self.correct else 'counted wrong'})",
+            f"extracted: {self.extracted!r} (tier {self.tier}: {self.rule})",
+        ]
         if self.value is not None or self.gold_value is not None:
             lines.append(f"reads as:  {self.value if self.value is not None else '—'}   gold: {self.gold_value}")
         lines.append(f"reason:    {self.reason}")
         return "\n".join(lines)
 
 
-def explain(response: str, gold: str, answer_type: AnswerType | str, options: Sequence[str] | None = None,
-            truncated: bool = False, judge: Judge | None = None, question: str = "") -> Explanation:
+def explain(
+    response: str,
+    gold: str,
+    answer_type: AnswerType | str,
+    options: Sequence[str] | None = None,
+    truncated: bool = False,
+    judge: Judge | None = None,
+    question: str = "",
+) -> Explanation:
     """Score one response as score_fields does, and say why: the span, the rule that found it, the value the
     answer commits to and the rule that decided. Without a judge, an ambiguous or undecidable answer is shown
     as such (counted wrong); with one, the judge's verdict is reported."""
@@ -56,5 +65,4 @@ def explain(response: str, gold: str, answer_type: AnswerType | str, options: Se
         reason = s.reason if s.reason != found.rule else found.rule
     else:
         reason = f"found by {found.rule}; {s.reason}"
-    return Explanation(s.extracted, s.tier, s.verdict, s.correct, reason, found.rule, value, gold_value,
-                       s.judge_model)
+    return Explanation(s.extracted, s.tier, s.verdict, s.correct, reason, found.rule, value, gold_value, s.judge_model)

@@ -43,11 +43,30 @@ _ANSWER_CLOSE = re.compile(r"<\s*/\s*answer\s*>", re.I)
 
 # Echoed instructions ("...placed in <answer>your answer</answer>", "<answer>X</answer>") are not answers.
 # "X" and "N" are also option letters in principle, but no task has 14 or 24 options.
-_PLACEHOLDERS = frozenset({
-    "", "...", "…", "answer", "your answer", "final answer", "your final answer", "the final answer",
-    "{answer}", "[answer]", "<answer>", "answer here", "your answer here", "insert answer", "x", "letter",
-    "your choice", "option", "number", "n",
-})
+_PLACEHOLDERS = frozenset(
+    {
+        "",
+        "...",
+        "…",
+        "answer",
+        "your answer",
+        "final answer",
+        "your final answer",
+        "the final answer",
+        "{answer}",
+        "[answer]",
+        "<answer>",
+        "answer here",
+        "your answer here",
+        "insert answer",
+        "x",
+        "letter",
+        "your choice",
+        "option",
+        "number",
+        "n",
+    }
+)
 
 _BOXED = "\\boxed{"
 _TEXT_CMD = re.compile(r"\\(?:text|mathrm|textbf|mathbf)\s*\{([^{}]*)\}")
@@ -92,10 +111,16 @@ _ALNUM_RUN = re.compile(r"[^\W_]+")
 _BOX_AT = re.compile(re.escape(_BOXED))
 # Longest name first, so that a count never falls short of what _TEXT_CMD removes.
 _COMMAND_NAME = re.compile(r"\\(textbf|mathbf|mathrm|text)")
-_PHRASE_RULES = ("'final answer' phrase", "'answer is' phrase", "'X is the answer' phrase",
-                 "'therefore ... is X' phrase")
+_PHRASE_RULES = (
+    "'final answer' phrase",
+    "'answer is' phrase",
+    "'X is the answer' phrase",
+    "'therefore ... is X' phrase",
+)
 # Lead-ins of echoed instructions ("the final answer is placed in ..."), never answers themselves.
-_INSTRUCTION = re.compile(r"(?:placed|put|given|written|enclosed|wrapped|formatted)\b|(?:should|must|will|goes)\b", re.I)
+_INSTRUCTION = re.compile(
+    r"(?:placed|put|given|written|enclosed|wrapped|formatted)\b|(?:should|must|will|goes)\b", re.I
+)
 # A last line counts as an answer only if it is short and shaped like one: digits, a letter, letters in
 # capitals ("ACD", "A, C and D", "NW"), or a word of the answer vocabularies.
 _LINE_LEAD = re.compile(r"^\s*(?:[-*•#>]+\s*)+")
@@ -125,10 +150,40 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")
 
 # JSON answers: {"answer": 9}, {"final": "D"}, ```json {...}```. Keys naming the answer, and keys of
 # working that never are one.
-_ANSWER_KEYS = frozenset({"answer", "finalanswer", "final", "result", "prediction", "output", "choice", "option",
-                          "selected", "selection", "conclusion", "response", "solution"})
-_WORKING_KEYS = frozenset({"reasoning", "explanation", "thought", "thoughts", "rationale", "analysis", "steps",
-                           "work", "justification", "thinking", "confidence", "notes", "comment"})
+_ANSWER_KEYS = frozenset(
+    {
+        "answer",
+        "finalanswer",
+        "final",
+        "result",
+        "prediction",
+        "output",
+        "choice",
+        "option",
+        "selected",
+        "selection",
+        "conclusion",
+        "response",
+        "solution",
+    }
+)
+_WORKING_KEYS = frozenset(
+    {
+        "reasoning",
+        "explanation",
+        "thought",
+        "thoughts",
+        "rationale",
+        "analysis",
+        "steps",
+        "work",
+        "justification",
+        "thinking",
+        "confidence",
+        "notes",
+        "comment",
+    }
+)
 _JSON_OBJECT = re.compile(r"\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
 _JSON_HINT = re.compile(r"\{\s*[\"']\w")
 
@@ -214,8 +269,9 @@ def _think_blocks(text: str) -> list[tuple[int, int]]:
     return blocks
 
 
-def _answer_tags(text: str, opening: re.Pattern[str] = _ANSWER_OPEN,
-                 closing: re.Pattern[str] = _ANSWER_CLOSE) -> list[tuple[int, int, int, int]]:
+def _answer_tags(
+    text: str, opening: re.Pattern[str] = _ANSWER_OPEN, closing: re.Pattern[str] = _ANSWER_CLOSE
+) -> list[tuple[int, int, int, int]]:
     """(tag start, content start, content end, tag end) of every <answer>...</answer>, left to right, as the
     lazy regex `<\\s*answer\\s*>(.*?)<\\s*/\\s*answer\\s*>` finds them (or pairs of other tag patterns)."""
     closes = [m.span() for m in closing.finditer(text)]
@@ -242,7 +298,7 @@ def _blank(text: str, spans: list[tuple[int, ...]]) -> str:
     parts = []
     pos = 0
     for span in spans:
-        parts.append(text[pos:span[0]])
+        parts.append(text[pos : span[0]])
         pos = span[-1]
     parts.append(text[pos:])
     return " ".join(parts)
@@ -261,7 +317,7 @@ def strip_think(text: str) -> str:
     text = _blank(text, _think_blocks(text))
     last = _last_match(_THINK_CLOSE, text)
     if last is not None:
-        text = text[last.end():]
+        text = text[last.end() :]
     # An opening tag ends at the first ">" after its name: if the first one has none, no later one has.
     m = _THINK_OPEN_NAME.search(text)
     if m and text.find(">", m.end()) >= 0:
@@ -282,7 +338,7 @@ def _unbox(s: str) -> str:
         else:
             depth -= 1
             if depth == 0:
-                return s[j:m.start()]
+                return s[j : m.start()]
     return s[j:]
 
 
@@ -330,7 +386,7 @@ def _fence_body(s: str) -> str | None:
     if len(s) < 6 or not (s.startswith("```") and s.endswith("```")):
         return None
     start = _FENCE_HEAD.match(s).end()  # type: ignore[union-attr]  # s starts with ```
-    return s[start:len(s[:-3].rstrip())]
+    return s[start : len(s[:-3].rstrip())]
 
 
 def _may_name_answer(s: str) -> bool:
@@ -391,7 +447,7 @@ def clean_answer(s: str) -> str:
     s = _LEAD.sub("", s, count=1)
     s = s.strip().strip(_QUOTES).strip()
     m = _UNTRAILED.match(s)
-    s = s[:m.end()] if m else ""
+    s = s[: m.end()] if m else ""
     return s.strip().strip(_QUOTES).strip()
 
 
@@ -409,7 +465,7 @@ def _from_tags(text: str, allow_open: bool = True) -> Extraction | None:
     # A response cut off after its last opening tag still states an answer.
     last = _last_match(_ANSWER_OPEN, text)
     if last is not None:
-        tail = text[last.end():]
+        tail = text[last.end() :]
         if not _ANSWER_CLOSE.search(tail):
             cand = clean_answer(tail[:200])
             if _usable(cand) and "\n" not in tail.strip()[:200]:
@@ -478,8 +534,7 @@ def _from_phrases(text: str) -> Extraction | None:
                     budget -= last - first
                     rests[end] = None if bound.too_long(first, last) else clean_answer(text[first:last])
                 cand = rests[end]
-            if (cand is not None and _usable(cand) and len(cand) <= _MAX_PHRASE_ANSWER
-                    and not _INSTRUCTION.match(cand)):
+            if cand is not None and _usable(cand) and len(cand) <= _MAX_PHRASE_ANSWER and not _INSTRUCTION.match(cand):
                 return Extraction(_with_hedge(text, start, stop, cand), REGEX, rule)
     line = _final_line(text)
     if line is not None:
@@ -507,7 +562,7 @@ def _with_hedge(text: str, start: int, stop: int, cand: str) -> str:
     hedge = _PHRASE_HEDGE.search(text, lo, start)
     if hedge is None:
         return cand
-    return clean_answer(text[hedge.start():stop]) or cand
+    return clean_answer(text[hedge.start() : stop]) or cand
 
 
 def _choice_sentence(text: str) -> str | None:
@@ -521,7 +576,7 @@ def _choice_sentence(text: str) -> str | None:
     if m is None:
         return None
     hedge = _PHRASE_HEDGE.search(plain, 0, m.start())
-    return clean_answer(plain[hedge.start():] if hedge else m.group("ans"))
+    return clean_answer(plain[hedge.start() :] if hedge else m.group("ans"))
 
 
 def _is_example(text: str, at: int) -> bool:
@@ -610,8 +665,12 @@ class _CleanBound:
         if last <= first:
             return _alnum(self.text, start, stop)
         assert self.blocks is not None
-        return (_alnum(self.text, start, first * size) + self.blocks[last] - self.blocks[first]
-                + _alnum(self.text, last * size, stop))
+        return (
+            _alnum(self.text, start, first * size)
+            + self.blocks[last]
+            - self.blocks[first]
+            + _alnum(self.text, last * size, stop)
+        )
 
 
 def _alnum(text: str, start: int, stop: int) -> int:
@@ -717,7 +776,7 @@ def _subject_phrases(text: str) -> Spans:
             bottom, top = max(firsts[i], lo + 1), min(tails[i] - 1, hi)
             if top < bottom:
                 break
-            k = len(text[bottom - 1:top].rstrip("\n."))
+            k = len(text[bottom - 1 : top].rstrip("\n."))
             if k:
                 c = bottom + k - 2
                 return c, (c + 1, i)
@@ -811,7 +870,7 @@ def _final_sentence(text: str) -> str | None:
     if not cand or len(cand.split()) > 8 or not _ANSWERISH.search(cand):
         return None
     hedge = _PHRASE_HEDGE.search(m.string, 0, m.start("ans"))
-    return clean_answer(m.string[hedge.start():]) if hedge else cand
+    return clean_answer(m.string[hedge.start() :]) if hedge else cand
 
 
 def extract_detail(response: str | None, truncated: bool = False) -> Extraction:

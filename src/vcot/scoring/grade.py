@@ -105,14 +105,19 @@ _ROUNDING = re.compile(r"\s*(?:≈|=)\s*$")
 
 
 def _drop_roundings(ms: list[Mention], sk: str) -> list[Mention]:
-    """"5/8 ≈ 0.625", "1/3 ≈ 0.333": a decimal printed right after an exact value is its rendering, not a
+    """ "5/8 ≈ 0.625", "1/3 ≈ 0.333": a decimal printed right after an exact value is its rendering, not a
     second answer, if it is that value rounded to its own digits."""
     out: list[Mention] = []
     for m in ms:
         prev = out[-1] if out else None
-        if (m.approx and prev is not None and isinstance(m.value, Fraction) and isinstance(prev.value, Fraction)
-                and _ROUNDING.fullmatch(sk, prev.end, m.start)):
-            places = decimals_of(sk[m.start:m.end])
+        if (
+            m.approx
+            and prev is not None
+            and isinstance(m.value, Fraction)
+            and isinstance(prev.value, Fraction)
+            and _ROUNDING.fullmatch(sk, prev.end, m.start)
+        ):
+            places = decimals_of(sk[m.start : m.end])
             if places is not None and abs(prev.value - m.value) <= Fraction(1, 2 * 10**places):
                 continue
         out.append(m)
@@ -156,8 +161,11 @@ def _number_equal(cand: Hashable, gold: Hashable, gold_text: str, exact: bool = 
 
 # ---------------------------------------------------------------------------------------------- choice
 
-_KEYWORD_LETTER = re.compile(r"\b(?:option|choice|answer|letter|candidate|pocket|wire|pair|view|piece)\s*[:#-]?\s*"
-                             r"\(?([A-Za-z])\)?(?![\w'])", re.I)
+_KEYWORD_LETTER = re.compile(
+    r"\b(?:option|choice|answer|letter|candidate|pocket|wire|pair|view|piece)\s*[:#-]?\s*"
+    r"\(?([A-Za-z])\)?(?![\w'])",
+    re.I,
+)
 _PAREN_LETTER = re.compile(r"[(\[]([A-Za-z])[)\]]")
 _LEADING_LETTER = re.compile(r"^([A-Z])(?:[.):\]]|\s*$)")
 _UPPER_LETTER = re.compile(r"(?<![\w'’-])([A-Z])(?![\w'’])")
@@ -186,8 +194,9 @@ def _option_patterns(options: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[st
         words = simple(opt).split()
         if not words or (len(words) == 1 and len(words[0]) == 1):
             continue
-        out.append((chr(65 + i), re.compile(r"(?<![\w])" + r"[^0-9A-Za-z]+".join(map(re.escape, words))
-                                            + r"(?![\w])", re.I)))
+        out.append(
+            (chr(65 + i), re.compile(r"(?<![\w])" + r"[^0-9A-Za-z]+".join(map(re.escape, words)) + r"(?![\w])", re.I))
+        )
     return tuple(out)
 
 
@@ -237,7 +246,7 @@ def parse_choice(text: str, options: Sequence[str] | None = None) -> Parsed:
     m = _LEADING_LETTER.match(text)
     if m:
         # "B. <text of another option>" contradicts itself.
-        rest = text[m.end():].strip()
+        rest = text[m.end() :].strip()
         other = _option_text_letter(rest, opts) if rest else None
         if other and other != m.group(1):
             return _fail(f"letter {m.group(1)} with the text of option {other}", AMBIGUOUS)
@@ -461,9 +470,31 @@ def _listy(r: Reading, build: Callable[[list[Hashable]], Hashable]) -> Parsed:
 
 # ---------------------------------------------------------------------------------------------- sets
 
-_SET_FILLER = frozenset({"and", "pieces", "piece", "the", "set", "are", "is", "answer", "options", "option",
-                         "shapes", "shape", "parts", "part", "with", "together", "plus", "needed", "used",
-                         "letters", "labels"})
+_SET_FILLER = frozenset(
+    {
+        "and",
+        "pieces",
+        "piece",
+        "the",
+        "set",
+        "are",
+        "is",
+        "answer",
+        "options",
+        "option",
+        "shapes",
+        "shape",
+        "parts",
+        "part",
+        "with",
+        "together",
+        "plus",
+        "needed",
+        "used",
+        "letters",
+        "labels",
+    }
+)
 _SET_SPLIT = re.compile(r"\s*(?:,|;|\band\b|&|\+|\n)\s*", re.I)
 _TOKEN = re.compile(r"[A-Za-z0-9]+")
 
@@ -487,8 +518,13 @@ def _letter_mentions(text: str) -> list[Mention]:
         return [Mention(t.start(), t.end(), t.group(0).upper()) for t in tokens]
     out = []
     first = tokens[0] if tokens else None
-    if first is not None and first.group(0).isupper() and first.group(0).isalpha() \
-            and 2 <= len(first.group(0)) <= 12 and len(set(first.group(0))) == len(first.group(0)):
+    if (
+        first is not None
+        and first.group(0).isupper()
+        and first.group(0).isalpha()
+        and 2 <= len(first.group(0)) <= 12
+        and len(set(first.group(0))) == len(first.group(0))
+    ):
         out += [Mention(first.start() + i, first.start() + i + 1, c) for i, c in enumerate(first.group(0))]  # "ACD"
     out += [Mention(m.start(), m.end(), m.group(1)) for m in _UPPER_LETTER.finditer(text) if m.group(1) != "I"]
     return sorted(out, key=lambda x: x.start)
@@ -528,16 +564,20 @@ _ROTATION = re.compile(
     re.I,
 )
 # "doesn't turn clockwise" rejects clockwise; it does not say "jammed".
-_DIRECTION_NEXT = re.compile(r"\s+(?:(?:in\s+)?(?:a|the|any)\s+)?(?:(?:counter|anti)[\s-]?)?clock[\s-]?wise|\s+cc?w\b",
-                             re.I)
+_DIRECTION_NEXT = re.compile(
+    r"\s+(?:(?:in\s+)?(?:a|the|any)\s+)?(?:(?:counter|anti)[\s-]?)?clock[\s-]?wise|\s+cc?w\b", re.I
+)
 _JAM_WORD = re.compile(r"jam|lock|stuck|seized|blocked", re.I)
 _COLOUR_SAME = re.compile(r"\b(?:(?:the\s+)?same|equal|equally|tie|tied|draw|neither|even|level)\b", re.I)
 _COLOURS = ("red", "black", "blue", "green", "yellow", "white", "orange", "purple")
 _COLOUR = re.compile(r"\b(" + "|".join(_COLOURS) + r")\b", re.I)
 _COLOUR_NEXT = re.compile(r"\s+(?:path\s+)?(?:" + "|".join(_COLOURS) + r")\b", re.I)
 _YESNO = re.compile(r"\b(?P<yes>yes|true)\b|\b(?P<no>no|false)\b", re.I)
-_NEGATION = re.compile(r"\b(?:not|never|no|none|neither|nor|n['’]t|cannot|without|except|rather\s+than|"
-                       r"instead\s+of)\b|n['’]t\b", re.I)
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|none|neither|nor|n['’]t|cannot|without|except|rather\s+than|"
+    r"instead\s+of)\b|n['’]t\b",
+    re.I,
+)
 
 
 def _vocab_mentions(text: str, vocab: str) -> list[Mention]:
@@ -600,22 +640,62 @@ _DIR_TOKEN = re.compile(
 )
 _ABBREV_TOKEN = re.compile(r"(?<![\w'’-])(NE|NW|SE|SW|N|S|E|W)(?![\w'’])")
 # Components of one direction: "up and to the left", "upper-left", "north west", "top / left".
-_DIR_JOIN = re.compile(r"(?:\s*[-/]\s*|\s+|\s+and\s+(?:to\s+|towards?\s+)?(?:the\s+)?|\s+(?:to|towards?)\s+the\s+)",
-                       re.I)
+_DIR_JOIN = re.compile(
+    r"(?:\s*[-/]\s*|\s+|\s+and\s+(?:to\s+|towards?\s+)?(?:the\s+)?|\s+(?:to|towards?)\s+the\s+)", re.I
+)
 _RIGHT_MEANS_CORRECT = re.compile(r"(?:\b(?:is|are|was|'s|’s|be|seems?|looks?|sounds?)\s+|,\s*)$", re.I)
 _VEC = {
-    "north": (0, 1), "up": (0, 1), "upward": (0, 1), "upwards": (0, 1), "top": (0, 1), "upper": (0, 1),
-    "above": (0, 1), "↑": (0, 1),
-    "south": (0, -1), "down": (0, -1), "downward": (0, -1), "downwards": (0, -1), "bottom": (0, -1),
-    "lower": (0, -1), "below": (0, -1), "↓": (0, -1),
-    "east": (1, 0), "right": (1, 0), "rightward": (1, 0), "rightwards": (1, 0), "→": (1, 0),
-    "west": (-1, 0), "left": (-1, 0), "leftward": (-1, 0), "leftwards": (-1, 0), "←": (-1, 0),
-    "↖": (-1, 1), "↗": (1, 1), "↘": (1, -1), "↙": (-1, -1),
+    "north": (0, 1),
+    "up": (0, 1),
+    "upward": (0, 1),
+    "upwards": (0, 1),
+    "top": (0, 1),
+    "upper": (0, 1),
+    "above": (0, 1),
+    "↑": (0, 1),
+    "south": (0, -1),
+    "down": (0, -1),
+    "downward": (0, -1),
+    "downwards": (0, -1),
+    "bottom": (0, -1),
+    "lower": (0, -1),
+    "below": (0, -1),
+    "↓": (0, -1),
+    "east": (1, 0),
+    "right": (1, 0),
+    "rightward": (1, 0),
+    "rightwards": (1, 0),
+    "→": (1, 0),
+    "west": (-1, 0),
+    "left": (-1, 0),
+    "leftward": (-1, 0),
+    "leftwards": (-1, 0),
+    "←": (-1, 0),
+    "↖": (-1, 1),
+    "↗": (1, 1),
+    "↘": (1, -1),
+    "↙": (-1, -1),
 }
-_ABBREV = {"n": (0, 1), "s": (0, -1), "e": (1, 0), "w": (-1, 0), "ne": (1, 1), "nw": (-1, 1), "se": (1, -1),
-           "sw": (-1, -1)}
-_NAMES = {(0, 1): "north", (1, 1): "northeast", (1, 0): "east", (1, -1): "southeast", (0, -1): "south",
-          (-1, -1): "southwest", (-1, 0): "west", (-1, 1): "northwest"}
+_ABBREV = {
+    "n": (0, 1),
+    "s": (0, -1),
+    "e": (1, 0),
+    "w": (-1, 0),
+    "ne": (1, 1),
+    "nw": (-1, 1),
+    "se": (1, -1),
+    "sw": (-1, -1),
+}
+_NAMES = {
+    (0, 1): "north",
+    (1, 1): "northeast",
+    (1, 0): "east",
+    (1, -1): "southeast",
+    (0, -1): "south",
+    (-1, -1): "southwest",
+    (-1, 0): "west",
+    (-1, 1): "northwest",
+}
 _CONTRADICTORY = "contradictory"
 
 
@@ -672,6 +752,7 @@ def parse_direction(text: str) -> Parsed:
 
 # ---------------------------------------------------------------------------------------------- pairs
 
+
 @lru_cache(maxsize=4096)
 def _gold_pair(gold: str) -> tuple[tuple[str, ...], tuple[Fraction, ...]]:
     parts = [p.strip() for p in re.split(r"[,;]", gold) if p.strip()]
@@ -714,8 +795,9 @@ def parse_pair(text: str, gold: str) -> Parsed:
             got_words.append(w if f" {w} " in f" {simple(text)} " else "")
     got_nums = tuple(distinct([m.value[1] for m in r.kept if m.value[0] == "n"]))  # type: ignore[index]
     if len(got_nums) != len(nums):
-        return _fail(f"expected {len(nums)} number(s), found {len(got_nums)}",
-                     AMBIGUOUS if len(got_nums) > len(nums) else "")
+        return _fail(
+            f"expected {len(nums)} number(s), found {len(got_nums)}", AMBIGUOUS if len(got_nums) > len(nums) else ""
+        )
     return Parsed((tuple(got_words), got_nums), notes=r.notes)
 
 
@@ -733,10 +815,12 @@ def _gold_pair_value(gold: str) -> tuple:
 
 _DETERMINERS = frozenset("the a an it is it's its this that which one ones answer my final".split())
 # Head nouns that may stand around a one-word answer without changing it: "the upper one", "the left gear".
-_HEAD_NOUNS = frozenset((
-    "one ones side part piece option choice gear wheel shape figure object item image picture path way end "
-    "position cell box panel region area edge face line arrow direction case version variant pattern kind type"
-).split())
+_HEAD_NOUNS = frozenset(
+    (
+        "one ones side part piece option choice gear wheel shape figure object item image picture path way end "
+        "position cell box panel region area edge face line arrow direction case version variant pattern kind type"
+    ).split()
+)
 
 
 def _grade_free_text(cand: str, gold: str) -> Verdict:
@@ -770,8 +854,9 @@ def _as_type(answer_type: AnswerType | str) -> AnswerType:
     return answer_type if isinstance(answer_type, AnswerType) else AnswerType(str(answer_type))
 
 
-def grade_detail(extracted: str | None, gold: str, answer_type: AnswerType | str,
-                 options: Sequence[str] | None = None) -> Verdict:
+def grade_detail(
+    extracted: str | None, gold: str, answer_type: AnswerType | str, options: Sequence[str] | None = None
+) -> Verdict:
     """Verdict with a reason; `correct` is None when no rule can decide (free text, or an answer whose
     commitment is ambiguous): ask a judge then."""
     if extracted is None:
@@ -786,8 +871,9 @@ def grade_detail(extracted: str | None, gold: str, answer_type: AnswerType | str
         return Verdict(False, f"ungradable: {exc}", WRONG)
 
 
-def grade(extracted: str | None, gold: str, answer_type: AnswerType | str,
-          options: Sequence[str] | None = None) -> bool:
+def grade(
+    extracted: str | None, gold: str, answer_type: AnswerType | str, options: Sequence[str] | None = None
+) -> bool:
     """True only when a rule proves the answer right; undecidable or ambiguous answers count as wrong here."""
     return grade_detail(extracted, gold, answer_type, options).correct is True
 
@@ -797,8 +883,12 @@ def _with_notes(reason: str, p: Parsed) -> str:
     return f"{reason} ({'; '.join(notes)})" if notes else reason
 
 
-def _compare(c: Parsed, g: Parsed, equal: Callable[[Hashable, Hashable], bool] | None = None,
-             fmt: Callable[[Hashable], str] = _fmt) -> Verdict:
+def _compare(
+    c: Parsed,
+    g: Parsed,
+    equal: Callable[[Hashable, Hashable], bool] | None = None,
+    fmt: Callable[[Hashable], str] = _fmt,
+) -> Verdict:
     if not g.ok:
         raise ValueError(f"gold unreadable ({g.why})")
     eq = equal or (lambda a, b: a == b)
@@ -818,8 +908,9 @@ _gold_number = lru_cache(maxsize=4096)(parse_number)
 _gold_time = lru_cache(maxsize=4096)(parse_time)
 _gold_coordinates = lru_cache(maxsize=4096)(parse_coordinates)
 _gold_direction = lru_cache(maxsize=4096)(parse_direction)
-_gold_vocab = lru_cache(maxsize=4096)(lambda gold, vocab: _vocab_value(re.sub(r"^\s*the\s+", "", gold, flags=re.I),
-                                                                      vocab))
+_gold_vocab = lru_cache(maxsize=4096)(
+    lambda gold, vocab: _vocab_value(re.sub(r"^\s*the\s+", "", gold, flags=re.I), vocab)
+)
 
 
 def _grade_integer(cand: str, gold: str, options: Sequence[str] | None) -> Verdict:
@@ -902,8 +993,9 @@ _GRADERS: dict[AnswerType, Callable[[str, str, Sequence[str] | None], Verdict]] 
 }
 
 
-def parse_answer(extracted: str, answer_type: AnswerType | str, options: Sequence[str] | None = None,
-                 gold: str | None = None) -> Parsed:
+def parse_answer(
+    extracted: str, answer_type: AnswerType | str, options: Sequence[str] | None = None, gold: str | None = None
+) -> Parsed:
     """The committed value of an extracted answer as its type reads it (what `canonical` returns)."""
     cand = clean_answer(str(extracted))
     at = _as_type(answer_type)
@@ -936,8 +1028,9 @@ def format_value(value: Hashable, answer_type: AnswerType | str) -> str:
     return _fmt(value)
 
 
-def canonical(extracted: str | None, answer_type: AnswerType | str, options: Sequence[str] | None = None,
-              gold: str | None = None) -> Hashable | None:
+def canonical(
+    extracted: str | None, answer_type: AnswerType | str, options: Sequence[str] | None = None, gold: str | None = None
+) -> Hashable | None:
     """The value majority voting counts; None when the answer has no definite value (hedged, ambiguous,
     only a rejection, missing)."""
     if extracted is None or not clean_answer(str(extracted)):

@@ -1,6 +1,7 @@
 """LLM judges over any OpenAI-compatible endpoint: MIRA's answer judge and a semantic-equivalence judge.
 
-Both answer only Correct/Incorrect. Judges are the last resort (docs/scoring.md, "Judges"), so every verdict is cached in
+Both answer only Correct/Incorrect. Judges are the last resort (docs/scoring.md, "Judges"), so every verdict is
+cached in
 SQLite keyed by (judge model, prompt digest) — re-scoring a run never pays twice — and every verdict,
 cached or not, is appended to a JSONL log carrying the judge model's name so reports can cite it.
 """
@@ -91,9 +92,17 @@ class LLMJudge:
     without a base URL only, OPENAI_API_KEY (docs/evaluation.md: no key travels to an arbitrary URL unless
     named), and is never written to the cache or the log."""
 
-    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None,
-                 cache_path: str | Path | None = None, log_path: str | Path | None = None,
-                 timeout: float = 60.0, max_retries: int = 3, max_tokens: int = 8) -> None:
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        cache_path: str | Path | None = None,
+        log_path: str | Path | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        max_tokens: int = 8,
+    ) -> None:
         from openai import OpenAI  # imported lazily: rule-based scoring must not pay for the SDK import
 
         self.model = model
@@ -142,8 +151,10 @@ class LLMJudge:
         with self._lock:
             self._memory[key] = (correct, raw)
             if self._db is not None:
-                self._db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?)",
-                                 (key, self.model, kind, int(correct), raw, time.time()))
+                self._db.execute(
+                    "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?)",
+                    (key, self.model, kind, int(correct), raw, time.time()),
+                )
                 self._db.commit()
 
     def _ask(self, kind: str, prompt: str) -> JudgeVerdict:
@@ -157,8 +168,10 @@ class LLMJudge:
 
         try:
             resp = self._client.chat.completions.create(
-                model=self.model, messages=[{"role": "user", "content": prompt}],
-                temperature=0, max_tokens=self.max_tokens,
+                model=self.model,
+                messages=[{"role": "user", "content": prompt}],
+                temperature=0,
+                max_tokens=self.max_tokens,
             )
             self.calls += 1
             raw = (resp.choices[0].message.content or "").strip()
@@ -174,8 +187,16 @@ class LLMJudge:
         return verdict
 
     def _log(self, kind: str, key: str, v: JudgeVerdict) -> None:
-        record = {"time": time.time(), "judge_model": self.model, "kind": kind, "prompt_sha256": key,
-                  "correct": v.correct, "raw": v.raw[:200], "cached": v.cached, "error": v.error}
+        record = {
+            "time": time.time(),
+            "judge_model": self.model,
+            "kind": kind,
+            "prompt_sha256": key,
+            "correct": v.correct,
+            "raw": v.raw[:200],
+            "cached": v.cached,
+            "error": v.error,
+        }
         log.debug("judge %s", record)
         if self._log_path is not None:
             line = json.dumps(record, ensure_ascii=False) + "\n"

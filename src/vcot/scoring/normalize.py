@@ -13,16 +13,37 @@ from fractions import Fraction
 from vcot.scoring.commit import Mention
 
 _UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
 }
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-         "ninety": 90}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
 _DIGIT_WORDS = "|".join(k for k in _UNITS if 0 < _UNITS[k] < 10)
 _NUMBER_WORD = re.compile(
-    r"\b(?:(?P<hundred>(?:a|one)\s+hundred)|(?P<tens>" + "|".join(_TENS) + r")(?:[\s-]+(?P<unit>" + _DIGIT_WORDS
-    + r"))?|(?P<single>" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r"))\b",
+    r"\b(?:(?P<hundred>(?:a|one)\s+hundred)|(?P<tens>"
+    + "|".join(_TENS)
+    + r")(?:[\s-]+(?P<unit>"
+    + _DIGIT_WORDS
+    + r"))?|(?P<single>"
+    + "|".join(sorted(_UNITS, key=len, reverse=True))
+    + r"))\b",
     re.I,
 )
 NUMBER_WORDS = r"(?:" + "|".join(sorted([*_UNITS, *_TENS], key=len, reverse=True)) + r")"
@@ -31,17 +52,51 @@ NUMBER_WORDS = r"(?:" + "|".join(sorted([*_UNITS, *_TENS], key=len, reverse=True
 _CHARS = str.maketrans({"−": "-", "﹣": "-", "－": "-", "\u202f": None, "\u2009": None, "\u00a0": " "})
 _LATEX_FRAC = re.compile(r"(?:(-)\s*)?\\[dt]?frac\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}\s*\{\s*(-?\d+(?:\.\d+)?)\s*\}")
 _LATEX_FRAC_SHORT = re.compile(r"(?:(-)\s*)?\\[dt]?frac\s*(\d)\s*(\d)")
-_LATEX = (("\\times", "×"), ("\\cdot", "×"), ("\\approx", "≈"), ("\\%", "%"), ("\\,", ""), ("\\!", ""),
-          ("\\left", ""), ("\\right", ""), ("\\div", "÷"), ("\\neq", "≠"), ("\\sim", "~"), ("\\;", " "))
+_LATEX = (
+    ("\\times", "×"),
+    ("\\cdot", "×"),
+    ("\\approx", "≈"),
+    ("\\%", "%"),
+    ("\\,", ""),
+    ("\\!", ""),
+    ("\\left", ""),
+    ("\\right", ""),
+    ("\\div", "÷"),
+    ("\\neq", "≠"),
+    ("\\sim", "~"),
+    ("\\;", " "),
+)
 # "minus three", "negative 3": a sign, unless a number or bracket precedes ("10 minus 3" is subtraction).
 _SIGN_WORD = re.compile(r"\b(minus|negative)\s+(?=\.?\d)", re.I)
-_OPERATOR_WORDS = ((re.compile(r"\bplus\b", re.I), "+"), (re.compile(r"\bminus\b", re.I), "-"),
-                   (re.compile(r"\b(?:times|multiplied\s+by)\b", re.I), "×"),
-                   (re.compile(r"\bdivided\s+by\b", re.I), "/"),
-                   (re.compile(r"\b(?:equals|is\s+equal\s+to)\b", re.I), "="))
-_DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4,
-                 "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7,
-                 "eighth": 8, "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
+_OPERATOR_WORDS = (
+    (re.compile(r"\bplus\b", re.I), "+"),
+    (re.compile(r"\bminus\b", re.I), "-"),
+    (re.compile(r"\b(?:times|multiplied\s+by)\b", re.I), "×"),
+    (re.compile(r"\bdivided\s+by\b", re.I), "/"),
+    (re.compile(r"\b(?:equals|is\s+equal\s+to)\b", re.I), "="),
+)
+_DENOMINATORS = {
+    "half": 2,
+    "halves": 2,
+    "third": 3,
+    "thirds": 3,
+    "quarter": 4,
+    "quarters": 4,
+    "fourth": 4,
+    "fourths": 4,
+    "fifth": 5,
+    "fifths": 5,
+    "sixth": 6,
+    "sixths": 6,
+    "seventh": 7,
+    "sevenths": 7,
+    "eighth": 8,
+    "eighths": 8,
+    "ninth": 9,
+    "ninths": 9,
+    "tenth": 10,
+    "tenths": 10,
+}
 _FRACTION_WORD = re.compile(r"\b(\d+|an?)[\s-]+(" + "|".join(_DENOMINATORS) + r")\b", re.I)
 # "3 1/4" and "3 and 1/4" are mixed numbers only when the fraction is proper; "3 5/4" stays two numbers.
 _MIXED = re.compile(r"(?<![\w./])(\d+)\s+(?:and\s+)?(\d+)\s*/\s*(\d+)(?![\d/])")
@@ -55,11 +110,17 @@ _TERM = r"-?(?:\d+(?:\.\d+)?|\.\d+)(?:\s*/\s*\d+)?"
 _EQUATION = re.compile(rf"(?:{_TERM}\s*[-+*x×·÷]\s*)+{_TERM}\s*=\s*(?=-?\.?\d)")
 _PERCENT = re.compile(r"\s*(?:%|percent\b|per\s+cent\b)", re.I)
 _APPROX_BEFORE = re.compile(r"≈\s*$")
-_BOUND_BEFORE = re.compile(r"(?:\b(?:(?:fewer|less|more|greater|larger|smaller|higher|lower|bigger)\s+than|"
-                           r"at\s+(?:least|most)|up\s+to|upwards\s+of|over|under|above|below|beyond|exceeding|"
-                           r"exceeds|within|(?:a\s+)?(?:minimum|maximum)(?:\s+of)?)|>=?|<=?|[≥≤⩾⩽])\s*$", re.I)
-_BOUND_AFTER = re.compile(r"\s*(?:\+(?!\s*[-.\d])|(?:or|and)\s+(?:more|less|fewer|above|below|over|under|up|"
-                          r"higher|lower)\b|at\s+(?:least|most)\b)", re.I)
+_BOUND_BEFORE = re.compile(
+    r"(?:\b(?:(?:fewer|less|more|greater|larger|smaller|higher|lower|bigger)\s+than|"
+    r"at\s+(?:least|most)|up\s+to|upwards\s+of|over|under|above|below|beyond|exceeding|"
+    r"exceeds|within|(?:a\s+)?(?:minimum|maximum)(?:\s+of)?)|>=?|<=?|[≥≤⩾⩽])\s*$",
+    re.I,
+)
+_BOUND_AFTER = re.compile(
+    r"\s*(?:\+(?!\s*[-.\d])|(?:or|and)\s+(?:more|less|fewer|above|below|over|under|up|"
+    r"higher|lower)\b|at\s+(?:least|most)\b)",
+    re.I,
+)
 
 HEDGE = re.compile(
     r"\b(?:or|either|maybe|perhaps|possibly|probably|unsure|not\s+sure|uncertain|cannot\s+be\s+determined|"
@@ -166,8 +227,7 @@ def number_mentions(norm: str) -> list[Mention]:
         if pct:
             value, end = ("%", v), pct.end()
         bound = bool(_BOUND_BEFORE.search(norm, max(0, m.start() - 40), m.start()) or _BOUND_AFTER.match(norm, end))
-        out.append(Mention(m.start(), end, value, approx=bool(_APPROX_BEFORE.search(norm, 0, m.start())),
-                           bound=bound))
+        out.append(Mention(m.start(), end, value, approx=bool(_APPROX_BEFORE.search(norm, 0, m.start())), bound=bound))
     return out
 
 

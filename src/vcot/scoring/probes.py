@@ -44,7 +44,7 @@ def step_answers(response: str | None) -> dict[int, str]:
             continue
         i = bisect_left(starts[digits], m.end())
         if i < len(spans):
-            out[int(digits)] = text[m.end():spans[i][0]].strip()
+            out[int(digits)] = text[m.end() : spans[i][0]].strip()
             pos = spans[i][1]
     return out
 
@@ -52,8 +52,9 @@ def step_answers(response: str | None) -> dict[int, str]:
 def grade_steps(response: str | None, probes: list[dict[str, Any]]) -> list[bool]:
     """Correctness of every probe, in step order; a missing tag is wrong."""
     answers = step_answers(response)
-    return [grade(answers.get(int(p["step"])), str(p["answer"]), str(p["answer_type"]), p.get("options"))
-            for p in probes]
+    return [
+        grade(answers.get(int(p["step"])), str(p["answer"]), str(p["answer_type"]), p.get("options")) for p in probes
+    ]
 
 
 def row_probes(row: dict[str, Any]) -> list[dict[str, Any]]:
@@ -80,8 +81,12 @@ def probe_fields(row: dict[str, Any]) -> dict[str, Any]:
     if not probes:
         return dict.fromkeys(PROBE_COLUMNS)
     correct = [False] * len(probes) if row.get("error") else grade_steps(row.get("response"), probes)
-    return {"probe_n": len(probes), "probe_correct": json.dumps(correct), "probe_n_correct": sum(correct),
-            "first_wrong_step": first_wrong(correct)}
+    return {
+        "probe_n": len(probes),
+        "probe_correct": json.dumps(correct),
+        "probe_n_correct": sum(correct),
+        "first_wrong_step": first_wrong(correct),
+    }
 
 
 def add_probe_columns(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

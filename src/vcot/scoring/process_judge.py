@@ -91,8 +91,11 @@ def build_judge_messages(traj: Trajectory, run_dir: str | Path, input_image_uri:
     """OpenAI-format messages: instructions, the input image, then each turn with its returned images."""
     content: list[dict[str, Any]] = [
         {"type": "text", "text": JUDGE_INSTRUCTIONS},
-        {"type": "text", "text": f"Question: {traj.question}\nReference answer: {traj.reference}\n"
-                                 f"Model's final response:\n{traj.final_response}\n\nInput image:"},
+        {
+            "type": "text",
+            "text": f"Question: {traj.question}\nReference answer: {traj.reference}\n"
+            f"Model's final response:\n{traj.final_response}\n\nInput image:",
+        },
         {"type": "image_url", "image_url": {"url": input_image_uri}},
     ]
     for step in traj.steps:
@@ -118,8 +121,10 @@ def _digest(messages: list[dict[str, Any]], model: str) -> str:
 class VerdictCache:
     def __init__(self, path: str | Path) -> None:
         self.conn = sqlite3.connect(path)
-        self.conn.execute("CREATE TABLE IF NOT EXISTS process_verdicts (digest TEXT PRIMARY KEY, judge_model TEXT, "
-                          "trajectory_id TEXT, reply TEXT, created_at REAL)")
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS process_verdicts (digest TEXT PRIMARY KEY, judge_model TEXT, "
+            "trajectory_id TEXT, reply TEXT, created_at REAL)"
+        )
 
     def get(self, digest: str) -> str | None:
         row = self.conn.execute("SELECT reply FROM process_verdicts WHERE digest=?", (digest,)).fetchone()
@@ -127,16 +132,25 @@ class VerdictCache:
 
     def put(self, digest: str, model: str, trajectory_id: str, reply: str) -> None:
         with self.conn:
-            self.conn.execute("INSERT OR REPLACE INTO process_verdicts VALUES (?, ?, ?, ?, ?)",
-                              (digest, model, trajectory_id, reply, time.time()))
+            self.conn.execute(
+                "INSERT OR REPLACE INTO process_verdicts VALUES (?, ?, ?, ?, ?)",
+                (digest, model, trajectory_id, reply, time.time()),
+            )
 
     def close(self) -> None:
         self.conn.close()
 
 
-def judge_trajectories(trajectories: Iterable[Trajectory], run_dir: str | Path, suite: Any, model: str,
-                       base_url: str | None = None, api_key: str | None = None, timeout: float = 120.0,
-                       max_retries: int = 3) -> list[ProcessScore]:
+def judge_trajectories(
+    trajectories: Iterable[Trajectory],
+    run_dir: str | Path,
+    suite: Any,
+    model: str,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    timeout: float = 120.0,
+    max_retries: int = 3,
+) -> list[ProcessScore]:
     """Score each trajectory with the judge model; cached replies are reused, failures recorded per row."""
     from openai import OpenAI
 
@@ -147,32 +161,55 @@ def judge_trajectories(trajectories: Iterable[Trajectory], run_dir: str | Path, 
     scores: list[ProcessScore] = []
     try:
         for traj in trajectories:
-            uri = encode_image_bytes(suite.image_path(traj.input_image).read_bytes(), ImagePolicy(),
-                                     traj.input_image).data_uri
+            uri = encode_image_bytes(
+                suite.image_path(traj.input_image).read_bytes(), ImagePolicy(), traj.input_image
+            ).data_uri
             messages = build_judge_messages(traj, run_dir, uri)
             digest = _digest(messages, model)
             reply = cache.get(digest)
             cached = reply is not None
             if reply is None:
                 try:
-                    resp = client.chat.completions.create(model=model, messages=messages, temperature=0,
-                                                          max_tokens=400)
+                    resp = client.chat.completions.create(model=model, messages=messages, temperature=0, max_tokens=400)
                     reply = resp.choices[0].message.content or ""
                 except Exception as exc:  # noqa: BLE001 - a failed verdict is recorded, the rest go on
-                    scores.append(ProcessScore(traj.trajectory_id, model, None, None, None, None, None, "",
-                                               error=f"{type(exc).__name__}: {exc}"))
+                    scores.append(
+                        ProcessScore(
+                            traj.trajectory_id,
+                            model,
+                            None,
+                            None,
+                            None,
+                            None,
+                            None,
+                            "",
+                            error=f"{type(exc).__name__}: {exc}",
+                        )
+                    )
                     continue
                 cache.put(digest, model, traj.trajectory_id, reply)
             try:
                 v = parse_verdict(reply)
             except ValueError as exc:
-                scores.append(ProcessScore(traj.trajectory_id, model, None, None, None, None, None, "",
-                                           error=str(exc), cached=cached))
+                scores.append(
+                    ProcessScore(
+                        traj.trajectory_id, model, None, None, None, None, None, "", error=str(exc), cached=cached
+                    )
+                )
                 continue
-            scores.append(ProcessScore(
-                traj.trajectory_id, model, _int_or_none(v.get("key_step")), _int_or_none(v.get("key_action")),
-                v["action_relevance"], v["render_faithfulness"], v["feedback_uptake"],
-                str(v.get("rationale", ""))[:1000], cached=cached))
+            scores.append(
+                ProcessScore(
+                    traj.trajectory_id,
+                    model,
+                    _int_or_none(v.get("key_step")),
+                    _int_or_none(v.get("key_action")),
+                    v["action_relevance"],
+                    v["render_faithfulness"],
+                    v["feedback_uptake"],
+                    str(v.get("rationale", ""))[:1000],
+                    cached=cached,
+                )
+            )
     finally:
         cache.close()
     return scores
@@ -226,8 +263,12 @@ def rf_calibration(trajectories: Iterable[Trajectory], scores: Iterable[ProcessS
     for cond in sorted({c for _, _, c in pairs}):
         sub = [(a, b) for a, b, c in pairs if c == cond]
         by_cond[cond] = {"n": len(sub), "strict": sum(a == b for a, b in sub) / len(sub)}
-    return {"n": n, "strict": sum(a == b for a, b, _ in pairs) / n,
-            "partial": sum(abs(a - b) <= 0.5 for a, b, _ in pairs) / n, "by_condition": by_cond}
+    return {
+        "n": n,
+        "strict": sum(a == b for a, b, _ in pairs) / n,
+        "partial": sum(abs(a - b) <= 0.5 for a, b, _ in pairs) / n,
+        "by_condition": by_cond,
+    }
 
 
 def load_process_scores(path: str | Path) -> list[ProcessScore]:
@@ -246,8 +287,7 @@ def load_process_scores(path: str | Path) -> list[ProcessScore]:
         fields = {k: v for k, v in obj.items() if k in known}
         for dim in ("ar", "rf", "fu"):
             v = fields.get(dim)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or float(v) not in
-                                  SCORES):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int | float) or float(v) not in SCORES):
                 raise ValueError(f"{where}: {dim} must be 0, 0.5, 1 or null, got {v!r}")
             fields[dim] = None if v is None else float(v)
         fields.setdefault("judge_model", "")
@@ -266,6 +306,5 @@ def write_process_scores(run_dir: str | Path, scores: list[ProcessScore]) -> Pat
     import json
 
     path = Path(run_dir) / SCORES_FILE
-    path.write_text("".join(json.dumps(dataclasses.asdict(s), sort_keys=True) + "\n" for s in scores),
-                    encoding="utf-8")
+    path.write_text("".join(json.dumps(dataclasses.asdict(s), sort_keys=True) + "\n" for s in scores), encoding="utf-8")
     return path

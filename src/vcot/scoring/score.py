@@ -22,8 +22,9 @@ SCORE_COLUMNS = ("extracted", "tier", "correct", "verdict", "score_reason", "jud
 # finish_reason values meaning "stopped at the token limit": OpenAI-compatible "length", Anthropic "max_tokens"
 # (and "model_context_window_exceeded"), Google "MAX_TOKENS", OpenAI Responses "max_output_tokens", and
 # Inspect AI's stop_reason "max_tokens" / "model_length" (the exporter in vcot.export.inspect_ai).
-_TRUNCATION_REASONS = frozenset({"length", "max_tokens", "max_output_tokens", "model_context_window_exceeded",
-                                 "model_length"})
+_TRUNCATION_REASONS = frozenset(
+    {"length", "max_tokens", "max_output_tokens", "model_context_window_exceeded", "model_length"}
+)
 
 
 def is_truncated(finish_reason: Any) -> bool:
@@ -44,9 +45,16 @@ class Score:
     verdict: str = ""  # one of VERDICTS; `correct` is True exactly when it is "correct"
 
 
-def score_fields(response: str | None, gold: str, answer_type: AnswerType | str,
-                 options: Sequence[str] | None = None, question: str = "", judge: Judge | None = None,
-                 *, truncated: bool = False) -> Score:
+def score_fields(
+    response: str | None,
+    gold: str,
+    answer_type: AnswerType | str,
+    options: Sequence[str] | None = None,
+    question: str = "",
+    judge: Judge | None = None,
+    *,
+    truncated: bool = False,
+) -> Score:
     """score_response without building an Instance (tables hold plain columns). `truncated`: the provider
     stopped the response at its token limit (see is_truncated); it is then graded only from a complete
     <answer> tag, and is "truncated" (wrong) without one."""
@@ -60,23 +68,32 @@ def score_fields(response: str | None, gold: str, answer_type: AnswerType | str,
         if judge is None:
             return Score(None, NONE, False, "no answer found", verdict=NO_ANSWER)
         v = judge.judge_answer(question, gold, response)
-        return Score(None, JUDGE, v.correct, f"answer judge {v.model}: {v.raw}", v.model,
-                     CORRECT if v.correct else WRONG)
+        return Score(
+            None, JUDGE, v.correct, f"answer judge {v.model}: {v.raw}", v.model, CORRECT if v.correct else WRONG
+        )
     verdict = grade_detail(text, gold, answer_type, options)
     if verdict.correct is not None:
         return Score(text, tier, verdict.correct, verdict.reason, verdict=verdict.status)
     if judge is None:
         return Score(text, tier, False, f"{verdict.reason}; no judge configured", verdict=verdict.status)
     v = judge.judge_equivalence(question, gold, text)
-    return Score(text, JUDGE, v.correct, f"equivalence judge {v.model}: {v.raw} ({verdict.reason})", v.model,
-                 CORRECT if v.correct else WRONG)
+    return Score(
+        text,
+        JUDGE,
+        v.correct,
+        f"equivalence judge {v.model}: {v.raw} ({verdict.reason})",
+        v.model,
+        CORRECT if v.correct else WRONG,
+    )
 
 
-def score_response(response: str | None, instance: Instance, judge: Judge | None = None, *,
-                   truncated: bool = False) -> Score:
+def score_response(
+    response: str | None, instance: Instance, judge: Judge | None = None, *, truncated: bool = False
+) -> Score:
     """Tiers 1-2 (tags, phrasings), type-aware grading, and the judge only when the rules cannot decide."""
-    return score_fields(response, instance.answer, instance.answer_type, instance.options, instance.question, judge,
-                        truncated=truncated)
+    return score_fields(
+        response, instance.answer, instance.answer_type, instance.options, instance.question, judge, truncated=truncated
+    )
 
 
 def parse_options(value: Any) -> list[str] | None:
@@ -96,8 +113,9 @@ def row_truncated(row: dict[str, Any]) -> bool:
     return is_truncated(row.get("finish_reason"))
 
 
-def score_records(rows: list[dict[str, Any]], questions: dict[str, str] | None = None,
-                  judge: Judge | None = None) -> list[dict[str, Any]]:
+def score_records(
+    rows: list[dict[str, Any]], questions: dict[str, str] | None = None, judge: Judge | None = None
+) -> list[dict[str, Any]]:
     """Adds the score columns to each row (new dicts); rows with an engine error are wrong, not judged."""
     questions = questions or {}
     out = []
@@ -107,10 +125,23 @@ def score_records(rows: list[dict[str, Any]], questions: dict[str, str] | None =
         if err:
             s = Score(None, NONE, False, f"error: {str(err)[:200]}", verdict=ERROR)
         else:
-            s = score_fields(row.get("response"), str(row["gold"]), row["answer_type"], parse_options(row.get("options")),
-                             questions.get(row.get("uid", ""), ""), judge, truncated=row_truncated(row))
-        new.update(extracted=s.extracted, tier=s.tier, correct=s.correct, verdict=s.verdict, score_reason=s.reason,
-                   judge_model=s.judge_model)
+            s = score_fields(
+                row.get("response"),
+                str(row["gold"]),
+                row["answer_type"],
+                parse_options(row.get("options")),
+                questions.get(row.get("uid", ""), ""),
+                judge,
+                truncated=row_truncated(row),
+            )
+        new.update(
+            extracted=s.extracted,
+            tier=s.tier,
+            correct=s.correct,
+            verdict=s.verdict,
+            score_reason=s.reason,
+            judge_model=s.judge_model,
+        )
         out.append(new)
     return out
 
@@ -144,8 +175,14 @@ def score_table(table: Any, suite: Any = None, judge: Judge | None = None) -> An
 
         rows = score_records(table.to_pylist(), questions, judge)
         base = table.drop_columns([c for c in SCORE_COLUMNS if c in table.column_names])
-        for name, typ in (("extracted", pa.string()), ("tier", pa.string()), ("correct", pa.bool_()),
-                          ("verdict", pa.string()), ("score_reason", pa.string()), ("judge_model", pa.string())):
+        for name, typ in (
+            ("extracted", pa.string()),
+            ("tier", pa.string()),
+            ("correct", pa.bool_()),
+            ("verdict", pa.string()),
+            ("score_reason", pa.string()),
+            ("judge_model", pa.string()),
+        ):
             base = base.append_column(name, pa.array([r[name] for r in rows], type=typ))
         return base
     if hasattr(table, "to_dict"):  # pandas.DataFrame, without importing pandas here

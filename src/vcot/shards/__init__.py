@@ -7,5 +7,16 @@ processes or Ray tasks; `manifest.json` records each finished shard with its cou
 from vcot.shards.plan import BACKENDS, FORMATS, ShardError, ShardJob, shard_file, shard_indices
 from vcot.shards.run import MANIFEST, generate_shards, read_manifest, resolve_out, verify_shards
 
-__all__ = ["BACKENDS", "FORMATS", "MANIFEST", "ShardError", "ShardJob", "generate_shards", "read_manifest",
-           "resolve_out", "shard_file", "shard_indices", "verify_shards"]
+__all__ = [
+    "BACKENDS",
+    "FORMATS",
+    "MANIFEST",
+    "ShardError",
+    "ShardJob",
+    "generate_shards",
+    "read_manifest",
+    "resolve_out",
+    "shard_file",
+    "shard_indices",
+    "verify_shards",
+]

@@ -62,8 +62,7 @@ def check_layout(plans: list[TaskPlan], shards: int, fmt: str) -> None:
         raise ShardError("each task may appear only once in a plan")
     problems = sum(_problems(p) for p in plans)
     if shards > problems:
-        raise ShardError(f"{shards} shards for {problems} problems: some shards would be empty; use at most "
-                         f"{problems}")
+        raise ShardError(f"{shards} shards for {problems} problems: some shards would be empty; use at most {problems}")
 
 
 def _problems(plan: TaskPlan) -> int:
@@ -71,8 +70,9 @@ def _problems(plan: TaskPlan) -> int:
     return -(-plan.n // rows)
 
 
-def shard_indices(plans: tuple[TaskPlan, ...] | list[TaskPlan], shards: int, index: int
-                  ) -> Iterator[tuple[TaskPlan, int]]:
+def shard_indices(
+    plans: tuple[TaskPlan, ...] | list[TaskPlan], shards: int, index: int
+) -> Iterator[tuple[TaskPlan, int]]:
     """(plan, instance index) of every instance of shard `index`, in the order it is written."""
     offset = 0  # problems of the plans before this one
     for plan in plans:
@@ -87,7 +87,10 @@ def shard_indices(plans: tuple[TaskPlan, ...] | list[TaskPlan], shards: int, ind
 def plan_record(name: str, plans: list[TaskPlan], shards: int, fmt: str) -> dict[str, Any]:
     """What fixes a shard set's content: resuming is allowed only into a folder with the same record."""
     return {
-        "name": name, "shards": shards, "format": fmt, "vcot_version": __version__,
+        "name": name,
+        "shards": shards,
+        "format": fmt,
+        "vcot_version": __version__,
         "order": [p.task for p in plans],
         "tasks": {p.task: task_manifest_entry(p) for p in plans},
     }

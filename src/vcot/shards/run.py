@@ -101,19 +101,36 @@ def _manifest(record: dict[str, Any], entries: dict[int, dict[str, Any]], comple
         for task, k in entry["counts"].items():
             counts[task] = counts.get(task, 0) + k
     return {
-        "kind": "vcot-shards", "format": MANIFEST_FORMAT, "name": record["name"], "shard_format": record["format"],
-        "plan": record, "fingerprint": fingerprint(record), "complete": complete,
+        "kind": "vcot-shards",
+        "format": MANIFEST_FORMAT,
+        "name": record["name"],
+        "shard_format": record["format"],
+        "plan": record,
+        "fingerprint": fingerprint(record),
+        "complete": complete,
         "shards": [entries[k] for k in sorted(entries)],
-        "counts": dict(sorted(counts.items())), "total": sum(counts.values()),
+        "counts": dict(sorted(counts.items())),
+        "total": sum(counts.values()),
     }
 
 
-def generate_shards(out: str | Path, name: str, plans: list[TaskPlan], shards: int, fmt: str = "parquet",
-                    backend: str = "local", processes: int = 1, ray_address: str | None = None,
-                    progress: Tick | None = None, rows_per_group: int = 256, overwrite: bool = False) -> dict[str, Any]:
+def generate_shards(
+    out: str | Path,
+    name: str,
+    plans: list[TaskPlan],
+    shards: int,
+    fmt: str = "parquet",
+    backend: str = "local",
+    processes: int = 1,
+    ray_address: str | None = None,
+    progress: Tick | None = None,
+    rows_per_group: int = 256,
+    overwrite: bool = False,
+) -> dict[str, Any]:
     """Write `plans` as `shards` shards of format `fmt` under `out`, resuming an interrupted run of the same
     plan; returns the final manifest. A folder holding another plan's shards, or shard-named files without a
-    manifest, is refused unless `overwrite`, which first deletes those shards (and only those). `progress` is called with the number of instances just written
+    manifest, is refused unless `overwrite`, which first deletes those shards (and only those). `progress` is called
+    with the number of instances just written
     (per instance on one local process, per shard otherwise, after the finished shards of an earlier run)."""
     check_layout(plans, shards, fmt)
     if backend not in BACKENDS:
@@ -122,8 +139,10 @@ def generate_shards(out: str | Path, name: str, plans: list[TaskPlan], shards: i
         raise ShardError(f"processes must be at least 1, got {processes}")
     target = resolve_out(out)
     if fmt == "folder" and not _is_local(target):
-        raise ShardError(f"{out}: the folder format writes suite folders on a local disk; use parquet or "
-                         "webdataset for a remote filesystem")
+        raise ShardError(
+            f"{out}: the folder format writes suite folders on a local disk; use parquet or "
+            "webdataset for a remote filesystem"
+        )
     record = plan_record(name, plans, shards, fmt)
     entries = _resume(target, record, overwrite)
     fs, root = _fs(target)
@@ -131,8 +150,9 @@ def generate_shards(out: str | Path, name: str, plans: list[TaskPlan], shards: i
     _remove_partials(target)
     if progress is not None and entries:
         progress(sum(e["count"] for e in entries.values()))
-    jobs = [ShardJob(target, name, tuple(plans), shards, k, fmt, rows_per_group)
-            for k in range(shards) if k not in entries]
+    jobs = [
+        ShardJob(target, name, tuple(plans), shards, k, fmt, rows_per_group) for k in range(shards) if k not in entries
+    ]
 
     def done(entry: dict[str, Any]) -> None:
         entries[entry["index"]] = entry
@@ -199,15 +219,19 @@ def _resume(out: str, record: dict[str, Any], overwrite: bool = False) -> dict[i
     if manifest is None:
         strays = _shard_named(out)
         if strays and not overwrite:
-            raise ShardError(f"{out} holds {len(strays)} file(s) named like shards ({strays[0].base_name}, …) but no "
-                             f"{MANIFEST}: they are not this shard set's; write to a new folder, or pass --overwrite "
-                             "to delete them first")
+            raise ShardError(
+                f"{out} holds {len(strays)} file(s) named like shards ({strays[0].base_name}, …) but no "
+                f"{MANIFEST}: they are not this shard set's; write to a new folder, or pass --overwrite "
+                "to delete them first"
+            )
         _delete(out, strays)
         return {}
     if manifest.get("fingerprint") != fingerprint(record):
         if not overwrite:
-            raise ShardError(f"{out} holds shards of another plan (tasks, counts, parameters, shard count, format "
-                             "or vcot version differ); write to a new folder, or pass --overwrite to replace them")
+            raise ShardError(
+                f"{out} holds shards of another plan (tasks, counts, parameters, shard count, format "
+                "or vcot version differ); write to a new folder, or pass --overwrite to replace them"
+            )
         # Exactly the files the old manifest lists: with fewer shards now, the rest would stay and be read.
         fs, root = _fs(out)
         listed = {str(e.get("file")) for e in manifest.get("shards", []) if isinstance(e, dict)}
@@ -242,8 +266,9 @@ def _pool_shard(job: ShardJob) -> dict[str, Any]:
     return write_shard(job, _tick_shared)
 
 
-def run_local(jobs: list[ShardJob], processes: int, done: Callable[[dict[str, Any]], None],
-              progress: Tick | None) -> None:
+def run_local(
+    jobs: list[ShardJob], processes: int, done: Callable[[dict[str, Any]], None], progress: Tick | None
+) -> None:
     """Shards on `processes` worker processes (in this process when 1), one shard per worker process so that
     a worker's memory never carries over from one shard to the next."""
     if processes == 1 or len(jobs) <= 1:
@@ -253,8 +278,7 @@ def run_local(jobs: list[ShardJob], processes: int, done: Callable[[dict[str, An
     ctx = mp.get_context()
     counter = ctx.Value("q", 0)
     shown = 0
-    with ctx.Pool(min(processes, len(jobs)), initializer=_init_worker, initargs=(counter,),
-                  maxtasksperchild=1) as pool:
+    with ctx.Pool(min(processes, len(jobs)), initializer=_init_worker, initargs=(counter,), maxtasksperchild=1) as pool:
         pending = [pool.apply_async(_pool_shard, (job,)) for job in jobs]
         while pending:
             pending[0].wait(0.25)
@@ -269,8 +293,10 @@ def run_local(jobs: list[ShardJob], processes: int, done: Callable[[dict[str, An
 
 # -- Ray ------------------------------------------------------------------------------------------------
 
-def run_ray(jobs: list[ShardJob], address: str | None, done: Callable[[dict[str, Any]], None],
-            progress: Tick | None) -> None:
+
+def run_ray(
+    jobs: list[ShardJob], address: str | None, done: Callable[[dict[str, Any]], None], progress: Tick | None
+) -> None:
     """Shards as Ray tasks (one CPU each) on the cluster at `address`, or on a Ray already initialised in this
     process, or else on a local Ray started (and stopped) here."""
     import ray

@@ -47,8 +47,15 @@ class ShardResult:
     uids_sha256: str  # over the shard's uids in order
 
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "file": self.file, "count": self.count, "counts": self.counts,
-                "sha256": self.sha256, "bytes": self.bytes, "uids_sha256": self.uids_sha256}
+        return {
+            "index": self.index,
+            "file": self.file,
+            "count": self.count,
+            "counts": self.counts,
+            "sha256": self.sha256,
+            "bytes": self.bytes,
+            "uids_sha256": self.uids_sha256,
+        }
 
 
 class _Tally:
@@ -134,8 +141,15 @@ def write_shard(job: ShardJob, tick: Callable[[int], None] | None = None) -> dic
         fs.move(partial, final)
         sha, size = "sha256:" + sink.sha.hexdigest(), sink.size
     count = sum(tally.counts.values())
-    return ShardResult(job.index, name, count, dict(sorted(tally.counts.items())), sha, size,
-                       uids_sha256="sha256:" + tally.uids.hexdigest()).to_json()
+    return ShardResult(
+        job.index,
+        name,
+        count,
+        dict(sorted(tally.counts.items())),
+        sha,
+        size,
+        uids_sha256="sha256:" + tally.uids.hexdigest(),
+    ).to_json()
 
 
 def _write_parquet(job: ShardJob, samples: Iterator[EncodedSample], sink: _HashingSink) -> None:
@@ -146,13 +160,20 @@ def _write_parquet(job: ShardJob, samples: Iterator[EncodedSample], sink: _Hashi
     # like an exported suite.
     from vcot.export.parquet import _FEATURES, _SCHEMA
 
-    schema = _SCHEMA.with_metadata({
-        "huggingface": json.dumps({"info": {"features": _FEATURES}}),
-        "vcot": json.dumps({"shard_set": job.name, "shard": job.index, "shards": job.shards}),
-    })
+    schema = _SCHEMA.with_metadata(
+        {
+            "huggingface": json.dumps({"info": {"features": _FEATURES}}),
+            "vcot": json.dumps({"shard_set": job.name, "shard": job.index, "shards": job.shards}),
+        }
+    )
     # Options spelled out so that a change of pyarrow's defaults cannot change the bytes silently.
-    options: dict[str, Any] = {"compression": "snappy", "use_dictionary": True, "write_statistics": True,
-                               "data_page_version": "1.0", "version": "2.6"}
+    options: dict[str, Any] = {
+        "compression": "snappy",
+        "use_dictionary": True,
+        "write_statistics": True,
+        "data_page_version": "1.0",
+        "version": "2.6",
+    }
     with pq.ParquetWriter(pa.PythonFile(sink, mode="w"), schema, **options) as writer:
         batch: list[dict[str, Any]] = []
         for enc in samples:
@@ -171,9 +192,15 @@ def _parquet_row(enc: EncodedSample) -> dict[str, Any]:
         return {"bytes": enc.pngs[rel], "path": rel}
 
     return {
-        "uid": inst.uid, "task": inst.task, "domain": inst.domain, "question": inst.question,
-        "answer": inst.answer, "answer_type": str(inst.answer_type), "options": inst.options,
-        "image": img(inst.image), "step_images": [img(s.image) for s in inst.steps],
+        "uid": inst.uid,
+        "task": inst.task,
+        "domain": inst.domain,
+        "question": inst.question,
+        "answer": inst.answer,
+        "answer_type": str(inst.answer_type),
+        "options": inst.options,
+        "image": img(inst.image),
+        "step_images": [img(s.image) for s in inst.steps],
         "step_texts": [s.text for s in inst.steps],
         "meta": json.dumps(inst.meta, sort_keys=True, ensure_ascii=False),
     }
@@ -215,8 +242,13 @@ def _write_folder(job: ShardJob, samples: Iterator[EncodedSample], name: str) ->
     root = Path(job.out)
     final, partial = root / name, root / partial_name(name)
     tasks = {p.task: task_manifest_entry(p) for p in job.plans}
-    write_suite(partial, f"{job.name}-{job.index:05d}", samples, tasks=tasks,
-                extra={"shard": {"index": job.index, "shards": job.shards}})
+    write_suite(
+        partial,
+        f"{job.name}-{job.index:05d}",
+        samples,
+        tasks=tasks,
+        extra={"shard": {"index": job.index, "shards": job.shards}},
+    )
     if final.exists():  # left by a run killed between its rename and its manifest entry: redone
         shutil.rmtree(final)
     os.replace(partial, final)

@@ -105,8 +105,7 @@ def task_infos() -> list[TaskInfo]:
     out = []
     for name in task_names():
         cls = _REGISTRY[name]
-        out.append(TaskInfo(name, cls.domain, str(getattr(cls.answer_type, "value", cls.answer_type)),
-                            cls.description))
+        out.append(TaskInfo(name, cls.domain, str(getattr(cls.answer_type, "value", cls.answer_type)), cls.description))
     return out
 
 
@@ -121,5 +120,20 @@ class _TasksPackage(types.ModuleType):
 sys.modules[__name__].__class__ = _TasksPackage
 
 
-__all__ = ["GenContext", "GenerationError", "Reject", "Sample", "Solution", "Task", "TaskInfo", "register",
-           "get_task", "get_task_class", "is_task_name", "task_infos", "task_names", "UnknownTaskError", "MIRA_TASKS"]
+__all__ = [
+    "GenContext",
+    "GenerationError",
+    "Reject",
+    "Sample",
+    "Solution",
+    "Task",
+    "TaskInfo",
+    "register",
+    "get_task",
+    "get_task_class",
+    "is_task_name",
+    "task_infos",
+    "task_names",
+    "UnknownTaskError",
+    "MIRA_TASKS",
+]

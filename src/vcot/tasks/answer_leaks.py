@@ -17,14 +17,22 @@ import re
 from vcot.schema import AnswerType, Instance
 
 # Words that announce a conclusion rather than describe a state.
-_CONCLUSION = re.compile(r"\b(answers?|therefore|thus|hence|so the|correct|conclusion|solution|result|final|"
-                         r"finally|ends here|in the end|at the end)\b", re.I)
+_CONCLUSION = re.compile(
+    r"\b(answers?|therefore|thus|hence|so the|correct|conclusion|solution|result|final|"
+    r"finally|ends here|in the end|at the end)\b",
+    re.I,
+)
 # Phrases that turn a number into a count, total or requirement (the conclusion of counting tasks).
-_COUNT_WORDS = (r"total|sums?|count|altogether|in all|overall|missing|needed|needs?|to add|must be added|"
-                r"maximum|minimum|at most|at least|equals?|makes?")
+_COUNT_WORDS = (
+    r"total|sums?|count|altogether|in all|overall|missing|needed|needs?|to add|must be added|"
+    r"maximum|minimum|at most|at least|equals?|makes?"
+)
 _DIRECTION_ALIASES = {
-    "north": ("north", "n", "up"), "south": ("south", "s", "down"), "east": ("east", "e", "right"),
-    "west": ("west", "w", "left"), "north-east": ("north-east", "northeast", "ne", "up-right"),
+    "north": ("north", "n", "up"),
+    "south": ("south", "s", "down"),
+    "east": ("east", "e", "right"),
+    "west": ("west", "w", "left"),
+    "north-east": ("north-east", "northeast", "ne", "up-right"),
     "north-west": ("north-west", "northwest", "nw", "up-left"),
     "south-east": ("south-east", "southeast", "se", "down-right"),
     "south-west": ("south-west", "southwest", "sw", "down-left"),
@@ -42,16 +50,23 @@ def _number(value: str) -> re.Pattern[str]:
 def _count_statement(text: str, number: str) -> bool:
     n = re.escape(number)
     before = re.compile(rf"(?:\b(?:{_COUNT_WORDS})\b|=)\W*(?:\w+\W+){{0,3}}?{n}(?!\w|[.:,]\d)", re.I)
-    after = re.compile(rf"(?<![\w.:-]){n}\s+(?:\w+\s+){{0,2}}?(?:in total|in all|altogether|overall|missing|"
-                       rf"needed|more|to add|total)\b", re.I)
+    after = re.compile(
+        rf"(?<![\w.:-]){n}\s+(?:\w+\s+){{0,2}}?(?:in total|in all|altogether|overall|missing|"
+        rf"needed|more|to add|total)\b",
+        re.I,
+    )
     return bool(before.search(text) or after.search(text))
 
 
 def _list_variants(items: list[str]) -> list[str]:
     if len(items) < 2:
         return items
-    return [", ".join(items), " ".join(items), ", ".join(items[:-1]) + " and " + items[-1],
-            ", ".join(items[:-1]) + ", and " + items[-1]]
+    return [
+        ", ".join(items),
+        " ".join(items),
+        ", ".join(items[:-1]) + " and " + items[-1],
+        ", ".join(items[:-1]) + ", and " + items[-1],
+    ]
 
 
 def answer_statements(text: str, instance: Instance, final_state_shows: bool = False) -> list[str]:
@@ -87,12 +102,17 @@ def answer_statements(text: str, instance: Instance, final_state_shows: bool = F
         elif not final_state_shows and _number(gold).search(text) and len(text.split()) <= 3:
             reasons.append(f"is a bare label of the answer {gold}")
     elif t == AnswerType.PAIR:
-        first, _, second = (p.strip() for p in re.split(r"([,;/])", gold, maxsplit=1)) \
-            if re.search(r"[,;/]", gold) else (gold, "", "")
+        first, _, second = (
+            (p.strip() for p in re.split(r"([,;/])", gold, maxsplit=1)) if re.search(r"[,;/]", gold) else (gold, "", "")
+        )
         if second and _count_statement(text, second):
             reasons.append(f"states the sum {second}")
-        if first and re.search(rf"\b{re.escape(first)}\b\W+(?:\w+\W+){{0,3}}?(higher|larger|greater|wins|more|"
-                               rf"bigger)\b", text, re.I):
+        if first and re.search(
+            rf"\b{re.escape(first)}\b\W+(?:\w+\W+){{0,3}}?(higher|larger|greater|wins|more|"
+            rf"bigger)\b",
+            text,
+            re.I,
+        ):
             reasons.append(f"states which is higher ({first!r})")
         if _word(gold).search(text):
             reasons.append(f"states the pair {gold!r}")

@@ -47,8 +47,9 @@ def integers(lo: int, hi: int, description: str = "") -> AnswerSpace:
         except ValueError:
             return False
 
-    return AnswerSpace(hi - lo + 1, lambda r: str(r.randint(lo, hi)), contains,
-                       description or f"the integers {lo} to {hi}")
+    return AnswerSpace(
+        hi - lo + 1, lambda r: str(r.randint(lo, hi)), contains, description or f"the integers {lo} to {hi}"
+    )
 
 
 def option_letters_space(letters: Sequence[str]) -> AnswerSpace:
@@ -72,12 +73,17 @@ def clock_times() -> AnswerSpace:
 def compass_directions(names: Sequence[str] = COMPASS) -> AnswerSpace:
     """The 8 compass directions, written as `names` ("north-east" or "northeast"); either spelling is
     recognised as a member."""
-    return finite(list(names), "the 8 compass directions",
-                  lambda s: s.strip().lower().replace(" ", "").replace("-", ""))
+    return finite(
+        list(names), "the 8 compass directions", lambda s: s.strip().lower().replace(" ", "").replace("-", "")
+    )
 
 
-def product(parts: Sequence[AnswerSpace], join: Callable[[Sequence[str]], str],
-            split: Callable[[str], Sequence[str] | None], description: str) -> AnswerSpace:
+def product(
+    parts: Sequence[AnswerSpace],
+    join: Callable[[Sequence[str]], str],
+    split: Callable[[str], Sequence[str] | None],
+    description: str,
+) -> AnswerSpace:
     """Tuples of answers from independent spaces, written by `join` and read back by `split`."""
     size = 1
     for p in parts:
@@ -85,14 +91,22 @@ def product(parts: Sequence[AnswerSpace], join: Callable[[Sequence[str]], str],
 
     def contains(a: str) -> bool:
         pieces = split(a)
-        return pieces is not None and len(pieces) == len(parts) and all(
-            p.contains(x) for p, x in zip(parts, pieces, strict=True))
+        return (
+            pieces is not None
+            and len(pieces) == len(parts)
+            and all(p.contains(x) for p, x in zip(parts, pieces, strict=True))
+        )
 
     return AnswerSpace(size, lambda r: join([p.sample(r) for p in parts]), contains, description)
 
 
-def subsets(universe: Sequence[str], min_size: int, max_size: int, description: str,
-            join: Callable[[Sequence[str]], str] = ", ".join) -> AnswerSpace:
+def subsets(
+    universe: Sequence[str],
+    min_size: int,
+    max_size: int,
+    description: str,
+    join: Callable[[Sequence[str]], str] = ", ".join,
+) -> AnswerSpace:
     """Subsets of `universe` with min_size..max_size members, written in universe order."""
     from math import comb
 

@@ -104,8 +104,13 @@ class Corruption:
 
     __slots__ = ("_steps", "answer", "description", "scene")
 
-    def __init__(self, steps: StepList | Callable[[], StepList], description: str, answer: str | None = None,
-                 scene: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        steps: StepList | Callable[[], StepList],
+        description: str,
+        answer: str | None = None,
+        scene: dict[str, Any] | None = None,
+    ) -> None:
         self._steps = steps
         self.description = description
         # The scene as the corrupted trajectory reads it, when the corruption is a misreading carried through
@@ -222,15 +227,18 @@ class Task(ABC):
 
     def __init__(self, config: Any | None = None, difficulty: str = "medium", **overrides: Any) -> None:
         if difficulty not in self.presets:
-            raise ValueError(f"unknown difficulty {difficulty!r} for task {self.name}; "
-                             f"choose one of {sorted(self.presets)}")
+            raise ValueError(
+                f"unknown difficulty {difficulty!r} for task {self.name}; choose one of {sorted(self.presets)}"
+            )
         base = config if config is not None else self.presets[difficulty]
         if not isinstance(base, self.config_cls):
             raise TypeError(f"config for {self.name} must be a {self.config_cls.__name__}")
         unknown = set(overrides) - {f.name for f in dataclasses.fields(self.config_cls)}
         if unknown:
-            raise ValueError(f"unknown parameter(s) {sorted(unknown)} for task {self.name}; "
-                             f"known: {[f.name for f in dataclasses.fields(self.config_cls)]}")
+            raise ValueError(
+                f"unknown parameter(s) {sorted(unknown)} for task {self.name}; "
+                f"known: {[f.name for f in dataclasses.fields(self.config_cls)]}"
+            )
         self.config = dataclasses.replace(base, **overrides) if overrides else base
         self.difficulty = difficulty if config is None else "custom"
         self.check_config(self.config)
@@ -259,21 +267,29 @@ class Task(ABC):
                 if isinstance(value, bool) or not isinstance(value, int | float):
                     raise ParameterError(f"parameter {name} of task {self.name} must be a number, got {value!r}")
                 if not limit.lo <= value <= limit.hi:
-                    raise ParameterError(f"parameter {name} of task {self.name} must be between "
-                                         f"{_num(limit.lo)} and {_num(limit.hi)} ({limit.why}), got {value!r}")
+                    raise ParameterError(
+                        f"parameter {name} of task {self.name} must be between "
+                        f"{_num(limit.lo)} and {_num(limit.hi)} ({limit.why}), got {value!r}"
+                    )
             else:
                 items = list(value) if isinstance(value, list | tuple) else [value]
                 bad = [v for v in items if v not in limit.values]
                 if bad or not items:
-                    raise ParameterError(f"parameter {name} of task {self.name} takes "
-                                         f"{' or '.join(map(repr, limit.values))}"
-                                         f"{' (' + limit.why + ')' if limit.why else ''}, got {value!r}")
+                    raise ParameterError(
+                        f"parameter {name} of task {self.name} takes "
+                        f"{' or '.join(map(repr, limit.values))}"
+                        f"{' (' + limit.why + ')' if limit.why else ''}, got {value!r}"
+                    )
         for name, value in values.items():
-            for lo_name in (f"min_{name[4:]}" if name.startswith("max_") else None,
-                            f"{name[:-4]}_min" if name.endswith("_max") else None):
+            for lo_name in (
+                f"min_{name[4:]}" if name.startswith("max_") else None,
+                f"{name[:-4]}_min" if name.endswith("_max") else None,
+            ):
                 if lo_name and lo_name in values and isinstance(value, int | float) and values[lo_name] > value:
-                    raise ParameterError(f"parameters of task {self.name}: {lo_name} ({values[lo_name]!r}) "
-                                         f"must not exceed {name} ({value!r})")
+                    raise ParameterError(
+                        f"parameters of task {self.name}: {lo_name} ({values[lo_name]!r}) "
+                        f"must not exceed {name} ({value!r})"
+                    )
 
     # -- to implement -------------------------------------------------------------------------------
 
@@ -357,8 +373,9 @@ class Task(ABC):
         scenes can differ without changing the problem may normalise them first."""
         return hashlib.sha256(json.dumps(scene, sort_keys=True, default=str).encode()).hexdigest()
 
-    def _accept(self, index: int, seed: int, check_corruption: bool, variant: int = 0
-                ) -> tuple[dict[str, Any], Solution, Corruption | None, int]:
+    def _accept(
+        self, index: int, seed: int, check_corruption: bool, variant: int = 0
+    ) -> tuple[dict[str, Any], Solution, Corruption | None, int]:
         """The rejection loop: draw scenes from the instance's RNG until one is acceptable."""
         inst_seed = self.instance_seed(seed, index, variant)
         ctx = GenContext(rng=random.Random(inst_seed), task=self.name, seed=seed, index=index, setting=self.setting)
@@ -375,8 +392,10 @@ class Task(ABC):
                 return scene, solution, corruption, attempt
             except Reject as exc:
                 last = exc
-        raise GenerationError(f"{self.name}: no acceptable scene for seed={seed} index={index} after "
-                              f"{self.max_attempts} attempts (last rejection: {last})")
+        raise GenerationError(
+            f"{self.name}: no acceptable scene for seed={seed} index={index} after "
+            f"{self.max_attempts} attempts (last rejection: {last})"
+        )
 
     def solved_scene(self, index: int, seed: int) -> tuple[dict[str, Any], Solution]:
         """Scene and solution of instance `index` without rendering (fast: for invariants and statistics).
@@ -394,14 +413,30 @@ class Task(ABC):
         # visual_cot_corrupted ablation serves the whole suite; it is computed even when not emitted so
         # that `with_corruption` never changes which scene is accepted.
         can_corrupt = type(self).corrupt is not Task.corrupt
-        scene, solution, corruption, attempt = self._accept(index, seed, check_corruption=can_corrupt,
-                                                            variant=variant)
-        return self.assemble(index, seed, scene, solution, variant=variant, attempts=attempt,
-                             corruption=corruption if with_corruption else None)
+        scene, solution, corruption, attempt = self._accept(index, seed, check_corruption=can_corrupt, variant=variant)
+        return self.assemble(
+            index,
+            seed,
+            scene,
+            solution,
+            variant=variant,
+            attempts=attempt,
+            corruption=corruption if with_corruption else None,
+        )
 
-    def assemble(self, index: int, seed: int, scene: dict[str, Any], solution: Solution, *, variant: int = 0,
-                 attempts: int = 1, corruption: Corruption | None = None, steps: bool = True,
-                 uid: str | None = None) -> Sample:
+    def assemble(
+        self,
+        index: int,
+        seed: int,
+        scene: dict[str, Any],
+        solution: Solution,
+        *,
+        variant: int = 0,
+        attempts: int = 1,
+        corruption: Corruption | None = None,
+        steps: bool = True,
+        uid: str | None = None,
+    ) -> Sample:
         """The instance and its pictures for an accepted scene of instance `index` (what `make` returns once
         the rejection loop has accepted it). `corruption`: the corrupted trajectory to include, if any.
 
@@ -438,11 +473,18 @@ class Task(ABC):
         meta = {
             "scene": scene,
             "solution": {"states": solution.states, "details": solution.details},
-            "generator": {"task": self.name, "version": self.version, "difficulty": self.difficulty,
-                          "setting": self.setting,
-                          "params": self.params(), "suite_seed": seed, "index": index,
-                          "instance_seed": inst_seed, "attempts": attempts,
-                          **({"variant": variant} if variant else {})},
+            "generator": {
+                "task": self.name,
+                "version": self.version,
+                "difficulty": self.difficulty,
+                "setting": self.setting,
+                "params": self.params(),
+                "suite_seed": seed,
+                "index": index,
+                "instance_seed": inst_seed,
+                "attempts": attempts,
+                **({"variant": variant} if variant else {}),
+            },
         }
         if corruption_note is not None:
             meta["corruption"] = corruption_note
@@ -451,9 +493,17 @@ class Task(ABC):
         # Normalise through JSON (tuples become lists) so that a stored instance equals a re-made one.
         meta = json.loads(json.dumps(meta))
         instance = Instance(
-            uid=uid, task=self.name, domain=self.domain, question=self.question(scene),
-            image=f"{stem}.png", answer=solution.answer, answer_type=self.answer_type,
-            options=self.options(scene), steps=step_list, corrupted_steps=corrupted_steps, meta=meta,
+            uid=uid,
+            task=self.name,
+            domain=self.domain,
+            question=self.question(scene),
+            image=f"{stem}.png",
+            answer=solution.answer,
+            answer_type=self.answer_type,
+            options=self.options(scene),
+            steps=step_list,
+            corrupted_steps=corrupted_steps,
+            meta=meta,
         )
         return Sample(instance=instance, images=images)
 

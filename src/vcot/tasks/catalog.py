@@ -27,11 +27,20 @@ MIRA_TASKS: dict[str, tuple[str, AnswerType]] = {
     "rolling_dice_two": ("CT", AnswerType.PAIR),
 }
 
-# Per-task problem counts of the mira-synth suite (README.md, `vcot generate --preset mira-synth`): the counts MIRA's accuracy fractions reveal,
+# Per-task problem counts of the mira-synth suite (README.md, `vcot generate --preset mira-synth`): the counts MIRA's
+# accuracy fractions reveal,
 # the other twelve tasks sharing the remainder so the suite totals 546 problems like MIRA. gear_rotation
 # has 20 paired problems, each two sub-question rows (uids n.1 / n.2), so the suite has 566 rows.
-_FIXED = {"billiards": 21, "electric_charge": 21, "rolling_dice_top": 26, "overlap": 30, "cubes_count": 30,
-          "defuse_a_bomb": 25, "unfolded_cube": 23, "gear_rotation": 20}
+_FIXED = {
+    "billiards": 21,
+    "electric_charge": 21,
+    "rolling_dice_top": 26,
+    "overlap": 30,
+    "cubes_count": 30,
+    "defuse_a_bomb": 25,
+    "unfolded_cube": 23,
+    "gear_rotation": 20,
+}
 ROWS_PER_PROBLEM = {"gear_rotation": 2}
 MIRA_PROBLEMS = 546
 

@@ -7,7 +7,8 @@ patterns), the 3D scene level from the scene3d tasks and Intuitive Physics from 
 engine (the physsim tasks), Chemistry from skeletal formulas drawn by RDKit (the chem tasks), Science QA from
 motion graphs and food webs drawn and solved exactly (the sciqa tasks), Robot Manipulation and Robot State Change
 from a robot arm's table replayed in Bullet (the robot tasks); Visual Commonsense stays a curation-only category:
-it needs real photographs, which no generator here draws, and gets no instances. Each generable category gets 100 instances
+it needs real photographs, which no generator here draws, and gets no instances. Each generable category gets 100
+instances
 split as evenly as its tasks allow (earlier tasks take the remainder), at the medium preset.
 """
 
@@ -27,8 +28,14 @@ CATEGORY_TASKS: dict[str, tuple[str, ...]] = {
     # Measuring and constructing in the plane: hulls, overlaps, coordinates, counting blocks from a drawing.
     "Geometry": ("convex_hull", "overlap", "localizer", "cubes_count", "cubes_missing"),
     # Fitting, folding and assembling pieces in the mind.
-    "Spatial Puzzle": ("puzzle", "multi_piece_puzzle", "unfolded_cube", "paper_airplane", "trailer_cubes_count",
-                       "trailer_cubes_missing"),
+    "Spatial Puzzle": (
+        "puzzle",
+        "multi_piece_puzzle",
+        "unfolded_cube",
+        "paper_airplane",
+        "trailer_cubes_count",
+        "trailer_cubes_missing",
+    ),
     # Forces, reflections, gears and rolling: mechanics and optics by simulation.
     "Physics": ("billiards", "electric_charge", "mirror_clock", "gear_rotation"),
     # Reading a skeletal formula drawn by RDKit: carbon chains through branches and rings, donor atoms.
@@ -36,8 +43,7 @@ CATEGORY_TASKS: dict[str, tuple[str, ...]] = {
     # Reading diagrams of science: motion graphs and food webs, solved exactly.
     "Science QA": ("motion_graph", "food_web"),
     # Rules over symbols and patterns: mirrored grids, wire logic, the die's rolling rule.
-    "Abstract Pattern": ("mirror_pattern", "defuse_a_bomb", "rolling_dice_top", "rolling_dice_sum",
-                         "rolling_dice_two"),
+    "Abstract Pattern": ("mirror_pattern", "defuse_a_bomb", "rolling_dice_top", "rolling_dice_sum", "rolling_dice_two"),
     "Object Attributes": ("object_attributes",),
     "Compositional 3D": ("compositional_3d",),
     # A Franka Panda moving blocks on a table, replayed in Bullet (pybullet): a program's result, what changed.
@@ -57,8 +63,9 @@ def level_of(category: str) -> str:
     raise KeyError(f"unknown See2Think category {category!r}")
 
 
-def plan(available: set[str] | None = None, rows_per_problem: dict[str, int] | None = None
-         ) -> list[tuple[str, str, int]]:
+def plan(
+    available: set[str] | None = None, rows_per_problem: dict[str, int] | None = None
+) -> list[tuple[str, str, int]]:
     """(category, task, count) rows: PER_CATEGORY instances per category that has a task, split evenly over
     its tasks. `available` (the registered task names) drops tasks not registered; a category left without a
     task is skipped. A task whose problems have several rows (gear_rotation's pairs, `rows_per_problem`) gets a
@@ -82,8 +89,9 @@ def plan(available: set[str] | None = None, rows_per_problem: dict[str, int] | N
     return out
 
 
-def counts_per_category(available: set[str] | None = None,
-                        rows_per_problem: dict[str, int] | None = None) -> dict[str, int]:
+def counts_per_category(
+    available: set[str] | None = None, rows_per_problem: dict[str, int] | None = None
+) -> dict[str, int]:
     out: dict[str, int] = {c: 0 for c in CATEGORY_TASKS}
     for category, _, n in plan(available, rows_per_problem):
         out[category] += n

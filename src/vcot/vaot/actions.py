@@ -179,14 +179,38 @@ class MaskRegion(_Action):
 
 ACTION_TYPES: dict[str, type[_Action]] = {
     cls.model_fields["action"].default: cls
-    for cls in (DrawLine, DrawRay, DrawArrow, DrawPolyline, DrawPolygon, DrawCircle, MarkPoint, HighlightBox,
-                AnnotateText, CropZoom, MaskRegion)
+    for cls in (
+        DrawLine,
+        DrawRay,
+        DrawArrow,
+        DrawPolyline,
+        DrawPolygon,
+        DrawCircle,
+        MarkPoint,
+        HighlightBox,
+        AnnotateText,
+        CropZoom,
+        MaskRegion,
+    )
 }
-Action = (DrawLine | DrawRay | DrawArrow | DrawPolyline | DrawPolygon | DrawCircle | MarkPoint | HighlightBox
-          | AnnotateText | CropZoom | MaskRegion)
+Action = (
+    DrawLine
+    | DrawRay
+    | DrawArrow
+    | DrawPolyline
+    | DrawPolygon
+    | DrawCircle
+    | MarkPoint
+    | HighlightBox
+    | AnnotateText
+    | CropZoom
+    | MaskRegion
+)
 
-COORDINATE_NOTE = ("Coordinates are pixels of the current image: origin at the top-left corner, x to the right, "
-                   "y downwards. Values outside the image are clamped to its border.")
+COORDINATE_NOTE = (
+    "Coordinates are pixels of the current image: origin at the top-left corner, x to the right, "
+    "y downwards. Values outside the image are clamped to its border."
+)
 
 
 class ActionError(ValueError):
@@ -221,9 +245,16 @@ def _tool_definitions() -> list[dict[str, Any]]:
         schema.pop("title", None)
         for prop in schema["properties"].values():
             prop.pop("title", None)
-        tools.append({"type": "function", "function": {
-            "name": name, "description": f"{(cls.__doc__ or '').strip()} {COORDINATE_NOTE}",
-            "parameters": schema}})
+        tools.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": f"{(cls.__doc__ or '').strip()} {COORDINATE_NOTE}",
+                    "parameters": schema,
+                },
+            }
+        )
     return tools
 
 
@@ -315,8 +346,10 @@ def validate_action(name: str, arguments: Any, width: int, height: int) -> Actio
         x0, x1 = sorted((action.x1, action.x2))
         y0, y1 = sorted((action.y1, action.y2))
         if isinstance(action, CropZoom) and (x1 - x0 < MIN_CROP_SIDE or y1 - y0 < MIN_CROP_SIDE):
-            raise ActionError(f"crop_zoom: the box must be at least {MIN_CROP_SIDE}×{MIN_CROP_SIDE} pixels "
-                              f"inside the image, got {x1 - x0:.0f}×{y1 - y0:.0f}")
+            raise ActionError(
+                f"crop_zoom: the box must be at least {MIN_CROP_SIDE}×{MIN_CROP_SIDE} pixels "
+                f"inside the image, got {x1 - x0:.0f}×{y1 - y0:.0f}"
+            )
     if isinstance(action, DrawRay) and math.hypot(action.x_through - action.x, action.y_through - action.y) < 1:
         raise ActionError("draw_ray: the through-point must differ from the start point")
     return action
@@ -376,8 +409,10 @@ def parse_json_blocks(text: str, width: int, height: int) -> ParsedTurn:
                 continue
             calls.append({"id": f"block_{len(calls)}", "name": item["action"], "arguments": item})
     if dropped:
-        errors.append(f"{dropped} more JSON action(s) ignored: at most {MAX_ACTIONS_PER_TURN} actions run in one "
-                      f"turn, and at most {MAX_BLOCK_ERRORS} problems are listed")
+        errors.append(
+            f"{dropped} more JSON action(s) ignored: at most {MAX_ACTIONS_PER_TURN} actions run in one "
+            f"turn, and at most {MAX_BLOCK_ERRORS} problems are listed"
+        )
     turn = parse_tool_calls(calls, width, height)
     turn.errors = errors + turn.errors
     turn.error_ids = [f"block_error_{i}" for i in range(len(errors))] + turn.error_ids

@@ -74,8 +74,9 @@ def picture_objects(meta: object) -> list[tuple[float, float]] | None:
     return [(float(c[0]), float(c[1])) for c in centres]
 
 
-def perturb_key(action: act.Action, state: Image.Image, rng: random.Random,
-                objects: list[tuple[float, float]] | None = None) -> tuple[act.Action, str]:
+def perturb_key(
+    action: act.Action, state: Image.Image, rng: random.Random, objects: list[tuple[float, float]] | None = None
+) -> tuple[act.Action, str]:
     """A plausible but wrong version of the action (same kind, evidence changed). `objects` are the picture's
     object centres when the instance records them (`picture_objects`); otherwise they are found in the picture."""
     w, h = state.size
@@ -146,8 +147,9 @@ def perturb_key(action: act.Action, state: Image.Image, rng: random.Random,
     return clamp_action(type(action).model_validate(data), w, h), desc
 
 
-def _blank_patch_far_from(state: Image.Image, box: tuple[int, int, int, int] | None,
-                          rng: random.Random, size: int = 14) -> tuple[int, int] | None:
+def _blank_patch_far_from(
+    state: Image.Image, box: tuple[int, int, int, int] | None, rng: random.Random, size: int = 14
+) -> tuple[int, int] | None:
     """Top-left of a uniform background patch as far as possible from `box` (None if there is none)."""
     import numpy as np
 
@@ -159,7 +161,7 @@ def _blank_patch_far_from(state: Image.Image, box: tuple[int, int, int, int] | N
     cy = (box[1] + box[3]) / 2 if box else h / 2
     for y in range(step, h - size - step, step):
         for x in range(step, w - size - step, step):
-            patch = arr[y - 4:y + size + 4, x - 4:x + size + 4]
+            patch = arr[y - 4 : y + size + 4, x - 4 : x + size + 4]
             if patch.max() - patch.min() > 3:
                 continue
             if box and box[0] - size - 8 <= x <= box[2] + 8 and box[1] - size - 8 <= y <= box[3] + 8:
@@ -170,8 +172,13 @@ def _blank_patch_far_from(state: Image.Image, box: tuple[int, int, int, int] | N
     return best
 
 
-def corrupt_render(state: Image.Image, action: act.Action, kind: str, rng: random.Random,
-                   objects: list[tuple[float, float]] | None = None) -> CorruptedRender:
+def corrupt_render(
+    state: Image.Image,
+    action: act.Action,
+    kind: str,
+    rng: random.Random,
+    objects: list[tuple[float, float]] | None = None,
+) -> CorruptedRender:
     """Render `action` with the given corruption. The action itself is recorded unchanged by the caller."""
     if kind == "modify_key":
         wrong, desc = perturb_key(action, state, rng, objects)

@@ -44,8 +44,12 @@ from vcot.vaot.session import (
 )
 
 # Condition → the corruption applied to every rendered action (None: rendered faithfully or not at all).
-CORRUPTION_OF = {"vaot_norender": None, "vaot": None, "vaot_wrongrender": "modify_key",
-                 "vaot_wrongrender_nonkey": "modify_non_key"}
+CORRUPTION_OF = {
+    "vaot_norender": None,
+    "vaot": None,
+    "vaot_wrongrender": "modify_key",
+    "vaot_wrongrender_nonkey": "modify_non_key",
+}
 VAOT_CONDITIONS = tuple(CORRUPTION_OF)
 
 
@@ -54,8 +58,11 @@ def drawing_condition(corruption: str | None) -> str:
     for condition, kind in CORRUPTION_OF.items():
         if kind == corruption and condition != "vaot_norender":
             return condition
-    raise ValueError(f"unknown corruption {corruption!r}; choose None or one of "
-                     f"{', '.join(repr(k) for k in CORRUPTION_OF.values() if k)}")
+    raise ValueError(
+        f"unknown corruption {corruption!r}; choose None or one of "
+        f"{', '.join(repr(k) for k in CORRUPTION_OF.values() if k)}"
+    )
+
 
 VAOT_PROMPT = (
     "Question: {question}\n\n"
@@ -74,9 +81,19 @@ def prompt_material() -> list[str]:
     """Every text and tool spec a VAoT episode can send, for the prompt version recorded with each run."""
     import json
 
-    return [VAOT_PROMPT, COORDINATE_NOTE, NORENDER_ACK, RENDER_ACK, ZOOM_ACK, BUDGET_NOTE, NO_ACTION_REMINDER,
-            REJECTED_PREFIX, BUDGET_SPENT, f"budget={MAX_TURNS}", json.dumps(tool_definitions(), sort_keys=True)]
-
+    return [
+        VAOT_PROMPT,
+        COORDINATE_NOTE,
+        NORENDER_ACK,
+        RENDER_ACK,
+        ZOOM_ACK,
+        BUDGET_NOTE,
+        NO_ACTION_REMINDER,
+        REJECTED_PREFIX,
+        BUDGET_SPENT,
+        f"budget={MAX_TURNS}",
+        json.dumps(tool_definitions(), sort_keys=True),
+    ]
 
 
 @dataclass
@@ -109,8 +126,10 @@ class VaotEpisode:
         if self.condition not in VAOT_CONDITIONS:
             raise ValueError(f"not a VAoT condition: {self.condition!r}")
         self.corruption = CORRUPTION_OF[self.condition]
-        self.tools = [ToolSpec(t["function"]["name"], t["function"]["description"], t["function"]["parameters"])
-                      for t in tool_definitions()]
+        self.tools = [
+            ToolSpec(t["function"]["name"], t["function"]["description"], t["function"]["parameters"])
+            for t in tool_definitions()
+        ]
         self._policy: ImagePolicy = getattr(self.images, "policy", None) or ImagePolicy()
 
     # -- Episode protocol ---------------------------------------------------------------------------
@@ -118,15 +137,28 @@ class VaotEpisode:
     def first_messages(self) -> list[Message]:
         encoded = self.images(self.instance.image)
         picture = encoded.picture if encoded.picture is not None else _decode(encoded.data_uri)
-        self.session = DrawingSession(picture, self.instance.uid, epoch=self.epoch,
-                                      render=self.condition != "vaot_norender", corruption=self.corruption,
-                                      meta=self.instance.meta, max_turns=self.budget)
+        self.session = DrawingSession(
+            picture,
+            self.instance.uid,
+            epoch=self.epoch,
+            render=self.condition != "vaot_norender",
+            corruption=self.corruption,
+            meta=self.instance.meta,
+            max_turns=self.budget,
+        )
         self.state = self.session.image
-        text = VAOT_PROMPT.format(question=format_question(self.instance), actions=", ".join(action_names()),
-                                  coords=COORDINATE_NOTE, width=self.state.width, height=self.state.height,
-                                  budget=self.budget)
-        self.info = {"images": [encoded.record()], "vaot": {"condition": self.condition, "budget": self.budget,
-                                                             "corruption": self.corruption}}
+        text = VAOT_PROMPT.format(
+            question=format_question(self.instance),
+            actions=", ".join(action_names()),
+            coords=COORDINATE_NOTE,
+            width=self.state.width,
+            height=self.state.height,
+            budget=self.budget,
+        )
+        self.info = {
+            "images": [encoded.record()],
+            "vaot": {"condition": self.condition, "budget": self.budget, "corruption": self.corruption},
+        }
         return [Message("user", [ImagePart(encoded), TextPart(text)])]
 
     def on_response(self, response: ModelResponse) -> list[Message] | None:
@@ -135,8 +167,9 @@ class VaotEpisode:
         w, h = self.state.size
         via_tools = bool(response.tool_calls)
         if via_tools:
-            parsed = parse_tool_calls([{"id": c.id, "name": c.name, "arguments": c.arguments}
-                                       for c in response.tool_calls], w, h)
+            parsed = parse_tool_calls(
+                [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in response.tool_calls], w, h
+            )
         else:
             parsed = parse_json_blocks(response.text or "", w, h)
             if not parsed.actions and not parsed.errors:
@@ -156,8 +189,7 @@ class VaotEpisode:
         if not self.steps:
             return self.info
         corruptions = [a["corruption"] for s in self.steps for a in s["actions"] if "corruption" in a]
-        return {**self.info, "vaot": {**self.info.get("vaot", {}), "steps": self.steps,
-                                      "corruptions": corruptions}}
+        return {**self.info, "vaot": {**self.info.get("vaot", {}), "steps": self.steps, "corruptions": corruptions}}
 
     # -- execution ----------------------------------------------------------------------------------
 
@@ -212,4 +244,3 @@ def _decode(data_uri: str) -> Image.Image:
 
 def make_vaot_episode(instance: Instance, condition: str, epoch: int, images: ImageSource) -> VaotEpisode:
     return VaotEpisode(instance, condition, epoch, images)
-

@@ -109,8 +109,9 @@ def apply_action(state: Image.Image, action: Action) -> tuple[Image.Image, Image
         x0, y0, x1, y1 = (int(round(v)) for v in _box(action))
         crop = state.crop((x0, y0, x1 + 1, y1 + 1))
         scale = min(ZOOM_TARGET_SIDE / max(crop.size), 8.0)
-        view = crop.resize((max(1, round(crop.width * scale)), max(1, round(crop.height * scale))),
-                           Image.Resampling.LANCZOS)
+        view = crop.resize(
+            (max(1, round(crop.width * scale)), max(1, round(crop.height * scale))), Image.Resampling.LANCZOS
+        )
         return state, bound_size(view)
     if isinstance(action, MaskRegion):
         x0, y0, x1, y1 = (int(round(v)) for v in _box(action))
@@ -125,8 +126,12 @@ def apply_action(state: Image.Image, action: Action) -> tuple[Image.Image, Image
         return out, out
     canvas = Canvas.from_image(state)
     if isinstance(action, DrawLine):
-        canvas.line([(action.x1, action.y1), (action.x2, action.y2)], action.color, action.width,
-                    dash=(10, 6) if action.dashed else None)
+        canvas.line(
+            [(action.x1, action.y1), (action.x2, action.y2)],
+            action.color,
+            action.width,
+            dash=(10, 6) if action.dashed else None,
+        )
     elif isinstance(action, DrawRay):
         canvas.line([(action.x, action.y), ray_end(action, state.width, state.height)], action.color, action.width)
     elif isinstance(action, DrawArrow):
@@ -134,15 +139,26 @@ def apply_action(state: Image.Image, action: Action) -> tuple[Image.Image, Image
     elif isinstance(action, DrawPolyline):
         canvas.line(list(action.points), action.color, action.width)
     elif isinstance(action, DrawPolygon):
-        canvas.polygon(list(action.points), fill=action.color if action.fill else None, outline=action.color,
-                       width=action.width, fill_opacity=70)
+        canvas.polygon(
+            list(action.points),
+            fill=action.color if action.fill else None,
+            outline=action.color,
+            width=action.width,
+            fill_opacity=70,
+        )
     elif isinstance(action, DrawCircle):
         canvas.circle((action.x, action.y), action.radius, outline=action.color, width=action.width)
     elif isinstance(action, MarkPoint):
         canvas.circle((action.x, action.y), MARK_RADIUS, fill=action.color, outline=None)
         if action.label:
-            canvas.text((action.x + MARK_RADIUS + 3, action.y - MARK_RADIUS - 2), action.label, size=14,
-                        color=action.color, anchor="lb", padding=0)
+            canvas.text(
+                (action.x + MARK_RADIUS + 3, action.y - MARK_RADIUS - 2),
+                action.label,
+                size=14,
+                color=action.color,
+                anchor="lb",
+                padding=0,
+            )
     elif isinstance(action, HighlightBox):
         canvas.rect(_box(action), fill=action.color, outline=action.color, width=action.width, fill_opacity=50)
     elif isinstance(action, AnnotateText):
@@ -158,5 +174,6 @@ def bound_size(image: Image.Image, max_side: int = MAX_RETURNED_SIDE) -> Image.I
     if max(image.size) <= max_side:
         return image
     scale = max_side / max(image.size)
-    return image.resize((max(1, round(image.width * scale)), max(1, round(image.height * scale))),
-                        Image.Resampling.LANCZOS)
+    return image.resize(
+        (max(1, round(image.width * scale)), max(1, round(image.height * scale))), Image.Resampling.LANCZOS
+    )

@@ -71,16 +71,27 @@ class DrawingSession:
     objects a modify_key mark may jump to.
     """
 
-    def __init__(self, picture: Image.Image, uid: str, *, epoch: int = 0, render: bool = True,
-                 corruption: str | None = None, meta: Any = None, max_turns: int = MAX_TURNS,
-                 max_actions_per_turn: int = MAX_ACTIONS_PER_TURN) -> None:
+    def __init__(
+        self,
+        picture: Image.Image,
+        uid: str,
+        *,
+        epoch: int = 0,
+        render: bool = True,
+        corruption: str | None = None,
+        meta: Any = None,
+        max_turns: int = MAX_TURNS,
+        max_actions_per_turn: int = MAX_ACTIONS_PER_TURN,
+    ) -> None:
         if corruption is not None and corruption not in CORRUPTIONS:
             raise ValueError(f"unknown corruption {corruption!r}; choose None or one of {CORRUPTIONS}")
         max_turns = whole_number("max_turns", max_turns)
         max_actions_per_turn = whole_number("max_actions_per_turn", max_actions_per_turn)
         if max_turns < 0 or max_actions_per_turn < 1:
-            raise ValueError(f"the budget must be at least 0 turns of at least 1 action, got {max_turns} turns "
-                             f"of {max_actions_per_turn}")
+            raise ValueError(
+                f"the budget must be at least 0 turns of at least 1 action, got {max_turns} turns "
+                f"of {max_actions_per_turn}"
+            )
         self.image: Image.Image = picture.convert("RGB")
         self.uid = str(uid)
         self.epoch = whole_number("epoch", epoch)
@@ -98,8 +109,9 @@ class DrawingSession:
         self._objects_read = False
 
     @classmethod
-    def for_problem(cls, problem: Any, *, condition: str = "vaot", epoch: int = 0,
-                    max_turns: int = MAX_TURNS) -> DrawingSession:
+    def for_problem(
+        cls, problem: Any, *, condition: str = "vaot", epoch: int = 0, max_turns: int = MAX_TURNS
+    ) -> DrawingSession:
         """The session of a training problem (`vcot.rl.Problem`) under a VAoT condition."""
         from vcot.vaot.episode import CORRUPTION_OF
 
@@ -108,8 +120,15 @@ class DrawingSession:
         if not problem.images:
             raise ValueError(f"problem {problem.uid} has no input picture to draw on")
         inst = problem.instance
-        return cls(problem.images[0], inst.uid, epoch=epoch, render=condition != "vaot_norender",
-                   corruption=CORRUPTION_OF[condition], meta=getattr(inst, "meta", None), max_turns=max_turns)
+        return cls(
+            problem.images[0],
+            inst.uid,
+            epoch=epoch,
+            render=condition != "vaot_norender",
+            corruption=CORRUPTION_OF[condition],
+            meta=getattr(inst, "meta", None),
+            max_turns=max_turns,
+        )
 
     @property
     def remaining(self) -> int:
@@ -163,8 +182,12 @@ class DrawingSession:
         k = self._k
         self._k += 1
         self.calls += 1
-        record: dict[str, Any] = {"turn": self.turn, "call": self.calls, "name": action.action,
-                                  "action": action.model_dump()}
+        record: dict[str, Any] = {
+            "turn": self.turn,
+            "call": self.calls,
+            "name": action.action,
+            "action": action.model_dump(),
+        }
         if not self.render:
             self.log.append(record)
             return Outcome(NORENDER_ACK, "ack", action=action)
@@ -177,15 +200,17 @@ class DrawingSession:
                 out = corrupt_render(self.image, action, self.corruption, rng, self._picture_objects())
                 state, view, description = out.state, out.view, out.description
         except Exception as exc:  # noqa: BLE001 - a renderer failure fails this action, not the episode
-            return self._reject(action.action, f"{action.action}: could not be drawn ({type(exc).__name__})",
-                                counted=False)
+            return self._reject(
+                action.action, f"{action.action}: could not be drawn ({type(exc).__name__})", counted=False
+            )
         self.image = state
         if description is not None:
             record["corruption"] = description
         self.log.append(record)
         zoom = isinstance(action, CropZoom)
-        return Outcome(ZOOM_ACK if zoom else RENDER_ACK, "zoom" if zoom else "state", bound_size(view), action,
-                       description)
+        return Outcome(
+            ZOOM_ACK if zoom else RENDER_ACK, "zoom" if zoom else "state", bound_size(view), action, description
+        )
 
     def _reject(self, name: Any, message: str, *, counted: bool = True) -> Outcome:
         if counted:

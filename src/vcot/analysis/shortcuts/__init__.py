@@ -19,17 +19,17 @@ Heuristic = Callable[[Instance], str | None]
 # first-option baselines of `vcot audit` still run on them.
 NO_SHORTCUTS: dict[str, str] = {
     "billiards": "the pocket letters are assigned to the six pockets afresh for every table, so no feature of "
-                 "the start, the direction or the table's size points at a letter without tracing the path",
+    "the start, the direction or the table's size points at a letter without tracing the path",
     "defuse_a_bomb": "no single-cue heuristic written yet (a candidate: the wire whose end row is nearest the "
-                     "detonator's terminal row); only the generic baselines run",
+    "detonator's terminal row); only the generic baselines run",
     "rolling_dice_top": "no single-cue heuristic written yet (a candidate: the start's top face when the path has "
-                        "an even number of moves); only the generic baselines run",
+    "an even number of moves); only the generic baselines run",
     "rolling_dice_two": "both paths have the same number of moves, so the path length (the one cheap cue of "
-                        "rolling_dice_sum) says nothing about which sum is higher",
+    "rolling_dice_sum) says nothing about which sum is higher",
     "trailer_cubes_count": "no single-cue heuristic written yet (a candidate: the top view's filled cells times "
-                           "the smaller of the tallest front and side heights); only the generic baselines run",
+    "the smaller of the tallest front and side heights); only the generic baselines run",
     "trailer_cubes_missing": "no single-cue heuristic written yet (a candidate: the bounding block minus the "
-                             "top view's filled cells); only the generic baselines run",
+    "top view's filled cells); only the generic baselines run",
 }
 
 

@@ -38,8 +38,7 @@ OUTERMOST = "outermost"  # only the last relation: its anchor found by its own d
 DROP_ONE = "drop one"  # one intermediate object skipped: the next relation taken from the object before it
 
 
-def _plain_related(objs: list[dict[str, Any]], px: list[float], fwd: list[float], anchor: int,
-                   rel: str) -> list[int]:
+def _plain_related(objs: list[dict[str, Any]], px: list[float], fwd: list[float], anchor: int, rel: str) -> list[int]:
     out = []
     for k in range(len(objs)):
         if k == anchor:
@@ -62,11 +61,12 @@ def shortened_chains(chain: list[dict[str, Any]], how: str) -> list[list[dict[st
         return []
     if how == OUTERMOST:
         return [[{"relate": None, "filter": chain[-2]["filter"]}, chain[-1]]]
-    return [chain[:j] + chain[j + 1:] for j in range(1, len(chain) - 1)]
+    return [chain[:j] + chain[j + 1 :] for j in range(1, len(chain) - 1)]
 
 
-def chain_readings(objs: list[dict[str, Any]], px: list[float], fwd: list[float], chain: list[dict[str, Any]],
-                   as_set: bool) -> list[tuple[int, ...]]:
+def chain_readings(
+    objs: list[dict[str, Any]], px: list[float], fwd: list[float], chain: list[dict[str, Any]], as_set: bool
+) -> list[tuple[int, ...]]:
     """Every result a reader can reach with `chain`: each object a step's description fits is tried as the
     next anchor; a reference's result is one object, a set's the objects kept."""
     heads: list[int | None] = [None]
@@ -75,8 +75,11 @@ def chain_readings(objs: list[dict[str, Any]], px: list[float], fwd: list[float]
         nxt: list[int | None] = []
         results: list[tuple[int, ...]] = []
         for anchor in heads:
-            among = range(len(objs)) if anchor is None or not step.get("relate") else \
-                _plain_related(objs, px, fwd, anchor, step["relate"])
+            among = (
+                range(len(objs))
+                if anchor is None or not step.get("relate")
+                else _plain_related(objs, px, fwd, anchor, step["relate"])
+            )
             kept = [k for k in among if all(objs[k].get(a) == v for a, v in step["filter"].items())]
             if last:
                 results += [tuple(kept)] if as_set else [(k,) for k in kept]
@@ -88,8 +91,9 @@ def chain_readings(objs: list[dict[str, Any]], px: list[float], fwd: list[float]
     return []
 
 
-def skipped_hops_answer(inst: Instance, how: str,
-                        answer_of: Callable[[dict[str, Any], dict[str, tuple[int, ...]]], str | None]) -> str | None:
+def skipped_hops_answer(
+    inst: Instance, how: str, answer_of: Callable[[dict[str, Any], dict[str, tuple[int, ...]]], str | None]
+) -> str | None:
     """The answer most readings give when every chain of two relations or more is read shortened (`how`);
     None when no chain has two relations, or no reading reaches an answer."""
     parts = objects_and_program(inst)
@@ -109,8 +113,9 @@ def skipped_hops_answer(inst: Instance, how: str,
         as_set = key == "set" or prog["family"] == "compare_count"
         chains = shortened_chains(prog[key], how)
         shortened |= bool(chains)
-        options[key] = list(dict.fromkeys(r for c in (chains or [prog[key]])
-                                          for r in chain_readings(objs, px, fwd, c, as_set)))
+        options[key] = list(
+            dict.fromkeys(r for c in (chains or [prog[key]]) for r in chain_readings(objs, px, fwd, c, as_set))
+        )
     if not shortened or not all(options.values()):
         return None
     votes: Counter[str] = Counter()

@@ -27,8 +27,11 @@ def bin_under_first_ramp_end(inst: Instance) -> str | None:
     if not sc.get("ball"):
         return None
     x, y = sc["ball"]["x"], sc["ball"]["y"]
-    below = [r for r in sc["ramps"] if min(r["a"][0], r["b"][0]) <= x <= max(r["a"][0], r["b"][0])
-             and min(r["a"][1], r["b"][1]) < y]
+    below = [
+        r
+        for r in sc["ramps"]
+        if min(r["a"][0], r["b"][0]) <= x <= max(r["a"][0], r["b"][0]) and min(r["a"][1], r["b"][1]) < y
+    ]
     if not below:
         return _bin(sc, x)
     top = max(below, key=lambda r: max(r["a"][1], r["b"][1]))
@@ -43,5 +46,8 @@ def bin_under_lowest_ramp_end(inst: Instance) -> str | None:
     return _bin(sc, _lower_end(low)[0])
 
 
-HEURISTICS = [("bin under the start", bin_under_start), ("first ramp's lower end", bin_under_first_ramp_end),
-              ("lowest ramp's lower end", bin_under_lowest_ramp_end)]
+HEURISTICS = [
+    ("bin under the start", bin_under_start),
+    ("first ramp's lower end", bin_under_first_ramp_end),
+    ("lowest ramp's lower end", bin_under_lowest_ramp_end),
+]

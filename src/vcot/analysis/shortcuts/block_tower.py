@@ -37,5 +37,8 @@ def everything_stands(inst: Instance) -> str | None:
     return str(len(bs)) if bs else None
 
 
-HEURISTICS = [("own centre over the block below", own_centre_over_block_below),
-              ("widest offset breaks", widest_offset_breaks), ("the tower stands", everything_stands)]
+HEURISTICS = [
+    ("own centre over the block below", own_centre_over_block_below),
+    ("widest offset breaks", widest_offset_breaks),
+    ("the tower stands", everything_stands),
+]

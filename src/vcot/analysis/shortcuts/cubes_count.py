@@ -38,8 +38,13 @@ def exposed_cubes(heights: Heights) -> int:
     def filled(x: int, y: int, z: int) -> bool:
         return 0 <= x < w and 0 <= y < d and z < heights[y][x]
 
-    return sum(1 for y in range(d) for x in range(w) for z in range(heights[y][x])
-               if not (filled(x, y, z + 1) and filled(x, y - 1, z) and filled(x + 1, y, z)))
+    return sum(
+        1
+        for y in range(d)
+        for x in range(w)
+        for z in range(heights[y][x])
+        if not (filled(x, y, z + 1) and filled(x, y - 1, z) and filled(x + 1, y, z))
+    )
 
 
 def half_the_box(inst: Instance) -> str | None:

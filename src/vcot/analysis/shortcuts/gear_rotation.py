@@ -76,7 +76,7 @@ def flip_link_parity(inst: Instance) -> str | None:
 
 
 def closed_loop_jams(inst: Instance) -> str | None:
-    """"jammed" whenever the wheels and links form a closed loop (more links than a tree of the wheels has)."""
+    """ "jammed" whenever the wheels and links form a closed loop (more links than a tree of the wheels has)."""
     sc = scene(inst)
     gears, links = sc.get("gears"), sc.get("links")
     if not isinstance(gears, list) or not isinstance(links, list):
@@ -85,7 +85,7 @@ def closed_loop_jams(inst: Instance) -> str | None:
 
 
 def odd_wheel_count_jams(inst: Instance) -> str | None:
-    """"jammed" whenever the number of wheels is odd (an odd ring of meshing gears cannot turn)."""
+    """ "jammed" whenever the number of wheels is odd (an odd ring of meshing gears cannot turn)."""
     gears = scene(inst).get("gears")
     return "jammed" if isinstance(gears, list) and len(gears) % 2 == 1 else None
 
@@ -115,8 +115,11 @@ def nearest_meshes(inst: Instance) -> str | None:
     if pair is None:
         return None
     driver, target = pair
-    others = [g for g in sc.get("gears", []) if g.get("host") is None and g is not driver
-              and (g.get("x"), g.get("y")) != (driver.get("x"), driver.get("y"))]
+    others = [
+        g
+        for g in sc.get("gears", [])
+        if g.get("host") is None and g is not driver and (g.get("x"), g.get("y")) != (driver.get("x"), driver.get("y"))
+    ]
     if not others:
         return None
     nearest = min(others, key=lambda g: math.hypot(g["x"] - driver["x"], g["y"] - driver["y"]))

@@ -19,8 +19,10 @@ def _fmt(cells: set[Cell]) -> str | None:
 
 
 def _pieces(sc: dict[str, Any]) -> list[tuple[list[Cell], list[Cell]]]:
-    return [([(int(x), int(y)) for x, y in p.get("cells", [])], [(int(x), int(y)) for x, y in p.get("circles", [])])
-            for p in sc.get("pieces", [])]
+    return [
+        ([(int(x), int(y)) for x, y in p.get("cells", [])], [(int(x), int(y)) for x, y in p.get("circles", [])])
+        for p in sc.get("pieces", [])
+    ]
 
 
 def _first_fit(cells: list[Cell], target: set[Cell]) -> Cell | None:

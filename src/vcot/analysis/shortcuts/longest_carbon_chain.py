@@ -1,5 +1,6 @@
 """longest_carbon_chain shortcuts: the chain guessed from how many carbons or atoms the molecule has, or from
-how wide it is drawn, without tracing any path. Each answer is clamped to the configured range, so it competes with chance on the same answers.
+how wide it is drawn, without tracing any path. Each answer is clamped to the configured range, so it competes with
+chance on the same answers.
 """
 
 from __future__ import annotations

@@ -20,12 +20,18 @@ Grid = np.ndarray
 
 # The symmetries of the square as array operations; the first four keep handedness, the last four reverse it.
 _PROPER: tuple[Callable[[Grid], Grid], ...] = (
-    lambda a: a, lambda a: np.rot90(a, 1), lambda a: np.rot90(a, 2), lambda a: np.rot90(a, 3))
-_IMPROPER: tuple[Callable[[Grid], Grid], ...] = (
-    np.fliplr, np.flipud, lambda a: a.T, lambda a: np.rot90(a, 2).T)
+    lambda a: a,
+    lambda a: np.rot90(a, 1),
+    lambda a: np.rot90(a, 2),
+    lambda a: np.rot90(a, 3),
+)
+_IMPROPER: tuple[Callable[[Grid], Grid], ...] = (np.fliplr, np.flipud, lambda a: a.T, lambda a: np.rot90(a, 2).T)
 _AXIS: dict[str, Callable[[Grid], Grid]] = {
-    "vertical": np.fliplr, "horizontal": np.flipud, "diagonal": lambda a: a.T,
-    "antidiagonal": lambda a: np.rot90(a, 2).T}
+    "vertical": np.fliplr,
+    "horizontal": np.flipud,
+    "diagonal": lambda a: a.T,
+    "antidiagonal": lambda a: np.rot90(a, 2).T,
+}
 NEAR = 4  # a near-miss differs in at most this many cells (a recoloured cell, a swapped pair, a 2 x 2 switch)
 
 
@@ -63,8 +69,11 @@ def mirror_of_another_rotation_of_none(inst: Instance) -> str | None:
     if got is None:
         return None
     cands, letters = got
-    keep = [any(_is_mirror_image(c, d) for j, d in enumerate(cands) if j != i)
-            and not any(_is_proper_image(c, d) for j, d in enumerate(cands) if j != i) for i, c in enumerate(cands)]
+    keep = [
+        any(_is_mirror_image(c, d) for j, d in enumerate(cands) if j != i)
+        and not any(_is_proper_image(c, d) for j, d in enumerate(cands) if j != i)
+        for i, c in enumerate(cands)
+    ]
     # Ties go to the candidate with the most near-misses: the one the near-miss distractors were made from.
     near = [sum(0 < int(np.sum(c != d)) <= NEAR for d in cands) if k else -1 for c, k in zip(cands, keep, strict=True)]
     return _pick(letters, [k and n == max(near) for k, n in zip(keep, near, strict=True)])
@@ -89,8 +98,9 @@ def most_near_relatives(inst: Instance) -> str | None:
     if got is None:
         return None
     cands, letters = got
-    counts = [sum(0 < _aligned_distance(c, d) <= NEAR for j, d in enumerate(cands) if j != i)
-              for i, c in enumerate(cands)]
+    counts = [
+        sum(0 < _aligned_distance(c, d) <= NEAR for j, d in enumerate(cands) if j != i) for i, c in enumerate(cands)
+    ]
     best = max(counts)
     return _pick(letters, [k == best for k in counts]) if best > 0 else None
 

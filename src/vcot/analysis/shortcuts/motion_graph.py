@@ -39,8 +39,10 @@ def peak_velocity_times_duration(inst: Instance) -> str | None:
     if p is None:
         return None
     times, vels, a, b = p
-    peak = max([_velocity(times, vels, a), _velocity(times, vels, b)] +
-               [Fraction(v) for t, v in zip(times, vels, strict=True) if a < t < b])
+    peak = max(
+        [_velocity(times, vels, a), _velocity(times, vels, b)]
+        + [Fraction(v) for t, v in zip(times, vels, strict=True) if a < t < b]
+    )
     return _whole(peak * (b - a))
 
 

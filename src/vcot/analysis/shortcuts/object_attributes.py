@@ -20,8 +20,12 @@ from vcot.analysis.shortcuts._scene3d import (
 )
 from vcot.schema import Instance
 
-_VALUES = {"size": ("small", "large"), "colour": ("red", "blue", "green", "orange", "purple", "cyan"),
-           "material": ("rubber", "metal"), "shape": ("cube", "sphere", "cylinder")}
+_VALUES = {
+    "size": ("small", "large"),
+    "colour": ("red", "blue", "green", "orange", "purple", "cyan"),
+    "material": ("rubber", "metal"),
+    "shape": ("cube", "sphere", "cylinder"),
+}
 
 
 def most_common_value(inst: Instance) -> str | None:

@@ -61,10 +61,19 @@ def per_cell_majority(inst: Instance) -> str | None:
     n = len(_cells(cands[0]))
     majority = []
     for pos in range(n):
-        majority.append(tuple(Counter(_cells(c)[pos][ch] for c in cands).most_common(1)[0][0]
-                              for ch in range(len(_cells(cands[0])[pos]))))
-    return _best(letters, [sum(x == y for cell, m in zip(_cells(c), majority, strict=True)
-                               for x, y in zip(cell, m, strict=True)) for c in cands])
+        majority.append(
+            tuple(
+                Counter(_cells(c)[pos][ch] for c in cands).most_common(1)[0][0]
+                for ch in range(len(_cells(cands[0])[pos]))
+            )
+        )
+    return _best(
+        letters,
+        [
+            sum(x == y for cell, m in zip(_cells(c), majority, strict=True) for x, y in zip(cell, m, strict=True))
+            for c in cands
+        ],
+    )
 
 
 def centre_of_candidates(inst: Instance) -> str | None:
@@ -103,8 +112,10 @@ def _visible(sc: dict[str, Any]) -> list[list[tuple[Any, ...] | None]] | None:
     if not grid or not hole:
         return None
     r0, c0, k = hole
-    return [[None if (r0 <= i < r0 + k and c0 <= j < c0 + k) or cell is None else tuple(cell)
-             for j, cell in enumerate(row)] for i, row in enumerate(grid)]
+    return [
+        [None if (r0 <= i < r0 + k and c0 <= j < c0 + k) or cell is None else tuple(cell) for j, cell in enumerate(row)]
+        for i, row in enumerate(grid)
+    ]
 
 
 def _dominoes(grid: list[list[Any]]) -> Iterator[tuple[str, Any, Any]]:
@@ -150,12 +161,23 @@ def _edge_matches(inst: Instance) -> tuple[list[int], list[str]] | None:
     r0, c0, k = sc["hole"]
     pairs = []  # (piece row, piece column, visible row, visible column) across each edge of the gap
     for t in range(k):
-        pairs += [(0, t, r0 - 1, c0 + t), (k - 1, t, r0 + k, c0 + t), (t, 0, r0 + t, c0 - 1), (t, k - 1, r0 + t, c0 + k)]
+        pairs += [
+            (0, t, r0 - 1, c0 + t),
+            (k - 1, t, r0 + k, c0 + t),
+            (t, 0, r0 + t, c0 - 1),
+            (t, k - 1, r0 + t, c0 + k),
+        ]
     rows, cols = len(vis), len(vis[0])
     score = []
     for c in cands:
-        score.append(sum(x == y for pi, pj, vi, vj in pairs if 0 <= vi < rows and 0 <= vj < cols and vis[vi][vj]
-                         for x, y in zip(c[pi][pj], vis[vi][vj], strict=True)))
+        score.append(
+            sum(
+                x == y
+                for pi, pj, vi, vj in pairs
+                if 0 <= vi < rows and 0 <= vj < cols and vis[vi][vj]
+                for x, y in zip(c[pi][pj], vis[vi][vj], strict=True)
+            )
+        )
     return score, letters
 
 

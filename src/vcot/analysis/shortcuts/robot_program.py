@@ -39,5 +39,7 @@ def last_own_move(inst: Instance) -> str | None:
     return _name((base[0] + dc, base[1] + dr))
 
 
-HEURISTICS: list[tuple[str, Heuristic]] = [("the asked block's starting cell", start_cell),
-                                           ("its last action read on the starting picture", last_own_move)]
+HEURISTICS: list[tuple[str, Heuristic]] = [
+    ("the asked block's starting cell", start_cell),
+    ("its last action read on the starting picture", last_own_move),
+]

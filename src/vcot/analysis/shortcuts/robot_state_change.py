@@ -39,8 +39,16 @@ def same_kind_as_change(inst: Instance) -> str | None:
 
 def _shared(options: list[list[dict[str, Any]]]) -> list[int]:
     """Per option: how many of its actions another option has at the same position."""
-    return [sum(1 for j, other in enumerate(options) if j != i for k, a in enumerate(prog)
-                if k < len(other) and other[k] == a) for i, prog in enumerate(options)]
+    return [
+        sum(
+            1
+            for j, other in enumerate(options)
+            if j != i
+            for k, a in enumerate(prog)
+            if k < len(other) and other[k] == a
+        )
+        for i, prog in enumerate(options)
+    ]
 
 
 def most_shared(inst: Instance) -> str | None:
@@ -61,7 +69,9 @@ def least_shared(inst: Instance) -> str | None:
     return "ABCDEFGH"[counts.index(min(counts))]
 
 
-HEURISTICS: list[tuple[str, Heuristic]] = [("first option naming a block that moved", names_a_moved_block),
-                                           ("first option of the change's kind", same_kind_as_change),
-                                           ("the option most like the others", most_shared),
-                                           ("the odd one out", least_shared)]
+HEURISTICS: list[tuple[str, Heuristic]] = [
+    ("first option naming a block that moved", names_a_moved_block),
+    ("first option of the change's kind", same_kind_as_change),
+    ("the option most like the others", most_shared),
+    ("the odd one out", least_shared),
+]

@@ -35,8 +35,10 @@ def _candidates(inst: Instance) -> list[Partial] | None:
             cubes = [cn.net_to_cube(net) for net in sc["nets"]]
             return [{n: (f.glyph, f.color, f.up) for n, f in c.items()} for c in cubes]
         if sc.get("form") == "view":
-            return [{VIEW_NORMALS[k]: (f["glyph"], f["color"], tuple(f["up"])) for k, f in v.items()}
-                    for v in sc["candidate_views"]]
+            return [
+                {VIEW_NORMALS[k]: (f["glyph"], f["color"], tuple(f["up"])) for k, f in v.items()}
+                for v in sc["candidate_views"]
+            ]
     except (KeyError, TypeError, ValueError):
         return None
     return None

@@ -25,8 +25,9 @@ def _key(envs: tuple[str, ...], what: str) -> tuple[str, str]:
     raise ConfigError(f"{what} needs an API key: set the environment variable {names}")
 
 
-def endpoint_key(base_url: str | None, api_key_env: str | None,
-                 default_envs: tuple[str, ...] = KEY_ENVS["openai"]) -> str | None:
+def endpoint_key(
+    base_url: str | None, api_key_env: str | None, default_envs: tuple[str, ...] = KEY_ENVS["openai"]
+) -> str | None:
     """The API key for an OpenAI-compatible endpoint, by the rule `vcot eval` follows everywhere.
 
     A named variable is read (ConfigError when unset); with a base URL and no name, no key (a provider key
@@ -40,9 +41,14 @@ def endpoint_key(base_url: str | None, api_key_env: str | None,
     return next((v for env in default_envs if (v := os.environ.get(env, "").strip())), None)
 
 
-def make_client(model: str, base_url: str | Sequence[str] | None = None, api_key_env: str | None = None,
-                tag_requests: bool = False, max_connections: int = 256,
-                endpoint_concurrency: int | None = None) -> ModelClient:
+def make_client(
+    model: str,
+    base_url: str | Sequence[str] | None = None,
+    api_key_env: str | None = None,
+    tag_requests: bool = False,
+    max_connections: int = 256,
+    endpoint_concurrency: int | None = None,
+) -> ModelClient:
     """A client for `model`.
 
     - `chance`: the built-in offline baseline.
@@ -58,8 +64,10 @@ def make_client(model: str, base_url: str | Sequence[str] | None = None, api_key
     urls = [base_url] if isinstance(base_url, str) else list(base_url or [])
     if model.startswith("hf:"):
         if urls:
-            raise ConfigError("an hf: model runs in this process; drop --base-url (or serve the folder and name "
-                              "the served model with --model)")
+            raise ConfigError(
+                "an hf: model runs in this process; drop --base-url (or serve the folder and name "
+                "the served model with --model)"
+            )
         from vcot.engine.clients.hf_local import HFLocalClient
 
         return HFLocalClient(model)
@@ -68,39 +76,61 @@ def make_client(model: str, base_url: str | Sequence[str] | None = None, api_key
     if urls:
         if model == "chance" or not model.strip():
             # Sent as it is, "chance" made every request ask the server for a model it does not serve.
-            raise ConfigError("chance is the built-in offline baseline; name the served model with --model"
-                              if model == "chance" else "name the served model with --model")
+            raise ConfigError(
+                "chance is the built-in offline baseline; name the served model with --model"
+                if model == "chance"
+                else "name the served model with --model"
+            )
         key, env = _key((api_key_env,), f"endpoint {display_url(urls[0])}") if api_key_env else (None, None)
         if len(urls) > 1:
             from vcot.engine.endpoints import EndpointPool
 
-            return EndpointPool(model, urls, key, key_env=env, tag_requests=tag_requests,
-                                max_connections=max_connections, per_endpoint_limit=endpoint_concurrency)
+            return EndpointPool(
+                model,
+                urls,
+                key,
+                key_env=env,
+                tag_requests=tag_requests,
+                max_connections=max_connections,
+                per_endpoint_limit=endpoint_concurrency,
+            )
         from vcot.engine.clients.openai_compat import OpenAICompatClient
 
-        return OpenAICompatClient(model, urls[0], key, provider="openai-compatible", key_env=env,
-                                  tag_requests=tag_requests, max_connections=max_connections)
+        return OpenAICompatClient(
+            model,
+            urls[0],
+            key,
+            provider="openai-compatible",
+            key_env=env,
+            tag_requests=tag_requests,
+            max_connections=max_connections,
+        )
     if model == "chance":
         from vcot.engine.clients.chance import ChanceClient
 
         return ChanceClient()
     if "/" not in model:
-        raise ConfigError(f"unknown model {model!r}: use 'chance', PROVIDER/NAME with a provider among "
-                          f"{', '.join(PROVIDERS)}, hf:PATH for a local transformers model folder, or "
-                          "--base-url URL --model NAME for an OpenAI-compatible server")
+        raise ConfigError(
+            f"unknown model {model!r}: use 'chance', PROVIDER/NAME with a provider among "
+            f"{', '.join(PROVIDERS)}, hf:PATH for a local transformers model folder, or "
+            "--base-url URL --model NAME for an OpenAI-compatible server"
+        )
     provider, name = model.split("/", 1)
     if provider not in PROVIDERS:
-        raise ConfigError(f"unknown provider {provider!r} in model {model!r}; known providers: "
-                          f"{', '.join(PROVIDERS)} (or hf:PATH for a local transformers model folder, or pass "
-                          "--base-url for an OpenAI-compatible server)")
+        raise ConfigError(
+            f"unknown provider {provider!r} in model {model!r}; known providers: "
+            f"{', '.join(PROVIDERS)} (or hf:PATH for a local transformers model folder, or pass "
+            "--base-url for an OpenAI-compatible server)"
+        )
     if not name:
         raise ConfigError(f"model {model!r} lacks a name after the provider")
     key, env = _key((api_key_env,) if api_key_env else KEY_ENVS[provider], f"model {model}")
     if provider == "openai":
         from vcot.engine.clients.openai_compat import OpenAICompatClient
 
-        return OpenAICompatClient(name, None, key, provider="openai", key_env=env, tag_requests=tag_requests,
-                                  max_connections=max_connections)
+        return OpenAICompatClient(
+            name, None, key, provider="openai", key_env=env, tag_requests=tag_requests, max_connections=max_connections
+        )
     if provider == "anthropic":
         from vcot.engine.clients.anthropic_client import AnthropicClient
 
@@ -169,4 +199,13 @@ def served_model_of_all(base_urls: Sequence[str], api_key_env: str | None = None
     return next(iter(models.values()))
 
 
-__all__ = ["CallContext", "ModelClient", "make_client", "endpoint_key", "served_model", "served_model_of_all", "PROVIDERS", "KEY_ENVS"]
+__all__ = [
+    "CallContext",
+    "ModelClient",
+    "make_client",
+    "endpoint_key",
+    "served_model",
+    "served_model_of_all",
+    "PROVIDERS",
+    "KEY_ENVS",
+]

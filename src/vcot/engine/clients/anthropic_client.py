@@ -31,8 +31,7 @@ def _blocks(m: Message) -> list[dict[str, Any]]:
             if p.text:
                 out.append({"type": "text", "text": p.text})
         elif isinstance(p, ImagePart):
-            out.append({"type": "image", "source": {"type": "base64", "media_type": p.image.mime,
-                                                    "data": p.image.b64}})
+            out.append({"type": "image", "source": {"type": "base64", "media_type": p.image.mime, "data": p.image.b64}})
     return out
 
 
@@ -72,22 +71,25 @@ class AnthropicClient(ModelClient):
         try:
             import anthropic
         except ImportError:
-            raise ConfigError(f"model anthropic/{model} needs the anthropic SDK: pip install 'vcot[anthropic]'") \
-                from None
+            raise ConfigError(
+                f"model anthropic/{model} needs the anthropic SDK: pip install 'vcot[anthropic]'"
+            ) from None
         self._sdk = anthropic
         self.model = model
         self.key_env = key_env
         # The SDK's own httpx2 client with the reply bound of the OpenAI-compatible client (ReplyGuard).
         self._guard = ReplyGuard()
-        http = anthropic.DefaultAsyncHttpxClient(event_hooks={"response": [self._guard]},
-                                                 headers={"Accept-Encoding": ACCEPT_ENCODING})
+        http = anthropic.DefaultAsyncHttpxClient(
+            event_hooks={"response": [self._guard]}, headers={"Accept-Encoding": ACCEPT_ENCODING}
+        )
         self._client = anthropic.AsyncAnthropic(api_key=api_key, max_retries=0, http_client=http)
 
     def describe(self) -> dict[str, Any]:
         return {"provider": self.provider, "model": self.model, "api_key_env": self.key_env}
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,
-                       settings: GenSettings, ctx: CallContext) -> ModelResponse:
+    async def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, settings: GenSettings, ctx: CallContext
+    ) -> ModelResponse:
         sdk = self._sdk
         system, msgs = to_anthropic(messages)
         kwargs: dict[str, Any] = {"max_tokens": settings.max_tokens or 8192}
@@ -98,25 +100,29 @@ class AnthropicClient(ModelClient):
         if settings.top_p is not None:
             kwargs["top_p"] = settings.top_p
         if tools:
-            kwargs["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
-                               for t in tools]
+            kwargs["tools"] = [
+                {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools
+            ]
         self._guard.limit = settings.max_reply_bytes
         try:
             async with asyncio.timeout(settings.timeout_s):  # one deadline however slowly the body comes
-                resp = await self._client.messages.create(model=self.model, messages=msgs,
-                                                          timeout=settings.timeout_s, **kwargs)
+                resp = await self._client.messages.create(
+                    model=self.model, messages=msgs, timeout=settings.timeout_s, **kwargs
+                )
         except ReplyRejected as exc:
             raise RetryableError(str(exc), kind=exc.kind) from None
         except sdk.RateLimitError as exc:
             # Retry-After may be seconds or an HTTP date; retry-after-ms is honoured too.
-            raise RetryableError(f"HTTP 429: {str(exc)[:300]}", parse_retry_after(exc.response.headers),
-                                 kind="429") from None
+            raise RetryableError(
+                f"HTTP 429: {str(exc)[:300]}", parse_retry_after(exc.response.headers), kind="429"
+            ) from None
         except (sdk.AuthenticationError, sdk.PermissionDeniedError):
             raise AuthError(f"Anthropic rejected the credentials; check {self.key_env}") from None
         except sdk.APIStatusError as exc:
             if exc.status_code >= 500 or exc.status_code in (408, 409, 529):
-                raise RetryableError(f"HTTP {exc.status_code}", parse_retry_after(exc.response.headers),
-                                     kind=str(exc.status_code)) from None
+                raise RetryableError(
+                    f"HTTP {exc.status_code}", parse_retry_after(exc.response.headers), kind=str(exc.status_code)
+                ) from None
             raise FatalCallError(f"HTTP {exc.status_code}: {str(exc)[:300]}") from None
         except (sdk.APITimeoutError, TimeoutError):
             raise RetryableError(f"no complete response within {settings.timeout_s:g} s", kind="timeout") from None
@@ -180,8 +186,11 @@ def _parse_message(resp: Any) -> ModelResponse:
         raw = resp.model_dump_json(warnings=False)
     except (ValueError, TypeError, AttributeError) as exc:
         raise malformed(f"the reply cannot be stored ({type(exc).__name__})") from None
-    return ModelResponse(text="".join(texts), tool_calls=calls,
-                         finish_reason=finish_reason(_get(resp, "stop_reason"), "stop_reason"),
-                         input_tokens=token_count(_get(usage, "input_tokens"), "usage.input_tokens"),
-                         output_tokens=token_count(_get(usage, "output_tokens"), "usage.output_tokens"),
-                         raw=raw)
+    return ModelResponse(
+        text="".join(texts),
+        tool_calls=calls,
+        finish_reason=finish_reason(_get(resp, "stop_reason"), "stop_reason"),
+        input_tokens=token_count(_get(usage, "input_tokens"), "usage.input_tokens"),
+        output_tokens=token_count(_get(usage, "output_tokens"), "usage.output_tokens"),
+        raw=raw,
+    )

@@ -44,8 +44,7 @@ class CallContext:
     def tag(self) -> str:
         from urllib.parse import quote
 
-        return "|".join(quote(str(x), safe="") for x in (self.run_id, self.uid, self.condition, self.epoch,
-                                                          self.turn))
+        return "|".join(quote(str(x), safe="") for x in (self.run_id, self.uid, self.condition, self.epoch, self.turn))
 
 
 class ModelClient(ABC):
@@ -63,8 +62,9 @@ class ModelClient(ABC):
         return None
 
     @abstractmethod
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,
-                       settings: GenSettings, ctx: CallContext) -> ModelResponse:
+    async def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, settings: GenSettings, ctx: CallContext
+    ) -> ModelResponse:
         """One model turn."""
 
     async def aclose(self) -> None:

@@ -15,8 +15,9 @@ class ChanceClient(ModelClient):
     provider = "builtin"
     model = "chance"
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,
-                       settings: GenSettings, ctx: CallContext) -> ModelResponse:
+    async def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, settings: GenSettings, ctx: CallContext
+    ) -> ModelResponse:
         text = f"<answer>{chance_answer(ctx.instance, ctx.condition, ctx.epoch)}</answer>"
         if ctx.condition == "state_probe":  # issue 20: a guess for every step too
             steps = chance_probe_answers(ctx.instance, ctx.epoch)

@@ -40,8 +40,7 @@ class GoogleClient(ModelClient):
             from google import genai
             from google.genai import errors, types
         except ImportError:
-            raise ConfigError(f"model google/{model} needs the google-genai SDK: pip install 'vcot[google]'") \
-                from None
+            raise ConfigError(f"model google/{model} needs the google-genai SDK: pip install 'vcot[google]'") from None
         self._types = types
         self._errors = errors
         self.model = model
@@ -85,15 +84,24 @@ class GoogleClient(ModelClient):
                     server_id, signature = _call_data(c.provider_data)
                     server_ids[c.id] = server_id
                     # Gemini 3 rejects a follow-up whose function calls lack the thought signature it sent.
-                    parts.append(types.Part(function_call=types.FunctionCall(id=server_id, name=c.name, args=args),
-                                            thought_signature=signature))
+                    parts.append(
+                        types.Part(
+                            function_call=types.FunctionCall(id=server_id, name=c.name, args=args),
+                            thought_signature=signature,
+                        )
+                    )
                 contents.append(types.Content(role="model", parts=parts))
                 tool_turn = False
             elif m.role == "tool":
                 call_id = m.tool_call_id or ""
                 server_id = server_ids.get(call_id)
-                parts = [types.Part(function_response=types.FunctionResponse(
-                    id=server_id, name=names.get(call_id, "tool"), response={"result": m.text}))]
+                parts = [
+                    types.Part(
+                        function_response=types.FunctionResponse(
+                            id=server_id, name=names.get(call_id, "tool"), response={"result": m.text}
+                        )
+                    )
+                ]
                 # Returned images follow the function response as inline data in the same user turn.
                 parts += [p for p in self._parts(m) if getattr(p, "inline_data", None) is not None]
                 if tool_turn:
@@ -106,22 +114,36 @@ class GoogleClient(ModelClient):
                 tool_turn = False
         return system, contents
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,
-                       settings: GenSettings, ctx: CallContext) -> ModelResponse:
+    async def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, settings: GenSettings, ctx: CallContext
+    ) -> ModelResponse:
         types = self._types
         system, contents = self._contents(messages)
         config = types.GenerateContentConfig(
-            system_instruction=system, max_output_tokens=settings.max_tokens, temperature=settings.temperature,
-            top_p=settings.top_p, seed=None if settings.seed is None else settings.seed + ctx.epoch,
-            tools=[types.Tool(function_declarations=[types.FunctionDeclaration(
-                name=t.name, description=t.description, parameters_json_schema=t.parameters) for t in tools])]
-            if tools else None,
+            system_instruction=system,
+            max_output_tokens=settings.max_tokens,
+            temperature=settings.temperature,
+            top_p=settings.top_p,
+            seed=None if settings.seed is None else settings.seed + ctx.epoch,
+            tools=[
+                types.Tool(
+                    function_declarations=[
+                        types.FunctionDeclaration(
+                            name=t.name, description=t.description, parameters_json_schema=t.parameters
+                        )
+                        for t in tools
+                    ]
+                )
+            ]
+            if tools
+            else None,
             http_options=types.HttpOptions(timeout=int(settings.timeout_s * 1000)),
         )
         try:
             async with asyncio.timeout(settings.timeout_s):  # one deadline however slowly the body comes
-                resp = await self._client.aio.models.generate_content(model=self.model, contents=contents,
-                                                                      config=config)
+                resp = await self._client.aio.models.generate_content(
+                    model=self.model, contents=contents, config=config
+                )
         except self._errors.APIError as exc:
             code = getattr(exc, "code", 0) or 0
             if code in (401, 403):
@@ -137,8 +159,10 @@ class GoogleClient(ModelClient):
             # Transport failures surface as the SDK's HTTP library's own errors (httpx or aiohttp); a body the
             # SDK's models refuse, as pydantic's ValidationError (a ValueError), or as whatever its converters
             # raise on a field of the wrong type (a finish reason that is an object: AttributeError).
-            if isinstance(exc, (ValueError, TypeError, AttributeError, KeyError, IndexError)) \
-                    and type(exc).__module__.split(".")[0] not in _TRANSPORT_MODULES:
+            if (
+                isinstance(exc, (ValueError, TypeError, AttributeError, KeyError, IndexError))
+                and type(exc).__module__.split(".")[0] not in _TRANSPORT_MODULES
+            ):
                 raise malformed(f"the SDK refused the response ({type(exc).__name__})", well_formed=False) from None
             mapped = transport_error(exc)
             if mapped is None:
@@ -175,24 +199,26 @@ def _parse_response(resp: Any, ctx: CallContext, max_bytes: int) -> ModelRespons
             # Later turns resend this call with the server's id and signature; stored with the call, so
             # a resumed episode (another process) can too.
             signature = getattr(part, "thought_signature", None)
-            data = json.dumps({"id": fc.id, "thought_signature":
-                               base64.b64encode(signature).decode("ascii") if signature else None})
-            calls.append(ToolCall(id=call_id, name=fc.name or "", arguments=json.dumps(dict(fc.args or {})),
-                                  provider_data=data))
+            data = json.dumps(
+                {"id": fc.id, "thought_signature": base64.b64encode(signature).decode("ascii") if signature else None}
+            )
+            calls.append(
+                ToolCall(id=call_id, name=fc.name or "", arguments=json.dumps(dict(fc.args or {})), provider_data=data)
+            )
     usage = resp.usage_metadata
     finish = getattr(cand, "finish_reason", None)
     finish = getattr(finish, "value", finish)  # the SDK's enum: "STOP", not "FinishReason.STOP"
     raw = resp.model_dump_json(exclude_none=True)
     if len(raw) > max_bytes:
-        raise RetryableError(f"reply too large: more than {max_bytes / 2**20:g} MiB (--max-reply-mb)",
-                             kind="too_large")
+        raise RetryableError(f"reply too large: more than {max_bytes / 2**20:g} MiB (--max-reply-mb)", kind="too_large")
     return ModelResponse(
-        text="".join(text_parts), tool_calls=calls,
+        text="".join(text_parts),
+        tool_calls=calls,
         finish_reason=finish_reason(finish or None, "candidates[0].finish_reason"),
         input_tokens=token_count(getattr(usage, "prompt_token_count", None), "usageMetadata.promptTokenCount"),
-        output_tokens=token_count(getattr(usage, "candidates_token_count", None),
-                                  "usageMetadata.candidatesTokenCount"),
-        raw=raw)
+        output_tokens=token_count(getattr(usage, "candidates_token_count", None), "usageMetadata.candidatesTokenCount"),
+        raw=raw,
+    )
 
 
 def _call_data(provider_data: str | None) -> tuple[str | None, bytes | None]:

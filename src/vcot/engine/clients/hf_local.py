@@ -77,14 +77,19 @@ class HFOptions:
 
 def parse_hf_model(model: str) -> Path:
     """The folder `hf:PATH` names."""
-    spec = model[len(PREFIX):] if model.startswith(PREFIX) else model
+    spec = model[len(PREFIX) :] if model.startswith(PREFIX) else model
     if not spec.strip():
         raise ConfigError(f"model {model!r} names no folder: use hf:PATH")
     return Path(spec).expanduser()
 
 
-ENV = {"device": "VCOT_HF_DEVICE", "dtype": "VCOT_HF_DTYPE", "batch": "VCOT_HF_BATCH",
-       "window_ms": "VCOT_HF_WINDOW_MS", "trust_remote_code": "VCOT_HF_TRUST_REMOTE_CODE"}
+ENV = {
+    "device": "VCOT_HF_DEVICE",
+    "dtype": "VCOT_HF_DTYPE",
+    "batch": "VCOT_HF_BATCH",
+    "window_ms": "VCOT_HF_WINDOW_MS",
+    "trust_remote_code": "VCOT_HF_TRUST_REMOTE_CODE",
+}
 
 
 def hf_options(environ: Mapping[str, str] | None = None) -> HFOptions:
@@ -141,8 +146,9 @@ def decode_image(image: EncodedImage) -> Any:
             picture = Image.open(io.BytesIO(data))
             picture.load()
         except (binascii.Error, IndexError, OSError, ValueError, Image.DecompressionBombError) as exc:
-            raise FatalCallError(f"image {image.source} cannot be decoded ({type(exc).__name__}: "
-                                 f"{str(exc)[:120]})") from None
+            raise FatalCallError(
+                f"image {image.source} cannot be decoded ({type(exc).__name__}: {str(exc)[:120]})"
+            ) from None
     return ImageOps.exif_transpose(picture).convert("RGB")
 
 
@@ -172,13 +178,17 @@ def to_hf_messages(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], l
     out: list[dict[str, Any]] = []
     for m in to_openai_messages(messages):
         content = m.get("content")
-        parts = [{"type": "text", "text": content}] if isinstance(content, str) else [
-            {"type": "image", "image": next(queue)} if p["type"] == "image_url" else p for p in content or []]
+        parts = (
+            [{"type": "text", "text": content}]
+            if isinstance(content, str)
+            else [{"type": "image", "image": next(queue)} if p["type"] == "image_url" else p for p in content or []]
+        )
         msg: dict[str, Any] = {**m, "content": parts}
         if m.get("tool_calls"):
-            msg["tool_calls"] = [{**c, "function": {**c["function"],
-                                                    "arguments": _arguments(c["function"]["arguments"])}}
-                                 for c in m["tool_calls"]]
+            msg["tool_calls"] = [
+                {**c, "function": {**c["function"], "arguments": _arguments(c["function"]["arguments"])}}
+                for c in m["tool_calls"]
+            ]
         out.append(msg)
     return out, pictures
 
@@ -224,8 +234,13 @@ class _Request:
         s = self.settings
         greedy = not s.temperature
         # Requests share a generate call only when they would be generated alike.
-        self.key = (s.max_tokens, greedy, None if greedy else s.temperature, None if greedy else s.top_p,
-                    None if greedy else self.seed)
+        self.key = (
+            s.max_tokens,
+            greedy,
+            None if greedy else s.temperature,
+            None if greedy else s.top_p,
+            None if greedy else self.seed,
+        )
 
 
 class HFLocalClient(ModelClient):
@@ -278,8 +293,9 @@ class HFLocalClient(ModelClient):
             from transformers import AutoConfig, AutoModelForImageTextToText, AutoProcessor
             from transformers.models.auto.modeling_auto import MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
         except ImportError as exc:
-            raise ConfigError(f"hf: models run in-process with torch and transformers ({exc.name or exc} "
-                              f"is missing): {EXTRA_HINT}") from None
+            raise ConfigError(
+                f"hf: models run in-process with torch and transformers ({exc.name or exc} is missing): {EXTRA_HINT}"
+            ) from None
         where = str(self.path)
         trust = self.options.trust_remote_code
         try:
@@ -289,18 +305,25 @@ class HFLocalClient(ModelClient):
         arch = (getattr(config, "architectures", None) or [None])[0]
         vlm_classes = set(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES.values())
         own_class = trust and "AutoModelForImageTextToText" in (getattr(config, "auto_map", None) or {})
-        if config.model_type not in MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES and arch not in vlm_classes \
-                and not own_class:
-            raise ConfigError(f"hf: {where} holds a {arch or config.model_type} model, which transformers does "
-                              "not know as a vision-language (image-text-to-text) model; hf: needs one")
+        if (
+            config.model_type not in MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES
+            and arch not in vlm_classes
+            and not own_class
+        ):
+            raise ConfigError(
+                f"hf: {where} holds a {arch or config.model_type} model, which transformers does "
+                "not know as a vision-language (image-text-to-text) model; hf: needs one"
+            )
         try:
             processor = AutoProcessor.from_pretrained(where, local_files_only=True, trust_remote_code=trust)
         except Exception as exc:  # noqa: BLE001 - any reason the processor does not load
             hint = "" if trust else f" (if the folder ships its own processor code, set {ENV['trust_remote_code']}=1)"
             raise ConfigError(f"hf: cannot load the processor in {where}: {_short(exc)}{hint}") from None
         if getattr(processor, "image_processor", None) is None or getattr(processor, "tokenizer", None) is None:
-            raise ConfigError(f"hf: the processor in {where} ({type(processor).__name__}) has no image processor: "
-                              "hf: needs a vision-language model")
+            raise ConfigError(
+                f"hf: the processor in {where} ({type(processor).__name__}) has no image processor: "
+                "hf: needs a vision-language model"
+            )
         if not getattr(processor, "chat_template", None) and not getattr(processor.tokenizer, "chat_template", None):
             raise ConfigError(f"hf: {where} has no chat template")
         device = self.options.device
@@ -312,7 +335,8 @@ class HFLocalClient(ModelClient):
         try:
             # Placed on the device as it loads: a model as large as the host's memory never sits there whole.
             model = (cls or AutoModelForImageTextToText).from_pretrained(
-                where, local_files_only=True, trust_remote_code=trust, dtype=dtype, device_map=device)
+                where, local_files_only=True, trust_remote_code=trust, dtype=dtype, device_map=device
+            )
         except Exception as exc:  # noqa: BLE001 - weights missing, device absent, out of memory, …
             raise ConfigError(f"hf: cannot load the model in {where} on {device}: {_short(exc)}") from None
         model.eval()
@@ -328,8 +352,9 @@ class HFLocalClient(ModelClient):
 
     # ----- requests -----
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,
-                       settings: GenSettings, ctx: CallContext) -> ModelResponse:
+    async def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, settings: GenSettings, ctx: CallContext
+    ) -> ModelResponse:
         if self._closed:
             raise FatalCallError("the hf: client is closed")
         await self._ensure_loaded()
@@ -396,8 +421,9 @@ class HFLocalClient(ModelClient):
                 errors.append(None)
             except Exception as exc:  # noqa: BLE001 - a template that refuses this conversation
                 prompts.append(None)
-                errors.append(FatalCallError(f"the chat template of {self.path} cannot render this request: "
-                                             f"{_short(exc)}"))
+                errors.append(
+                    FatalCallError(f"the chat template of {self.path} cannot render this request: {_short(exc)}")
+                )
         ok = [i for i, p in enumerate(prompts) if p is not None]
         results: list[ModelResponse | Exception] = [e if e is not None else FatalCallError("") for e in errors]
         if not ok:
@@ -418,8 +444,9 @@ class HFLocalClient(ModelClient):
         return results
 
     def _render(self, request: _Request) -> str:
-        return self.processor.apply_chat_template(request.messages, tools=request.tools, add_generation_prompt=True,
-                                                  tokenize=False)
+        return self.processor.apply_chat_template(
+            request.messages, tools=request.tools, add_generation_prompt=True, tokenize=False
+        )
 
     def _generate(self, batch: list[_Request], prompts: list[str]) -> list[ModelResponse]:
         import torch
@@ -487,11 +514,24 @@ class HFLocalClient(ModelClient):
         if text is None:
             text, calls = parse_tool_blocks(tokenizer.decode(ids, skip_special_tokens=True))
         tool_calls = [ToolCall(id=f"call_{request.turn}_{i}", name=n, arguments=a) for i, (n, a) in enumerate(calls)]
-        raw = json.dumps({"model": self.path.name, "output": tokenizer.decode(ids, skip_special_tokens=False),
-                          "prompt_tokens": len(prompt_ids), "completion_tokens": len(ids), "finish_reason": finish},
-                         ensure_ascii=False)
-        return ModelResponse(text=text, tool_calls=tool_calls, finish_reason=finish, input_tokens=len(prompt_ids),
-                             output_tokens=len(ids), raw=raw)
+        raw = json.dumps(
+            {
+                "model": self.path.name,
+                "output": tokenizer.decode(ids, skip_special_tokens=False),
+                "prompt_tokens": len(prompt_ids),
+                "completion_tokens": len(ids),
+                "finish_reason": finish,
+            },
+            ensure_ascii=False,
+        )
+        return ModelResponse(
+            text=text,
+            tool_calls=tool_calls,
+            finish_reason=finish,
+            input_tokens=len(prompt_ids),
+            output_tokens=len(ids),
+            raw=raw,
+        )
 
     async def aclose(self) -> None:
         self._closed = True

@@ -77,9 +77,10 @@ def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if m.role == "assistant":
             msg: dict[str, Any] = {"role": "assistant", "content": m.text or None}
             if m.tool_calls:
-                msg["tool_calls"] = [{"id": c.id, "type": "function",
-                                      "function": {"name": c.name, "arguments": c.arguments}}
-                                     for c in m.tool_calls]
+                msg["tool_calls"] = [
+                    {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                    for c in m.tool_calls
+                ]
             out.append(msg)
         elif m.role == "system":
             out.append({"role": "system", "content": m.text})
@@ -136,8 +137,10 @@ def encode_body(body: dict[str, Any]) -> bytes:
 
 
 def to_openai_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
-    return [{"type": "function", "function": {"name": t.name, "description": t.description,
-                                              "parameters": t.parameters}} for t in tools]
+    return [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        for t in tools
+    ]
 
 
 def parse_retry_after(headers: Any) -> float | None:
@@ -164,8 +167,15 @@ def parse_retry_after(headers: Any) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-_JSON_KINDS: dict[type, str] = {dict: "an object", list: "a list", str: "a string", int: "an integer",
-                                float: "a number", bool: "a boolean", type(None): "null"}
+_JSON_KINDS: dict[type, str] = {
+    dict: "an object",
+    list: "a list",
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "a boolean",
+    type(None): "null",
+}
 
 
 def kind_of(value: Any) -> str:
@@ -282,8 +292,13 @@ def _completion(data: Any, body: str) -> ModelResponse:
         raise malformed(f"the body is {kind_of(data)}, not an object")
     choices = data.get("choices")
     if type(choices) is not list or not choices:
-        raise malformed("choices is missing" if choices is None else
-                        "choices is an empty list" if type(choices) is list else f"choices is {kind_of(choices)}")
+        raise malformed(
+            "choices is missing"
+            if choices is None
+            else "choices is an empty list"
+            if type(choices) is list
+            else f"choices is {kind_of(choices)}"
+        )
     choice = choices[0]
     if type(choice) is not dict:
         raise malformed(f"choices[0] is {kind_of(choice)}")
@@ -340,8 +355,7 @@ class ReplyGuard:
             elif coding == "deflate":
                 wbits = zlib.MAX_WBITS
             elif coding not in ("", "identity"):
-                raise ReplyRejected(f"malformed reply: content-encoding {coding[:40]!r} was not offered",
-                                    "malformed")
+                raise ReplyRejected(f"malformed reply: content-encoding {coding[:40]!r} was not offered", "malformed")
             # Inflated below, under the bound; httpx2 would inflate it whole.
             del response.headers["content-encoding"]
         response.stream = _BoundedStream(response.stream, limit, wbits)
@@ -410,8 +424,9 @@ def needs_tls_context(base_url: str | None) -> bool:
     """
     if base_url is None or base_url[:7].lower() != "http://":
         return True
-    return any(name.lower().endswith("_proxy") and name.lower() != "no_proxy" and value
-               for name, value in os.environ.items())
+    return any(
+        name.lower().endswith("_proxy") and name.lower() != "no_proxy" and value for name, value in os.environ.items()
+    )
 
 
 def _http_client(limits: httpx2.Limits, guard: ReplyGuard, verify: bool = True) -> httpx2.AsyncClient:
@@ -420,8 +435,12 @@ def _http_client(limits: httpx2.Limits, guard: ReplyGuard, verify: bool = True) 
     httpx's connection pool checks every pooled connection on every request, which at 64–256 connections
     was a quarter of the engine's CPU (docs/evaluation.md, "Engine"); aiohttp's pool is a free list.
     """
-    kwargs: dict[str, Any] = {"limits": limits, "event_hooks": {"response": [guard]},
-                              "headers": {"Accept-Encoding": ACCEPT_ENCODING}, "verify": verify}
+    kwargs: dict[str, Any] = {
+        "limits": limits,
+        "event_hooks": {"response": [guard]},
+        "headers": {"Accept-Encoding": ACCEPT_ENCODING},
+        "verify": verify,
+    }
     try:
         return openai.DefaultAioHttpClient(**kwargs)
     except RuntimeError:  # the SDK raises this when its aiohttp extra is missing
@@ -439,7 +458,8 @@ def transport_error(exc: Exception) -> RetryableError | None:
     if isinstance(exc, json.JSONDecodeError):  # an SDK decoding the body itself
         return malformed("not JSON (JSONDecodeError)")
     if module.startswith(("httpx", "httpcore", "h11", "anyio", "aiohttp")) or isinstance(
-            exc, (ConnectionError, asyncio.IncompleteReadError, ValueError)):
+        exc, (ConnectionError, asyncio.IncompleteReadError, ValueError)
+    ):
         return RetryableError(f"transport error ({type(exc).__name__})", kind="connection")
     return None
 
@@ -461,25 +481,40 @@ def unreachable(exc: BaseException, url: str) -> str | None:
 
 
 class OpenAICompatClient(ModelClient):
-    def __init__(self, model: str, base_url: str | None, api_key: str | None, *, provider: str = "openai",
-                 key_env: str | None = None, tag_requests: bool = False, max_connections: int = 256) -> None:
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None,
+        api_key: str | None,
+        *,
+        provider: str = "openai",
+        key_env: str | None = None,
+        tag_requests: bool = False,
+        max_connections: int = 256,
+    ) -> None:
         self.provider = provider
         self.model = model
         self.base_url = base_url
         self.key_env = key_env
         self.tag_requests = tag_requests
         # The official API renamed max_tokens for reasoning models; compatible servers accept max_tokens.
-        self._max_tokens_field = "max_completion_tokens" if provider == "openai" and base_url is None \
-            else "max_tokens"
+        self._max_tokens_field = "max_completion_tokens" if provider == "openai" and base_url is None else "max_tokens"
         limits = httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
         self._guard = ReplyGuard()
-        self._client = AsyncOpenAI(api_key=api_key or "EMPTY", base_url=base_url, max_retries=0,
-                                   http_client=_http_client(limits, self._guard,
-                                                            verify=needs_tls_context(base_url)))
+        self._client = AsyncOpenAI(
+            api_key=api_key or "EMPTY",
+            base_url=base_url,
+            max_retries=0,
+            http_client=_http_client(limits, self._guard, verify=needs_tls_context(base_url)),
+        )
 
     def describe(self) -> dict[str, Any]:
-        return {"provider": self.provider, "model": self.model, "base_url": display_url(str(self._client.base_url)),
-                "api_key_env": self.key_env}
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url": display_url(str(self._client.base_url)),
+            "api_key_env": self.key_env,
+        }
 
     @property
     def url(self) -> str:
@@ -493,12 +528,13 @@ class OpenAICompatClient(ModelClient):
             try:
                 async with asyncio.timeout(timeout):  # however slowly the listing drips
                     # The generic GET (as list_models): the SDK's models resource costs 8 ms to import.
-                    await self._client.get("/models", cast_to=httpx2.Response,
-                                           options={"timeout": timeout})  # type: ignore[arg-type]
+                    await self._client.get("/models", cast_to=httpx2.Response, options={"timeout": timeout})  # type: ignore[arg-type]
                 return
             except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-                raise AuthError(f"{display_url(str(self._client.base_url))} rejected the credentials ({_error_text(exc)}); "
-                                f"check the API key in {self.key_env or 'the key variable'}") from None
+                raise AuthError(
+                    f"{display_url(str(self._client.base_url))} rejected the credentials ({_error_text(exc)}); "
+                    f"check the API key in {self.key_env or 'the key variable'}"
+                ) from None
             except openai.APIStatusError:
                 return  # reachable; some servers simply do not list models
             except (openai.APIConnectionError, Exception) as exc:  # noqa: BLE001 - any transport failure
@@ -510,26 +546,31 @@ class OpenAICompatClient(ModelClient):
                 last = f"{type(exc).__name__}: {exc}"
             if attempt + 1 < attempts:
                 await asyncio.sleep(0.5 * 2**attempt)
-        raise ConfigError(f"cannot reach the endpoint {display_url(str(self._client.base_url))} after {attempts} attempts "
-                          f"({last}); is the server running and the --base-url right?")
+        raise ConfigError(
+            f"cannot reach the endpoint {display_url(str(self._client.base_url))} after {attempts} attempts "
+            f"({last}); is the server running and the --base-url right?"
+        )
 
     async def list_models(self, timeout: float = 10.0) -> list[str]:
         """The ids of the models the endpoint lists (GET /models); ConfigError saying why when there is no
         readable list (nothing listens, an HTTP error, a body that is not a model list)."""
         try:
             async with asyncio.timeout(timeout):
-                resp = await self._client.get("/models", cast_to=httpx2.Response,
-                                              options={"timeout": timeout})  # type: ignore[arg-type]
+                resp = await self._client.get("/models", cast_to=httpx2.Response, options={"timeout": timeout})  # type: ignore[arg-type]
                 text = resp.content.decode("utf-8", "replace")
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-            raise AuthError(f"{self.url} rejected the credentials ({_error_text(exc)}); check the API key in "
-                            f"{self.key_env or 'the variable named by --api-key-env'}") from None
+            raise AuthError(
+                f"{self.url} rejected the credentials ({_error_text(exc)}); check the API key in "
+                f"{self.key_env or 'the variable named by --api-key-env'}"
+            ) from None
         except openai.APIStatusError as exc:
             reason = f"{self.url} did not list its models ({_error_text(exc)[:120]}){_url_hint(self.url)}"
             raise NoModelList(f"{reason}; name the served model with --model", reason) from None
         except Exception as exc:  # noqa: BLE001 - any transport failure
-            raise ConfigError(unreachable(exc, self.url) or f"cannot list the models of {self.url} "
-                              f"({type(exc).__name__}); name the served model with --model") from None
+            raise ConfigError(
+                unreachable(exc, self.url)
+                or f"cannot list the models of {self.url} ({type(exc).__name__}); name the served model with --model"
+            ) from None
         try:
             data = json.loads(text).get("data")
             ids = [m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)]
@@ -538,8 +579,9 @@ class OpenAICompatClient(ModelClient):
             raise NoModelList(f"{reason}; name the served model with --model", reason) from None
         return ids
 
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None,
-                       settings: GenSettings, ctx: CallContext) -> ModelResponse:
+    async def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, settings: GenSettings, ctx: CallContext
+    ) -> ModelResponse:
         body: dict[str, Any] = {}
         if settings.max_tokens is not None:
             body[self._max_tokens_field] = settings.max_tokens
@@ -565,8 +607,9 @@ class OpenAICompatClient(ModelClient):
                 # The SDK's generic POST: same auth, errors and transport as chat.completions.create, without
                 # its per-field request transformation, which costs milliseconds of CPU on image-heavy
                 # bodies; the body goes as bytes (encode_body), which the SDK sends as they are, as JSON.
-                resp = await self._client.post("/chat/completions", cast_to=httpx2.Response,
-                                               content=encode_body(body), options=options)  # type: ignore[arg-type]
+                resp = await self._client.post(
+                    "/chat/completions", cast_to=httpx2.Response, content=encode_body(body), options=options
+                )  # type: ignore[arg-type]
             # JSON travels as UTF-8 (RFC 8259); a charset naming another encoding (utf-16 without a BOM
             # raises even with errors="replace") is not obeyed.
             text = resp.content.decode("utf-8", "replace")
@@ -575,12 +618,14 @@ class OpenAICompatClient(ModelClient):
         except openai.RateLimitError as exc:
             raise RetryableError(_error_text(exc), parse_retry_after(exc.response.headers), kind="429") from None
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-            raise AuthError(f"credentials rejected ({_error_text(exc)}); check {self.key_env or 'the API key'}") \
-                from None
+            raise AuthError(
+                f"credentials rejected ({_error_text(exc)}); check {self.key_env or 'the API key'}"
+            ) from None
         except openai.APIStatusError as exc:
             if exc.status_code >= 500 or exc.status_code in (408, 409):
-                raise RetryableError(_error_text(exc), parse_retry_after(exc.response.headers),
-                                     kind=str(exc.status_code)) from None
+                raise RetryableError(
+                    _error_text(exc), parse_retry_after(exc.response.headers), kind=str(exc.status_code)
+                ) from None
             raise FatalCallError(_error_text(exc)) from None
         except (openai.APITimeoutError, TimeoutError) as exc:
             # Retried, unlike at the preflight: mid-run, a refused connection is most often a server restarting.
@@ -590,8 +635,7 @@ class OpenAICompatClient(ModelClient):
             if time.monotonic() - t0 < settings.timeout_s:
                 # The aiohttp transport reports a connection the server closed or reset mid-request (a server
                 # killed under load) as a time-out, at once; no deadline can have passed yet.
-                raise RetryableError("connection closed by the server before its reply", kind="connection") \
-                    from None
+                raise RetryableError("connection closed by the server before its reply", kind="connection") from None
             raise RetryableError(f"no complete response within {settings.timeout_s:g} s", kind="timeout") from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc

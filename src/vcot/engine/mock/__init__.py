@@ -21,6 +21,18 @@ from vcot.engine.mock.identify import SuiteIndex, guess_condition, pixel_key
 from vcot.engine.mock.policies import curation_reply, wrong_answer
 from vcot.engine.mock.server import MockServer, run_server
 
-__all__ = ["DEFAULT_FAULTS", "FAULT_KINDS", "HOSTILE_TEXT", "MockConfig", "MockHandle", "MockServer",
-           "SuiteIndex", "curation_reply", "guess_condition", "pixel_key", "run_server", "spawn_mock_server",
-           "wrong_answer"]
+__all__ = [
+    "DEFAULT_FAULTS",
+    "FAULT_KINDS",
+    "HOSTILE_TEXT",
+    "MockConfig",
+    "MockHandle",
+    "MockServer",
+    "SuiteIndex",
+    "curation_reply",
+    "guess_condition",
+    "pixel_key",
+    "run_server",
+    "spawn_mock_server",
+    "wrong_answer",
+]

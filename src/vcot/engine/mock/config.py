@@ -61,8 +61,11 @@ class MockConfig:
             raise ValueError("fault_rate outside 0..1")
         if not 0 <= self.truncate_rate <= 1:
             raise ValueError("truncate_rate outside 0..1")
-        for name, seconds in (("latency_s", self.latency_s), ("retry_after_s", self.retry_after_s),
-                              ("hang_s", self.hang_s)):
+        for name, seconds in (
+            ("latency_s", self.latency_s),
+            ("retry_after_s", self.retry_after_s),
+            ("hang_s", self.hang_s),
+        ):
             # A negative or NaN delay makes asyncio.sleep raise on every request; infinity never answers.
             if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds >= 0):
                 raise ValueError(f"{name}={seconds}: must be a finite number of seconds, 0 or more")

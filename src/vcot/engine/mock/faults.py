@@ -22,15 +22,26 @@ if TYPE_CHECKING:
 
 # Well-formed 200 replies of the wrong shape, each breaking one field a client reads (an attack campaign
 # on loopback found each of them ending a run): what the client must refuse, naming the field.
-HOSTILE_SHAPES = ("usage_list", "message_str", "tokens_str", "tokens_huge", "finish_object", "parts_nonstr",
-                  "deep_nesting", "huge_header")
+HOSTILE_SHAPES = (
+    "usage_list",
+    "message_str",
+    "tokens_str",
+    "tokens_huge",
+    "finish_object",
+    "parts_nonstr",
+    "deep_nesting",
+    "huge_header",
+)
 FAULT_KINDS = ("429", "500", "timeout", "malformed", "truncated", "drop", "hostile", *HOSTILE_SHAPES)
 # "hostile" is a well-formed 200 reply whose text attacks the consumer (control bytes, a lone surrogate,
 # markup, a huge line); it and the hostile shapes are off unless asked for, so a fault rate does not change
 # what a run scores.
 DEFAULT_FAULTS = FAULT_KINDS[:6]
-HOSTILE_TEXT = ("\x00\x1b[31m<script>alert('x')</script>\ud800 {{7*7}} ${env:OPENAI_API_KEY} "
-                + "A" * 20_000 + "\n<answer>\x00\x1b]0;owned\x07</answer>")
+HOSTILE_TEXT = (
+    "\x00\x1b[31m<script>alert('x')</script>\ud800 {{7*7}} ${env:OPENAI_API_KEY} "
+    + "A" * 20_000
+    + "\n<answer>\x00\x1b]0;owned\x07</answer>"
+)
 DEEP_NESTING = 100_000  # levels of the array a deep_nesting reply puts in its usage
 HUGE_HEADER = 64 * 1024  # bytes of the header line a huge_header reply carries
 
@@ -55,15 +66,20 @@ async def wait_latency(cfg: MockConfig, arrived: float) -> None:
         await asyncio.sleep(max(0.0, cfg.latency_s - (time.monotonic() - arrived)))
 
 
-async def act_out(fault: str | None, resp: dict[str, Any], cfg: MockConfig, writer: asyncio.StreamWriter,
-                  status: Counter[str]) -> bool | None:
+async def act_out(
+    fault: str | None, resp: dict[str, Any], cfg: MockConfig, writer: asyncio.StreamWriter, status: Counter[str]
+) -> bool | None:
     """Play `fault` on the connection: whether the connection stays open, or None when the caller is still
     to send `resp` normally (a hostile fault has replaced its text in place). Counts what it sends in
     `status`."""
     if fault == "429":
         status["429"] += 1
-        await send(writer, 429, {"error": {"message": "rate limited (injected)", "type": "rate_limit"}},
-                   extra={"Retry-After": f"{cfg.retry_after_s:g}"})
+        await send(
+            writer,
+            429,
+            {"error": {"message": "rate limited (injected)", "type": "rate_limit"}},
+            extra={"Retry-After": f"{cfg.retry_after_s:g}"},
+        )
         return True
     if fault == "500":
         status["500"] += 1

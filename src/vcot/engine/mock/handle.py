@@ -24,8 +24,9 @@ class MockHandle:
         import urllib.request
 
         data = json.dumps(payload).encode() if payload is not None else None
-        req = urllib.request.Request(self.root + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            self.root + path, data=data, method=method, headers={"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(req, timeout=30) as r:
             return json.loads(r.read())
 
@@ -60,8 +61,18 @@ def spawn_mock_server(suite_dir: str | Path | None, *args: str, timeout: float =
     import tempfile
 
     port_file = Path(tempfile.mkdtemp(prefix="vcot-mock-")) / "port"
-    cmd = [sys.executable, "-m", "vcot.cli", "serve-mock", "--port", "0", "--port-file", str(port_file),
-           *(["--suite", str(suite_dir)] if suite_dir else []), *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "vcot.cli",
+        "serve-mock",
+        "--port",
+        "0",
+        "--port-file",
+        str(port_file),
+        *(["--suite", str(suite_dir)] if suite_dir else []),
+        *args,
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + timeout
     while not port_file.exists():

@@ -44,8 +44,11 @@ class SuiteIndex:
 
         root = Path(suite_dir)
         # A folder of suites (the `suites/` folder of `vcot sweep`) is served as one: uids differ across them.
-        roots = [root] if (root / "manifest.json").is_file() or not root.is_dir() else \
-            sorted(p.parent for p in root.glob("*/manifest.json")) or [root]
+        roots = (
+            [root]
+            if (root / "manifest.json").is_file() or not root.is_dir()
+            else sorted(p.parent for p in root.glob("*/manifest.json")) or [root]
+        )
         for one in roots:
             self._add(read_suite(one, check_images="none"), format_question)
 
@@ -112,8 +115,7 @@ def guess_condition(text: str, n_images: int) -> str:
     return "text_cot"
 
 
-def identify(index: SuiteIndex, headers: dict[str, str], messages: list[Any]
-             ) -> tuple[str | None, str, int, int]:
+def identify(index: SuiteIndex, headers: dict[str, str], messages: list[Any]) -> tuple[str | None, str, int, int]:
     """(uid, condition, epoch, turn) of a request; `headers` have lower-case names."""
     tag = headers.get("x-vcot-call")
     turn = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")

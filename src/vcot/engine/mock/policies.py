@@ -39,8 +39,7 @@ def curation_reply(stage: str, uid: str | None, text: str, cfg: MockConfig) -> s
         m = _GIVEN.search(text)
         return f"Reading the text.\n<answer>{m.group(1).strip() if m else 'unknown'}</answer>"
     if stage == "curate.caption":
-        return ("The picture shows the objects the question mentions; their details are visible only in the "
-                "picture.")
+        return "The picture shows the objects the question mentions; their details are visible only in the picture."
     if stage == "curate.rewrite":
         q = re.search(r"Question: (.*?)\nOptions:", text, re.S)
         c = re.search(r"Correct option: [A-Z]\. (.*)", text)
@@ -49,12 +48,12 @@ def curation_reply(stage: str, uid: str | None, text: str, cfg: MockConfig) -> s
             question += f" (Hint: the answer is {answer}.)"
         return json.dumps({"question": question, "answer": answer})
     fail = uid in cfg.curation_fail_uids and stage.startswith("curate.qc")
-    return json.dumps({"verdict": "fail" if fail else "pass",
-                       "reason": "scripted failure" if fail else "scripted pass"})
+    return json.dumps(
+        {"verdict": "fail" if fail else "pass", "reason": "scripted failure" if fail else "scripted pass"}
+    )
 
 
-def final_answer(index: SuiteIndex, cfg: MockConfig, uid: str | None, condition: str, epoch: int
-                 ) -> tuple[str, str]:
+def final_answer(index: SuiteIndex, cfg: MockConfig, uid: str | None, condition: str, epoch: int) -> tuple[str, str]:
     """(text, finish_reason) of the final answer for this sample."""
     item = index.items.get(uid or "")
     if item is None:
@@ -74,8 +73,9 @@ def final_answer(index: SuiteIndex, cfg: MockConfig, uid: str | None, condition:
     return f"Working through the problem step by step.\n<answer>{ans}</answer>", "stop"
 
 
-def scripted_answer(index: SuiteIndex, cfg: MockConfig, uid: str | None, condition: str, epoch: int,
-                    messages: list[Any]) -> tuple[str, str] | None:
+def scripted_answer(
+    index: SuiteIndex, cfg: MockConfig, uid: str | None, condition: str, epoch: int, messages: list[Any]
+) -> tuple[str, str] | None:
     """The scripted step-judge, probe and last-image replies (MockConfig.judge, probe_right_steps,
     last_image_only; mock/scripted.py), or None when none applies."""
     # Imported here: it pulls in vcot.probes and the schema (about 0.1 s), which a plain answer does not need.
@@ -97,8 +97,14 @@ def scripted_answer(index: SuiteIndex, cfg: MockConfig, uid: str | None, conditi
     return None
 
 
-def reply(index: SuiteIndex, cfg: MockConfig, body: dict[str, Any], sample: tuple[str | None, str, int, int],
-          messages: list[Any], text: str) -> tuple[dict[str, Any], str, int]:
+def reply(
+    index: SuiteIndex,
+    cfg: MockConfig,
+    body: dict[str, Any],
+    sample: tuple[str | None, str, int, int],
+    messages: list[Any],
+    text: str,
+) -> tuple[dict[str, Any], str, int]:
     """(assistant message, finish_reason, characters produced) for a request about `sample` (uid,
     condition, epoch, turn); `text` is all the request's text, which the curation roles read."""
     uid, cond, epoch, turn = sample
@@ -107,13 +113,18 @@ def reply(index: SuiteIndex, cfg: MockConfig, body: dict[str, Any], sample: tupl
     if body.get("tools") and turn < len(script):
         msg["content"] = None
         msg["tool_calls"] = [
-            {"id": f"call_{turn}_{i}", "type": "function",
-             "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))}}
-            for i, c in enumerate(script[turn])]
+            {
+                "id": f"call_{turn}_{i}",
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c.get("arguments", {}))},
+            }
+            for i, c in enumerate(script[turn])
+        ]
         return msg, "tool_calls", sum(len(c["function"]["arguments"]) for c in msg["tool_calls"])
     if cond.startswith("curate."):
         msg["content"] = curation_reply(cond, uid, text, cfg)
         return msg, "stop", len(msg["content"])
-    msg["content"], finish = (scripted_answer(index, cfg, uid, cond, epoch, messages)
-                              or final_answer(index, cfg, uid, cond, epoch))
+    msg["content"], finish = scripted_answer(index, cfg, uid, cond, epoch, messages) or final_answer(
+        index, cfg, uid, cond, epoch
+    )
     return msg, finish, len(msg["content"])

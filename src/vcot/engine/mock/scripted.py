@@ -20,15 +20,27 @@ from typing import Any
 from vcot.probes import build_probes, probe_reason
 from vcot.schema import AnswerType, Instance, option_letters
 
-_OPPOSITE = {"top": "bottom", "bottom": "top", "left": "right", "right": "left", "north": "south",
-             "south": "north", "east": "west", "west": "east", "northeast": "southwest", "southwest": "northeast",
-             "northwest": "southeast", "southeast": "northwest", "clockwise": "counterclockwise",
-             "counterclockwise": "clockwise", "jammed": "clockwise"}
+_OPPOSITE = {
+    "top": "bottom",
+    "bottom": "top",
+    "left": "right",
+    "right": "left",
+    "north": "south",
+    "south": "north",
+    "east": "west",
+    "west": "east",
+    "northeast": "southwest",
+    "southwest": "northeast",
+    "northwest": "southeast",
+    "southeast": "northwest",
+    "clockwise": "counterclockwise",
+    "counterclockwise": "clockwise",
+    "jammed": "clockwise",
+}
 _COLOURS = ("red", "black", "blue", "green", "yellow", "white", "orange", "purple")
 
 
-def wrong_value(answer: str, answer_type: str, options: list[str] | tuple[str, ...] | None,
-                rng: random.Random) -> str:
+def wrong_value(answer: str, answer_type: str, options: list[str] | tuple[str, ...] | None, rng: random.Random) -> str:
     """A value the grader marks wrong against `answer`."""
     t = AnswerType(str(answer_type))
     if options:
@@ -60,8 +72,7 @@ def probe_reply(inst: Instance, right_steps: int, rng: random.Random) -> str:
         ok = p.step <= right_steps
         value = p.answer if ok else wrong_value(p.answer, p.answer_type, p.options, rng)
         lines.append(f"<step{p.step}>{value}</step{p.step}>")
-    final = inst.answer if right_steps >= len(probes) else wrong_value(inst.answer, inst.answer_type, inst.options,
-                                                                       rng)
+    final = inst.answer if right_steps >= len(probes) else wrong_value(inst.answer, inst.answer_type, inst.options, rng)
     lines.append(f"<answer>{final}</answer>")
     return "\n".join(lines)
 
@@ -77,8 +88,10 @@ def judge_reply(inst: Instance, condition: str, p: float, policy: str, rng: rand
         named = rng.choice([k for k in range(len(labels) + 1) if k != truth])
     lines = ["Checking the steps in order."]
     if condition == "judge_steps":
-        lines += [f"<step{k}>{'correct' if not named or k < named else 'incorrect'}</step{k}>"
-                  for k in range(1, (named or len(labels)) + 1)]
+        lines += [
+            f"<step{k}>{'correct' if not named or k < named else 'incorrect'}</step{k}>"
+            for k in range(1, (named or len(labels)) + 1)
+        ]
     lines.append(f"<answer>{named}</answer>")
     return "\n".join(lines)
 

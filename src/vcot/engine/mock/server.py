@@ -31,8 +31,13 @@ from vcot.engine.mock.wire import MAX_BODY, parse_head, send
 
 # The routes, by path: the methods each answers (any other path: 404; another method: 405).
 ROUTES: dict[str, tuple[str, ...]] = {
-    "/v1/chat/completions": ("POST",), "/v1/models": ("GET",), "/stats": ("GET",), "/images": ("GET",),
-    "/health": ("GET",), "/reset": ("POST",), "/config": ("POST",),
+    "/v1/chat/completions": ("POST",),
+    "/v1/models": ("GET",),
+    "/stats": ("GET",),
+    "/images": ("GET",),
+    "/health": ("GET",),
+    "/reset": ("POST",),
+    "/config": ("POST",),
 }
 # The model GET /v1/models lists: what `vcot eval --base-url URL` without --model picks (served_model).
 MODEL_ID = "mock"
@@ -57,7 +62,7 @@ def _question_start(messages: list[Any], n: int = 60) -> str:
     else:
         text = ""
     at = text.find("Question: ")
-    text = " ".join((text[at + len("Question: "):] if at >= 0 else text).split())
+    text = " ".join((text[at + len("Question: ") :] if at >= 0 else text).split())
     return text[:n] + ("…" if len(text) > n else "")
 
 
@@ -89,10 +94,18 @@ class MockServer:
         self.last_reply_at: float | None = None
 
     def stats(self) -> dict[str, Any]:
-        return {"requests": self.requests, "max_inflight": self.max_inflight, "status": dict(self.status),
-                "faults": dict(self.faults), "by_key": dict(self.by_key), "ok_by_key": dict(self.ok_by_key),
-                "roles": dict(self.roles), "first_request_at": self.first_request_at,
-                "last_reply_at": self.last_reply_at, "uptime_s": time.time() - self.started}
+        return {
+            "requests": self.requests,
+            "max_inflight": self.max_inflight,
+            "status": dict(self.status),
+            "faults": dict(self.faults),
+            "by_key": dict(self.by_key),
+            "ok_by_key": dict(self.ok_by_key),
+            "roles": dict(self.roles),
+            "first_request_at": self.first_request_at,
+            "last_reply_at": self.last_reply_at,
+            "uptime_s": time.time() - self.started,
+        }
 
     def identify(self, headers: dict[str, str], messages: list[Any]) -> tuple[str | None, str, int, int]:
         """(uid, condition, epoch, turn) of a request."""
@@ -127,21 +140,34 @@ class MockServer:
                         n_chars += len(str(part.get("text", "")))
                         texts.append(str(part.get("text", "")))
         if self.config.record_images and len(self.images) < 100_000:
-            self.images.append({"uid": uid, "condition": cond, "epoch": epoch, "turn": turn,
-                                "sha256": received, "text": "\n".join(texts)})
-        msg, finish, out_chars = reply(self.index, self.config, body, (uid, cond, epoch, turn), messages,
-                                       "\n".join(texts))
+            self.images.append(
+                {
+                    "uid": uid,
+                    "condition": cond,
+                    "epoch": epoch,
+                    "turn": turn,
+                    "sha256": received,
+                    "text": "\n".join(texts),
+                }
+            )
+        msg, finish, out_chars = reply(
+            self.index, self.config, body, (uid, cond, epoch, turn), messages, "\n".join(texts)
+        )
         resp = {
-            "id": f"chatcmpl-mock-{self.requests}", "object": "chat.completion", "created": int(time.time()),
+            "id": f"chatcmpl-mock-{self.requests}",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": str(body.get("model", "mock")),
             "choices": [{"index": 0, "message": msg, "finish_reason": finish}],
-            "usage": {"prompt_tokens": n_chars // 4 + 256 * n_images, "completion_tokens": out_chars // 4 + 1,
-                      "total_tokens": n_chars // 4 + 256 * n_images + out_chars // 4 + 1},
+            "usage": {
+                "prompt_tokens": n_chars // 4 + 256 * n_images,
+                "completion_tokens": out_chars // 4 + 1,
+                "total_tokens": n_chars // 4 + 256 * n_images + out_chars // 4 + 1,
+            },
         }
         return resp, headers.get("x-vcot-call") or f"{uid}|{cond}|{epoch}|{turn}"
 
-    def _check_known(self, body: dict[str, Any], messages: list[Any], uid: str | None, cond: str,
-                     turn: int) -> None:
+    def _check_known(self, body: dict[str, Any], messages: list[Any], uid: str | None, cond: str, turn: int) -> None:
         """Raise UnknownInstance for a request the loaded suite has no instance for and that would get a
         final answer (a curation role or a scripted tool call needs none); nothing without a suite, or with
         MockConfig.unknown "answer"."""
@@ -152,10 +178,15 @@ class MockServer:
         start = _question_start(messages)
         if not self._warned_unknown:
             self._warned_unknown = True
-            print(f"mock: a request matched no suite item (question starts {start!r}); answering 404",
-                  file=sys.stderr, flush=True)
-        raise UnknownInstance(f"the mock server's suite has no instance this request is about (question "
-                              f"starts {start!r}{f', tagged uid {uid!r}' if uid else ''})")
+            print(
+                f"mock: a request matched no suite item (question starts {start!r}); answering 404",
+                file=sys.stderr,
+                flush=True,
+            )
+        raise UnknownInstance(
+            f"the mock server's suite has no instance this request is about (question "
+            f"starts {start!r}{f', tagged uid {uid!r}' if uid else ''})"
+        )
 
     # -- HTTP -----------------------------------------------------------------------------------------------
 
@@ -198,24 +229,41 @@ class MockServer:
         finally:
             writer.close()
 
-    async def _route(self, method: str, path: str, headers: dict[str, str], body: bytes,
-                     writer: asyncio.StreamWriter) -> bool:
+    async def _route(
+        self, method: str, path: str, headers: dict[str, str], body: bytes, writer: asyncio.StreamWriter
+    ) -> bool:
         """Answer one request; whether the connection stays open."""
         if path not in ROUTES:
-            await send(writer, 404, _error(f"no route {method} {path}: the mock server, like vLLM, answers "
-                                           "POST /v1/chat/completions and GET /v1/models (is the --base-url "
-                                           "the server's root followed by /v1?)", "not_found_error", 404))
+            await send(
+                writer,
+                404,
+                _error(
+                    f"no route {method} {path}: the mock server, like vLLM, answers "
+                    "POST /v1/chat/completions and GET /v1/models (is the --base-url "
+                    "the server's root followed by /v1?)",
+                    "not_found_error",
+                    404,
+                ),
+            )
             return True
         if method not in ROUTES[path]:
-            await send(writer, 405, _error(f"method {method} not allowed on {path} (use "
-                                           f"{' or '.join(ROUTES[path])})", "method_not_allowed", 405),
-                       extra={"Allow": ", ".join(ROUTES[path])})
+            await send(
+                writer,
+                405,
+                _error(
+                    f"method {method} not allowed on {path} (use {' or '.join(ROUTES[path])})",
+                    "method_not_allowed",
+                    405,
+                ),
+                extra={"Allow": ", ".join(ROUTES[path])},
+            )
             return True
         if path == "/v1/chat/completions":
             return await self._chat(headers, body, writer)
         if path == "/v1/models":
-            await send(writer, 200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model",
-                                                                 "owned_by": "vcot"}]})
+            await send(
+                writer, 200, {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "owned_by": "vcot"}]}
+            )
         elif path == "/stats":
             await send(writer, 200, self.stats())
         elif path == "/images":
@@ -253,8 +301,9 @@ class MockServer:
                 return True
             except (ValueError, TypeError, AttributeError, KeyError) as exc:
                 self.status["400"] += 1
-                await send(writer, 400, {"error": {"message": f"invalid request: {exc}",
-                                                   "type": "invalid_request_error"}})
+                await send(
+                    writer, 400, {"error": {"message": f"invalid request: {exc}", "type": "invalid_request_error"}}
+                )
                 return True
             self.by_key[key] += 1
             fault = self._faults.draw(cfg)
@@ -273,8 +322,14 @@ class MockServer:
             self.inflight -= 1
 
 
-async def run_server(config: MockConfig, suite_dir: str | Path | None, host: str, port: int,
-                     port_file: str | Path | None = None, announce: Any = print) -> None:
+async def run_server(
+    config: MockConfig,
+    suite_dir: str | Path | None,
+    host: str,
+    port: int,
+    port_file: str | Path | None = None,
+    announce: Any = print,
+) -> None:
     server = MockServer(config, suite_dir)
     bound = await server.start(host, port)
     if port_file:

@@ -63,8 +63,11 @@ from vcot.rl.verl.tool_schema import (
 
 # `name as name` above: private names the one-module adapter had, kept here for the tests that read them.
 
-_LAZY: dict[str, Callable[[], type]] = {"DrawingTool": _build_drawing_tool, "CurriculumSampler": _build_sampler,
-                                        "CurriculumDataset": _build_dataset}
+_LAZY: dict[str, Callable[[], type]] = {
+    "DrawingTool": _build_drawing_tool,
+    "CurriculumSampler": _build_sampler,
+    "CurriculumDataset": _build_dataset,
+}
 _LAZY_LOCK = threading.Lock()
 
 
@@ -83,8 +86,29 @@ def __getattr__(name: str) -> Any:
     return globals()[name]
 
 
-__all__ = ["ABILITY", "DATA_SOURCE_PREFIX", "DEFAULT_TOOL_CALLS", "MAX_TOOL_CALLS", "MAX_TOOL_TEXT",
-           "SINGLE_TURN_AGENT", "TOOL_AGENT", "TOOL_CLASS", "TOOL_CONFIG_FILE", "TRAIN_FILE", "VALIDATION_FILE",
-           "VerlExport", "VerlExportError", "compute_score", "export_verl", "problem_spec", "problems_from_suite",
-           "scene_key", "split_by_scene", "tool_config", "verl_messages", "verl_row", "verl_tool_schema",
-           "write_tool_config"]
+__all__ = [
+    "ABILITY",
+    "DATA_SOURCE_PREFIX",
+    "DEFAULT_TOOL_CALLS",
+    "MAX_TOOL_CALLS",
+    "MAX_TOOL_TEXT",
+    "SINGLE_TURN_AGENT",
+    "TOOL_AGENT",
+    "TOOL_CLASS",
+    "TOOL_CONFIG_FILE",
+    "TRAIN_FILE",
+    "VALIDATION_FILE",
+    "VerlExport",
+    "VerlExportError",
+    "compute_score",
+    "export_verl",
+    "problem_spec",
+    "problems_from_suite",
+    "scene_key",
+    "split_by_scene",
+    "tool_config",
+    "verl_messages",
+    "verl_row",
+    "verl_tool_schema",
+    "write_tool_config",
+]

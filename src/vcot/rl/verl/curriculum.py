@@ -29,8 +29,9 @@ def _row_keys(data_source: Any) -> list[tuple[str, str, dict]]:
             params = json.loads(info.get("params") or "{}")
         except (TypeError, ValueError):
             params = {}
-        out.append((str(info.get("task", "")), str(info.get("difficulty", "")),
-                    params if isinstance(params, dict) else {}))
+        out.append(
+            (str(info.get("task", "")), str(info.get("difficulty", "")), params if isinstance(params, dict) else {})
+        )
     return out
 
 
@@ -80,8 +81,11 @@ class _Picker:
         # Equally near levels are served together (medium asked, easy and hard exported: both).
         presets = ["easy", "medium", "hard"]
         if isinstance(level, str) and level in presets:
-            dist = {i: abs(presets.index(self.keys[i][1]) - presets.index(level)) for i in rows
-                    if self.keys[i][1] in presets}
+            dist = {
+                i: abs(presets.index(self.keys[i][1]) - presets.index(level))
+                for i in rows
+                if self.keys[i][1] in presets
+            }
             if dist:
                 best = min(dist.values())
                 return [i for i, d in dist.items() if d == best]
@@ -146,8 +150,9 @@ def _curriculum_options(data_config: Any) -> dict[str, Any]:
     except ImportError:  # plain dict configs need no omegaconf
         pass
     if not isinstance(raw, Mapping):
-        raise ValueError("data.vcot_curriculum must be a mapping of vcot.rl.Curriculum's arguments, seed and "
-                         "num_samples")
+        raise ValueError(
+            "data.vcot_curriculum must be a mapping of vcot.rl.Curriculum's arguments, seed and num_samples"
+        )
     return dict(raw)
 
 
@@ -237,8 +242,10 @@ def _build_dataset() -> type:
             if self.curriculum_sampler is not None:
                 if not self._warned and get_worker_info() is not None:
                     # A worker holds a copy: the trainer's on_batch_end updates never reach it.
-                    logger.warning("vcot CurriculumDataset runs in a dataloader worker, where the curriculum "
-                                   "never moves; set data.dataloader_num_workers=0")
+                    logger.warning(
+                        "vcot CurriculumDataset runs in a dataloader worker, where the curriculum "
+                        "never moves; set data.dataloader_num_workers=0"
+                    )
                     self._warned = True
                 item = self.curriculum_sampler.pick(int(item))
             return super().__getitem__(item)

@@ -48,9 +48,16 @@ def verl_messages(prompt: Sequence[Mapping[str, Any]], n_images: int, where: str
 
 def problem_spec(problem: Problem) -> dict[str, Any]:
     """What `vcot.rl.problem_from_row` needs to regenerate the problem (the tool's `create_kwargs`)."""
-    return {"task": problem.task, "uid": problem.uid, "seed": int(problem.seed), "index": int(problem.index),
-            "difficulty": problem.difficulty, "params": json.dumps(problem.params, sort_keys=True),
-            "condition": problem.condition, "variant": int(problem.variant or 0)}
+    return {
+        "task": problem.task,
+        "uid": problem.uid,
+        "seed": int(problem.seed),
+        "index": int(problem.index),
+        "difficulty": problem.difficulty,
+        "params": json.dumps(problem.params, sort_keys=True),
+        "condition": problem.condition,
+        "variant": int(problem.variant or 0),
+    }
 
 
 def verl_row(problem: Problem, *, split: str, index: int, tools: Sequence[str] | None = None) -> dict[str, Any]:
@@ -72,11 +79,20 @@ def verl_row(problem: Problem, *, split: str, index: int, tools: Sequence[str] |
         "ability": ABILITY,
         "reward_model": {"style": "rule", "ground_truth": str(problem.answer)},
         "extra_info": {
-            "index": int(index), "split": split, "task": problem.task, "uid": problem.uid,
-            "answer_type": str(problem.answer_type), "options": [str(o) for o in (problem.options or [])],
-            "seed": int(problem.seed), "problem_index": int(problem.index), "difficulty": problem.difficulty,
-            "params": spec["params"], "condition": problem.condition, "variant": spec["variant"],
-            "question": problem.question, "need_tools_kwargs": drawing,
+            "index": int(index),
+            "split": split,
+            "task": problem.task,
+            "uid": problem.uid,
+            "answer_type": str(problem.answer_type),
+            "options": [str(o) for o in (problem.options or [])],
+            "seed": int(problem.seed),
+            "problem_index": int(problem.index),
+            "difficulty": problem.difficulty,
+            "params": spec["params"],
+            "condition": problem.condition,
+            "variant": spec["variant"],
+            "question": problem.question,
+            "need_tools_kwargs": drawing,
             "tools_kwargs": {name: {"create_kwargs": spec} for name in tools},
         },
     }
@@ -85,24 +101,48 @@ def verl_row(problem: Problem, *, split: str, index: int, tools: Sequence[str] |
 def _schema(tools: Sequence[str]):
     import pyarrow as pa
 
-    spec = pa.struct([("task", pa.string()), ("uid", pa.string()), ("seed", pa.int64()), ("index", pa.int64()),
-                      ("difficulty", pa.string()), ("params", pa.string()), ("condition", pa.string()),
-                      ("variant", pa.int64())])
-    extra = pa.struct([
-        ("index", pa.int64()), ("split", pa.string()), ("task", pa.string()), ("uid", pa.string()),
-        ("answer_type", pa.string()), ("options", pa.list_(pa.string())), ("seed", pa.int64()),
-        ("problem_index", pa.int64()), ("difficulty", pa.string()), ("params", pa.string()),
-        ("condition", pa.string()), ("variant", pa.int64()), ("question", pa.string()),
-        ("need_tools_kwargs", pa.bool_()),
-        ("tools_kwargs", pa.struct([(name, pa.struct([("create_kwargs", spec)])) for name in tools])),
-    ])
-    return pa.schema([
-        ("data_source", pa.string()), ("agent_name", pa.string()),
-        ("prompt", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
-        ("images", pa.list_(pa.struct([("bytes", pa.binary())]))), ("ability", pa.string()),
-        ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
-        ("extra_info", extra),
-    ])
+    spec = pa.struct(
+        [
+            ("task", pa.string()),
+            ("uid", pa.string()),
+            ("seed", pa.int64()),
+            ("index", pa.int64()),
+            ("difficulty", pa.string()),
+            ("params", pa.string()),
+            ("condition", pa.string()),
+            ("variant", pa.int64()),
+        ]
+    )
+    extra = pa.struct(
+        [
+            ("index", pa.int64()),
+            ("split", pa.string()),
+            ("task", pa.string()),
+            ("uid", pa.string()),
+            ("answer_type", pa.string()),
+            ("options", pa.list_(pa.string())),
+            ("seed", pa.int64()),
+            ("problem_index", pa.int64()),
+            ("difficulty", pa.string()),
+            ("params", pa.string()),
+            ("condition", pa.string()),
+            ("variant", pa.int64()),
+            ("question", pa.string()),
+            ("need_tools_kwargs", pa.bool_()),
+            ("tools_kwargs", pa.struct([(name, pa.struct([("create_kwargs", spec)])) for name in tools])),
+        ]
+    )
+    return pa.schema(
+        [
+            ("data_source", pa.string()),
+            ("agent_name", pa.string()),
+            ("prompt", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
+            ("images", pa.list_(pa.struct([("bytes", pa.binary())]))),
+            ("ability", pa.string()),
+            ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
+            ("extra_info", extra),
+        ]
+    )
 
 
 def scene_key(problem: Problem) -> str:
@@ -119,8 +159,9 @@ def scene_key(problem: Problem) -> str:
         return hashlib.sha256(json.dumps(scene, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def split_by_scene(problems: Iterable[Problem], validation_fraction: float, seed: int = 0
-                   ) -> tuple[list[Problem], list[Problem]]:
+def split_by_scene(
+    problems: Iterable[Problem], validation_fraction: float, seed: int = 0
+) -> tuple[list[Problem], list[Problem]]:
     """(train, validation): per task, round(fraction × scenes) whole scenes, ranked by a seeded hash of their
     key, go to validation — at least one when the task has two scenes or more and the fraction is positive,
     never all of them. Both keep the input order."""
@@ -183,9 +224,17 @@ class VerlExport:
         return sum(self.counts.get("validation", {}).values())
 
 
-def export_verl(problems: Iterable[Problem], out: str | Path, *, validation_fraction: float = 0.1, seed: int = 0,
-                max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = None,
-                invalid_penalty: float = 0.0, split_name: str = "train") -> VerlExport:
+def export_verl(
+    problems: Iterable[Problem],
+    out: str | Path,
+    *,
+    validation_fraction: float = 0.1,
+    seed: int = 0,
+    max_calls: int = DEFAULT_TOOL_CALLS,
+    corruption: str | None = None,
+    invalid_penalty: float = 0.0,
+    split_name: str = "train",
+) -> VerlExport:
     """Write `train.parquet`, `validation.parquet` (when the fraction is positive) and `tool_config.yaml` into
     the folder `out`. The rows are built in memory (PNG bytes), so a very large set is better exported in
     parts. `split_name` names the first split and its file (`<split_name>.parquet`): "train" by default; a
@@ -214,14 +263,13 @@ def export_verl(problems: Iterable[Problem], out: str | Path, *, validation_frac
         _write_parquet(validation, val_path, "validation")
     elif (out / VALIDATION_FILE).exists():
         (out / VALIDATION_FILE).unlink()  # a stale split from an earlier export would be trained against
-    tool_config = write_tool_config(out / TOOL_CONFIG_FILE, max_calls=max_calls, corruption=corruption,
-                                    invalid_penalty=invalid_penalty)
-    return VerlExport(out, first, val_path, tool_config,
-                      {"train": counts(train), "validation": counts(validation)})
+    tool_config = write_tool_config(
+        out / TOOL_CONFIG_FILE, max_calls=max_calls, corruption=corruption, invalid_penalty=invalid_penalty
+    )
+    return VerlExport(out, first, val_path, tool_config, {"train": counts(train), "validation": counts(validation)})
 
 
-def problems_from_suite(suite: Any, condition: str = "direct", steps: bool = False
-                        ) -> tuple[list[Problem], list[str]]:
+def problems_from_suite(suite: Any, condition: str = "direct", steps: bool = False) -> tuple[list[Problem], list[str]]:
     """The suite's generated instances as problems, each regenerated from its generator record with
     `vcot.rl.problem_from_row` (the drawing tool rebuilds it the same way) and checked against the stored
     answer and scene (`steps`: with their step texts and pictures). Returns (problems, one message per
@@ -237,8 +285,14 @@ def problems_from_suite(suite: Any, condition: str = "direct", steps: bool = Fal
         if not isinstance(gen, dict) or "index" not in gen:
             skipped.append(f"{inst.uid}: not generated by vcot (no generator record); cannot be regenerated")
             continue
-        row = {"task": inst.task, "difficulty": gen.get("difficulty", "custom"), "params": gen.get("params", {}),
-               "seed": gen.get("suite_seed", 0), "index": gen["index"], "condition": condition}
+        row = {
+            "task": inst.task,
+            "difficulty": gen.get("difficulty", "custom"),
+            "params": gen.get("params", {}),
+            "seed": gen.get("suite_seed", 0),
+            "index": gen["index"],
+            "condition": condition,
+        }
         if gen.get("variant"):
             row["variant"] = gen["variant"]
         try:
@@ -247,9 +301,10 @@ def problems_from_suite(suite: Any, condition: str = "direct", steps: bool = Fal
             skipped.append(f"{inst.uid}: cannot be regenerated ({type(exc).__name__}: {exc})")
             continue
         if str(p.answer) != str(inst.answer) or p.instance.meta.get("scene") != inst.meta.get("scene"):
-            skipped.append(f"{inst.uid}: regenerates to a different problem (generator version "
-                           f"{gen.get('version')!r}{', variant ' + str(gen['variant']) if gen.get('variant') else ''})")
+            skipped.append(
+                f"{inst.uid}: regenerates to a different problem (generator version "
+                f"{gen.get('version')!r}{', variant ' + str(gen['variant']) if gen.get('variant') else ''})"
+            )
             continue
         problems.append(p)
     return problems, skipped
-

@@ -22,8 +22,9 @@ def _draw_calls(value: Any) -> float:
     return count if math.isfinite(count) and count >= 0 else 0.0
 
 
-def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_info: Mapping[str, Any] | None = None,
-                  **kwargs: Any) -> dict[str, Any]:
+def compute_score(
+    data_source: str, solution_str: str, ground_truth: str, extra_info: Mapping[str, Any] | None = None, **kwargs: Any
+) -> dict[str, Any]:
     """verl's custom reward function (`reward.custom_reward_function`): vcot's grader on the decoded
     response. Returns verl's dict form — `score` (the reward), `acc` (1.0 when correct: verl's validation
     metrics use it), `pred` (the extracted answer: verl's majority vote uses it), `format_ok`, `draw_calls` —
@@ -38,15 +39,21 @@ def compute_score(data_source: str, solution_str: str, ground_truth: str, extra_
         from vcot.rl import reward_details
 
         options = info.get("options")
-        row = {"answer": "" if ground_truth is None else str(ground_truth),
-               "answer_type": str(info.get("answer_type") or ""),
-               "options": [str(o) for o in options] if isinstance(options, list | tuple) and options else None,
-               "question": str(info.get("question") or ""), "task": info.get("task"), "uid": info.get("uid")}
+        row = {
+            "answer": "" if ground_truth is None else str(ground_truth),
+            "answer_type": str(info.get("answer_type") or ""),
+            "options": [str(o) for o in options] if isinstance(options, list | tuple) and options else None,
+            "question": str(info.get("question") or ""),
+            "task": info.get("task"),
+            "uid": info.get("uid"),
+        }
         details = reward_details(solution_str if isinstance(solution_str, str) else "", row)
-        out.update(score=float(details.reward), acc=float(bool(details.correct)),
-                   pred="" if details.extracted is None else str(details.extracted),
-                   format_ok=float(bool(details.format_ok)))
+        out.update(
+            score=float(details.reward),
+            acc=float(bool(details.correct)),
+            pred="" if details.extracted is None else str(details.extracted),
+            format_ok=float(bool(details.format_ok)),
+        )
     except Exception:  # a reward must never stop training; garbage scores 0
         pass
     return out
-

@@ -96,8 +96,9 @@ def _build_drawing_tool() -> type:
                 name = config.get("action")
                 defs = {d["function"]["name"]: d for d in tool_definitions()}
                 if name not in defs:
-                    raise ValueError(f"DrawingTool: config.action must name an action ({', '.join(defs)}), "
-                                     f"got {name!r}")
+                    raise ValueError(
+                        f"DrawingTool: config.action must name an action ({', '.join(defs)}), got {name!r}"
+                    )
                 tool_schema = OpenAIFunctionToolSchema.model_validate(verl_tool_schema(defs[name]))
             super().__init__(config, tool_schema)
             if self.name not in action_names():
@@ -112,8 +113,9 @@ def _build_drawing_tool() -> type:
             self.corruption: str | None = corruption
             penalty = config.get("invalid_penalty", 0.0)
             if not isinstance(penalty, int | float) or isinstance(penalty, bool) or not 0 <= penalty <= 10:
-                raise ValueError(f"DrawingTool {self.name}: invalid_penalty must be a number from 0 to 10, "
-                                 f"got {penalty!r}")
+                raise ValueError(
+                    f"DrawingTool {self.name}: invalid_penalty must be a number from 0 to 10, got {penalty!r}"
+                )
             self.invalid_penalty = float(penalty)
             self._instances: dict[str, _Trajectory | str] = {}
 
@@ -144,8 +146,9 @@ def _build_drawing_tool() -> type:
                     traj = _BY_TRAJECTORY[agent_data] = _Trajectory(entry)
             return traj
 
-        async def execute(self, instance_id: str, parameters: dict[str, Any], **kwargs: Any
-                          ) -> tuple[ToolResponse, float, dict]:
+        async def execute(
+            self, instance_id: str, parameters: dict[str, Any], **kwargs: Any
+        ) -> tuple[ToolResponse, float, dict]:
             """Run this action on the trajectory's drawing: (ToolResponse with the picture and a text, 0.0,
             metrics) or, for an invalid action or an exhausted budget, (ToolResponse with the error text, 0.0,
             metrics)."""
@@ -166,8 +169,9 @@ def _build_drawing_tool() -> type:
                         error = f"error: the picture could not be rebuilt ({type(exc).__name__})"
                 if error is None:
                     try:
-                        image, text, step = await loop.run_in_executor(None, traj.session.act, self.name,
-                                                                       dict(parameters))
+                        image, text, step = await loop.run_in_executor(
+                            None, traj.session.act, self.name, dict(parameters)
+                        )
                     except Exception as exc:  # VcotEnv.act promises not to raise; a bug must not end a rollout
                         image, text, step = None, f"error: {self.name} failed ({type(exc).__name__})", None
                 else:
@@ -181,8 +185,11 @@ def _build_drawing_tool() -> type:
                     agent_data.extra_fields["vcot_draw_calls"] = traj.calls - traj.errors
             if image is None:
                 return ToolResponse(text=_safe_text(text)), float(step), {"valid": False, "action": self.name}
-            return (ToolResponse(text=_safe_text(text), image=[image]), float(step),
-                    {"valid": True, "action": self.name})
+            return (
+                ToolResponse(text=_safe_text(text), image=[image]),
+                float(step),
+                {"valid": True, "action": self.name},
+            )
 
         def _new_session(self, spec_json: str) -> Any:
             from vcot.rl.env import VcotEnv
@@ -223,4 +230,3 @@ def _check_parameters(parameters: Any, limit: int) -> str | None:
     if size > limit:
         return f"error: the arguments are {size} characters long (limit {limit})"
     return None
-

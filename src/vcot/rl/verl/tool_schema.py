@@ -56,13 +56,19 @@ def verl_tool_schema(definition: Mapping[str, Any]) -> dict[str, Any]:
         if "enum" in prop:
             p["enum"] = list(prop["enum"])
         props[name] = p
-    return {"type": "function", "function": {
-        "name": fn["name"], "description": fn["description"],
-        "parameters": {"type": "object", "properties": props, "required": list(params.get("required", []))}}}
+    return {
+        "type": "function",
+        "function": {
+            "name": fn["name"],
+            "description": fn["description"],
+            "parameters": {"type": "object", "properties": props, "required": list(params.get("required", []))},
+        },
+    }
 
 
-def tool_config(max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = None,
-                invalid_penalty: float = 0.0) -> dict[str, Any]:
+def tool_config(
+    max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = None, invalid_penalty: float = 0.0
+) -> dict[str, Any]:
     """verl's tool config (`rollout.multi_turn.tool_config_path`): one `DrawingTool` entry per action. One
     tool per action keeps each action's own parameter schema (a single tool with an `action` enum could not
     say which parameters go with which action in verl's flat schema); the entries share one drawing per
@@ -73,19 +79,28 @@ def tool_config(max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = No
     config: dict[str, Any] = {"type": "native", "max_calls": int(max_calls), "corruption": corruption}
     if invalid_penalty:
         config["invalid_penalty"] = float(invalid_penalty)
-    return {"tools": [{"class_name": TOOL_CLASS, "config": dict(config),
-                       "tool_schema": verl_tool_schema(d)} for d in tool_definitions()]}
+    return {
+        "tools": [
+            {"class_name": TOOL_CLASS, "config": dict(config), "tool_schema": verl_tool_schema(d)}
+            for d in tool_definitions()
+        ]
+    }
 
 
-def write_tool_config(path: str | Path, max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = None,
-                      invalid_penalty: float = 0.0) -> Path:
+def write_tool_config(
+    path: str | Path, max_calls: int = DEFAULT_TOOL_CALLS, corruption: str | None = None, invalid_penalty: float = 0.0
+) -> Path:
     import yaml
 
     path = Path(path)
-    text = ("# verl tool config for the vcot drawing tool (docs/rl.md, \"verl\"): "
-            "actor_rollout_ref.rollout.multi_turn.tool_config_path\n")
-    path.write_text(text + yaml.safe_dump(tool_config(max_calls, corruption, invalid_penalty), sort_keys=False, allow_unicode=True),
-                    encoding="utf-8")
+    text = (
+        '# verl tool config for the vcot drawing tool (docs/rl.md, "verl"): '
+        "actor_rollout_ref.rollout.multi_turn.tool_config_path\n"
+    )
+    path.write_text(
+        text + yaml.safe_dump(tool_config(max_calls, corruption, invalid_penalty), sort_keys=False, allow_unicode=True),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -96,7 +111,9 @@ def _check_tool_options(max_calls: Any, corruption: Any, invalid_penalty: Any = 
         raise VerlExportError(f"max_calls must be an integer from 1 to {MAX_TOOL_CALLS}, got {max_calls!r}")
     if corruption is not None and corruption not in CORRUPTIONS:
         raise VerlExportError(f"corruption must be null or one of {', '.join(CORRUPTIONS)}, got {corruption!r}")
-    if (isinstance(invalid_penalty, bool) or not isinstance(invalid_penalty, int | float)
-            or not 0 <= invalid_penalty <= 10):
+    if (
+        isinstance(invalid_penalty, bool)
+        or not isinstance(invalid_penalty, int | float)
+        or not 0 <= invalid_penalty <= 10
+    ):
         raise VerlExportError(f"invalid_penalty must be a number from 0 to 10, got {invalid_penalty!r}")
-

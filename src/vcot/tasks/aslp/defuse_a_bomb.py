@@ -109,7 +109,7 @@ def check_geometry(scene: dict[str, Any]) -> None:
             raise Reject(f"two wires share the grid point at column {x}")
     for x in range(width):
         for i, a in enumerate(wires):
-            for b in wires[i + 1:]:
+            for b in wires[i + 1 :]:
                 # Segments between the same columns intersect only as an X (a swap of adjacent rows).
                 if a[x] - b[x] == -(a[x + 1] - b[x + 1]) and abs(a[x] - b[x]) == 1:
                     cross = (x * Q + Q // 2, (a[x] + b[x]) * Q // 2)
@@ -118,7 +118,7 @@ def check_geometry(scene: dict[str, Any]) -> None:
     for i, pa in enumerate(panels):
         if pa.x0 <= 0 or pa.x1 >= width * Q or pa.y0 < 0 or pa.y1 > height * Q:
             raise Reject("panel covers an end or terminal column or leaves the board")
-        for pb in panels[i + 1:]:
+        for pb in panels[i + 1 :]:
             if not (pa.x1 + Q <= pb.x0 or pb.x1 + Q <= pa.x0 or pa.y1 + Q <= pb.y0 or pb.y1 + Q <= pa.y0):
                 raise Reject("panels overlap or touch")
     for rows in wires:
@@ -134,8 +134,8 @@ def check_geometry(scene: dict[str, Any]) -> None:
     for pn in panels:
         hits = sorted(p for rows in wires for p in wire_points(rows) if pn.on_boundary(p))
         for i, p in enumerate(hits):
-            for q in hits[i + 1:]:
-                if (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 < MIN_GAP ** 2:
+            for q in hits[i + 1 :]:
+                if (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 < MIN_GAP**2:
                     raise Reject("two wires meet a panel edge too close together")
 
 
@@ -232,8 +232,8 @@ def panel_ok(pn: Panel, wires: list[list[QPoint]], bends: list[QPoint], crossing
     if under < 2:
         return False
     for i, p in enumerate(hits):
-        for q in hits[i + 1:]:
-            if (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 < MIN_GAP ** 2:
+        for q in hits[i + 1 :]:
+            if (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 < MIN_GAP**2:
                 return False
     return True
 
@@ -269,16 +269,23 @@ class DefuseABomb(Task):
     description = "Wires cross and run straight under opaque panels; which labelled wire leads to the detonator."
     colour_pools = (WIRE_COLORS,)
     limits = {
-        "n_wires": Limit(3, 6, "wires, also the options: each can get its own one of 6 wire colours; with 2 the "
-                               "question is a coin toss"),
+        "n_wires": Limit(
+            3,
+            6,
+            "wires, also the options: each can get its own one of 6 wire colours; with 2 the question is a coin toss",
+        ),
         "width": Limit(5, 30, "columns: the board is drawn 618 px wide, 20 px a column at 30"),
-        "height": Limit(5, 12, "rows 0..height, drawn at the column spacing (up to 52 px): the picture is some 720 px "
-                               "tall at 12; below 5 the wires find no room to cross under a panel"),
+        "height": Limit(
+            5,
+            12,
+            "rows 0..height, drawn at the column spacing (up to 52 px): the picture is some 720 px "
+            "tall at 12; below 5 the wires find no room to cross under a panel",
+        ),
         "n_panels": Limit(1, 6, "opaque panels, each hiding a crossing (the answer wire crosses under one)"),
-        "panel_max_w": Limit(2, 8, "panel width in grid units: at least 2 to hide a crossing; every wire runs "
-                                   "straight across it"),
-        "panel_max_h": Limit(2, 12, "panel height in grid units: at least 2 to hide a crossing, at most the "
-                                    "board's"),
+        "panel_max_w": Limit(
+            2, 8, "panel width in grid units: at least 2 to hide a crossing; every wire runs straight across it"
+        ),
+        "panel_max_h": Limit(2, 12, "panel height in grid units: at least 2 to hide a crossing, at most the board's"),
         "keep_direction": Limit(0, 1, "a probability"),
         "cross_rate": Limit(0, 1, "a probability"),
     }
@@ -286,23 +293,31 @@ class DefuseABomb(Task):
     def check_config(self, config: DefuseConfig) -> None:
         super().check_config(config)
         if config.height < config.n_wires + 1:
-            raise ParameterError(f"parameters of task {self.name}: height ({config.height}) must be at least n_wires + "
-                                 f"1 = {config.n_wires + 1} (the wires need a free row to swap places)")
+            raise ParameterError(
+                f"parameters of task {self.name}: height ({config.height}) must be at least n_wires + "
+                f"1 = {config.n_wires + 1} (the wires need a free row to swap places)"
+            )
         # Measured: with panels at most 3 units wide and tall, or at most 3 tall on boards of fewer spare rows, no
         # scene is found in 2000 attempts.
         if config.panel_max_h < 4 and config.panel_max_w < 4:
-            raise ParameterError(f"parameters of task {self.name}: panel_max_w ({config.panel_max_w}) or panel_max_h "
-                                 f"({config.panel_max_h}) must be at least 4 (smaller panels find no crossing to hide "
-                                 "that the wires leave cleanly)")
+            raise ParameterError(
+                f"parameters of task {self.name}: panel_max_w ({config.panel_max_w}) or panel_max_h "
+                f"({config.panel_max_h}) must be at least 4 (smaller panels find no crossing to hide "
+                "that the wires leave cleanly)"
+            )
         if config.panel_max_h < 4 and config.height < config.n_wires + 3:
-            raise ParameterError(f"parameters of task {self.name}: with panel_max_h below 4, height ({config.height}) "
-                                 f"must be at least n_wires + 3 = {config.n_wires + 3} (a low panel hides a crossing "
-                                 "only with spare rows around it)")
+            raise ParameterError(
+                f"parameters of task {self.name}: with panel_max_h below 4, height ({config.height}) "
+                f"must be at least n_wires + 3 = {config.n_wires + 3} (a low panel hides a crossing "
+                "only with spare rows around it)"
+            )
         need = config.n_panels * (config.panel_max_w + 2) + 1
         if config.width < need:
-            raise ParameterError(f"parameters of task {self.name}: width ({config.width}) must be at least n_panels x "
-                                 f"(panel_max_w + 2) + 1 = {need} (the panels' column bands fit side by side between "
-                                 "the ends and the terminals)")
+            raise ParameterError(
+                f"parameters of task {self.name}: width ({config.width}) must be at least n_panels x "
+                f"(panel_max_w + 2) + 1 = {need} (the panels' column bands fit side by side between "
+                "the ends and the terminals)"
+            )
 
     # -- sampling -----------------------------------------------------------------------------------
 
@@ -314,9 +329,14 @@ class DefuseABomb(Task):
         rows, qpanels = self._sample_wires(rng, bands)
         panels = [{"x0": p.x0 / Q, "y0": p.y0 / Q, "x1": p.x1 / Q, "y1": p.y1 / Q} for p in qpanels]
         # The answer wire crosses another wire under a panel; it gets the balanced letter, the others the rest.
-        hidden = sorted({k for x, i, j in _crossings(rows)
-                         if _panel_at(qpanels, (x * Q + Q // 2, (rows[i][x] + rows[j][x]) * Q / 2))
-                         for k in (i, j)})
+        hidden = sorted(
+            {
+                k
+                for x, i, j in _crossings(rows)
+                if _panel_at(qpanels, (x * Q + Q // 2, (rows[i][x] + rows[j][x]) * Q / 2))
+                for k in (i, j)
+            }
+        )
         answer = rng.choice(hidden)
         letters = option_letters(cfg.n_wires)
         rest = [lab for k, lab in enumerate(letters) if k != slot]
@@ -327,8 +347,15 @@ class DefuseABomb(Task):
         finals = sorted(r[-1] for r in rows)
         terminals = [{"number": i + 1, "row": y} for i, y in enumerate(finals)]
         detonator = finals.index(rows[answer][-1]) + 1
-        scene = {"width": cfg.width, "height": cfg.height, "panels": panels, "wires": wires,
-                 "terminals": terminals, "detonator": detonator, "same_color": cfg.same_color}
+        scene = {
+            "width": cfg.width,
+            "height": cfg.height,
+            "panels": panels,
+            "wires": wires,
+            "terminals": terminals,
+            "detonator": detonator,
+            "same_color": cfg.same_color,
+        }
         check_geometry(scene)
         return scene
 
@@ -350,8 +377,7 @@ class DefuseABomb(Task):
             a += w + 2
         return bands
 
-    def _sample_wires(self, rng: random.Random,
-                      bands: list[tuple[int, int]]) -> tuple[list[list[int]], list[Panel]]:
+    def _sample_wires(self, rng: random.Random, bands: list[tuple[int, int]]) -> tuple[list[list[int]], list[Panel]]:
         """Grow the wires with momentum; across a band every wire runs straight (so no bend can hide under
         the panel) and the straight run includes an X crossing that a legal panel can cover. The free
         stretch before a band is redrawn until that works."""
@@ -398,8 +424,9 @@ class DefuseABomb(Task):
             dirs = new_dirs
         return dirs
 
-    def _straight_band(self, rng: random.Random, rows: list[list[int]], a: int,
-                       w: int) -> tuple[list[list[int]], list[int], Panel] | None:
+    def _straight_band(
+        self, rng: random.Random, rows: list[list[int]], a: int, w: int
+    ) -> tuple[list[list[int]], list[int], Panel] | None:
         """Extend the wires straight over columns a .. a + w + 1 and pick a panel over that band."""
         cur = [r[-1] for r in rows]
         combos = self._straight_runs(cur, w + 1)
@@ -484,13 +511,15 @@ class DefuseABomb(Task):
     def question(self, scene: dict[str, Any]) -> str:
         n = len(scene["wires"])
         labels = option_letters(n)
-        color = ("All wires have the same colour. " if scene["same_color"] else "")
-        return (f"Wires start at the labelled ends {', '.join(labels[:-1])} and {labels[-1]} on the left and end "
-                f"at the numbered terminals on the right; the terminal drawn as a red bomb is the detonator. "
-                f"{color}Where two wires cross they pass straight over each other. The grey panels are opaque: "
-                "under a panel every wire runs in a straight line, continuing in exactly the direction in which "
-                "it entered the panel, until it leaves the panel. Which wire leads to the detonator? Answer with "
-                f"the letter of its end ({', '.join(labels)}).")
+        color = "All wires have the same colour. " if scene["same_color"] else ""
+        return (
+            f"Wires start at the labelled ends {', '.join(labels[:-1])} and {labels[-1]} on the left and end "
+            f"at the numbered terminals on the right; the terminal drawn as a red bomb is the detonator. "
+            f"{color}Where two wires cross they pass straight over each other. The grey panels are opaque: "
+            "under a panel every wire runs in a straight line, continuing in exactly the direction in which "
+            "it entered the panel, until it leaves the panel. Which wire leads to the detonator? Answer with "
+            f"the letter of its end ({', '.join(labels)})."
+        )
 
     def options(self, scene: dict[str, Any]) -> list[str]:
         return option_letters(len(scene["wires"]))
@@ -532,8 +561,11 @@ class DefuseABomb(Task):
             for b, rb in rows_of.items():
                 for x in range(len(ra) - 1 if a != b else 0):
                     crossing = (x * Q + Q // 2, (ra[x] + ra[x + 1]) * Q // 2)
-                    if ra[x] != ra[x + 1] and (ra[x], ra[x + 1]) == (rb[x + 1], rb[x]) \
-                            and _panel_at(panels, crossing) is None:
+                    if (
+                        ra[x] != ra[x + 1]
+                        and (ra[x], ra[x + 1]) == (rb[x + 1], rb[x])
+                        and _panel_at(panels, crossing) is None
+                    ):
                         kind = into if b == solution.answer else off if a == solution.answer else other_pairs
                         kind.append((a, b, x))
         # Rejecting scenes without a crossing on the answer wire would make "the wire with an open crossing" a
@@ -550,8 +582,8 @@ class DefuseABomb(Task):
         i = next(k for k, p in enumerate(mine) if last_mine in p.get("points", []))
         j = next(k for k, p in enumerate(theirs) if first_theirs in p.get("points", []))
         before, after = mine[i]["points"], theirs[j]["points"]
-        joined = before[:before.index(last_mine) + 1] + [list(crossing)] + after[after.index(first_theirs):]
-        fake = mine[:i] + [{"points": joined}] + theirs[j + 1:]
+        joined = before[: before.index(last_mine) + 1] + [list(crossing)] + after[after.index(first_theirs) :]
+        fake = mine[:i] + [{"points": joined}] + theirs[j + 1 :]
 
         def draw() -> list[tuple[Image.Image, str]]:
             board = _Board(scene)
@@ -562,13 +594,17 @@ class DefuseABomb(Task):
             return [(board.c.image(), _trace_text(scene, fake))]
 
         misread, implied = self._touch_misread(scene, label, other, x)
-        return Corruption(steps=draw,
-                          description=f"the trace of wire {label} takes its crossing with wire {other} at "
-                                      f"{_fmt(crossing)} for a touch and follows wire {other}",
-                          answer=implied, scene=misread)
+        return Corruption(
+            steps=draw,
+            description=f"the trace of wire {label} takes its crossing with wire {other} at "
+            f"{_fmt(crossing)} for a touch and follows wire {other}",
+            answer=implied,
+            scene=misread,
+        )
 
-    def _touch_misread(self, scene: dict[str, Any], label: str, other: str, x: int
-                       ) -> tuple[dict[str, Any] | None, str | None]:
+    def _touch_misread(
+        self, scene: dict[str, Any], label: str, other: str, x: int
+    ) -> tuple[dict[str, Any] | None, str | None]:
         """The scene as read with the crossing of wires `label` and `other` between columns x and x + 1 taken for a
         touch, and the wire that then leads to the detonator; (None, None) if the solver refuses that scene.
 
@@ -580,9 +616,8 @@ class DefuseABomb(Task):
         should it not, the answer is left unsaid rather than guessed."""
         rows_of = {w["label"]: w["rows"] for w in scene["wires"]}
         ra, rb = rows_of[label], rows_of[other]
-        swapped = {label: ra[:x + 1] + rb[x + 1:], other: rb[:x + 1] + ra[x + 1:]}
-        misread = {**scene, "wires": [{**w, "rows": list(swapped.get(w["label"], w["rows"]))}
-                                      for w in scene["wires"]]}
+        swapped = {label: ra[: x + 1] + rb[x + 1 :], other: rb[: x + 1] + ra[x + 1 :]}
+        misread = {**scene, "wires": [{**w, "rows": list(swapped.get(w["label"], w["rows"]))} for w in scene["wires"]]}
         try:
             return misread, self.solve(misread).answer
         except Reject:
@@ -597,6 +632,7 @@ def _fmt(p: QPoint | list[int]) -> str:
     def g(v: int) -> str:
         s = f"{v / Q:.2f}".rstrip("0").rstrip(".")
         return s
+
     return f"({g(p[0])}, {g(p[1])})"
 
 
@@ -612,14 +648,18 @@ def _trace_text(scene: dict[str, Any], passages: list[dict[str, Any]]) -> str:
             before = passages[k - 1]["points"]
             dy = before[-1][1] - before[-2][1]
             heading = HEADINGS[(dy > 0) - (dy < 0)]
-            parts.append(f"enters panel {p['panel'] + 1} at {_fmt(p['hidden'][0])} heading {heading}, runs under "
-                         f"it (dashed) and leaves it at {_fmt(p['hidden'][1])}")
+            parts.append(
+                f"enters panel {p['panel'] + 1} at {_fmt(p['hidden'][0])} heading {heading}, runs under "
+                f"it (dashed) and leaves it at {_fmt(p['hidden'][1])}"
+            )
     end = passages[-1]["points"][-1]
     row = end[1] // Q
     number = next(t["number"] for t in scene["terminals"] if t["row"] == row)
     det = "the detonator" if number == scene["detonator"] else "not the detonator"
-    return ("; ".join(parts) + f"; it ends at terminal {number} at {_fmt(end)}, which is {det}. Coordinates are "
-            "grid units: x counted from the left ends (x = 0), y counted downward from the top row (y = 0).")
+    return (
+        "; ".join(parts) + f"; it ends at terminal {number} at {_fmt(end)}, which is {det}. Coordinates are "
+        "grid units: x counted from the left ends (x = 0), y counted downward from the top row (y = 0)."
+    )
 
 
 class _Board:
@@ -647,8 +687,13 @@ class _Board:
     def draw_panels(self, opaque: bool) -> None:
         for i, p in enumerate(self.scene["panels"]):
             (x0, y0), (x1, y1) = self.px((p["x0"] * Q, p["y0"] * Q)), self.px((p["x1"] * Q, p["y1"] * Q))
-            self.c.rect((x0, y0, x1, y1), fill=(150, 150, 150), outline=(90, 90, 90), width=2,
-                        fill_opacity=255 if opaque else 110)
+            self.c.rect(
+                (x0, y0, x1, y1),
+                fill=(150, 150, 150),
+                outline=(90, 90, 90),
+                width=2,
+                fill_opacity=255 if opaque else 110,
+            )
             self.c.text((x0 + 5, y0 + 3), f"P{i + 1}", size=16, color="white" if opaque else "darkgray", bold=True)
 
     def draw_ends(self) -> None:

@@ -64,18 +64,18 @@ from vcot.tasks.common.polyomino import (
 
 @dataclass(frozen=True)
 class MultiPieceConfig:
-    rule: str = "rotate"          # translate | rotate | rotate_flip
-    irregular: bool = True        # False: the target is a full rectangle
-    min_cells: int = 12           # target area range
+    rule: str = "rotate"  # translate | rotate | rotate_flip
+    irregular: bool = True  # False: the target is a full rectangle
+    min_cells: int = 12  # target area range
     max_cells: int = 16
-    max_w: int = 6                # target bounding box limits
+    max_w: int = 6  # target bounding box limits
     max_h: int = 5
-    k: int = 3                    # pieces in the answer
-    n_candidates: int = 5         # labelled candidates shown
-    min_piece: int = 3            # piece area range
+    k: int = 3  # pieces in the answer
+    n_candidates: int = 5  # labelled candidates shown
+    min_piece: int = 3  # piece area range
     max_piece: int = 6
-    near_miss: float = 0.8        # chance that a decoy is a true piece with one cell moved (same area)
-    min_area_sets: int = 2        # fewest k-sets whose cell counts add up to the target's (2: area never decides)
+    near_miss: float = 0.8  # chance that a decoy is a true piece with one cell moved (same area)
+    min_area_sets: int = 2  # fewest k-sets whose cell counts add up to the target's (2: area never decides)
 
 
 def labels(n: int) -> list[str]:
@@ -110,8 +110,11 @@ def fits_box(cells: list[Cell], box: tuple[int, int], rule: str) -> bool:
 def area_sets(scene: dict[str, Any]) -> list[tuple[int, ...]]:
     """The k-subsets of candidates whose cell counts add up to the target's area."""
     sizes = [len(p["cells"]) for p in scene["pieces"]]
-    return [c for c in itertools.combinations(range(len(sizes)), scene["k"])
-            if sum(sizes[i] for i in c) == len(scene["target"])]
+    return [
+        c
+        for c in itertools.combinations(range(len(sizes)), scene["k"])
+        if sum(sizes[i] for i in c) == len(scene["target"])
+    ]
 
 
 def unique_subset(scene: dict[str, Any]) -> tuple[tuple[int, ...], list[Placement]]:
@@ -128,11 +131,32 @@ class MultiPiecePuzzle(Task):
     name = "multi_piece_puzzle"
     config_cls = MultiPieceConfig
     presets = {
-        "easy": MultiPieceConfig(rule="translate", irregular=False, min_cells=8, max_cells=12, max_w=4, max_h=4,
-                                 k=2, n_candidates=4, min_piece=3, max_piece=6),
+        "easy": MultiPieceConfig(
+            rule="translate",
+            irregular=False,
+            min_cells=8,
+            max_cells=12,
+            max_w=4,
+            max_h=4,
+            k=2,
+            n_candidates=4,
+            min_piece=3,
+            max_piece=6,
+        ),
         "medium": MultiPieceConfig(),
-        "hard": MultiPieceConfig(rule="rotate_flip", irregular=True, min_cells=15, max_cells=20, max_w=6, max_h=5,
-                                 k=4, n_candidates=6, min_piece=3, max_piece=6, min_area_sets=4),
+        "hard": MultiPieceConfig(
+            rule="rotate_flip",
+            irregular=True,
+            min_cells=15,
+            max_cells=20,
+            max_w=6,
+            max_h=5,
+            k=4,
+            n_candidates=6,
+            min_piece=3,
+            max_piece=6,
+            min_area_sets=4,
+        ),
     }
     limits = {
         "rule": Choices(RULES, "which transforms a piece may undergo"),
@@ -140,10 +164,8 @@ class MultiPiecePuzzle(Task):
         "max_cells": Limit(4, 24, "target area: the exact-cover search over every k-set grows quickly with it"),
         "max_w": Limit(2, 8, "target box: wider boxes only make thin, arm-like targets"),
         "max_h": Limit(2, 8, "target box: wider boxes only make thin, arm-like targets"),
-        "k": Limit(2, 4, "pieces in the answer: with more, pairwise different pieces and a single tiling set "
-                         "get rare"),
-        "n_candidates": Limit(3, 7, "candidates shown: with more decoys a second set tiles the target ever more "
-                                    "often"),
+        "k": Limit(2, 4, "pieces in the answer: with more, pairwise different pieces and a single tiling set get rare"),
+        "n_candidates": Limit(3, 7, "candidates shown: with more decoys a second set tiles the target ever more often"),
         "min_piece": Limit(2, 8, "piece area"),
         "max_piece": Limit(2, 8, "piece area"),
         "near_miss": Limit(0, 1, "a probability"),
@@ -158,39 +180,51 @@ class MultiPiecePuzzle(Task):
     def check_config(self, config: Any) -> None:
         super().check_config(config)
         if not config.k < config.n_candidates <= 2 * config.k:
-            raise ParameterError(f"parameters of task {self.name}: n_candidates ({config.n_candidates}) must lie "
-                                 f"between k + 1 and 2 * k = {2 * config.k}: at least one decoy, and no more "
-                                 f"decoys than answer pieces (each decoy is a shape of a true piece's size unlike "
-                                 f"every other piece, and more decoys make a second tiling set likely)")
+            raise ParameterError(
+                f"parameters of task {self.name}: n_candidates ({config.n_candidates}) must lie "
+                f"between k + 1 and 2 * k = {2 * config.k}: at least one decoy, and no more "
+                f"decoys than answer pieces (each decoy is a shape of a true piece's size unlike "
+                f"every other piece, and more decoys make a second tiling set likely)"
+            )
         if config.min_cells < 4 * config.k - 1:
-            raise ParameterError(f"parameters of task {self.name}: min_cells ({config.min_cells}) must be at least "
-                                 f"4 * k - 1 = {4 * config.k - 1}: smaller pieces come in too few distinct shapes "
-                                 f"for k pairwise different pieces and their decoys")
+            raise ParameterError(
+                f"parameters of task {self.name}: min_cells ({config.min_cells}) must be at least "
+                f"4 * k - 1 = {4 * config.k - 1}: smaller pieces come in too few distinct shapes "
+                f"for k pairwise different pieces and their decoys"
+            )
         if not fitting_areas(config, config.k):
-            raise ParameterError(f"parameters of task {self.name}: no target area in min_cells..max_cells "
-                                 f"({config.min_cells}..{config.max_cells}) that fits max_w x max_h (an irregular "
-                                 f"one with room to spare) and can be cut into k = {config.k} pieces of "
-                                 f"min_piece..max_piece cells")
+            raise ParameterError(
+                f"parameters of task {self.name}: no target area in min_cells..max_cells "
+                f"({config.min_cells}..{config.max_cells}) that fits max_w x max_h (an irregular "
+                f"one with room to spare) and can be cut into k = {config.k} pieces of "
+                f"min_piece..max_piece cells"
+            )
         least = min_distinct_area(config.k, config.min_piece, config.max_piece)
         if least is None or max(fitting_areas(config, config.k)) < least + 2:
-            raise ParameterError(f"parameters of task {self.name}: k = {config.k} pairwise different pieces of "
-                                 f"min_piece..max_piece cells need a target area of at least "
-                                 f"{'?' if least is None else least + 2} (2 cells above the smallest possible, "
-                                 f"so that the cut has some freedom), and none fits")
+            raise ParameterError(
+                f"parameters of task {self.name}: k = {config.k} pairwise different pieces of "
+                f"min_piece..max_piece cells need a target area of at least "
+                f"{'?' if least is None else least + 2} (2 cells above the smallest possible, "
+                f"so that the cut has some freedom), and none fits"
+            )
         shapes = sum(FREE_POLYOMINOES.get(size, 0) for size in range(config.min_piece, config.max_piece + 1))
         if shapes < 2 * config.n_candidates:
-            raise ParameterError(f"parameters of task {self.name}: pieces of min_piece..max_piece cells come in "
-                                 f"{shapes} shapes; {config.n_candidates} pairwise different candidates need at "
-                                 f"least {2 * config.n_candidates} to choose from")
+            raise ParameterError(
+                f"parameters of task {self.name}: pieces of min_piece..max_piece cells come in "
+                f"{shapes} shapes; {config.n_candidates} pairwise different candidates need at "
+                f"least {2 * config.n_candidates} to choose from"
+            )
         # Every decoy has the size of a true piece, so swapping it in keeps the area: each scene has at least
         # n_candidates - k + 1 such sets. Asking for one more costs a few attempts; for more, or for every
         # k-set (all pieces of one size), most scenes fail.
         guaranteed = config.n_candidates - config.k + 1
         most = guaranteed + 1 if comb(config.n_candidates, config.k) > guaranteed + 1 else guaranteed
         if config.min_area_sets > most:
-            raise ParameterError(f"parameters of task {self.name}: min_area_sets ({config.min_area_sets}) may "
-                                 f"be at most {most}: n_candidates - k + 1 = {guaranteed} sets every scene has, "
-                                 f"plus one if that leaves some k-set out, or most scenes would be rejected")
+            raise ParameterError(
+                f"parameters of task {self.name}: min_area_sets ({config.min_area_sets}) may "
+                f"be at most {most}: n_candidates - k + 1 = {guaranteed} sets every scene has, "
+                f"plus one if that leaves some k-set out, or most scenes would be rejected"
+            )
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg = self.config
@@ -210,8 +244,9 @@ class MultiPiecePuzzle(Task):
         pieces = []
         for i, shape in enumerate(shapes):
             cells, _ = shown_turned(rng, shape, cfg.rule)
-            pieces.append({"label": labels(cfg.n_candidates)[i], "color": PIECE_COLORS[i][0],
-                           "cells": [list(c) for c in cells]})
+            pieces.append(
+                {"label": labels(cfg.n_candidates)[i], "color": PIECE_COLORS[i][0], "cells": [list(c) for c in cells]}
+            )
         scene = {"rule": cfg.rule, "k": cfg.k, **target_frame(region), "pieces": pieces}
         # Counting cells must never settle the question: at least two k-sets (min_area_sets) have the target's
         # area, so a model has to fit shapes (`vcot audit`, analysis/shortcuts/multi_piece_puzzle).
@@ -237,8 +272,7 @@ class MultiPiecePuzzle(Task):
                 else:
                     side = min(len(model), 4)
                     cand = random_region(rng, len(model), side, side)
-                if (cand is not None and fits_box(cand, box, cfg.rule)
-                        and not any(congruent(cand, s) for s in shown)):
+                if cand is not None and fits_box(cand, box, cfg.rule) and not any(congruent(cand, s) for s in shown):
                     break
             else:
                 raise Reject("could not draw a distinct decoy")
@@ -251,8 +285,7 @@ class MultiPiecePuzzle(Task):
     def solve(self, scene: dict[str, Any]) -> Solution:
         combo, tiling = unique_subset(scene)
         answer = ", ".join(scene["pieces"][i]["label"] for i in combo)
-        return Solution(answer=answer, states=[[pl.to_json() for pl in tiling]],
-                        details={"subset": list(combo)})
+        return Solution(answer=answer, states=[[pl.to_json() for pl in tiling]], details={"subset": list(combo)})
 
     def question(self, scene: dict[str, Any]) -> str:
         n = len(scene["pieces"])
@@ -263,22 +296,29 @@ class MultiPiecePuzzle(Task):
             f"each used at most once, can be put together to cover the target shape exactly: no gaps, no "
             f"overlaps and nothing sticking out. {RULE_TEXT[scene['rule']]}. Which {scene['k']} pieces form the "
             f"target? Answer with their letters in alphabetical order, separated by a comma and a space "
-            f"(for example \"A, C, D\")."
+            f'(for example "A, C, D").'
         )
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
         # The question fixes both the labels (A to the n_candidates-th letter) and the subset size k.
         cfg = self.config
         lab = labels(cfg.n_candidates)
-        return subsets(lab, cfg.k, cfg.k, f"the {comb(cfg.n_candidates, cfg.k)} sets of {cfg.k} of the labels "
-                                          f"{lab[0]} to {lab[-1]}")
+        return subsets(
+            lab,
+            cfg.k,
+            cfg.k,
+            f"the {comb(cfg.n_candidates, cfg.k)} sets of {cfg.k} of the labels {lab[0]} to {lab[-1]}",
+        )
 
     # -- rendering ----------------------------------------------------------------------------------
 
-    def _board(self, scene: dict[str, Any],
-               faded: tuple[int, ...] = ()) -> tuple[BoardLayout, list[DrawnPiece], Canvas]:
-        pieces = [DrawnPiece(p["label"], tuple(tuple(c) for c in p["cells"]), (), PIECE_RGB[p["color"]])
-                  for p in scene["pieces"]]
+    def _board(
+        self, scene: dict[str, Any], faded: tuple[int, ...] = ()
+    ) -> tuple[BoardLayout, list[DrawnPiece], Canvas]:
+        pieces = [
+            DrawnPiece(p["label"], tuple(tuple(c) for c in p["cells"]), (), PIECE_RGB[p["color"]])
+            for p in scene["pieces"]
+        ]
         lay, cv = scene_board(scene, pieces, "Target shape", "Candidate pieces", faded)
         return lay, pieces, cv
 
@@ -300,15 +340,20 @@ class MultiPiecePuzzle(Task):
         parts = []
         for pl in sorted(tiling, key=lambda p: (min((y, x) for x, y in p.cells), p.piece)):
             p = scene["pieces"][pl.piece]
-            parts.append(f"piece {p['label']} ({p['color']}, {len(pl.cells)} cells, {transform_words(pl.k)}) "
-                         f"covers {fmt_cells(pl.cells)}")
+            parts.append(
+                f"piece {p['label']} ({p['color']}, {len(pl.cells)} cells, {transform_words(pl.k)}) "
+                f"covers {fmt_cells(pl.cells)}"
+            )
         covered = {c for pl in tiling for c in pl.cells}
         target = {tuple(c) for c in scene["target"]}
         n_cov = sum(len(pl.cells) for pl in tiling)
-        return (f"The target has {len(target)} cells (x = column from the left, y = row from the bottom). Placed "
-                f"on it, from the bottom row up: " + "; ".join(parts)
-                + f". The placed pieces cover {len(covered & target)} of the {len(target)} target cells with "
-                f"{n_cov} piece cells; the other candidates stay in the panel, washed out.")
+        return (
+            f"The target has {len(target)} cells (x = column from the left, y = row from the bottom). Placed "
+            f"on it, from the bottom row up: "
+            + "; ".join(parts)
+            + f". The placed pieces cover {len(covered & target)} of the {len(target)} target cells with "
+            f"{n_cov} piece cells; the other candidates stay in the panel, washed out."
+        )
 
     # -- corruption ---------------------------------------------------------------------------------
 
@@ -344,9 +389,10 @@ class MultiPiecePuzzle(Task):
         # The placed pieces are the set the trajectory concludes with; `subset` lists them in label order, the
         # answer's format. No misread scene is given: with the decoy read as the true piece's shape, the true
         # set still tiles the target too, so the misread scene has two answers and the oracle none.
-        return Corruption(steps=draw,
-                          description=f"decoy {scene['pieces'][decoy]['label']} misread as the shape of piece "
-                                      f"{scene['pieces'][out_pl.piece]['label']} and placed in its stead; placed "
-                                      f"pieces {subset}",
-                          answer=subset)
-
+        return Corruption(
+            steps=draw,
+            description=f"decoy {scene['pieces'][decoy]['label']} misread as the shape of piece "
+            f"{scene['pieces'][out_pl.piece]['label']} and placed in its stead; placed "
+            f"pieces {subset}",
+            answer=subset,
+        )

@@ -55,8 +55,12 @@ GRADIENT_COLOURS = ("red", "blue", "black")
 # The second cue: each colour's mark, drawn at the centre of every shape of that colour (and of its tints).
 # Every mark looks the same after any turn or flip, like the shapes.
 COLOUR_MARKS = {"red": "cross", "blue": "ring", "yellow": "plus", "black": "dot"}
-MARK_WORDS = {"cross": "a small diagonal cross (×)", "ring": "a small circle", "plus": "a small plus sign (+)",
-              "dot": "a dot"}
+MARK_WORDS = {
+    "cross": "a small diagonal cross (×)",
+    "ring": "a small circle",
+    "plus": "a small plus sign (+)",
+    "dot": "a dot",
+}
 SHADE_MAX = 0.72  # the palest gradient level mixes this much white into the colour
 CHANNELS = ("shape", "colour", "shade")
 FAMILIES = ("motif", "stripes", "gradient")
@@ -77,6 +81,7 @@ class PuzzleConfig:
 
 # -- rules -------------------------------------------------------------------------------------------
 
+
 def sample_rule(rng: random.Random, family: str, rows: int, cols: int, max_period: int) -> dict[str, Any]:
     if family == "motif":
         p, q = rng.randint(2, max_period), rng.randint(2, max_period)
@@ -87,12 +92,23 @@ def sample_rule(rng: random.Random, family: str, rows: int, cols: int, max_perio
     if family == "stripes":
         m = rng.randint(2, max_period)
         m2 = rng.choice([k for k in range(2, max_period + 1)])
-        return {"family": family, "m": m, "m2": m2, "shapes": rng.sample(SHAPES, m),
-                "colors": rng.sample(CELL_COLOURS, m2), "shape_dir": rng.choice([1, -1])}
+        return {
+            "family": family,
+            "m": m,
+            "m2": m2,
+            "shapes": rng.sample(SHAPES, m),
+            "colors": rng.sample(CELL_COLOURS, m2),
+            "shape_dir": rng.choice([1, -1]),
+        }
     if family == "gradient":
         a = rng.randint(2, max_period)
-        return {"family": family, "a": a, "shapes": rng.sample(SHAPES, a), "color": rng.choice(GRADIENT_COLOURS),
-                "reverse": rng.random() < 0.5}
+        return {
+            "family": family,
+            "a": a,
+            "shapes": rng.sample(SHAPES, a),
+            "color": rng.choice(GRADIENT_COLOURS),
+            "reverse": rng.random() < 0.5,
+        }
     raise ValueError(f"unknown family {family!r}")
 
 
@@ -103,8 +119,11 @@ def rule_cell(rule: dict[str, Any], i: int, j: int, cols: int) -> list[Any]:
         shape, color = rule["tile"][i % rule["p"]][j % rule["q"]]
         return [shape, color, 0]
     if f == "stripes":
-        return [rule["shapes"][(i + rule["shape_dir"] * j) % rule["m"]],
-                rule["colors"][(i - rule["shape_dir"] * j) % rule["m2"]], 0]
+        return [
+            rule["shapes"][(i + rule["shape_dir"] * j) % rule["m"]],
+            rule["colors"][(i - rule["shape_dir"] * j) % rule["m2"]],
+            0,
+        ]
     level = cols - 1 - j if rule["reverse"] else j
     return [rule["shapes"][i % rule["a"]], rule["color"], level]
 
@@ -114,6 +133,7 @@ def rule_grid(rule: dict[str, Any], rows: int, cols: int) -> list[list[list[Any]
 
 
 # -- uniqueness --------------------------------------------------------------------------------------
+
 
 def channel_predictions(channel: list[list[Any]], hole: tuple[int, int, int]) -> set[tuple[Any, ...]]:
     """Every hole fill predicted by a rectangular period (p, q) that agrees with all visible cells.
@@ -169,8 +189,9 @@ def predicted_fill(grid: list[list[Any]], hole: tuple[int, int, int]) -> list[li
         channel = [[None if cell is None else cell[ch] for cell in row] for row in grid]
         preds = channel_predictions(channel, hole)
         if len(preds) != 1:
-            raise Reject(f"the {name} channel of the hole is not uniquely determined by the context "
-                         f"({len(preds)} predictions)")
+            raise Reject(
+                f"the {name} channel of the hole is not uniquely determined by the context ({len(preds)} predictions)"
+            )
         fills.append(next(iter(preds)))
     return [[[fills[ch][i * k + j] for ch in range(len(CHANNELS))] for j in range(k)] for i in range(k)]
 
@@ -178,7 +199,7 @@ def predicted_fill(grid: list[list[Any]], hole: tuple[int, int, int]) -> list[li
 def check_determined(grid: list[list[list[Any]]], hole: tuple[int, int, int]) -> None:
     """Reject unless the visible context predicts one and only one fill, the true one (`grid` is complete)."""
     r0, c0, k = hole
-    truth = [row[c0:c0 + k] for row in grid[r0:r0 + k]]
+    truth = [row[c0 : c0 + k] for row in grid[r0 : r0 + k]]
     if predicted_fill(grid, hole) != truth:
         raise Reject("the context predicts another fill than the rule's")
 
@@ -186,11 +207,14 @@ def check_determined(grid: list[list[list[Any]]], hole: tuple[int, int, int]) ->
 def hide_hole(grid: list[list[list[Any]]], hole: tuple[int, int, int]) -> list[list[Any]]:
     """The picture as the reader sees it: the hole's cells are null."""
     r0, c0, k = hole
-    return [[None if r0 <= i < r0 + k and c0 <= j < c0 + k else cell for j, cell in enumerate(row)]
-            for i, row in enumerate(grid)]
+    return [
+        [None if r0 <= i < r0 + k and c0 <= j < c0 + k else cell for j, cell in enumerate(row)]
+        for i, row in enumerate(grid)
+    ]
 
 
 # -- fitting a rule to the visible cells (the step's caption) ----------------------------------------
+
 
 def _classes(cells: list[tuple[int, int, list[Any]]], key: Any, ch: int, keys: list[Any]) -> list[Any] | None:
     """Channel `ch` as a function of key(i, j) over the visible cells, listed in the order of `keys`; None when
@@ -216,8 +240,19 @@ def fit_rule(grid: list[list[Any]], rows: int, cols: int) -> dict[str, Any] | No
                     shapes = _classes(cells, lambda i, j, m=m, d=d: (i + d * j) % m, 0, list(range(m)))
                     colors = _classes(cells, lambda i, j, m2=m2, d=d: (i - d * j) % m2, 1, list(range(m2)))
                     if shapes and colors:
-                        fits.append((m + m2, {"family": "stripes", "m": m, "m2": m2, "shapes": shapes,
-                                              "colors": colors, "shape_dir": d}))
+                        fits.append(
+                            (
+                                m + m2,
+                                {
+                                    "family": "stripes",
+                                    "m": m,
+                                    "m2": m2,
+                                    "shapes": shapes,
+                                    "colors": colors,
+                                    "shape_dir": d,
+                                },
+                            )
+                        )
         for p in range(1, rows // 2 + 1):
             for q in range(1, cols // 2 + 1):
                 keys = [(a, b) for a in range(p) for b in range(q)]
@@ -233,8 +268,9 @@ def fit_rule(grid: list[list[Any]], rows: int, cols: int) -> dict[str, Any] | No
             for a in range(1, rows // 2 + 1):
                 shapes = _classes(cells, lambda i, j, a=a: i % a, 0, list(range(a)))
                 if colors and shades_ok and shapes:
-                    fits.append((a, {"family": "gradient", "a": a, "shapes": shapes, "color": colors[0],
-                                     "reverse": reverse}))
+                    fits.append(
+                        (a, {"family": "gradient", "a": a, "shapes": shapes, "color": colors[0], "reverse": reverse})
+                    )
     return min(fits, key=lambda f: f[0])[1] if fits else None
 
 
@@ -252,9 +288,15 @@ def visible_cell_diff(a: list[Any], b: list[Any]) -> bool:
     return a[0] != b[0] or a[1] != b[1] or abs(a[2] - b[2]) >= 2
 
 
-def distractor_flaw(truth: list[list[list[Any]]], t_pix: np.ndarray, d: list[list[list[Any]]],
-                    earlier: list[list[list[list[Any]]]], shade_levels: int, min_cells: int,
-                    min_pixel_frac: float) -> str | None:
+def distractor_flaw(
+    truth: list[list[list[Any]]],
+    t_pix: np.ndarray,
+    d: list[list[list[Any]]],
+    earlier: list[list[list[list[Any]]]],
+    shade_levels: int,
+    min_cells: int,
+    min_pixel_frac: float,
+) -> str | None:
     """Why distractor `d` cannot be offered beside the right piece (pixels `t_pix`) and the `earlier` ones."""
     if d == truth:
         return "equals the hole content"
@@ -269,8 +311,13 @@ def distractor_flaw(truth: list[list[list[Any]]], t_pix: np.ndarray, d: list[lis
     return None
 
 
-def check_distractors(truth: list[list[list[Any]]], distractors: list[list[list[list[Any]]]],
-                      shade_levels: int, min_cells: int, min_pixel_frac: float) -> None:
+def check_distractors(
+    truth: list[list[list[Any]]],
+    distractors: list[list[list[list[Any]]]],
+    shade_levels: int,
+    min_cells: int,
+    min_pixel_frac: float,
+) -> None:
     """Reject when a distractor equals the hole content, is too close to it, or duplicates another."""
     t_pix = piece_pixels(truth, shade_levels)
     for n, d in enumerate(distractors):
@@ -280,6 +327,7 @@ def check_distractors(truth: list[list[list[Any]]], distractors: list[list[list[
 
 
 # -- piece transforms --------------------------------------------------------------------------------
+
 
 def _rot(piece: list[list[Any]], quarter_turns: int) -> list[list[Any]]:
     arr = [row[:] for row in piece]
@@ -351,15 +399,21 @@ def alter(kind: str, piece: list[list[Any]], rng: random.Random, shade_levels: i
 ALTERATIONS = ("rotated", "mirrored", "recoloured")
 
 
-def classify_candidates(candidates: list[list[list[Any]]], truth: list[list[Any]], rule: dict[str, Any],
-                        hole: tuple[int, int, int], cols: int) -> list[str]:
+def classify_candidates(
+    candidates: list[list[list[Any]]],
+    truth: list[list[Any]],
+    rule: dict[str, Any],
+    hole: tuple[int, int, int],
+    cols: int,
+) -> list[str]:
     """How each candidate relates to the right piece: `right`, `shifted` (a window of the pattern at another
     position), or a `rotated`/`mirrored`/`recoloured` copy of the right piece or of a shifted window."""
     r0, c0, k = hole
     windows = [w for dr, dc in window_offsets(rule, hole, cols) if (w := _window(rule, r0 + dr, c0 + dc, k, cols))]
     kinds = ["right" if c == truth else "shifted" if c in windows else "" for c in candidates]
-    sources = [(truth, "the right piece")] + [(c, "a shifted window") for c, kd in zip(candidates, kinds,
-                                                                                       strict=True) if kd == "shifted"]
+    sources = [(truth, "the right piece")] + [
+        (c, "a shifted window") for c, kd in zip(candidates, kinds, strict=True) if kd == "shifted"
+    ]
     for n, c in enumerate(candidates):
         if kinds[n]:
             continue
@@ -386,17 +440,33 @@ class PuzzleTask(Task):
     }
     colour_pools = (CELL_COLOURS,)
     limits = {
-        "rows": Limit(4, 12, "picture height in cells: the cells shrink to 440/max(rows, cols) px and the "
-                             "uniqueness check grows with rows x cols x periods"),
+        "rows": Limit(
+            4,
+            12,
+            "picture height in cells: the cells shrink to 440/max(rows, cols) px and the "
+            "uniqueness check grows with rows x cols x periods",
+        ),
         "cols": Limit(4, 12, "picture width in cells (also the number of shade levels), as rows"),
-        "hole": Limit(2, 4, "side of the missing block: a single cell cannot be turned or mirrored, a larger block "
-                            "hides whole periods of the pattern"),
+        "hole": Limit(
+            2,
+            4,
+            "side of the missing block: a single cell cannot be turned or mirrored, a larger block "
+            "hides whole periods of the pattern",
+        ),
         "families": Choices(FAMILIES, "rule families the picture is drawn from"),
         "max_period": Limit(2, len(CELL_COLOURS), "largest motif or stripe period: as many colours as the palette"),
-        "min_cells": Limit(1, 8, "cells in which a distractor must differ visibly from the right piece (at most half "
-                                 "of a piece's cells, see check_config)"),
-        "min_pixel_frac": Limit(0.0, 0.15, "fraction of a piece's pixels in which a distractor must differ: shapes "
-                                           "cover under half of a piece, so windows one phase off differ in 0.07-0.45"),
+        "min_cells": Limit(
+            1,
+            8,
+            "cells in which a distractor must differ visibly from the right piece (at most half "
+            "of a piece's cells, see check_config)",
+        ),
+        "min_pixel_frac": Limit(
+            0.0,
+            0.15,
+            "fraction of a piece's pixels in which a distractor must differ: shapes "
+            "cover under half of a piece, so windows one phase off differ in 0.07-0.45",
+        ),
         "altered_prob": Limit(0.0, 1.0, "a probability"),
     }
     version = "4"
@@ -405,21 +475,29 @@ class PuzzleTask(Task):
     def check_config(self, config: PuzzleConfig) -> None:
         super().check_config(config)
         if 2 * config.max_period > min(config.rows, config.cols):
-            raise ParameterError(f"parameters of task {self.name}: max_period ({config.max_period}) must be at most "
-                                 f"half of rows and cols ({config.rows} x {config.cols}), or the picture does not "
-                                 "show a period twice and the solver's uniqueness check cannot confirm it")
+            raise ParameterError(
+                f"parameters of task {self.name}: max_period ({config.max_period}) must be at most "
+                f"half of rows and cols ({config.rows} x {config.cols}), or the picture does not "
+                "show a period twice and the solver's uniqueness check cannot confirm it"
+            )
         if config.hole + config.max_period > min(config.rows, config.cols):
-            raise ParameterError(f"parameters of task {self.name}: hole + max_period ({config.hole} + "
-                                 f"{config.max_period}) must not exceed rows and cols ({config.rows} x {config.cols}), "
-                                 "or a whole period can hide in the gap and its content is not determined")
+            raise ParameterError(
+                f"parameters of task {self.name}: hole + max_period ({config.hole} + "
+                f"{config.max_period}) must not exceed rows and cols ({config.rows} x {config.cols}), "
+                "or a whole period can hide in the gap and its content is not determined"
+            )
         if "stripes" in config.families and config.max_period < 3:
-            raise ParameterError(f"parameters of task {self.name}: the stripes family needs max_period >= 3 (got "
-                                 f"{config.max_period}): two-period stripes form a checkerboard with only one other "
-                                 "window to offer as a distractor")
-        if config.min_cells > config.hole ** 2 // 2:
-            raise ParameterError(f"parameters of task {self.name}: min_cells ({config.min_cells}) must be at most "
-                                 f"half the cells of a piece ({config.hole ** 2 // 2}): windows of the pattern one "
-                                 "phase off share the rest, and too few would remain as distractors")
+            raise ParameterError(
+                f"parameters of task {self.name}: the stripes family needs max_period >= 3 (got "
+                f"{config.max_period}): two-period stripes form a checkerboard with only one other "
+                "window to offer as a distractor"
+            )
+        if config.min_cells > config.hole**2 // 2:
+            raise ParameterError(
+                f"parameters of task {self.name}: min_cells ({config.min_cells}) must be at most "
+                f"half the cells of a piece ({config.hole**2 // 2}): windows of the pattern one "
+                "phase off share the rest, and too few would remain as distractors"
+            )
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg, rng = self.config, ctx.rng
@@ -429,21 +507,31 @@ class PuzzleTask(Task):
         k = cfg.hole
         hole = (rng.randint(0, cfg.rows - k), rng.randint(0, cfg.cols - k), k)
         check_determined(grid, hole)
-        truth = [row[hole[1]:hole[1] + k] for row in grid[hole[0]:hole[0] + k]]
+        truth = [row[hole[1] : hole[1] + k] for row in grid[hole[0] : hole[0] + k]]
         altered = rng.random() < cfg.altered_prob
         distractors = self._windows(rule, hole, truth, 2 if altered else 3, rng)
         if altered:
             distractors.append(self._altered(truth, distractors, rng))
         rng.shuffle(distractors)
-        candidates = place_correct_option(truth, distractors, ctx.balanced(4), lambda c: c == truth,
-                                          "equal the hole content")
+        candidates = place_correct_option(
+            truth, distractors, ctx.balanced(4), lambda c: c == truth, "equal the hole content"
+        )
         # The scene is the problem as shown: the hole's content and the generating rule stay out of it.
-        return {"rows": cfg.rows, "cols": cfg.cols, "shade_levels": cfg.cols, "grid": hide_hole(grid, hole),
-                "hole": list(hole), "candidates": candidates, "options": option_letters(4),
-                "min_cells": cfg.min_cells, "min_pixel_frac": cfg.min_pixel_frac}
+        return {
+            "rows": cfg.rows,
+            "cols": cfg.cols,
+            "shade_levels": cfg.cols,
+            "grid": hide_hole(grid, hole),
+            "hole": list(hole),
+            "candidates": candidates,
+            "options": option_letters(4),
+            "min_cells": cfg.min_cells,
+            "min_pixel_frac": cfg.min_pixel_frac,
+        }
 
-    def _windows(self, rule: dict[str, Any], hole: tuple[int, int, int], truth: list[list[Any]], n: int,
-                 rng: random.Random) -> list[list[list[Any]]]:
+    def _windows(
+        self, rule: dict[str, Any], hole: tuple[int, int, int], truth: list[list[Any]], n: int, rng: random.Random
+    ) -> list[list[list[Any]]]:
         """n windows of the pattern at other phases, drawn uniformly among those that differ visibly."""
         cfg = self.config
         offsets = window_offsets(rule, hole, cfg.cols)
@@ -452,23 +540,24 @@ class PuzzleTask(Task):
         chosen: list[list[list[Any]]] = []
         for dr, dc in offsets:
             w = _window(rule, hole[0] + dr, hole[1] + dc, hole[2], cfg.cols)
-            if w is not None and not distractor_flaw(truth, t_pix, w, chosen, cfg.cols, cfg.min_cells,
-                                                     cfg.min_pixel_frac):
+            if w is not None and not distractor_flaw(
+                truth, t_pix, w, chosen, cfg.cols, cfg.min_cells, cfg.min_pixel_frac
+            ):
                 chosen.append(w)
                 if len(chosen) == n:
                     return chosen
         raise Reject(f"fewer than {n} windows of the pattern differ visibly from the right piece")
 
-    def _altered(self, truth: list[list[Any]], windows: list[list[list[Any]]],
-                 rng: random.Random) -> list[list[Any]]:
+    def _altered(self, truth: list[list[Any]], windows: list[list[list[Any]]], rng: random.Random) -> list[list[Any]]:
         """A turned, mirrored or recoloured copy of a piece drawn uniformly among the right one and the windows,
         so that the piece the copy came from is the right one only as often as a guess would be."""
         cfg = self.config
         source = rng.choice([truth, *windows])
         kind = rng.choice(ALTERATIONS)
         d = alter(kind, source, rng, cfg.cols)
-        if distractor_flaw(truth, piece_pixels(truth, cfg.cols), d, windows, cfg.cols, cfg.min_cells,
-                           cfg.min_pixel_frac):
+        if distractor_flaw(
+            truth, piece_pixels(truth, cfg.cols), d, windows, cfg.cols, cfg.min_cells, cfg.min_pixel_frac
+        ):
             raise Reject(f"the {kind} copy is too close to another candidate")
         return d
 
@@ -485,17 +574,26 @@ class PuzzleTask(Task):
         others = [c for i, c in enumerate(scene["candidates"]) if i != hit]
         check_distractors(truth, others, scene["shade_levels"], scene["min_cells"], scene["min_pixel_frac"])
         kinds = classify_candidates(scene["candidates"], truth, rule, (r0, c0, k), cols)
-        return Solution(answer=option_letters(4)[hit], states=[truth],
-                        details={"rule": describe_rule(rule), "family": rule["family"], "fitted_rule": rule,
-                                 "candidate_kinds": kinds})
+        return Solution(
+            answer=option_letters(4)[hit],
+            states=[truth],
+            details={
+                "rule": describe_rule(rule),
+                "family": rule["family"],
+                "fitted_rule": rule,
+                "candidate_kinds": kinds,
+            },
+        )
 
     def question(self, scene: dict[str, Any]) -> str:
         k = scene["hole"][2]
-        return (f"The picture is a grid of cells with coloured shapes that follows a regular pattern, but a "
-                f"{k}x{k} block of cells is missing (the grey square with a question mark). "
-                f"{marks_sentence(scene)} Which of the "
-                "candidate pieces A, B, C and D fills the gap so that the pattern continues consistently? "
-                "Pieces are placed as drawn (no turning or flipping). Answer with the letter of the piece.")
+        return (
+            f"The picture is a grid of cells with coloured shapes that follows a regular pattern, but a "
+            f"{k}x{k} block of cells is missing (the grey square with a question mark). "
+            f"{marks_sentence(scene)} Which of the "
+            "candidate pieces A, B, C and D fills the gap so that the pattern continues consistently? "
+            "Pieces are placed as drawn (no turning or flipping). Answer with the letter of the piece."
+        )
 
     def options(self, scene: dict[str, Any]) -> list[str]:
         return list(scene["options"])
@@ -503,8 +601,10 @@ class PuzzleTask(Task):
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         piece = solution.states[0]
         rule, gradient = solution.details["rule"], solution.details["family"] == "gradient"
-        return Rendering(image=self.render_input(scene, solution),
-                         steps=[(_filled_image(scene, piece, rule), _filled_text(scene, piece, rule, gradient))])
+        return Rendering(
+            image=self.render_input(scene, solution),
+            steps=[(_filled_image(scene, piece, rule), _filled_text(scene, piece, rule, gradient))],
+        )
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         return _input_image(scene)
@@ -520,12 +620,20 @@ class PuzzleTask(Task):
         rule = solution.details["fitted_rule"]
         gradient = rule["family"] == "gradient"
         truth = solution.states[0]
-        options = [{**rule, key: rule[key] + step} for key in PERIOD_KEYS[rule["family"]] for step in (-1, 1)
-                   if rule[key] + step >= 1]
+        options = [
+            {**rule, key: rule[key] + step}
+            for key in PERIOD_KEYS[rule["family"]]
+            for step in (-1, 1)
+            if rule[key] + step >= 1
+        ]
         rng.shuffle(options)
         # Off by one first, then by two; a period of 1 ("repeat every 1 rows") last, as it reads oddly.
-        wider = [{**rule, key: rule[key] + step} for key in PERIOD_KEYS[rule["family"]] for step in (-2, 2)
-                 if rule[key] + step >= 1]
+        wider = [
+            {**rule, key: rule[key] + step}
+            for key in PERIOD_KEYS[rule["family"]]
+            for step in (-2, 2)
+            if rule[key] + step >= 1
+        ]
         rng.shuffle(wider)
         ordered = sorted(options + wider, key=lambda r: min(r[k] for k in PERIOD_KEYS[rule["family"]]) < 2)
         for wrong in ordered:
@@ -537,9 +645,13 @@ class PuzzleTask(Task):
                 # distractors were cut from). No misread scene: the picture is read right, the rule is not.
                 hits = [n for n, cand in enumerate(scene["candidates"]) if cand == piece]
                 implied = option_letters(4)[hits[0]] if len(hits) == 1 else None
-                return Corruption(steps=lambda piece=piece, text=text: [(_filled_image(scene, piece, text),
-                                                                         _filled_text(scene, piece, text, gradient))],
-                                  description=f"period misread: {text}", answer=implied)
+                return Corruption(
+                    steps=lambda piece=piece, text=text: [
+                        (_filled_image(scene, piece, text), _filled_text(scene, piece, text, gradient))
+                    ],
+                    description=f"period misread: {text}",
+                    answer=implied,
+                )
         return None
 
 
@@ -600,26 +712,34 @@ def _filled_text(scene: dict[str, Any], piece: list[list[Any]], rule: str, gradi
     """What the filled step picture shows: the rule caption and the gap's cells; which candidate piece holds
     those cells is the conclusion, left to the reader."""
     r0, c0, k = scene["hole"]
-    rows = "; ".join(f"gap row {i + 1}: " + ", ".join(_cell_words(cell, gradient) for cell in row)
-                     for i, row in enumerate(piece))
-    shades = (f" (shade 0 is the full colour, {scene['shade_levels'] - 1} the palest)" if gradient else "")
-    return (f"{rule} The gap, rows {r0 + 1}-{r0 + k} and columns {c0 + 1}-{c0 + k} counted from the top-left, "
-            f"is drawn filled in and outlined in black. Its cells, left to right{shades}: {rows}.")
+    rows = "; ".join(
+        f"gap row {i + 1}: " + ", ".join(_cell_words(cell, gradient) for cell in row) for i, row in enumerate(piece)
+    )
+    shades = f" (shade 0 is the full colour, {scene['shade_levels'] - 1} the palest)" if gradient else ""
+    return (
+        f"{rule} The gap, rows {r0 + 1}-{r0 + k} and columns {c0 + 1}-{c0 + k} counted from the top-left, "
+        f"is drawn filled in and outlined in black. Its cells, left to right{shades}: {rows}."
+    )
 
 
 def describe_rule(rule: dict[str, Any]) -> str:
     f = rule["family"]
     if f == "motif":
-        return (f"The picture repeats a block of {rule['p']} rows by {rule['q']} columns in both directions.")
+        return f"The picture repeats a block of {rule['p']} rows by {rule['q']} columns in both directions."
     if f == "stripes":
-        return (f"Shapes repeat along diagonal stripes with period {rule['m']} and colours along the other "
-                f"diagonal with period {rule['m2']}.")
+        return (
+            f"Shapes repeat along diagonal stripes with period {rule['m']} and colours along the other "
+            f"diagonal with period {rule['m2']}."
+        )
     side = "right" if not rule["reverse"] else "left"
-    return (f"Shapes repeat every {rule['a']} rows, the colour is {rule['color']} everywhere, and the shade "
-            f"gets paler column by column towards the {side}.")
+    return (
+        f"Shapes repeat every {rule['a']} rows, the colour is {rule['color']} everywhere, and the shade "
+        f"gets paler column by column towards the {side}."
+    )
 
 
 # -- drawing -----------------------------------------------------------------------------------------
+
 
 def _shade(color: str, level: int, levels: int) -> tuple[int, int, int]:
     base = rgb(color)
@@ -640,12 +760,25 @@ def _draw_cell(c: Canvas, cell: list[Any], x: float, y: float, size: float, leve
         s = r * 0.85
         c.rect((cx - s, cy - s, cx + s, cy + s), fill=col, outline=None)
     elif shape == "diamond":
-        c.polygon([(cx, cy - r * 1.1), (cx + r * 1.1, cy), (cx, cy + r * 1.1), (cx - r * 1.1, cy)], fill=col,
-                  outline=None)
+        c.polygon(
+            [(cx, cy - r * 1.1), (cx + r * 1.1, cy), (cx, cy + r * 1.1), (cx - r * 1.1, cy)], fill=col, outline=None
+        )
     else:
         w = r * 0.36
-        arm = [(-w, -r), (w, -r), (w, -w), (r, -w), (r, w), (w, w), (w, r), (-w, r), (-w, w), (-r, w),
-               (-r, -w), (-w, -w)]
+        arm = [
+            (-w, -r),
+            (w, -r),
+            (w, -w),
+            (r, -w),
+            (r, w),
+            (w, w),
+            (w, r),
+            (-w, r),
+            (-w, w),
+            (-r, w),
+            (-r, -w),
+            (-w, -w),
+        ]
         if shape == "cross":  # the plus turned by 45 degrees
             h = 0.7071
             arm = [((px - py) * h, (px + py) * h) for px, py in arm]
@@ -654,8 +787,6 @@ def _draw_cell(c: Canvas, cell: list[Any], x: float, y: float, size: float, leve
     # the cell's background.
     under = (246, 246, 246) if shape == "ring" else col
     draw_mark(c, COLOUR_MARKS[color], (cx, cy), size * 0.1, contrast_colour(under), stroke=0.4)
-
-
 
 
 def _cell_size(scene: dict[str, Any]) -> float:
@@ -676,8 +807,9 @@ def _draw_grid(c: Canvas, scene: dict[str, Any], x0: float, y0: float, fill: lis
     hx, hy = x0 + c0 * cell, y0 + r0 * cell
     if fill is None:
         c.rect((hx, hy, hx + k * cell, hy + k * cell), fill="lightgray", outline="darkgray", width=2)
-        c.text((hx + k * cell / 2, hy + k * cell / 2), "?", size=int(cell * 0.9), bold=True, anchor="mm",
-               color="darkgray")
+        c.text(
+            (hx + k * cell / 2, hy + k * cell / 2), "?", size=int(cell * 0.9), bold=True, anchor="mm", color="darkgray"
+        )
     else:
         c.rect((hx, hy, hx + k * cell, hy + k * cell), fill=None, outline="black", width=4)
     c.rect((x0, y0, x0 + scene["cols"] * cell, y0 + scene["rows"] * cell), fill=None, outline="black", width=2)

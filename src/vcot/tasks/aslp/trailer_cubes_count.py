@@ -32,25 +32,35 @@ class TrailerCubesCount(ThreeViewsTask):
     presets = answer_range_presets(VIEWS_LEVELS, easy=(5, 16), medium=(8, 35), hard=(15, 60))
     version = "3"
     description = "Largest number of unit cubes consistent with a structure's top, front and side views."
-    ask = ("What is the maximum number of cubes the structure can contain while matching all three views? "
-           "Answer with a single integer.")
+    ask = (
+        "What is the maximum number of cubes the structure can contain while matching all three views? "
+        "Answer with a single integer."
+    )
     rising = True
-    limits = {**VIEWS_LIMITS,
-              "answer_min": Limit(1, MAX_SIDE ** 3, _ANSWER_WHY), "answer_max": Limit(1, MAX_SIDE ** 3, _ANSWER_WHY)}
+    limits = {
+        **VIEWS_LIMITS,
+        "answer_min": Limit(1, MAX_SIDE**3, _ANSWER_WHY),
+        "answer_max": Limit(1, MAX_SIDE**3, _ANSWER_WHY),
+    }
 
     def check_config(self, config: TrailerConfig) -> None:
         super().check_config(config)
         # Every row and column of the top view holds a cube, so the smallest block holds max(W, D) of them.
-        check_views_config(self.name, config, max(config.min_width, config.min_depth),
-                           config.max_width * config.max_depth * config.max_height)
+        check_views_config(
+            self.name,
+            config,
+            max(config.min_width, config.min_depth),
+            config.max_width * config.max_depth * config.max_height,
+        )
 
     def answer_of(self, solid: Heights, front: list[int]) -> int:
         return total(solid)
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
         cfg = self.config
-        return balanced_answers(cfg.answer_min, cfg.answer_max, 1, cfg.max_width * cfg.max_depth * cfg.max_height,
-                                "the cube counts")
+        return balanced_answers(
+            cfg.answer_min, cfg.answer_max, 1, cfg.max_width * cfg.max_depth * cfg.max_height, "the cube counts"
+        )
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         solid = solid_of(scene)

@@ -33,8 +33,7 @@ def block_of(scene: dict[str, Any], solid: Heights) -> tuple[int, int, int]:
 
 # A block of at most MAX_SIDE ** 3 cubes whose tallest column is full.
 _MOST_MISSING = (MAX_SIDE * MAX_SIDE - 1) * MAX_SIDE
-_ANSWER_WHY = (f"cubes missing from a block of at most {MAX_SIDE} x {MAX_SIDE} x {MAX_SIDE} whose tallest column is "
-               "full")
+_ANSWER_WHY = f"cubes missing from a block of at most {MAX_SIDE} x {MAX_SIDE} x {MAX_SIDE} whose tallest column is full"
 
 
 @register
@@ -43,16 +42,21 @@ class TrailerCubesMissing(ThreeViewsTask):
     presets = answer_range_presets(VIEWS_LEVELS, easy=(2, 13), medium=(5, 32), hard=(12, 59))
     version = "3"
     description = "Cubes to add to the largest structure consistent with three views to fill its bounding block."
-    ask = ("Assume the structure contains as many cubes as the three views allow. What is the minimum number of "
-           "cubes that must be added (none removed) to turn it into a full rectangular block whose size is the "
-           "structure's bounding box: as wide as the front view, as deep as the top view and as tall as the "
-           "tallest column? Answer with a single integer.")
+    ask = (
+        "Assume the structure contains as many cubes as the three views allow. What is the minimum number of "
+        "cubes that must be added (none removed) to turn it into a full rectangular block whose size is the "
+        "structure's bounding box: as wide as the front view, as deep as the top view and as tall as the "
+        "tallest column? Answer with a single integer."
+    )
     rising = False
     # Its answers are as small as the heights (easy: 2 to 13 cubes to add, columns up to 3 tall), so the
     # grid shows heights as pips: a digit there can coincide with the count of cubes to add.
     grid_pips = "cubes"
-    limits = {**VIEWS_LIMITS, "answer_min": Limit(0, _MOST_MISSING, _ANSWER_WHY),
-              "answer_max": Limit(0, _MOST_MISSING, _ANSWER_WHY)}
+    limits = {
+        **VIEWS_LIMITS,
+        "answer_min": Limit(0, _MOST_MISSING, _ANSWER_WHY),
+        "answer_max": Limit(0, _MOST_MISSING, _ANSWER_WHY),
+    }
 
     def check_config(self, config: TrailerConfig) -> None:
         super().check_config(config)
@@ -73,9 +77,11 @@ class TrailerCubesMissing(ThreeViewsTask):
     def solve(self, scene: dict[str, Any]) -> Solution:
         solid = solid_of(scene)
         n = self.answer_of(solid, scene["front"])
-        return Solution(answer=str(n), states=[solid],
-                        details={"max_solid": solid, "cubes": total(solid), "block": list(block_of(scene, solid)),
-                                 "missing": n})
+        return Solution(
+            answer=str(n),
+            states=[solid],
+            details={"max_solid": solid, "cubes": total(solid), "block": list(block_of(scene, solid)), "missing": n},
+        )
 
     def structure_picture(self, scene: dict[str, Any], solid: Heights) -> Image.Image:
         w, d, h = block_of(scene, solid)
@@ -85,6 +91,8 @@ class TrailerCubesMissing(ThreeViewsTask):
         """The block around the maximal structure; its ghost cubes are the cubes to add, so counting them is
         left to the reader."""
         w, d, h = block_of(scene, solid)
-        return (f"On the right, the maximal structure stands in its block, {w} wide x {d} deep x {h} tall (as "
-                f"tall as the tallest column); ghost cubes (translucent white, red dashed edges) fill the rest "
-                f"of the block.")
+        return (
+            f"On the right, the maximal structure stands in its block, {w} wide x {d} deep x {h} tall (as "
+            f"tall as the tallest column); ghost cubes (translucent white, red dashed edges) fill the rest "
+            f"of the block."
+        )

@@ -29,13 +29,40 @@ T = TypeVar("T")
 GLYPHS: dict[str, list[tuple[float, float]]] = {
     "arrow": [(0, 0.9), (0.62, 0.2), (0.22, 0.2), (0.22, -0.85), (-0.22, -0.85), (-0.22, 0.2), (-0.62, 0.2)],
     "L": [(-0.5, 0.85), (-0.12, 0.85), (-0.12, -0.47), (0.6, -0.47), (0.6, -0.85), (-0.5, -0.85)],
-    "T": [(-0.72, 0.85), (0.72, 0.85), (0.72, 0.48), (0.19, 0.48), (0.19, -0.85), (-0.19, -0.85),
-          (-0.19, 0.48), (-0.72, 0.48)],
-    "F": [(-0.5, 0.85), (0.62, 0.85), (0.62, 0.5), (-0.13, 0.5), (-0.13, 0.16), (0.42, 0.16), (0.42, -0.18),
-          (-0.13, -0.18), (-0.13, -0.85), (-0.5, -0.85)],
+    "T": [
+        (-0.72, 0.85),
+        (0.72, 0.85),
+        (0.72, 0.48),
+        (0.19, 0.48),
+        (0.19, -0.85),
+        (-0.19, -0.85),
+        (-0.19, 0.48),
+        (-0.72, 0.48),
+    ],
+    "F": [
+        (-0.5, 0.85),
+        (0.62, 0.85),
+        (0.62, 0.5),
+        (-0.13, 0.5),
+        (-0.13, 0.16),
+        (0.42, 0.16),
+        (0.42, -0.18),
+        (-0.13, -0.18),
+        (-0.13, -0.85),
+        (-0.5, -0.85),
+    ],
     "flag": [(-0.55, -0.85), (-0.55, 0.85), (0.65, 0.42), (-0.2, 0.02), (-0.2, -0.85)],
-    "Y": [(-0.19, -0.85), (0.19, -0.85), (0.19, 0.02), (0.74, 0.62), (0.47, 0.88), (0.0, 0.38), (-0.47, 0.88),
-          (-0.74, 0.62), (-0.19, 0.02)],
+    "Y": [
+        (-0.19, -0.85),
+        (0.19, -0.85),
+        (0.19, 0.02),
+        (0.74, 0.62),
+        (0.47, 0.88),
+        (0.0, 0.38),
+        (-0.47, 0.88),
+        (-0.74, 0.62),
+        (-0.19, 0.02),
+    ],
 }
 GLYPH_WORDS = {"arrow": "arrow", "L": "letter L", "T": "letter T", "F": "letter F", "flag": "flag", "Y": "letter Y"}
 COLORS = ["red", "blue", "green", "orange", "purple", "brown"]
@@ -86,8 +113,7 @@ def random_cube(rng: random.Random, cfg: UnfoldedCubeConfig) -> cn.Cube:
 
 def random_placement(rng: random.Random, shape: tuple[cn.Cell, ...]) -> tuple[cn.Cell, ...]:
     """A random rotation/reflection of a net shape, laid out wider than tall so panels stay compact."""
-    options = sorted({s for s in cn.symmetries(shape)
-                      if max(c for c, _ in s) >= max(r for _, r in s)})
+    options = sorted({s for s in cn.symmetries(shape) if max(c for c, _ in s) >= max(r for _, r in s)})
     return rng.choice(options)
 
 
@@ -131,24 +157,33 @@ def modified_view(rng: random.Random, cube: cn.Cube, kind: str) -> dict[str, cn.
         view[k] = cn.Face(f.glyph, f.color, up)
     elif kind == "swap":
         a, b = rng.sample(names, 2)
-        view[a], view[b] = (cn.Face(view[b].glyph, view[b].color, view[a].up),
-                            cn.Face(view[a].glyph, view[a].color, view[b].up))
+        view[a], view[b] = (
+            cn.Face(view[b].glyph, view[b].color, view[a].up),
+            cn.Face(view[a].glyph, view[a].color, view[b].up),
+        )
     elif kind == "opposite":
         # Show the face opposite one visible face next to it: a classic impossible adjacency.
         a, b = rng.sample(names, 2)
         hidden = turned[cn.neg(cn.VIEW_NORMALS[b])]
         n = cn.VIEW_NORMALS[a]
-        ups = [v for v in cn.VIEW_NORMALS.values() if v != n] + [cn.neg(v) for v in cn.VIEW_NORMALS.values()
-                                                                 if v != n]
+        ups = [v for v in cn.VIEW_NORMALS.values() if v != n] + [cn.neg(v) for v in cn.VIEW_NORMALS.values() if v != n]
         view[a] = cn.Face(hidden.glyph, hidden.color, rng.choice(ups))
     else:
         raise ValueError(kind)
     return view
 
 
-def draw_distractors(rng: random.Random, hub: T, kinds: list[str], modified: Callable[[T, str], T],
-                     possible: Callable[[T], bool], equivalent: Callable[[T, T], bool], failure: str,
-                     count: int = 3, chosen: list[T] | None = None) -> list[tuple[T, str]]:
+def draw_distractors(
+    rng: random.Random,
+    hub: T,
+    kinds: list[str],
+    modified: Callable[[T, str], T],
+    possible: Callable[[T], bool],
+    equivalent: Callable[[T, T], bool],
+    failure: str,
+    count: int = 3,
+    chosen: list[T] | None = None,
+) -> list[tuple[T, str]]:
     """`count` wrong candidates, each one change away from `hub`, with the kind of change that made it:
     `modified(hub, kind)` changes the hub, and a change is kept unless it is still `possible` or `equivalent`
     to a candidate already chosen (`chosen`, by default the hub). The first tries use different kinds (a
@@ -195,8 +230,7 @@ def option_kind(reference: cn.Cube, option: cn.Cube) -> str:
     diff = [n for n, f in option.items() if turned[n] != f]
     if len(diff) == 1 and turned[diff[0]].mark == option[diff[0]].mark:
         return "turn"
-    if len(diff) == 2 and (turned[diff[0]].mark, turned[diff[1]].mark) == (option[diff[1]].mark,
-                                                                          option[diff[0]].mark):
+    if len(diff) == 2 and (turned[diff[0]].mark, turned[diff[1]].mark) == (option[diff[1]].mark, option[diff[0]].mark):
         return "swap"
     if len(diff) == 1:
         opposite = {turned[cn.neg(n)].mark for n in option if n != diff[0]}
@@ -218,8 +252,10 @@ class UnfoldedCube(Task):
     description = "Views of a cube with oriented marks: which net folds into it, or which view a net gives."
     colour_pools = (COLORS, TINTS, EDGE_COLORS)
     limits: ClassVar[dict[str, Limit | Choices]] = {
-        "form": Choices(("net", "view", "mixed"), "net: views given, choose the net; view: net given, choose the "
-                                                  "view; mixed: either, at random"),
+        "form": Choices(
+            ("net", "view", "mixed"),
+            "net: views given, choose the net; view: net given, choose the view; mixed: either, at random",
+        ),
         "n_views": Limit(1, 2, "views shown in the net form: the picture has room for two side by side"),
         "n_glyph_types": Limit(2, 6, "glyph kinds used: six exist; with fewer, faces repeat a mark"),
     }
@@ -241,8 +277,9 @@ class UnfoldedCube(Task):
             return self._sample_net_form(rng, cfg, cube, slot, rank)
         return self._sample_view_form(rng, cube, slot, rank)
 
-    def _sample_net_form(self, rng: random.Random, cfg: UnfoldedCubeConfig, cube: cn.Cube,
-                         slot: int, rank: int) -> dict[str, Any]:
+    def _sample_net_form(
+        self, rng: random.Random, cfg: UnfoldedCubeConfig, cube: cn.Cube, slot: int, rank: int
+    ) -> dict[str, Any]:
         poses = [rng.choice(cn.ROTATIONS)]
         views = [cn.view_of(cn.rotate_cube(cube, poses[0]))]
         while len(views) < cfg.n_views:
@@ -262,24 +299,33 @@ class UnfoldedCube(Task):
 
         kinds, failure = ["swap", "turn", "mirror"], "no inconsistent distractor net found"
         if rank == 0:
-            distractors = [c for c, _ in draw_distractors(rng, cube, kinds, change, shows_every_view,
-                                                          cn.cubes_equivalent, failure)]
+            distractors = [
+                c for c, _ in draw_distractors(rng, cube, kinds, change, shows_every_view, cn.cubes_equivalent, failure)
+            ]
         else:
             # Distractors made from the answer surround it, so that it is the option most like the others.
             # Here a distractor is the centre instead: the answer and two more options are one change from it.
-            (hub, _), = draw_distractors(rng, cube, kinds, change, shows_every_view, cn.cubes_equivalent,
-                                         failure, count=1)
-            distractors = [hub] + [c for c, _ in draw_distractors(rng, hub, kinds, change, shows_every_view,
-                                                                  cn.cubes_equivalent, failure, count=2,
-                                                                  chosen=[cube, hub])]
+            ((hub, _),) = draw_distractors(
+                rng, cube, kinds, change, shows_every_view, cn.cubes_equivalent, failure, count=1
+            )
+            distractors = [hub] + [
+                c
+                for c, _ in draw_distractors(
+                    rng, hub, kinds, change, shows_every_view, cn.cubes_equivalent, failure, count=2, chosen=[cube, hub]
+                )
+            ]
             rng.shuffle(distractors)  # the centre's place must not tell where the answer is
         check_likeness_rank([cube] + distractors, rank)
-        placed = place_correct_option(cube, distractors, slot, shows_every_view,
-                                      "fold into a cube showing every view")
+        placed = place_correct_option(cube, distractors, slot, shows_every_view, "fold into a cube showing every view")
         # Each net is cut in option order: the draws of random_net follow the letters.
         nets = [random_net(rng, c, shape) for c in placed]
-        return {"form": "net", "views": [cn.view_to_json(v) for v in views], "nets": nets,
-                "glyph_kinds": sorted({f.glyph for f in cube.values()}), "colored": cfg.colored}
+        return {
+            "form": "net",
+            "views": [cn.view_to_json(v) for v in views],
+            "nets": nets,
+            "glyph_kinds": sorted({f.glyph for f in cube.values()}),
+            "colored": cfg.colored,
+        }
 
     def _sample_view_form(self, rng: random.Random, cube: cn.Cube, slot: int, rank: int) -> dict[str, Any]:
         net = random_net(rng, cube)
@@ -288,14 +334,28 @@ class UnfoldedCube(Task):
         def shown_by_cube(v: dict[str, cn.Face]) -> bool:
             return cn.view_matches(cube, v) is not None
 
-        distractors = [v for v, _ in draw_distractors(rng, correct, ["turn", "swap", "opposite", "mirror"],
-                                                      lambda _, kind: modified_view(rng, cube, kind), shown_by_cube,
-                                                      cn.views_equivalent, "no impossible distractor view found")]
+        distractors = [
+            v
+            for v, _ in draw_distractors(
+                rng,
+                correct,
+                ["turn", "swap", "opposite", "mirror"],
+                lambda _, kind: modified_view(rng, cube, kind),
+                shown_by_cube,
+                cn.views_equivalent,
+                "no impossible distractor view found",
+            )
+        ]
         check_likeness_rank([cn.view_faces(v) for v in [correct] + distractors], rank)
         placed = place_correct_option(correct, distractors, slot, shown_by_cube, "show the folded cube")
         colored = len({f.color for f in cube.values()}) > 1
-        return {"form": "view", "net": net, "candidate_views": [cn.view_to_json(v) for v in placed],
-                "glyph_kinds": sorted({f.glyph for f in cube.values()}), "colored": colored}
+        return {
+            "form": "view",
+            "net": net,
+            "candidate_views": [cn.view_to_json(v) for v in placed],
+            "glyph_kinds": sorted({f.glyph for f in cube.values()}),
+            "colored": colored,
+        }
 
     # -- solving ------------------------------------------------------------------------------------
 
@@ -315,23 +375,35 @@ class UnfoldedCube(Task):
             matches = [_correspondence(scene["net"], cube, views[k])]
             options = [cn.view_faces(v) for v in views]
         kinds = ["correct" if j == k else option_kind(cube, c) for j, c in enumerate(options)]
-        return Solution(answer=LETTERS[k], states=[],
-                        details={"consistent": flags, "correspondence": matches, "candidate_kinds": kinds})
+        return Solution(
+            answer=LETTERS[k],
+            states=[],
+            details={"consistent": flags, "correspondence": matches, "candidate_kinds": kinds},
+        )
 
     def question(self, scene: dict[str, Any]) -> str:
         repeat = " Some faces may carry the same mark." if len(scene["glyph_kinds"]) < 6 else ""
-        marks = ("Each face of the cube carries a mark whose orientation matters; marks are printed on the "
-                 "outside of the cube and each view shows three faces (top, front-left and front-right)." + repeat)
+        marks = (
+            "Each face of the cube carries a mark whose orientation matters; marks are printed on the "
+            "outside of the cube and each view shows three faces (top, front-left and front-right)." + repeat
+        )
         if scene["form"] == "net":
             n = len(scene["views"])
-            seen = "The top of the picture shows a cube" if n == 1 else \
-                "The top of the picture shows the same cube in two different positions"
-            return (f"{seen}. {marks} Below are four nets A, B, C and D, printed side facing you. Which net "
-                    "folds (printed side outward) into this cube? Exactly one does. Answer with the letter "
-                    "of the net (A, B, C or D).")
-        return ("The top of the picture shows the net of a cube, printed side facing you; it is folded with "
-                f"the printed side outward. {marks} Which of the views A, B, C and D can show the folded cube? "
-                "Exactly one can. Answer with the letter of the view (A, B, C or D).")
+            seen = (
+                "The top of the picture shows a cube"
+                if n == 1
+                else "The top of the picture shows the same cube in two different positions"
+            )
+            return (
+                f"{seen}. {marks} Below are four nets A, B, C and D, printed side facing you. Which net "
+                "folds (printed side outward) into this cube? Exactly one does. Answer with the letter "
+                "of the net (A, B, C or D)."
+            )
+        return (
+            "The top of the picture shows the net of a cube, printed side facing you; it is folded with "
+            f"the printed side outward. {marks} Which of the views A, B, C and D can show the folded cube? "
+            "Exactly one can. Answer with the letter of the view (A, B, C or D)."
+        )
 
     def options(self, scene: dict[str, Any]) -> list[str]:
         return list(LETTERS)
@@ -339,8 +411,9 @@ class UnfoldedCube(Task):
     # -- rendering ----------------------------------------------------------------------------------
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        return Rendering(image=self.render_input(scene, solution),
-                         steps=self._steps(scene, _answer_pairs(scene, solution)))
+        return Rendering(
+            image=self.render_input(scene, solution), steps=self._steps(scene, _answer_pairs(scene, solution))
+        )
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         """A wrong option taken for the answer, drawn honestly: in the net form a wrong net, folded and turned
@@ -356,19 +429,27 @@ class UnfoldedCube(Task):
                 net = scene["nets"][j]
                 cube = cn.net_to_cube(net)
                 pairs = [(net, _closest_view(cube, cn.view_from_json(v))) for v in scene["views"]]
-                note = (f"net {LETTERS[j]} ({solution.details['candidate_kinds'][j]}) is taken for the answer: "
-                        "folded, it is turned to look as much as it can like each view")
+                note = (
+                    f"net {LETTERS[j]} ({solution.details['candidate_kinds'][j]}) is taken for the answer: "
+                    "folded, it is turned to look as much as it can like each view"
+                )
             else:
                 view = cn.view_from_json(scene["candidate_views"][j])
                 net, changed = _misread_net(scene["net"], view)
                 pairs = [(net, view)]
-                note = (f"the net is misread ({changed} of its cells drawn otherwise) so that it folds into view "
-                        f"{LETTERS[j]} ({solution.details['candidate_kinds'][j]})")
+                note = (
+                    f"the net is misread ({changed} of its cells drawn otherwise) so that it folds into view "
+                    f"{LETTERS[j]} ({solution.details['candidate_kinds'][j]})"
+                )
             if _texts(scene, pairs) != right:
                 # Bound now: `pairs` is rebound on the next pass of the loop (none follows a return, but the
                 # callable must not depend on that).
-                return Corruption(steps=lambda pairs=pairs: self._steps(scene, pairs), description=note,
-                                  answer=LETTERS[j], scene=_misread_scene(scene, pairs, j))
+                return Corruption(
+                    steps=lambda pairs=pairs: self._steps(scene, pairs),
+                    description=note,
+                    answer=LETTERS[j],
+                    scene=_misread_scene(scene, pairs, j),
+                )
         return None
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
@@ -418,8 +499,10 @@ def _answer_pairs(scene: dict[str, Any], solution: Solution) -> list[Pair]:
 
 
 def _texts(scene: dict[str, Any], pairs: list[Pair]) -> list[str]:
-    return [_correspondence_text(scene, net, i, view, _correspondence(net, cn.net_to_cube(net), view))
-            for i, (net, view) in enumerate(pairs)]
+    return [
+        _correspondence_text(scene, net, i, view, _correspondence(net, cn.net_to_cube(net), view))
+        for i, (net, view) in enumerate(pairs)
+    ]
 
 
 def _closest_view(cube: cn.Cube, view: dict[str, cn.Face]) -> dict[str, cn.Face]:
@@ -487,7 +570,7 @@ def _correspondence(net: list[dict], cube: cn.Cube, view: dict[str, cn.Face]) ->
         for cell, fr in frames.items():
             if cn.apply(m, fr.n) == normal:
                 cells[name] = [cell[0], cell[1]]
-    for (a, b) in EDGE_COLORS:
+    for a, b in EDGE_COLORS:
         pair = []
         for name, other in ((a, b), (b, a)):
             cell = tuple(cells[name])
@@ -499,6 +582,7 @@ def _correspondence(net: list[dict], cube: cn.Cube, view: dict[str, cn.Face]) ->
 
 
 # -- drawing -----------------------------------------------------------------------------------------------
+
 
 def _iso(center: tuple[float, float], s: float, p: tuple[float, float, float]) -> tuple[float, float]:
     x, y, z = p
@@ -515,8 +599,14 @@ def _face_corners(n: cn.Vec) -> list[tuple[float, float, float]]:
     return out  # type: ignore[return-value]
 
 
-def draw_view(c: Canvas, center: tuple[float, float], s: float, view: dict[str, cn.Face],
-              tints: dict[str, str] | None = None, edges: bool = False) -> None:
+def draw_view(
+    c: Canvas,
+    center: tuple[float, float],
+    s: float,
+    view: dict[str, cn.Face],
+    tints: dict[str, str] | None = None,
+    edges: bool = False,
+) -> None:
     """Isometric drawing of the three visible faces with their glyphs."""
     for name, n in cn.VIEW_NORMALS.items():
         fill = tints[name] if tints else SHADES[name]
@@ -524,8 +614,11 @@ def draw_view(c: Canvas, center: tuple[float, float], s: float, view: dict[str, 
         f = view[name]
         c.polygon(glyph_on_face(center, s, n, f), fill=f.color, outline=None)
     if edges:
-        segs = {("top", "left"): ((-1, 1, 1), (1, 1, 1)), ("top", "right"): ((1, 1, -1), (1, 1, 1)),
-                ("left", "right"): ((1, -1, 1), (1, 1, 1))}
+        segs = {
+            ("top", "left"): ((-1, 1, 1), (1, 1, 1)),
+            ("top", "right"): ((1, 1, -1), (1, 1, 1)),
+            ("left", "right"): ((1, -1, 1), (1, 1, 1)),
+        }
         for key, (p, q) in segs.items():
             c.line([_iso(center, s, p), _iso(center, s, q)], EDGE_COLORS[key], 6)
 
@@ -554,14 +647,18 @@ def glyph_in_cell(center: tuple[float, float], half: float, glyph: str, rot: int
     return pts
 
 
-def draw_glyph_in_cell(c: Canvas, center: tuple[float, float], half: float, glyph: str, color: str,
-                       rot: int) -> None:
+def draw_glyph_in_cell(c: Canvas, center: tuple[float, float], half: float, glyph: str, color: str, rot: int) -> None:
     c.polygon(glyph_in_cell(center, half, glyph, rot), fill=color, outline=None)
 
 
-def draw_net_centered(c: Canvas, center: tuple[float, float], cell: float, net: list[dict],
-                      tints: dict[tuple[int, int], str] | None = None,
-                      edges: list[tuple[tuple[int, int], tuple[int, int], str]] | None = None) -> tuple[float, float]:
+def draw_net_centered(
+    c: Canvas,
+    center: tuple[float, float],
+    cell: float,
+    net: list[dict],
+    tints: dict[tuple[int, int], str] | None = None,
+    edges: list[tuple[tuple[int, int], tuple[int, int], str]] | None = None,
+) -> tuple[float, float]:
     """Draw a net centred at `center`; returns the top-left corner of its bounding box."""
     w, h = _net_box(net)
     x0, y0 = center[0] - w * cell / 2, center[1] - h * cell / 2
@@ -573,8 +670,12 @@ def draw_net_centered(c: Canvas, center: tuple[float, float], cell: float, net: 
         draw_glyph_in_cell(c, (bx + cell / 2, by + cell / 2), cell / 2, x["glyph"], x["color"], x["rot"])
     for (col, row), d, color in edges or []:
         bx, by = x0 + col * cell, y0 + row * cell
-        segs = {cn.RIGHT: [(bx + cell, by), (bx + cell, by + cell)], cn.LEFT: [(bx, by), (bx, by + cell)],
-                cn.UP: [(bx, by), (bx + cell, by)], cn.DOWN: [(bx, by + cell), (bx + cell, by + cell)]}
+        segs = {
+            cn.RIGHT: [(bx + cell, by), (bx + cell, by + cell)],
+            cn.LEFT: [(bx, by), (bx, by + cell)],
+            cn.UP: [(bx, by), (bx + cell, by)],
+            cn.DOWN: [(bx, by + cell), (bx + cell, by + cell)],
+        }
         (px, py), (qx, qy) = segs[d]
         inset = cell * 0.12
         if px == qx:
@@ -608,8 +709,12 @@ def _dir_words(name: str, up: cn.Vec) -> str:
     for other, n in cn.VIEW_NORMALS.items():
         if up == n:
             return f"the {FACE_LABELS[other]} face"
-    hidden = {("top", (-1, 0, 0)): "its back-left edge", ("top", (0, 0, -1)): "its back-right edge",
-              ("left", (-1, 0, 0)): "its outer left edge", ("right", (0, 0, -1)): "its outer right edge"}
+    hidden = {
+        ("top", (-1, 0, 0)): "its back-left edge",
+        ("top", (0, 0, -1)): "its back-right edge",
+        ("left", (-1, 0, 0)): "its outer left edge",
+        ("right", (0, 0, -1)): "its outer right edge",
+    }
     if up == (0, -1, 0):
         return "its bottom edge"
     return hidden[(name, up)]
@@ -623,8 +728,9 @@ def _face_words(f: cn.Face, colored: bool) -> str:
 PAGE_DIRECTIONS = ("up", "left", "down", "right")
 
 
-def _correspondence_text(scene: dict[str, Any], net: list[dict], i: int, view: dict[str, cn.Face],
-                         corr: dict[str, Any]) -> str:
+def _correspondence_text(
+    scene: dict[str, Any], net: list[dict], i: int, view: dict[str, cn.Face], corr: dict[str, Any]
+) -> str:
     """What the correspondence picture shows, cell by cell. The picture draws one net and one view without
     their option letters, so the text names neither: finding that net (or view) among the candidates is the
     conclusion, left to the reader. The head claims no more than the picture shows (the cube on the left is
@@ -632,21 +738,28 @@ def _correspondence_text(scene: dict[str, Any], net: list[dict], i: int, view: d
     colored = scene["colored"]
     if scene["form"] == "net":
         which = f"view {i + 1}" if len(scene["views"]) > 1 else "the shown cube"
-        head = (f"Left: a cube turned to compare with {which}, its faces tinted. Right: a net that folds into that "
-                "cube, its cells tinted to match:")
+        head = (
+            f"Left: a cube turned to compare with {which}, its faces tinted. Right: a net that folds into that "
+            "cube, its cells tinted to match:"
+        )
     else:
-        head = ("Left: a view of a cube, its faces tinted. Right: a net that folds into that cube, its cells tinted "
-                "to match:")
+        head = (
+            "Left: a view of a cube, its faces tinted. Right: a net that folds into that cube, its cells tinted "
+            "to match:"
+        )
     cells = {(x["col"], x["row"]): x for x in net}
     parts = []
     for name in ("top", "left", "right"):
         col, row = corr["cells"][name]
         f = view[name]
         rot = cells[(col, row)]["rot"]
-        parts.append(f"the net cell in column {col + 1}, row {row + 1} ({_face_words(f, colored)}, its top pointing "
-                     f"{PAGE_DIRECTIONS[rot % 4]} in the net) becomes the {FACE_LABELS[name]} face, the top of its "
-                     f"glyph pointing toward {_dir_words(name, f.up)}")
-    edges = "; ".join(f"the {EDGE_COLORS[(a, b)]} edges meet where the {FACE_LABELS[a]} and "
-                      f"{FACE_LABELS[b]} faces join"
-                      for (a, b) in EDGE_COLORS)
+        parts.append(
+            f"the net cell in column {col + 1}, row {row + 1} ({_face_words(f, colored)}, its top pointing "
+            f"{PAGE_DIRECTIONS[rot % 4]} in the net) becomes the {FACE_LABELS[name]} face, the top of its "
+            f"glyph pointing toward {_dir_words(name, f.up)}"
+        )
+    edges = "; ".join(
+        f"the {EDGE_COLORS[(a, b)]} edges meet where the {FACE_LABELS[a]} and {FACE_LABELS[b]} faces join"
+        for (a, b) in EDGE_COLORS
+    )
     return f"{head} " + "; ".join(parts) + f". Marked edges: {edges}."

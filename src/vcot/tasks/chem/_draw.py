@@ -34,8 +34,9 @@ def _unit(name: str) -> tuple[float, float, float]:
     return (r / 255, g / 255, b / 255)
 
 
-def draw(scene: dict[str, Any], atoms: Sequence[int] = (), bonds: Sequence[int] = (),
-         colour: str = HIGHLIGHT) -> Image.Image:
+def draw(
+    scene: dict[str, Any], atoms: Sequence[int] = (), bonds: Sequence[int] = (), colour: str = HIGHLIGHT
+) -> Image.Image:
     """The molecule with `atoms` and `bonds` (indices into the scene's lists) highlighted in `colour`."""
     mol = to_mol(scene["atoms"], scene["bonds"])
     for a in mol.GetAtoms():
@@ -53,9 +54,14 @@ def draw(scene: dict[str, Any], atoms: Sequence[int] = (), bonds: Sequence[int] 
     o.prepareMolsBeforeDrawing = False
     c = _unit(colour)
     rdMolDraw2D.PrepareAndDrawMolecule(
-        d, mol, highlightAtoms=list(atoms), highlightBonds=list(bonds),
-        highlightAtomColors={int(a): c for a in atoms}, highlightBondColors={int(b): c for b in bonds},
-        kekulize=False)
+        d,
+        mol,
+        highlightAtoms=list(atoms),
+        highlightBonds=list(bonds),
+        highlightAtomColors={int(a): c for a in atoms},
+        highlightBondColors={int(b): c for b in bonds},
+        kekulize=False,
+    )
     d.FinishDrawing()
     image = rasterise(d.GetDrawingText())
     # The texts RDKit drew, recorded as `vcot.draw` records its own (the answer-leak check reads them): every

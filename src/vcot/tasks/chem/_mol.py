@@ -79,6 +79,7 @@ class Graph:
 # many hydrogen-bond donors (N or O carrying H) each adds and how far it extends a carbon path from the
 # attachment point (its carbon reach).
 
+
 def ring(g: Graph, at: int, size: int, aromatic: bool = False, n_at: int | None = None) -> list[int]:
     """A ring of `size` atoms bonded to `at` through its first atom; aromatic rings (size 6) get alternating
     double bonds, `n_at` puts a nitrogen at that ring position (pyridine)."""
@@ -166,8 +167,20 @@ ACCEPTOR_GROUPS = {"OMe": 0, "oxo": 0, "COOMe": 0, "NMe2": 0, "CN": 0, "CHO": 0,
 OTHER_GROUPS = {"SH": 0, "SMe": 0, "F": 0, "Cl": 0, "Br": 0}
 RING_GROUPS = ("phenyl", "cyclohexyl", "cyclopentyl", "cyclopropyl", "phenol", "pyridyl", "piperidyl")
 NEEDS = {"oxo": 2}
-REACH = {"COOH": 1, "CONH2": 1, "COOMe": 1, "CN": 1, "CHO": 1, "phenyl": 6, "cyclohexyl": 6, "cyclopentyl": 5,
-         "cyclopropyl": 3, "phenol": 6, "pyridyl": 3, "piperidyl": 3}
+REACH = {
+    "COOH": 1,
+    "CONH2": 1,
+    "COOMe": 1,
+    "CN": 1,
+    "CHO": 1,
+    "phenyl": 6,
+    "cyclohexyl": 6,
+    "cyclopentyl": 5,
+    "cyclopropyl": 3,
+    "phenol": 6,
+    "pyridyl": 3,
+    "piperidyl": 3,
+}
 
 
 def attach(g: Graph, at: int, kind: str) -> list[int]:
@@ -181,6 +194,7 @@ def open_carbons(g: Graph, among: list[int] | None = None, need: int = 1) -> lis
 
 
 # -- scenes ---------------------------------------------------------------------------------------------------
+
 
 def to_mol(atoms: list[dict[str, Any]], bonds: list[list[int]], coords: bool = True) -> Chem.Mol:
     """The RDKit molecule of a scene's atoms and bonds (Kekulé form, implicit hydrogens, 2D conformer)."""
@@ -200,8 +214,9 @@ def to_mol(atoms: list[dict[str, Any]], bonds: list[list[int]], coords: bool = T
     return mol
 
 
-def _segments_cross(p: tuple[float, float], q: tuple[float, float], r: tuple[float, float],
-                    s: tuple[float, float]) -> bool:
+def _segments_cross(
+    p: tuple[float, float], q: tuple[float, float], r: tuple[float, float], s: tuple[float, float]
+) -> bool:
     def orient(a: tuple[float, float], b: tuple[float, float], c: tuple[float, float]) -> float:
         return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
 
@@ -241,7 +256,7 @@ def layout(g: Graph) -> tuple[list[dict[str, Any]], list[list[int]]]:
             if a not in (i, j) and _point_segment(pts[a], pts[i], pts[j]) < MIN_BOND_GAP * mean_bond:
                 raise Reject("an atom of the layout nearly touches a bond")
     for k, (i, j, _) in enumerate(g.bonds):
-        for i2, j2, _ in g.bonds[k + 1:]:
+        for i2, j2, _ in g.bonds[k + 1 :]:
             if len({i, j, i2, j2}) == 4 and _segments_cross(pts[i], pts[j], pts[i2], pts[j2]):
                 raise Reject("two bonds of the layout cross")
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
@@ -249,8 +264,10 @@ def layout(g: Graph) -> tuple[list[dict[str, Any]], list[list[int]]]:
         pts = [(-y, x) for x, y in pts]
     cx = (max(p[0] for p in pts) + min(p[0] for p in pts)) / 2
     cy = (max(p[1] for p in pts) + min(p[1] for p in pts)) / 2
-    atoms = [{"el": e, "x": round((x - cx) / mean_bond, 3), "y": round((y - cy) / mean_bond, 3)}
-             for e, (x, y) in zip(g.els, pts, strict=True)]
+    atoms = [
+        {"el": e, "x": round((x - cx) / mean_bond, 3), "y": round((y - cy) / mean_bond, 3)}
+        for e, (x, y) in zip(g.els, pts, strict=True)
+    ]
     return atoms, bonds
 
 

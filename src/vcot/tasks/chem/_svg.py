@@ -4,7 +4,8 @@ RDKit's Cairo drawer would give a PNG directly, but encoding and decoding that P
 drawing itself, which the training streams cannot afford (benchmarks/chem_throughput.py). RDKit's SVG holds
 only what its drawing code decided — positions, bond lines, the glyph outlines of every label (FreeType text
 is written as paths), highlight shapes — in a small subset of SVG: `rect`, `ellipse` and `path` with the
-commands M, L, Q and Z (aggdraw's symbols read that path data), filled or stroked with a solid colour. This module draws that subset and refuses
+commands M, L, Q and Z (aggdraw's symbols read that path data), filled or stroked with a solid colour. This module
+draws that subset and refuses
 anything else, so a change in RDKit's output fails loudly rather than drawing a wrong picture.
 """
 

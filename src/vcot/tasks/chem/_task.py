@@ -12,10 +12,12 @@ from vcot.tasks.answer_space import AnswerSpace, integers
 from vcot.tasks.base import GenContext, Solution, Task
 from vcot.tasks.chem._draw import draw
 
-INTRO = ("The picture shows a molecule as a skeletal formula: every corner and every free end of the bond lines "
-         "is a carbon atom, other atoms are written with their element symbol and the hydrogens they carry "
-         "(OH, NH2), and hydrogens on carbon are not drawn. A double line is a double bond, a triple line a "
-         "triple bond. The small grey number beside each atom is its atom number. ")
+INTRO = (
+    "The picture shows a molecule as a skeletal formula: every corner and every free end of the bond lines "
+    "is a carbon atom, other atoms are written with their element symbol and the hydrogens they carry "
+    "(OH, NH2), and hydrogens on carbon are not drawn. A double line is a double bond, a triple line a "
+    "triple bond. The small grey number beside each atom is its atom number. "
+)
 
 
 class ChemTask(Task):

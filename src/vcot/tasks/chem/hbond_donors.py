@@ -26,12 +26,28 @@ PLAIN_RINGS = ("phenyl", "cyclohexyl", "cyclopentyl", "cyclopropyl")
 LINKS = {"NH": "N", "O": "O", "NMe": "N"}
 # What carries the donors and the bare N and O atoms: item -> (the element of its donor or bare atom, what it
 # spends: "group", a "links" or a "rings" budget, how many N or O atoms without hydrogen it adds).
-DONOR_ITEMS = {"OH": ("O", "group", 0), "COOH": ("O", "group", 1), "phenol": ("O", "rings", 0),
-               "NH2": ("N", "group", 0), "CONH2": ("N", "group", 1), "NHMe": ("N", "group", 0),
-               "NHAc": ("N", "group", 1), "piperidyl": ("N", "rings", 0), "NH": ("N", "links", 0)}
-BARE_ITEMS = {"OMe": ("O", "group", 1), "oxo": ("O", "group", 1), "COOMe": ("O", "group", 2),
-              "CHO": ("O", "group", 1), "O": ("O", "links", 1), "NMe2": ("N", "group", 1), "CN": ("N", "group", 1),
-              "pyridyl": ("N", "rings", 1), "NMe": ("N", "links", 1)}
+DONOR_ITEMS = {
+    "OH": ("O", "group", 0),
+    "COOH": ("O", "group", 1),
+    "phenol": ("O", "rings", 0),
+    "NH2": ("N", "group", 0),
+    "CONH2": ("N", "group", 1),
+    "NHMe": ("N", "group", 0),
+    "NHAc": ("N", "group", 1),
+    "piperidyl": ("N", "rings", 0),
+    "NH": ("N", "links", 0),
+}
+BARE_ITEMS = {
+    "OMe": ("O", "group", 1),
+    "oxo": ("O", "group", 1),
+    "COOMe": ("O", "group", 2),
+    "CHO": ("O", "group", 1),
+    "O": ("O", "links", 1),
+    "NMe2": ("N", "group", 1),
+    "CN": ("N", "group", 1),
+    "pyridyl": ("N", "rings", 1),
+    "NMe": ("N", "links", 1),
+}
 
 
 @dataclass(frozen=True)
@@ -59,12 +75,39 @@ class HbondDonors(ChemTask):
     name = "hbond_donors"
     config_cls = HbondDonorsConfig
     presets = {
-        "easy": HbondDonorsConfig(answer_min=0, answer_max=3, min_carbons=3, max_carbons=6, min_bare=1, max_bare=3,
-                                  max_others=0, max_rings=0, max_links=0),
-        "medium": HbondDonorsConfig(answer_min=0, answer_max=4, min_carbons=4, max_carbons=8, min_bare=1, max_bare=3,
-                                    max_others=1, max_rings=1, max_links=1),
-        "hard": HbondDonorsConfig(answer_min=1, answer_max=6, min_carbons=6, max_carbons=10, min_bare=1, max_bare=3,
-                                  max_others=2, max_rings=2, max_links=2),
+        "easy": HbondDonorsConfig(
+            answer_min=0,
+            answer_max=3,
+            min_carbons=3,
+            max_carbons=6,
+            min_bare=1,
+            max_bare=3,
+            max_others=0,
+            max_rings=0,
+            max_links=0,
+        ),
+        "medium": HbondDonorsConfig(
+            answer_min=0,
+            answer_max=4,
+            min_carbons=4,
+            max_carbons=8,
+            min_bare=1,
+            max_bare=3,
+            max_others=1,
+            max_rings=1,
+            max_links=1,
+        ),
+        "hard": HbondDonorsConfig(
+            answer_min=1,
+            answer_max=6,
+            min_carbons=6,
+            max_carbons=10,
+            min_bare=1,
+            max_bare=3,
+            max_others=2,
+            max_rings=2,
+            max_links=2,
+        ),
     }
     version = "1"
     description = "Count the hydrogen-bond donors (N or O atoms carrying hydrogen) of a drawn skeletal formula."
@@ -73,8 +116,9 @@ class HbondDonors(ChemTask):
         "answer_max": Limit(0, 8, "donor count: more donor groups crowd the backbone"),
         "min_carbons": Limit(3, 14, "backbone carbons: room for the groups"),
         "max_carbons": Limit(3, 14, "backbone carbons: longer backbones crowd the picture"),
-        "min_bare": Limit(1, 4, "N and O atoms beyond answer_max; those without hydrogen are ethers, C=O, esters, "
-                                "nitriles, ..."),
+        "min_bare": Limit(
+            1, 4, "N and O atoms beyond answer_max; those without hydrogen are ethers, C=O, esters, nitriles, ..."
+        ),
         "max_bare": Limit(1, 4, "N and O atoms beyond answer_max: more crowd the backbone"),
         "max_others": Limit(0, 3, "other heteroatoms (SH, S-CH3, F, Cl, Br), which are never donors here"),
         "max_rings": Limit(0, 3, "rings (phenyl, cyclohexyl, pyridyl, piperidyl, ...)"),
@@ -145,20 +189,25 @@ class HbondDonors(ChemTask):
         mol = to_mol(scene["atoms"], scene["bonds"], coords=False)
         polar = [a.GetIdx() for a in mol.GetAtoms() if a.GetSymbol() in ("N", "O")]
         donors = [k for k in polar if mol.GetAtomWithIdx(k).GetTotalNumHs() > 0]
-        return Solution(answer=str(len(donors)), states=[{"polar": polar}, {"donors": donors}],
-                        details={"donors": donors})
+        return Solution(
+            answer=str(len(donors)), states=[{"polar": polar}, {"donors": donors}], details={"donors": donors}
+        )
 
     def question(self, scene: dict[str, Any]) -> str:
-        return (INTRO + "Count the hydrogen-bond donors of this molecule: every nitrogen or oxygen atom that carries "
-                "at least one hydrogen counts once (an NH2 is one donor); a hydrogen on any other atom does not "
-                "count. How many hydrogen-bond donors does the molecule have? Answer with a single integer.")
+        return (
+            INTRO + "Count the hydrogen-bond donors of this molecule: every nitrogen or oxygen atom that carries "
+            "at least one hydrogen counts once (an NH2 is one donor); a hydrogen on any other atom does not "
+            "count. How many hydrogen-bond donors does the molecule have? Answer with a single integer."
+        )
 
     # -- pictures ---------------------------------------------------------------------------------------------
 
     def _steps(self, scene: dict[str, Any], polar: list[int], donors: list[int]) -> list[tuple[Any, str]]:
         words = [_atom_word(scene, k) for k in polar]
-        s1 = (draw(scene, polar, colour=HIGHLIGHT),
-              "The nitrogen and oxygen atoms are highlighted: " + atom_list(polar, words) + ".")
+        s1 = (
+            draw(scene, polar, colour=HIGHLIGHT),
+            "The nitrogen and oxygen atoms are highlighted: " + atom_list(polar, words) + ".",
+        )
         if donors:
             text = "Of these, the atoms drawn with a hydrogen are highlighted: " + atom_list(donors) + "."
         else:
@@ -167,8 +216,9 @@ class HbondDonors(ChemTask):
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         states = solution.states
-        return Rendering(image=self.render_input(scene, solution),
-                         steps=self._steps(scene, states[0]["polar"], states[1]["donors"]))
+        return Rendering(
+            image=self.render_input(scene, solution), steps=self._steps(scene, states[0]["polar"], states[1]["donors"])
+        )
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         # One atom misjudged: a donor overlooked, or an N or O without hydrogen taken for a donor.
@@ -179,8 +229,11 @@ class HbondDonors(ChemTask):
             return None
         how, k = rng.choice(moves)
         wrong = sorted([d for d in donors if d != k] if how == "missed" else [*donors, k])
-        what = (f"the donor atom {k + 1} overlooked" if how == "missed" else
-                f"atom {k + 1}, which carries no hydrogen, taken for a donor")
+        what = (
+            f"the donor atom {k + 1} overlooked"
+            if how == "missed"
+            else f"atom {k + 1}, which carries no hydrogen, taken for a donor"
+        )
         # The misjudged atom is counted (or not) as the misread picture says, so the trajectory concludes with
         # the size of its wrong donor set. No misread scene is given: a scene stores atoms and bonds only (the
         # hydrogens follow from the valences), and no bond change would be the label misread rather than

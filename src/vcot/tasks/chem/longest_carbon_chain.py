@@ -101,20 +101,24 @@ class LongestCarbonChain(ChemTask):
     name = "longest_carbon_chain"
     config_cls = LongestCarbonChainConfig
     presets = {
-        "easy": LongestCarbonChainConfig(answer_min=4, answer_max=9, min_extra=1, max_extra=3, max_groups=1,
-                                         max_rings=0, max_links=2),
-        "medium": LongestCarbonChainConfig(answer_min=5, answer_max=10, min_extra=1, max_extra=4, max_groups=2,
-                                           max_rings=1, max_links=2),
-        "hard": LongestCarbonChainConfig(answer_min=7, answer_max=13, min_extra=2, max_extra=5, max_groups=3,
-                                         max_rings=2, max_links=2),
+        "easy": LongestCarbonChainConfig(
+            answer_min=4, answer_max=9, min_extra=1, max_extra=3, max_groups=1, max_rings=0, max_links=2
+        ),
+        "medium": LongestCarbonChainConfig(
+            answer_min=5, answer_max=10, min_extra=1, max_extra=4, max_groups=2, max_rings=1, max_links=2
+        ),
+        "hard": LongestCarbonChainConfig(
+            answer_min=7, answer_max=13, min_extra=2, max_extra=5, max_groups=3, max_rings=2, max_links=2
+        ),
     }
     version = "1"
     description = "Count the carbon atoms of the longest chain of bonded carbons in a drawn skeletal formula."
     limits = {
         "answer_min": Limit(3, 14, "longest chain, in carbons: a branch needs a chain of 3"),
         "answer_max": Limit(3, 14, "longest chain, in carbons: longer chains with their branches crowd the picture"),
-        "min_extra": Limit(1, 8, "carbons beyond answer_max in every molecule: at least one, so the chain is never "
-                                 "all the carbons"),
+        "min_extra": Limit(
+            1, 8, "carbons beyond answer_max in every molecule: at least one, so the chain is never all the carbons"
+        ),
         "max_extra": Limit(1, 8, "carbons beyond answer_max in every molecule: more crowd the picture"),
         "max_groups": Limit(0, 4, "heteroatom groups (OH, Cl, C=O, CN, ...) on the chain"),
         "max_rings": Limit(0, 2, "ring substituents (phenyl, cyclohexyl, ...); more crowd the picture"),
@@ -149,13 +153,20 @@ class LongestCarbonChain(ChemTask):
 
         for _ in range(rng.randint(0, cfg.max_groups)):
             kind = rng.choice(GROUPS)
-            spots = [c for c in open_carbons(g, chain, 2 if kind == "oxo" else 1)
-                     if room(chain.index(c)) >= REACH.get(kind, 0)]
+            spots = [
+                c
+                for c in open_carbons(g, chain, 2 if kind == "oxo" else 1)
+                if room(chain.index(c)) >= REACH.get(kind, 0)
+            ]
             if spots and REACH.get(kind, 0) <= remaining():
                 attach(g, rng.choice(spots), kind)
         for _ in range(rng.randint(0, cfg.max_rings)):
-            fits = [k for k in RINGS if RING_CARBONS[k] <= remaining()
-                    and any(room(i) >= REACH[k] and g.free(c) >= 1 for i, c in enumerate(chain))]
+            fits = [
+                k
+                for k in RINGS
+                if RING_CARBONS[k] <= remaining()
+                and any(room(i) >= REACH[k] and g.free(c) >= 1 for i, c in enumerate(chain))
+            ]
             if fits:
                 kind = rng.choice(fits)
                 attach(g, spot(REACH[kind]), kind)
@@ -178,33 +189,39 @@ class LongestCarbonChain(ChemTask):
     def solve(self, scene: dict[str, Any]) -> Solution:
         carbons = [k for k, a in enumerate(scene["atoms"]) if a["el"] == "C"]
         path = longest(scene)
-        return Solution(answer=str(len(path)), states=[{"carbons": carbons}, {"chain": list(path)}],
-                        details={"chain": list(path)})
+        return Solution(
+            answer=str(len(path)), states=[{"carbons": carbons}, {"chain": list(path)}], details={"chain": list(path)}
+        )
 
     def question(self, scene: dict[str, Any]) -> str:
-        return (INTRO + "A carbon chain is a sequence of carbon atoms in which each atom is bonded to the next and "
-                "no atom appears twice; it may run through ring atoms, and any atom other than carbon interrupts "
-                "it. How many carbon atoms does the longest carbon chain of this molecule have? Answer with a "
-                "single integer.")
+        return (
+            INTRO + "A carbon chain is a sequence of carbon atoms in which each atom is bonded to the next and "
+            "no atom appears twice; it may run through ring atoms, and any atom other than carbon interrupts "
+            "it. How many carbon atoms does the longest carbon chain of this molecule have? Answer with a "
+            "single integer."
+        )
 
     # -- pictures ---------------------------------------------------------------------------------------------
 
     def _steps(self, scene: dict[str, Any], carbons: list[int], chain: list[int]) -> list[tuple[Any, str]]:
         others = sorted({a["el"] for a in scene["atoms"]} - {"C"})
         written = " and ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others)
-        rest = (f" The atoms written as {written} are not carbon." if others else
-                " Every atom of this molecule is carbon.")
-        s1 = (draw(scene, carbons, colour=HIGHLIGHT),
-              f"The carbon atoms are highlighted: {atom_list(carbons)}.{rest}")
-        s2 = (draw(scene, chain, bonds_between(scene, chain), colour=CHOSEN),
-              f"The longest carbon chain is highlighted, from one end to the other: atoms "
-              f"{' - '.join(str(a + 1) for a in chain)}.")
+        rest = (
+            f" The atoms written as {written} are not carbon." if others else " Every atom of this molecule is carbon."
+        )
+        s1 = (draw(scene, carbons, colour=HIGHLIGHT), f"The carbon atoms are highlighted: {atom_list(carbons)}.{rest}")
+        s2 = (
+            draw(scene, chain, bonds_between(scene, chain), colour=CHOSEN),
+            f"The longest carbon chain is highlighted, from one end to the other: atoms "
+            f"{' - '.join(str(a + 1) for a in chain)}.",
+        )
         return [s1, s2]
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         states = solution.states
-        return Rendering(image=self.render_input(scene, solution),
-                         steps=self._steps(scene, states[0]["carbons"], states[1]["chain"]))
+        return Rendering(
+            image=self.render_input(scene, solution), steps=self._steps(scene, states[0]["carbons"], states[1]["chain"])
+        )
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         # The chain followed into a branch: a carbon path that cannot be extended but is shorter than the
@@ -219,7 +236,8 @@ class LongestCarbonChain(ChemTask):
         carbons = solution.states[0]["carbons"]
         # The trajectory counts the carbons of the chain it took for the longest. The error is in following the
         # chain, not in reading the picture, so there is no misread scene to give.
-        return Corruption(steps=lambda: self._steps(scene, carbons, wrong),
-                          description=f"a shorter chain taken for the longest: atoms "
-                                      f"{' - '.join(str(a + 1) for a in wrong)}",
-                          answer=str(len(wrong)))
+        return Corruption(
+            steps=lambda: self._steps(scene, carbons, wrong),
+            description=f"a shorter chain taken for the longest: atoms {' - '.join(str(a + 1) for a in wrong)}",
+            answer=str(len(wrong)),
+        )

@@ -37,9 +37,11 @@ def apply(m: Matrix, v: Vec) -> Vec:
 
 
 def _det(m: Matrix) -> int:
-    return (m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]))
+    return (
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    )
 
 
 def _signed_permutations() -> list[Matrix]:
@@ -61,8 +63,11 @@ MIRROR_X: Matrix = ((-1, 0, 0), (0, 1, 0), (0, 0, 1))
 VIEW_NORMALS: dict[str, Vec] = {"top": (0, 1, 0), "left": (0, 0, 1), "right": (1, 0, 0)}
 # Rotations about the viewing diagonal permute the three visible faces; views equal under them show one cube
 # pose turned on the page, so distractor views must differ beyond them.
-DIAGONAL_TURNS: list[Matrix] = [((1, 0, 0), (0, 1, 0), (0, 0, 1)), ((0, 0, 1), (1, 0, 0), (0, 1, 0)),
-                                ((0, 1, 0), (0, 0, 1), (1, 0, 0))]
+DIAGONAL_TURNS: list[Matrix] = [
+    ((1, 0, 0), (0, 1, 0), (0, 0, 1)),
+    ((0, 0, 1), (1, 0, 0), (0, 1, 0)),
+    ((0, 1, 0), (0, 0, 1), (1, 0, 0)),
+]
 
 
 @dataclass(frozen=True)
@@ -150,6 +155,7 @@ def fold_frames(cells: list[Cell] | tuple[Cell, ...]) -> dict[Cell, Frame]:
 
 # -- the 11 nets -------------------------------------------------------------------------------------------
 
+
 def _normalise(cells: Sequence[Cell]) -> tuple[Cell, ...]:
     mc = min(c for c, _ in cells)
     mr = min(r for _, r in cells)
@@ -201,6 +207,7 @@ def cube_nets() -> list[tuple[Cell, ...]]:
 
 
 # -- cube operations ---------------------------------------------------------------------------------------
+
 
 def rotate_cube(cube: Cube, m: Matrix) -> Cube:
     # Normals and ups are unit axis vectors, so a rotation's action on the six of them is a table; the
@@ -288,8 +295,10 @@ def views_equivalent(a: dict[str, Face], b: dict[str, Face]) -> bool:
 def net_to_cube(net: list[dict]) -> Cube:
     """Fold a net (cells with col, row, glyph, color, rot) into a cube state."""
     frames = fold_frames([(c["col"], c["row"]) for c in net])
-    return {frames[(c["col"], c["row"])].n:
-            Face(c["glyph"], c["color"], frames[(c["col"], c["row"])].up_for_rot(c["rot"])) for c in net}
+    return {
+        frames[(c["col"], c["row"])].n: Face(c["glyph"], c["color"], frames[(c["col"], c["row"])].up_for_rot(c["rot"]))
+        for c in net
+    }
 
 
 def unfold(cube: Cube, shape: tuple[Cell, ...], m: Matrix) -> list[dict]:
@@ -300,8 +309,9 @@ def unfold(cube: Cube, shape: tuple[Cell, ...], m: Matrix) -> list[dict]:
     for cell in shape:
         fr = frames[cell]
         face = turned[fr.n]
-        net.append({"col": cell[0], "row": cell[1], "glyph": face.glyph, "color": face.color,
-                    "rot": fr.rot_for_up(face.up)})
+        net.append(
+            {"col": cell[0], "row": cell[1], "glyph": face.glyph, "color": face.color, "rot": fr.rot_for_up(face.up)}
+        )
     return net
 
 

@@ -78,10 +78,12 @@ _BOX_WORDS = f"{MAX_SIDE} x {MAX_SIDE} x {MAX_COLUMN}"
 
 # What the question says about the picture, before it asks. It must hold for every picture: the floor is drawn
 # only under the structure's footprint, so when every square holds a column no floor is visible at all.
-PICTURE_RULES = ("The picture shows a structure of identical unit cubes standing on a flat floor, seen from the "
-                 "front-right and above. Every column of cubes is filled from the floor up (no gaps under any "
-                 "cube), and at least part of the top of every column is visible in the picture; a floor square "
-                 "drawn grey, with no cube on it, is empty.")
+PICTURE_RULES = (
+    "The picture shows a structure of identical unit cubes standing on a flat floor, seen from the "
+    "front-right and above. Every column of cubes is filled from the floor up (no gaps under any "
+    "cube), and at least part of the top of every column is visible in the picture; a floor square "
+    "drawn grey, with no cube on it, is empty."
+)
 
 
 def sample_trend_heights(rng: random.Random, w: int, d: int, hmax: int, level: float) -> Heights:
@@ -104,8 +106,15 @@ def _trend(w: int, d: int, x: int, y: int, a: float) -> float:
     return a * (y / (d - 1) if d > 1 else 0.5) + (1 - a) * ((w - 1 - x) / (w - 1) if w > 1 else 0.5)
 
 
-def nudge_into_bin(rng: random.Random, heights: Heights, hmax: int, lo: int, hi: int,
-                   answer_of: Callable[[Heights], int], steps: int = 80) -> Heights:
+def nudge_into_bin(
+    rng: random.Random,
+    heights: Heights,
+    hmax: int,
+    lo: int,
+    hi: int,
+    answer_of: Callable[[Heights], int],
+    steps: int = 80,
+) -> Heights:
     """Move the answer into lo..hi one cube at a time, adding cubes preferably at the back-left and
     removing them preferably at the front-right (where they hide least). Columns never become empty, so
     the footprint stays the same; the caller re-checks visibility afterwards."""
@@ -146,16 +155,21 @@ def repair_visibility(rng: random.Random, heights: Heights, cam: Camera, min_vis
         if 0 < heights[y][x] < hmax:
             heights[y][x] += 1
             continue
-        cone = [(heights[yy][xx], rng.random(), xx, yy) for yy in range(y + 1) for xx in range(x, w)
-                if (xx, yy) != (x, y) and heights[yy][xx] > max(heights[y][x], 1)]
+        cone = [
+            (heights[yy][xx], rng.random(), xx, yy)
+            for yy in range(y + 1)
+            for xx in range(x, w)
+            if (xx, yy) != (x, y) and heights[yy][xx] > max(heights[y][x], 1)
+        ]
         if cone:
             _, _, xx, yy = max(cone)
             heights[yy][xx] -= 1
     return heights
 
 
-def sample_cube_scene(ctx: GenContext, cfg: CubesConfig, answer_of: Callable[[Heights], int],
-                      rising: bool) -> dict[str, Any]:
+def sample_cube_scene(
+    ctx: GenContext, cfg: CubesConfig, answer_of: Callable[[Heights], int], rising: bool
+) -> dict[str, Any]:
     """A scene whose picture shows every column top and every empty floor square, with its answer in the
     balanced bin. `rising`: the answer grows with the fill level (count) or falls with it (missing)."""
     rng = ctx.rng
@@ -182,20 +196,38 @@ def sample_cube_scene(ctx: GenContext, cfg: CubesConfig, answer_of: Callable[[He
         raise Reject("the columns form more than one piece")
     if problems:
         raise Reject("picture hides part of the structure: " + problems[0])
-    return {"heights": heights, "camera": {"azimuth": cam.azimuth, "elevation": cam.elevation},
-            "palette": rng.choice(PALETTES), "min_visible": cfg.min_visible, "answer_bin": [lo, hi]}
+    return {
+        "heights": heights,
+        "camera": {"azimuth": cam.azimuth, "elevation": cam.elevation},
+        "palette": rng.choice(PALETTES),
+        "min_visible": cfg.min_visible,
+        "answer_bin": [lo, hi],
+    }
 
 
 def camera_of(scene: dict[str, Any]) -> Camera:
     return Camera(scene["camera"]["azimuth"], scene["camera"]["elevation"])
 
 
-def drawing_beside(scene: dict[str, Any], grid: Image.Image, title: str,
-                   numbers: dict[tuple[int, int], int] | None = None, box_height: int | None = None) -> Image.Image:
+def drawing_beside(
+    scene: dict[str, Any],
+    grid: Image.Image,
+    title: str,
+    numbers: dict[tuple[int, int], int] | None = None,
+    box_height: int | None = None,
+) -> Image.Image:
     """A step picture: the scene's structure as the question shows it (numbers on the column tops or ghost
     cubes filling a box of box_height, when given) beside a top-view grid."""
-    iso = render_iso(scene["heights"], camera_of(scene), 560, 480, scene["palette"], box_height=box_height,
-                     numbers=numbers, title=title)
+    iso = render_iso(
+        scene["heights"],
+        camera_of(scene),
+        560,
+        480,
+        scene["palette"],
+        box_height=box_height,
+        numbers=numbers,
+        title=title,
+    )
     return hstack([iso, grid], gap=10)
 
 
@@ -209,17 +241,30 @@ class CubePictureTask(Task):
     # Whether the answer grows with the structure's fill level (the count) or falls with it (the cubes missing).
     rising: ClassVar[bool]
     limits = {
-        "min_width": Limit(1, MAX_SIDE, _SIDE_WHY), "max_width": Limit(1, MAX_SIDE, _SIDE_WHY),
-        "min_depth": Limit(1, MAX_SIDE, _SIDE_WHY), "max_depth": Limit(1, MAX_SIDE, _SIDE_WHY),
-        "max_height": Limit(1, MAX_COLUMN, "tallest column: the picture shrinks every cube to fit it, and tall "
-                                           "columns hide more of the floor behind them"),
+        "min_width": Limit(1, MAX_SIDE, _SIDE_WHY),
+        "max_width": Limit(1, MAX_SIDE, _SIDE_WHY),
+        "min_depth": Limit(1, MAX_SIDE, _SIDE_WHY),
+        "max_depth": Limit(1, MAX_SIDE, _SIDE_WHY),
+        "max_height": Limit(
+            1,
+            MAX_COLUMN,
+            "tallest column: the picture shrinks every cube to fit it, and tall "
+            "columns hide more of the floor behind them",
+        ),
         "answer_min": Limit(0, _MAX_BOX, f"an answer counts cubes of a box of at most {_BOX_WORDS}"),
         "answer_max": Limit(0, _MAX_BOX, f"an answer counts cubes of a box of at most {_BOX_WORDS}"),
         "buckets": Limit(1, 12, "equal answer bins balanced over a suite; each must hold a value"),
-        "azimuth_spread": Limit(0, 30, "the camera stays front-right (azimuth 15 to 75 deg); beyond, one side of "
-                                       "every cube shrinks to a sliver"),
-        "min_visible": Limit(0.3, 1.0, "share of every column top and empty floor square in view; the oracle "
-                                       "reads a top from a quarter of it, so less would admit hidden tops"),
+        "azimuth_spread": Limit(
+            0,
+            30,
+            "the camera stays front-right (azimuth 15 to 75 deg); beyond, one side of every cube shrinks to a sliver",
+        ),
+        "min_visible": Limit(
+            0.3,
+            1.0,
+            "share of every column top and empty floor square in view; the oracle "
+            "reads a top from a quarter of it, so less would admit hidden tops",
+        ),
     }
 
     def check_config(self, config: CubesConfig) -> None:
@@ -230,10 +275,12 @@ class CubePictureTask(Task):
         for k in range(config.buckets):
             b_lo, b_hi = bucket_bounds(config.answer_min, config.answer_max, config.buckets, k)
             if b_lo > b_hi or b_hi < lo or b_lo > hi:
-                raise ParameterError(f"parameters of task {self.name}: answer bin {k + 1} of {config.buckets} "
-                                     f"({b_lo}..{b_hi}) of answer_min..answer_max = {config.answer_min}.."
-                                     f"{config.answer_max} is empty or outside {lo}..{hi}, the answers the "
-                                     "configured sizes allow")
+                raise ParameterError(
+                    f"parameters of task {self.name}: answer bin {k + 1} of {config.buckets} "
+                    f"({b_lo}..{b_hi}) of answer_min..answer_max = {config.answer_min}.."
+                    f"{config.answer_max} is empty or outside {lo}..{hi}, the answers the "
+                    "configured sizes allow"
+                )
 
     @staticmethod
     @abstractmethod

@@ -46,6 +46,7 @@ FLOOR_LINE = (150, 150, 150)
 
 # -- height maps ------------------------------------------------------------------------------------
 
+
 def dims(heights: Heights) -> tuple[int, int]:
     """(width, depth) of a height map."""
     return len(heights[0]), len(heights)
@@ -102,6 +103,7 @@ def describe_rows(values: Heights, what: str = "heights") -> str:
 
 # -- orthographic views (trailer tasks) -------------------------------------------------------------
 
+
 def views_of(heights: Heights) -> tuple[list[list[int]], list[int], list[int]]:
     """(top, front, side): top[y][x] is 1 when the column holds a cube; front[x] = max over depth;
     side[y] = max over width (listed front to back)."""
@@ -125,6 +127,7 @@ def views_consistent(top: list[list[int]], front: Sequence[int], side: Sequence[
 
 
 # -- projection -------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Camera:
@@ -175,8 +178,7 @@ def _visible_part(cam: Camera, heights: Heights, x: int, y: int, level: int) -> 
     """(square at height `level` over cell (x, y), its part not covered by other columns' cubes above
     `level`) in screen units. Only columns in the camera's dominance cone can cover it."""
     w, d = dims(heights)
-    square = Polygon(cam.project_all([(x, y, level), (x + 1, y, level), (x + 1, y + 1, level),
-                                      (x, y + 1, level)]))
+    square = Polygon(cam.project_all([(x, y, level), (x + 1, y, level), (x + 1, y + 1, level), (x, y + 1, level)]))
     blockers = []
     for yy in range(0, y + 1):
         for xx in range(x, w):
@@ -224,6 +226,7 @@ def label_points(heights: Heights, cam: Camera) -> dict[tuple[int, int], Point]:
 
 # -- isometric drawing ------------------------------------------------------------------------------
 
+
 @dataclass
 class _Frame:
     scale: float
@@ -234,8 +237,7 @@ class _Frame:
         return (self.ox + p[0] * self.scale, self.oy + p[1] * self.scale)
 
 
-def _fit(cam: Camera, w: int, d: int, h: int, width: int, height: int, margin: float,
-         max_scale: float) -> _Frame:
+def _fit(cam: Camera, w: int, d: int, h: int, width: int, height: int, margin: float, max_scale: float) -> _Frame:
     corners = [(x, y, z) for x in (0, w) for y in (0, d) for z in (0, max(h, 1))]
     pts = cam.project_all(corners)
     x0, x1 = min(p[0] for p in pts), max(p[0] for p in pts)
@@ -251,9 +253,17 @@ def _occupied(heights: Heights, x: int, y: int, z: int) -> bool:
     return 0 <= x < w and 0 <= y < d and 0 <= z < heights[y][x]
 
 
-def render_iso(heights: Heights, cam: Camera, width: int = 768, height: int = 576, palette: str = "blue",
-               box_height: int | None = None, numbers: dict[tuple[int, int], int] | None = None,
-               title: str | None = None, max_scale: float = 110.0) -> Image.Image:
+def render_iso(
+    heights: Heights,
+    cam: Camera,
+    width: int = 768,
+    height: int = 576,
+    palette: str = "blue",
+    box_height: int | None = None,
+    numbers: dict[tuple[int, int], int] | None = None,
+    title: str | None = None,
+    max_scale: float = 110.0,
+) -> Image.Image:
     """Painter's-algorithm drawing of the structure on its floor grid.
 
     box_height: when given, ghost cubes (translucent, dashed edges) fill the W x D x box_height block.
@@ -270,13 +280,13 @@ def render_iso(heights: Heights, cam: Camera, width: int = 768, height: int = 57
     for y in range(d):
         for x in range(w):
             quad = [(x, y, 0), (x + 1, y, 0), (x + 1, y + 1, 0), (x, y + 1, 0)]
-            canvas.polygon([frame.map(p) for p in cam.project_all(quad)], fill=FLOOR_FILL, outline=FLOOR_LINE,
-                           width=1.5)
+            canvas.polygon(
+                [frame.map(p) for p in cam.project_all(quad)], fill=FLOOR_FILL, outline=FLOOR_LINE, width=1.5
+            )
     full = [[box_height or 0] * w for _ in range(d)]
     items: list[tuple[int, int, int, bool]] = [(x, y, z, False) for x, y, z in cubes_of(heights)]
     if box_height:
-        items += [(x, y, z, True) for y in range(d) for x in range(w)
-                  for z in range(heights[y][x], box_height)]
+        items += [(x, y, z, True) for y in range(d) for x in range(w) for z in range(heights[y][x], box_height)]
     items.sort(key=lambda c: (c[0] - c[1] + c[2], c[2], -c[1], c[0], c[3]))
     shades = SHADES[palette]
     neighbour = {"top": (0, 0, 1), "front": (0, -1, 0), "right": (1, 0, 0)}
@@ -296,8 +306,9 @@ def render_iso(heights: Heights, cam: Camera, width: int = 768, height: int = 57
         size = int(max(16, min(26, frame.scale * 0.3)))
         for (x, y), p in label_points(heights, cam).items():
             if (x, y) in numbers:
-                canvas.text(frame.map(p), str(numbers[(x, y)]), size=size, anchor="mm", bold=True,
-                            background="white", padding=2)
+                canvas.text(
+                    frame.map(p), str(numbers[(x, y)]), size=size, anchor="mm", bold=True, background="white", padding=2
+                )
     return canvas.image()
 
 
@@ -313,8 +324,12 @@ PIP_STYLES: dict[str, tuple[tuple[int, int, int], tuple[int, int, int]]] = {
 }
 # Dice layouts on a 3 x 3 lattice (column, row) for 1..9 pips.
 _DICE = {
-    1: ((1, 1),), 2: ((0, 0), (2, 2)), 3: ((0, 0), (1, 1), (2, 2)), 4: ((0, 0), (2, 0), (0, 2), (2, 2)),
-    5: ((0, 0), (2, 0), (1, 1), (0, 2), (2, 2)), 6: ((0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2)),
+    1: ((1, 1),),
+    2: ((0, 0), (2, 2)),
+    3: ((0, 0), (1, 1), (2, 2)),
+    4: ((0, 0), (2, 0), (0, 2), (2, 2)),
+    5: ((0, 0), (2, 0), (1, 1), (0, 2), (2, 2)),
+    6: ((0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2)),
     7: ((0, 0), (0, 1), (0, 2), (1, 1), (2, 0), (2, 1), (2, 2)),
     8: ((0, 0), (0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1), (2, 2)),
     9: tuple((c, r) for r in range(3) for c in range(3)),
@@ -341,9 +356,15 @@ def draw_pips(canvas: Canvas, center: Point, n: int, size: float, style: str, fr
         canvas.circle((x0 + (c + 0.5) * step, y0 + (r + 0.5) * step), radius, fill=fill, outline=edge, width=2.5)
 
 
-def render_height_grid(values: Heights, title: str, cell: int = 56,
-                       col_notes: Sequence[int] | None = None, row_notes: Sequence[int] | None = None,
-                       legend: str | None = None, pips: str | None = None) -> Image.Image:
+def render_height_grid(
+    values: Heights,
+    title: str,
+    cell: int = 56,
+    col_notes: Sequence[int] | None = None,
+    row_notes: Sequence[int] | None = None,
+    legend: str | None = None,
+    pips: str | None = None,
+) -> Image.Image:
     """Top-down grid (back row at the top, 'FRONT' under the bottom edge) with a number in each non-zero
     cell.
 
@@ -395,8 +416,9 @@ def render_height_grid(values: Heights, title: str, cell: int = 56,
     return canvas.image()
 
 
-def _square_grid(canvas: Canvas, x0: float, y0: float, cols: int, rows: int, cell: float,
-                 filled: Sequence[Sequence[bool]]) -> None:
+def _square_grid(
+    canvas: Canvas, x0: float, y0: float, cols: int, rows: int, cell: float, filled: Sequence[Sequence[bool]]
+) -> None:
     """rows x cols squares with the top-left corner at (x0, y0); filled[r][c] with r counted from the top."""
     for r in range(rows):
         for c in range(cols):
@@ -407,8 +429,9 @@ def _square_grid(canvas: Canvas, x0: float, y0: float, cols: int, rows: int, cel
                 canvas.rect(box, fill=(246, 246, 246), outline=(190, 190, 190), width=1)
 
 
-def render_views(top: list[list[int]], front: Sequence[int], side: Sequence[int], side_name: str = "right",
-                 max_size: int = 768) -> Image.Image:
+def render_views(
+    top: list[list[int]], front: Sequence[int], side: Sequence[int], side_name: str = "right", max_size: int = 768
+) -> Image.Image:
     """Third-angle layout: top view above the front view, side view beside it (right of the front view
     for the right side, left of it for the left side). Filled squares are the silhouettes."""
     w, d, h = len(front), len(side), max(max(front), max(side))
@@ -445,6 +468,7 @@ def render_views(top: list[list[int]], front: Sequence[int], side: Sequence[int]
 
 # -- balanced answer bins ---------------------------------------------------------------------------
 
+
 def bucket_bounds(lo: int, hi: int, buckets: int, k: int) -> tuple[int, int]:
     """Inclusive bounds of equal-width bin k of lo..hi."""
     span = hi - lo + 1
@@ -466,4 +490,6 @@ def balanced_answers(answer_min: int, answer_max: int, floor: int, cap: int, wha
     configurations; every preset's range lies inside)."""
     lo, hi = max(answer_min, floor), min(answer_max, cap)
     clipped = (lo, hi) != (answer_min, answer_max)
-    return integers(lo, hi, f"{what} {lo} to {hi} (answer_min..answer_max{', clipped to the sizes' if clipped else ''})")
+    return integers(
+        lo, hi, f"{what} {lo} to {hi} (answer_min..answer_max{', clipped to the sizes' if clipped else ''})"
+    )

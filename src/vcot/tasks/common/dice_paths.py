@@ -32,11 +32,13 @@ from vcot.tasks.common.die import (
     roll_path,
 )
 
-RULES = ("The die is a standard die: opposite faces sum to 7, and it is right-handed (with 1 on top and 2 facing "
-         "south, 3 faces east). North is up in the picture; rows are numbered from the top (north), columns from "
-         "the left (west). The die starts on the cell marked S, where its top face is drawn; the panel on the right "
-         "shows its top, south and east faces. At every move the die rolls over one of its bottom edges into the "
-         "neighbouring cell along the path, so each move turns it by a quarter turn.")
+RULES = (
+    "The die is a standard die: opposite faces sum to 7, and it is right-handed (with 1 on top and 2 facing "
+    "south, 3 faces east). North is up in the picture; rows are numbered from the top (north), columns from "
+    "the left (west). The die starts on the cell marked S, where its top face is drawn; the panel on the right "
+    "shows its top, south and east faces. At every move the die rolls over one of its bottom edges into the "
+    "neighbouring cell along the path, so each move turns it by a quarter turn."
+)
 
 W, H = 768, 560
 BOARD_BOX = (40, 60, 520, 540)  # board drawing area (x0, y0, x1, y1)
@@ -51,10 +53,14 @@ class RollingDiceConfig:
     max_moves: int = 7
 
 
-_SIDE_WHY = ("board side in cells: above 10 the cells of the 480-px board, and the die's pips in them, get smaller "
-             "than 48 px; with one row or column every path is a straight line")
-_MOVES_WHY = ("rolls along the path, one step picture each; the sum questions' answer space searches every path shape "
-              "(0.4 CPU seconds at 12 moves, nearly 3 times more per extra move)")
+_SIDE_WHY = (
+    "board side in cells: above 10 the cells of the 480-px board, and the die's pips in them, get smaller "
+    "than 48 px; with one row or column every path is a straight line"
+)
+_MOVES_WHY = (
+    "rolls along the path, one step picture each; the sum questions' answer space searches every path shape "
+    "(0.4 CPU seconds at 12 moves, nearly 3 times more per extra move)"
+)
 # Shared by the three rolling-dice tasks (docs/tasks/README.md, "Parameter limits"); rolling_dice_two raises
 # the lower bound of max_moves.
 DICE_LIMITS: dict[str, Limit] = {
@@ -70,14 +76,19 @@ def check_board(task: str, cfg: RollingDiceConfig, min_cells: int = 0, why: str 
     cells; a question may need a board of at least `min_cells` cells (`why` says why)."""
     cells = cfg.rows * cfg.cols
     if cfg.max_moves > cells - 1:
-        raise ParameterError(f"parameters of task {task}: max_moves ({cfg.max_moves}) must be at most rows x cols - 1 "
-                             f"= {cells - 1} (a path of max_moves moves visits max_moves + 1 different cells)")
+        raise ParameterError(
+            f"parameters of task {task}: max_moves ({cfg.max_moves}) must be at most rows x cols - 1 "
+            f"= {cells - 1} (a path of max_moves moves visits max_moves + 1 different cells)"
+        )
     if cells < min_cells:
-        raise ParameterError(f"parameters of task {task}: the board (rows x cols = {cells} cells) must have at least "
-                             f"{min_cells} cells ({why})")
+        raise ParameterError(
+            f"parameters of task {task}: the board (rows x cols = {cells} cells) must have at least "
+            f"{min_cells} cells ({why})"
+        )
 
 
 # -- scene pieces ---------------------------------------------------------------------------------------
+
 
 def validate_path(rows: int, cols: int, path: list[list[int]]) -> None:
     """Reject paths that leave the board, jump, or revisit a cell (a self-crossing polyline reads ambiguously)."""
@@ -95,7 +106,9 @@ def validate_path(rows: int, cols: int, path: list[list[int]]) -> None:
         raise Reject("path revisits a cell")
 
 
-def sample_path(rng: random.Random, rows: int, cols: int, moves: int, start: list[int] | None = None) -> list[list[int]]:
+def sample_path(
+    rng: random.Random, rows: int, cols: int, moves: int, start: list[int] | None = None
+) -> list[list[int]]:
     """A self-avoiding random walk with `moves` moves; Reject if it gets stuck."""
     if start is None:
         start = [rng.randrange(rows), rng.randrange(cols)]
@@ -162,8 +175,14 @@ def reachable_bottom_sums(rows: int, cols: int, min_moves: int, max_moves: int) 
     bottom = [d.bottom for d in dies]
     found = 0
 
-    def walk(cell: tuple[int, int], seen: set[tuple[int, int]], sums: list[int], moves: int,
-             box: tuple[int, int, int, int], first: tuple[str, ...]) -> None:
+    def walk(
+        cell: tuple[int, int],
+        seen: set[tuple[int, int]],
+        sums: list[int],
+        moves: int,
+        box: tuple[int, int, int, int],
+        first: tuple[str, ...],
+    ) -> None:
         nonlocal found
         if moves >= min_moves:
             for bits in sums:
@@ -194,8 +213,10 @@ def reachable_bottom_sums(rows: int, cols: int, min_moves: int, max_moves: int) 
 def bottom_sum_space(cfg: RollingDiceConfig) -> AnswerSpace:
     """The integer sums a bottom-face-sum question admits under `cfg` (see `reachable_bottom_sums`)."""
     sums = sorted(reachable_bottom_sums(cfg.rows, cfg.cols, cfg.min_moves, cfg.max_moves))
-    what = (f"bottom-face sums of a die rolled {cfg.min_moves}-{cfg.max_moves} times along a self-avoiding path "
-            f"on a {cfg.rows}x{cfg.cols} board")
+    what = (
+        f"bottom-face sums of a die rolled {cfg.min_moves}-{cfg.max_moves} times along a self-avoiding path "
+        f"on a {cfg.rows}x{cfg.cols} board"
+    )
     if sums == list(range(sums[0], sums[-1] + 1)):
         return integers(sums[0], sums[-1], f"the integers {sums[0]} to {sums[-1]}: the {what}")
 
@@ -207,6 +228,7 @@ def bottom_sum_space(cfg: RollingDiceConfig) -> AnswerSpace:
 
 
 # -- drawing --------------------------------------------------------------------------------------------
+
 
 def board_geometry(rows: int, cols: int) -> tuple[float, float, float]:
     x0, y0, x1, y1 = BOARD_BOX
@@ -224,8 +246,12 @@ def draw_board(cv: Canvas, rows: int, cols: int, start: list[int]) -> None:
     for r in range(rows):
         for c in range(cols):
             fill = "lightyellow" if [r, c] == list(start) else ((238, 238, 238) if (r + c) % 2 else "white")
-            cv.rect((x0 + c * cell, y0 + r * cell, x0 + (c + 1) * cell, y0 + (r + 1) * cell), fill=fill,
-                    outline="gray", width=1.5)
+            cv.rect(
+                (x0 + c * cell, y0 + r * cell, x0 + (c + 1) * cell, y0 + (r + 1) * cell),
+                fill=fill,
+                outline="gray",
+                width=1.5,
+            )
     cv.rect((x0, y0, x0 + cols * cell, y0 + rows * cell), outline="black", width=2.5)
     for c in range(cols):
         cv.text((x0 + (c + 0.5) * cell, y0 - 6), str(c + 1), size=16, anchor="mb", color="darkgray")
@@ -242,8 +268,9 @@ def _path_points(rows: int, cols: int, path: list[list[int]], offset: float) -> 
     return [(x + offset, y + offset) for x, y in (cell_center(rows, cols, r, c) for r, c in path)]
 
 
-def draw_path(cv: Canvas, rows: int, cols: int, path: list[list[int]], color: str, offset: float = 0.0,
-              done: int | None = None) -> None:
+def draw_path(
+    cv: Canvas, rows: int, cols: int, path: list[list[int]], color: str, offset: float = 0.0, done: int | None = None
+) -> None:
     """The path as a polyline with direction chevrons and an arrow head at its end; when `done` is given the
     first `done` moves are solid and the rest pale and dashed."""
     pts = _path_points(rows, cols, path, offset)
@@ -255,19 +282,33 @@ def draw_path(cv: Canvas, rows: int, cols: int, path: list[list[int]], color: st
         a, b = pts[k], pts[k + 1]
         seg_color = color if travelled else PALE[color]
         if k == n - 1:
-            cv.arrow(a, (a[0] + 0.78 * (b[0] - a[0]), a[1] + 0.78 * (b[1] - a[1])), color=seg_color,
-                     width=width, head=width * 4.2, dash=None if travelled else (8, 6))
+            cv.arrow(
+                a,
+                (a[0] + 0.78 * (b[0] - a[0]), a[1] + 0.78 * (b[1] - a[1])),
+                color=seg_color,
+                width=width,
+                head=width * 4.2,
+                dash=None if travelled else (8, 6),
+            )
         else:
             cv.line([a, b], color=seg_color, width=width, dash=None if travelled else (8, 6))
             mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
             ux, uy = (b[0] - a[0]) / cell, (b[1] - a[1]) / cell
             h = width * 2.2
-            cv.polygon([(mid[0] + ux * h, mid[1] + uy * h), (mid[0] - ux * h - uy * h, mid[1] - uy * h + ux * h),
-                        (mid[0] - ux * h + uy * h, mid[1] - uy * h - ux * h)], fill=seg_color, outline=None)
+            cv.polygon(
+                [
+                    (mid[0] + ux * h, mid[1] + uy * h),
+                    (mid[0] - ux * h - uy * h, mid[1] - uy * h + ux * h),
+                    (mid[0] - ux * h + uy * h, mid[1] - uy * h - ux * h),
+                ],
+                fill=seg_color,
+                outline=None,
+            )
 
 
-def draw_die_on_board(cv: Canvas, rows: int, cols: int, cell_rc: list[int], top: int,
-                      ring: str | None = None, offset: float = 0.0) -> None:
+def draw_die_on_board(
+    cv: Canvas, rows: int, cols: int, cell_rc: list[int], top: int, ring: str | None = None, offset: float = 0.0
+) -> None:
     _, _, cell = board_geometry(rows, cols)
     cx, cy = cell_center(rows, cols, *cell_rc)
     size = cell * 0.55
@@ -277,8 +318,15 @@ def draw_die_on_board(cv: Canvas, rows: int, cols: int, cell_rc: list[int], top:
     draw_top_face(cv, (cx + offset, cy + offset), size, top)
 
 
-def draw_panel(cv: Canvas, die: Die, y_top: float, title: str, title_color: str = "black",
-               show_bottom: bool = False, compact: bool = False) -> None:
+def draw_panel(
+    cv: Canvas,
+    die: Die,
+    y_top: float,
+    title: str,
+    title_color: str = "black",
+    show_bottom: bool = False,
+    compact: bool = False,
+) -> None:
     """The oblique three-face view of the die in the right-hand panel; with `show_bottom` also its bottom face
     (the step pictures: the sum tasks count bottom faces, and a step text may only state what its picture
     shows). `compact` fits two panels, one above the other, by setting the bottom face beside the cube."""
@@ -297,6 +345,7 @@ def draw_panel(cv: Canvas, die: Die, y_top: float, title: str, title_color: str 
 
 # -- single-path tasks (rolling_dice_top, rolling_dice_sum) and the corrupted roll -----------------
 
+
 def sample_single(ctx: GenContext, cfg: RollingDiceConfig) -> dict[str, Any]:
     """A scene with one path: its length, the walk, then the start die (in this order of draws)."""
     moves = ctx.rng.randint(cfg.min_moves, cfg.max_moves)
@@ -314,15 +363,22 @@ def roll_text(k: int, n: int, st: dict[str, Any], prev: dict[str, Any]) -> str:
     """What step k's picture shows: the roll, the cells, and the four faces drawn (top, south, east, bottom).
     No running sum and no closing remark: the sum and the final reading are the conclusion, kept in meta."""
     d = st["die"]
-    return (f"Roll {k} of {n}: the die rolls {st['move']} from (row {prev['cell'][0] + 1}, column "
-            f"{prev['cell'][1] + 1}) to (row {st['cell'][0] + 1}, column {st['cell'][1] + 1}). It now shows top "
-            f"{d['top']}, south {d['south']}, east {d['east']} and bottom {d['bottom']}.")
+    return (
+        f"Roll {k} of {n}: the die rolls {st['move']} from (row {prev['cell'][0] + 1}, column "
+        f"{prev['cell'][1] + 1}) to (row {st['cell'][0] + 1}, column {st['cell'][1] + 1}). It now shows top "
+        f"{d['top']}, south {d['south']}, east {d['east']} and bottom {d['bottom']}."
+    )
 
 
 def single_steps(scene: dict[str, Any], states: list[dict[str, Any]]) -> list[tuple[Image.Image, str]]:
     n = len(states) - 1
-    return [(single_picture(scene, states[k], done=k, label=f"After roll {k} ({states[k]['move']})"),
-             roll_text(k, n, states[k], states[k - 1])) for k in range(1, n + 1)]
+    return [
+        (
+            single_picture(scene, states[k], done=k, label=f"After roll {k} ({states[k]['move']})"),
+            roll_text(k, n, states[k], states[k - 1]),
+        )
+        for k in range(1, n + 1)
+    ]
 
 
 def single_picture(scene: dict[str, Any], state: dict[str, Any], done: int | None, label: str) -> Image.Image:
@@ -337,8 +393,9 @@ def single_picture(scene: dict[str, Any], state: dict[str, Any], done: int | Non
     return cv.image()
 
 
-def misread_start(scene: dict[str, Any], answer_of: Callable[[dict[str, Any]], str], rng: random.Random
-                  ) -> tuple[dict[str, Any], str] | None:
+def misread_start(
+    scene: dict[str, Any], answer_of: Callable[[dict[str, Any]], str], rng: random.Random
+) -> tuple[dict[str, Any], str] | None:
     """The scene with its start die misread as another standard (right-handed) die whose rolls give another
     answer, and what was misread; None when no misreading changes the answer.
 
@@ -362,8 +419,9 @@ def misread_start(scene: dict[str, Any], answer_of: Callable[[dict[str, Any]], s
     return None
 
 
-def slipped_rolls(path: list[list[int]], states: list[dict[str, Any]], rng: random.Random
-                  ) -> Iterator[tuple[int, str, list[dict[str, Any]], list[list[int]]]]:
+def slipped_rolls(
+    path: list[list[int]], states: list[dict[str, Any]], rng: random.Random
+) -> Iterator[tuple[int, str, list[dict[str, Any]], list[list[int]]]]:
     """Every slip of one roll along `path`, in a seeded order: roll k (1-based) turns the die as a roll in
     another direction would, while the die still moves to the path's next cell, and every later roll follows
     the rule from that wrong state. Yields (k, the direction the faces were turned, the slipped states, the
@@ -419,8 +477,10 @@ class SinglePathTask(Task):
         return scene
 
     def question(self, scene: dict[str, Any]) -> str:
-        return (f"A die rolls along the blue path on a {scene['rows']}x{scene['cols']} grid board, from the start "
-                f"cell S to the arrow head. {RULES} {self.ask}")
+        return (
+            f"A die rolls along the blue path on a {scene['rows']}x{scene['cols']} grid board, from the start "
+            f"cell S to the arrow head. {RULES} {self.ask}"
+        )
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         return single_picture(scene, solution.states[0], done=None, label="Start die")
@@ -437,8 +497,9 @@ class SinglePathTask(Task):
         states = solved.states
         # The misread start die rolled by the rule is the whole trajectory, so its answer is the misread
         # scene's (it differs from the true one: misread_start keeps only dice that change the answer).
-        return Corruption(steps=lambda: single_steps(wrong, states), description=description,
-                          answer=solved.answer, scene=wrong)
+        return Corruption(
+            steps=lambda: single_steps(wrong, states), description=description, answer=solved.answer, scene=wrong
+        )
 
     @abstractmethod
     def answer_of_states(self, states: list[dict[str, Any]]) -> str:
@@ -451,8 +512,11 @@ class SinglePathTask(Task):
         for k, turned, states, rolled in slipped_rolls(scene["path"], solution.states, rng):
             answer = self.answer_of_states(states)
             if answer != solution.answer:
-                return Corruption(steps=lambda states=states: single_steps(scene, states),
-                                  description=f"roll {k} ({states[k]['move']}) turns the die as a roll {turned} "
-                                              "would; the later rolls follow the rule from there",
-                                  answer=answer, scene={**scene, "path": rolled})
+                return Corruption(
+                    steps=lambda states=states: single_steps(scene, states),
+                    description=f"roll {k} ({states[k]['move']}) turns the die as a roll {turned} "
+                    "would; the later rolls follow the rule from there",
+                    answer=answer,
+                    scene={**scene, "path": rolled},
+                )
         return None

@@ -49,7 +49,11 @@ class Die:
         back = OPPOSITE[direction]
         faces = self.as_dict()
         faces[direction], faces["bottom"], faces[back], faces["top"] = (
-            self.top, self.face(direction), self.bottom, self.face(back))
+            self.top,
+            self.face(direction),
+            self.bottom,
+            self.face(back),
+        )
         return Die(**faces)
 
     def visible(self) -> dict[str, int]:
@@ -126,8 +130,16 @@ PIPS: dict[int, list[tuple[float, float]]] = {
 }
 
 
-def draw_face(canvas: Canvas, origin: Point, u: Point, v: Point, value: int, fill: str = "white",
-              pip_color: str = "black", outline_width: float = 2.0) -> None:
+def draw_face(
+    canvas: Canvas,
+    origin: Point,
+    u: Point,
+    v: Point,
+    value: int,
+    fill: str = "white",
+    pip_color: str = "black",
+    outline_width: float = 2.0,
+) -> None:
     """A face as the parallelogram origin + s*u + t*v (0 <= s, t <= 1) with `value` pips mapped onto it."""
     ox, oy = origin
 
@@ -141,8 +153,15 @@ def draw_face(canvas: Canvas, origin: Point, u: Point, v: Point, value: int, fil
         canvas.polygon(pts, fill=pip_color, outline=None)
 
 
-def draw_cube(canvas: Canvas, front_top_left: Point, size: float, die: Die, depth: float = 0.55,
-              fill: str = "white", label_faces: bool = True) -> None:
+def draw_cube(
+    canvas: Canvas,
+    front_top_left: Point,
+    size: float,
+    die: Die,
+    depth: float = 0.55,
+    fill: str = "white",
+    label_faces: bool = True,
+) -> None:
     """Oblique (cabinet) view from above, south and east: the south face square-on, the top and east faces
     receding up-right at 45 degrees with depth `depth` * size."""
     x, y = front_top_left
@@ -152,13 +171,13 @@ def draw_cube(canvas: Canvas, front_top_left: Point, size: float, die: Die, dept
     draw_face(canvas, (x + size, y), (dx, -dy), (0, size), die.east, fill)  # east face
     if label_faces:
         canvas.text((x + size / 2, y + size + 8), "south", size=16, anchor="mt", color="darkgray")
-        canvas.text((x + size + dx + 8, y - dy + size / 2 + dy / 2), "east", size=16, anchor="lm",
-                    color="darkgray")
+        canvas.text((x + size + dx + 8, y - dy + size / 2 + dy / 2), "east", size=16, anchor="lm", color="darkgray")
         canvas.text((x + size / 2 + dx / 2, y - dy - 8), "top", size=16, anchor="mb", color="darkgray")
 
 
-def draw_top_face(canvas: Canvas, center: Point, size: float, value: int, fill: str = "white",
-                  outline_width: float = 2.0) -> None:
+def draw_top_face(
+    canvas: Canvas, center: Point, size: float, value: int, fill: str = "white", outline_width: float = 2.0
+) -> None:
     """The die's top face seen from above, as a square of side `size` centred on `center`."""
     cx, cy = center
     h = size / 2

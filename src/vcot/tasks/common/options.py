@@ -15,8 +15,9 @@ from vcot.tasks.base import Reject
 T = TypeVar("T")
 
 
-def place_correct_option(correct: T, distractors: Sequence[T], slot: int, matches: Callable[[T], bool],
-                         what: str = "match") -> list[T]:
+def place_correct_option(
+    correct: T, distractors: Sequence[T], slot: int, matches: Callable[[T], bool], what: str = "match"
+) -> list[T]:
     """The candidates in option order: the distractors in their given order with `correct` inserted at `slot`.
 
     Reject unless `correct` is the only candidate that `matches`, so an instance never offers two right

@@ -51,6 +51,7 @@ PIECE_RGB = dict(PIECE_COLORS)  # the fill of each colour name a scene stores
 
 # -- transforms ----------------------------------------------------------------------------------------
 
+
 def transform_cell(cell: Cell, k: int) -> Cell:
     x, y = cell
     if k >= 4:
@@ -74,8 +75,7 @@ def transform(cells: Sequence[Cell], k: int, marks: Sequence[Cell] = ()) -> tupl
     moved_marks = [transform_cell(c, k) for c in marks]
     mx = min(c[0] for c in moved)
     my = min(c[1] for c in moved)
-    return (tuple(sorted((x - mx, y - my) for x, y in moved)),
-            tuple(sorted((x - mx, y - my) for x, y in moved_marks)))
+    return (tuple(sorted((x - mx, y - my) for x, y in moved)), tuple(sorted((x - mx, y - my) for x, y in moved_marks)))
 
 
 @dataclass(frozen=True)
@@ -145,6 +145,7 @@ def has_hole(cells: Iterable[Cell]) -> bool:
 
 # -- exact cover ---------------------------------------------------------------------------------------
 
+
 def exact_cover(n_columns: int, rows: Sequence[Sequence[int]], limit: int = 2) -> list[list[int]]:
     """Up to `limit` exact covers of columns 0..n_columns-1 by the given rows (each a list of column ids).
 
@@ -197,6 +198,7 @@ def _deselect(X: dict[int, set[int]], Y: Sequence[Sequence[int]], r: int, remove
 
 # -- tiling --------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Placement:
     """Piece `piece` put down with transform k and offset (dx, dy): absolute cells and marks."""
@@ -208,12 +210,18 @@ class Placement:
     marks: tuple[Cell, ...]
 
     def to_json(self) -> dict:
-        return {"piece": self.piece, "k": self.k, "offset": list(self.offset),
-                "cells": [list(c) for c in self.cells], "marks": [list(c) for c in self.marks]}
+        return {
+            "piece": self.piece,
+            "k": self.k,
+            "offset": list(self.offset),
+            "cells": [list(c) for c in self.cells],
+            "marks": [list(c) for c in self.marks],
+        }
 
 
-def placements(piece: int, cells: Sequence[Cell], marks: Sequence[Cell], target: set[Cell],
-               rule: str) -> list[Placement]:
+def placements(
+    piece: int, cells: Sequence[Cell], marks: Sequence[Cell], target: set[Cell], rule: str
+) -> list[Placement]:
     """Every way to put the piece inside the target under the rule."""
     xs = [c[0] for c in target]
     ys = [c[1] for c in target]
@@ -225,13 +233,13 @@ def placements(piece: int, cells: Sequence[Cell], marks: Sequence[Cell], target:
             for dy in range(min(ys), max(ys) - h + 1):
                 placed = tuple((x + dx, y + dy) for x, y in o.cells)
                 if all(c in target for c in placed):
-                    out.append(Placement(piece, o.k, (dx, dy), placed,
-                                         tuple((x + dx, y + dy) for x, y in o.marks)))
+                    out.append(Placement(piece, o.k, (dx, dy), placed, tuple((x + dx, y + dy) for x, y in o.marks)))
     return out
 
 
-def tilings(target: Iterable[Cell], pieces: Sequence[tuple[Sequence[Cell], Sequence[Cell]]], rule: str,
-            limit: int = 2) -> list[list[Placement]]:
+def tilings(
+    target: Iterable[Cell], pieces: Sequence[tuple[Sequence[Cell], Sequence[Cell]]], rule: str, limit: int = 2
+) -> list[list[Placement]]:
     """Up to `limit` tilings of the target using every piece exactly once; pieces are (cells, marks)."""
     target = set(target)
     if sum(len(c) for c, _ in pieces) != len(target):
@@ -248,8 +256,9 @@ def tilings(target: Iterable[Cell], pieces: Sequence[tuple[Sequence[Cell], Seque
     return [sorted((plist[r] for r in sol), key=lambda pl: pl.piece) for sol in sols]
 
 
-def shape_tilings(target: Iterable[Cell], shapes: Sequence[Sequence[Cell]], rule: str,
-                  limit: int = 10**6) -> list[list[Placement]]:
+def shape_tilings(
+    target: Iterable[Cell], shapes: Sequence[Sequence[Cell]], rule: str, limit: int = 10**6
+) -> list[list[Placement]]:
     """Tilings of the target by any number of copies of the shapes (no piece-use columns)."""
     target = set(target)
     index = {c: i for i, c in enumerate(sorted(target))}
@@ -263,6 +272,7 @@ def shape_tilings(target: Iterable[Cell], shapes: Sequence[Sequence[Cell]], rule
 
 
 # -- random shapes -------------------------------------------------------------------------------------
+
 
 def random_region(rng: random.Random, n: int, max_w: int, max_h: int, tries: int = 20) -> list[Cell] | None:
     """A compact, hole-free polyomino of n cells inside a max_w x max_h box (None if growth fails)."""
@@ -314,14 +324,21 @@ class TargetConfig(Protocol):
 
 def rect_options(cfg: TargetConfig) -> list[tuple[int, int]]:
     """Rectangle sizes (w, h) allowed for a full-rectangle target."""
-    return [(w, h) for w in range(2, cfg.max_w + 1) for h in range(2, cfg.max_h + 1)
-            if cfg.min_cells <= w * h <= cfg.max_cells]
+    return [
+        (w, h)
+        for w in range(2, cfg.max_w + 1)
+        for h in range(2, cfg.max_h + 1)
+        if cfg.min_cells <= w * h <= cfg.max_cells
+    ]
 
 
 def target_areas(cfg: TargetConfig, n_pieces: int) -> list[int]:
     """Target areas that n pieces of the allowed sizes can fill."""
-    areas = sorted({w * h for w, h in rect_options(cfg)}) if not cfg.irregular else \
-        list(range(cfg.min_cells, cfg.max_cells + 1))
+    areas = (
+        sorted({w * h for w, h in rect_options(cfg)})
+        if not cfg.irregular
+        else list(range(cfg.min_cells, cfg.max_cells + 1))
+    )
     return [a for a in areas if n_pieces * cfg.min_piece <= a <= n_pieces * cfg.max_piece]
 
 
@@ -360,9 +377,9 @@ def piece_sizes(rng: random.Random, cfg: TargetConfig, n_pieces: int) -> list[in
 CutCheck = Callable[[list[Cell], list[list[Cell]]], bool]
 
 
-def sample_cut_target(rng: random.Random, cfg: TargetConfig, n_pieces: int,
-                      accept: CutCheck = lambda region, parts: True,
-                      tries: int = 40) -> tuple[list[Cell], list[list[Cell]]]:
+def sample_cut_target(
+    rng: random.Random, cfg: TargetConfig, n_pieces: int, accept: CutCheck = lambda region, parts: True, tries: int = 40
+) -> tuple[list[Cell], list[list[Cell]]]:
     """A target region and its cut into n_pieces pairwise non-congruent pieces (a congruent pair would make
     two tilings, or two answers, trivially equal) that `accept` approves; Reject when none is found.
 
@@ -373,7 +390,7 @@ def sample_cut_target(rng: random.Random, cfg: TargetConfig, n_pieces: int,
     for _ in range(tries):
         rng.shuffle(sizes)
         cut = random_partition(rng, region, sizes)
-        if cut is None or any(congruent(a, b) for i, a in enumerate(cut) for b in cut[i + 1:]):
+        if cut is None or any(congruent(a, b) for i, a in enumerate(cut) for b in cut[i + 1 :]):
             continue
         if accept(region, cut):
             return region, cut
@@ -383,12 +400,16 @@ def sample_cut_target(rng: random.Random, cfg: TargetConfig, n_pieces: int,
 def target_frame(region: Iterable[Cell]) -> dict[str, Any]:
     """The scene fields of a target region: the width and height of its grid and its cells, all 1-based."""
     region = list(region)
-    return {"width": max(c[0] for c in region) + 1, "height": max(c[1] for c in region) + 1,
-            "target": [[x + 1, y + 1] for x, y in sorted(region)]}
+    return {
+        "width": max(c[0] for c in region) + 1,
+        "height": max(c[1] for c in region) + 1,
+        "target": [[x + 1, y + 1] for x, y in sorted(region)],
+    }
 
 
-def shown_turned(rng: random.Random, cells: Sequence[Cell], rule: str,
-                 marks: Sequence[Cell] = ()) -> tuple[tuple[Cell, ...], tuple[Cell, ...]]:
+def shown_turned(
+    rng: random.Random, cells: Sequence[Cell], rule: str, marks: Sequence[Cell] = ()
+) -> tuple[tuple[Cell, ...], tuple[Cell, ...]]:
     """A piece (and its marks) as drawn for the question: turned by a transform the rule allows other than
     the identity, when it allows one, so that no piece is shown already in its place."""
     k_choices = [k for k in RULE_TRANSFORMS[rule] if k != 0] or [0]
@@ -457,12 +478,14 @@ def min_distinct_area(n: int, lo: int, hi: int) -> int | None:
 
 # -- text helpers --------------------------------------------------------------------------------------
 
+
 def fmt_cells(cells: Iterable[Cell]) -> str:
     return ", ".join(f"({x}, {y})" for x, y in sorted(cells))
 
 
-def tiling_map(width: int, height: int, target: Iterable[Cell],
-               placed: Sequence[tuple[str, Placement]]) -> tuple[str, str]:
+def tiling_map(
+    width: int, height: int, target: Iterable[Cell], placed: Sequence[tuple[str, Placement]]
+) -> tuple[str, str]:
     """The placed pieces as a text map of the 1-based width x height grid, top row first — what a picture of
     them on the grid shows, cell by cell, without writing any cell's coordinates: (legend, rows).
 
@@ -496,22 +519,31 @@ def tiling_map(width: int, height: int, target: Iterable[Cell],
                 used.add(sym)
             cells.append(sym)
         rows.append(f"y = {y}: " + " ".join(cells))
-    meaning = {"*": "* marks a circle", "+": "+ joins pieces overlapping on one cell",
-               "_": "_ is a target cell left uncovered", "[]": "brackets mark piece cells outside the target",
-               ".": ". is an empty cell outside the target"}
+    meaning = {
+        "*": "* marks a circle",
+        "+": "+ joins pieces overlapping on one cell",
+        "_": "_ is a target cell left uncovered",
+        "[]": "brackets mark piece cells outside the target",
+        ".": ". is an empty cell outside the target",
+    }
     legend = ", ".join(meaning[s] for s in ("*", "+", "_", "[]", ".") if s in used)
     return legend, "; ".join(rows)
 
 
 def transform_words(k: int) -> str:
-    turn = {0: "", 1: "rotated 90 degrees counter-clockwise", 2: "rotated 180 degrees",
-            3: "rotated 90 degrees clockwise"}[k % 4]
+    turn = {
+        0: "",
+        1: "rotated 90 degrees counter-clockwise",
+        2: "rotated 180 degrees",
+        3: "rotated 90 degrees clockwise",
+    }[k % 4]
     if k >= 4:
         return "flipped left-right" + (f", then {turn}" if turn else "")
     return turn or "not rotated"
 
 
 # -- drawing -------------------------------------------------------------------------------------------
+
 
 def cell_box(cell: Cell, origin: tuple[float, float], cs: float) -> tuple[float, float, float, float]:
     """Screen box of a y-up cell; origin is the screen point of the lower-left corner of cell (0, 0)."""
@@ -525,13 +557,26 @@ def cell_sides(cell: Cell, origin: tuple[float, float], cs: float) -> dict[Cell,
     on its other side, so a piece's outline is the edges whose neighbour is not in the piece."""
     x0, y0, x1, y1 = cell_box(cell, origin, cs)
     x, y = cell
-    return {(x, y + 1): [(x0, y0), (x1, y0)], (x, y - 1): [(x0, y1), (x1, y1)],
-            (x - 1, y): [(x0, y0), (x0, y1)], (x + 1, y): [(x1, y0), (x1, y1)]}
+    return {
+        (x, y + 1): [(x0, y0), (x1, y0)],
+        (x, y - 1): [(x0, y1), (x1, y1)],
+        (x - 1, y): [(x0, y0), (x0, y1)],
+        (x + 1, y): [(x1, y0), (x1, y1)],
+    }
 
 
-def draw_piece(canvas: Canvas, cells: Iterable[Cell], origin: tuple[float, float], cs: float,
-               fill: tuple[int, int, int] | str, marks: Iterable[Cell] = (), opacity: int = 255,
-               outline: str = "black", outline_width: float = 3.0, dash: tuple[float, float] | None = None) -> None:
+def draw_piece(
+    canvas: Canvas,
+    cells: Iterable[Cell],
+    origin: tuple[float, float],
+    cs: float,
+    fill: tuple[int, int, int] | str,
+    marks: Iterable[Cell] = (),
+    opacity: int = 255,
+    outline: str = "black",
+    outline_width: float = 3.0,
+    dash: tuple[float, float] | None = None,
+) -> None:
     """Filled cells with thin inner grid lines, a thick outer boundary and black circles on marked cells."""
     cells = set(cells)
     for c in sorted(cells):
@@ -551,8 +596,15 @@ def draw_marks(canvas: Canvas, marks: Iterable[Cell], origin: tuple[float, float
         canvas.circle(((x0 + x1) / 2, (y0 + y1) / 2), cs * 0.27, fill="black", outline="white", width=2.0)
 
 
-def draw_target_grid(canvas: Canvas, target: Iterable[Cell], width: int, height: int,
-                     origin: tuple[float, float], cs: float, shade: bool = True) -> None:
+def draw_target_grid(
+    canvas: Canvas,
+    target: Iterable[Cell],
+    width: int,
+    height: int,
+    origin: tuple[float, float],
+    cs: float,
+    shade: bool = True,
+) -> None:
     """The W x H frame with 1-based axis numbers (x along the bottom, y up the left) and the target cells
     shaded with a thick outline. Target cells are 1-based; origin is the lower-left corner of the frame."""
     ox, oy = origin
@@ -560,8 +612,12 @@ def draw_target_grid(canvas: Canvas, target: Iterable[Cell], width: int, height:
     for x in range(width):
         for y in range(height):
             box = cell_box((x, y), origin, cs)
-            canvas.rect(box, fill=(205, 205, 205) if (shade and (x, y) in shifted) else "white",
-                        outline=(190, 190, 190), width=1.0)
+            canvas.rect(
+                box,
+                fill=(205, 205, 205) if (shade and (x, y) in shifted) else "white",
+                outline=(190, 190, 190),
+                width=1.0,
+            )
     draw_outline(canvas, shifted, origin, cs)
     for x in range(width):
         canvas.text((ox + (x + 0.5) * cs, oy + 8), str(x + 1), size=18, anchor="mt")
@@ -571,16 +627,18 @@ def draw_target_grid(canvas: Canvas, target: Iterable[Cell], width: int, height:
     canvas.text((ox - 10, oy - height * cs - 6), "y", size=18, anchor="rb", bold=True)
 
 
-def draw_outline(canvas: Canvas, cells: set[Cell], origin: tuple[float, float], cs: float,
-                 color: str = "black", width: float = 4.0) -> None:
+def draw_outline(
+    canvas: Canvas, cells: set[Cell], origin: tuple[float, float], cs: float, color: str = "black", width: float = 4.0
+) -> None:
     for c in sorted(cells):
         for nb, seg in cell_sides(c, origin, cs).items():
             if nb not in cells:
                 canvas.line(seg, color=color, width=width)
 
 
-def shelf_layout(sizes: Sequence[tuple[int, int]], cs: float, panel_w: float, gap: float,
-                 label_h: float) -> tuple[list[tuple[float, float]], float]:
+def shelf_layout(
+    sizes: Sequence[tuple[int, int]], cs: float, panel_w: float, gap: float, label_h: float
+) -> tuple[list[tuple[float, float]], float]:
     """Left-to-right rows of piece boxes (w, h in cells); returns top-left corners and the total height."""
     pos = []
     x = y = 0.0
@@ -631,13 +689,26 @@ def board_layout(grid_w: int, grid_h: int, pieces: Sequence[DrawnPiece]) -> Boar
     pos, panel_h = shelf_layout(sizes, cs, PANEL_W, 24, LABEL_H)
     panel_x = 56 + grid_w * cs + 70
     height = int(BOARD_TOP + max(grid_h * cs + 40, panel_h) + 24)
-    return BoardLayout(width=int(panel_x + PANEL_W + 20), height=max(height, 300), grid_w=grid_w, grid_h=grid_h,
-                       panel_x=panel_x, origin=(56.0, float(BOARD_TOP + grid_h * cs)),
-                       slots=tuple((panel_x + x, BOARD_TOP + y) for x, y in pos), sizes=sizes)
+    return BoardLayout(
+        width=int(panel_x + PANEL_W + 20),
+        height=max(height, 300),
+        grid_w=grid_w,
+        grid_h=grid_h,
+        panel_x=panel_x,
+        origin=(56.0, float(BOARD_TOP + grid_h * cs)),
+        slots=tuple((panel_x + x, BOARD_TOP + y) for x, y in pos),
+        sizes=sizes,
+    )
 
 
-def draw_board(lay: BoardLayout, target: Iterable[Cell], pieces: Sequence[DrawnPiece],
-               left_title: str, right_title: str, faded: Iterable[int] = ()) -> Canvas:
+def draw_board(
+    lay: BoardLayout,
+    target: Iterable[Cell],
+    pieces: Sequence[DrawnPiece],
+    left_title: str,
+    right_title: str,
+    faded: Iterable[int] = (),
+) -> Canvas:
     """Target grid on the left (1-based cells, y up, numbered axes) and the labelled pieces on the right;
     pieces whose index is in `faded` are drawn washed out (used to show which ones were not chosen)."""
     cs = BOARD_CS
@@ -650,20 +721,23 @@ def draw_board(lay: BoardLayout, target: Iterable[Cell], pieces: Sequence[DrawnP
         dim = i in faded
         cv.text((x0, y0), p.label, size=20, bold=True, color=(150, 150, 150) if dim else "black")
         fill = tuple(int(v + (255 - v) * 0.65) for v in p.fill) if dim else p.fill
-        draw_piece(cv, p.cells, (x0, y0 + LABEL_H + bh * cs), cs, fill, marks=p.marks,
-                   outline="gray" if dim else "black")
+        draw_piece(
+            cv, p.cells, (x0, y0 + LABEL_H + bh * cs), cs, fill, marks=p.marks, outline="gray" if dim else "black"
+        )
     return cv
 
 
-def scene_board(scene: dict[str, Any], pieces: Sequence[DrawnPiece], left_title: str, right_title: str,
-                faded: Iterable[int] = ()) -> tuple[BoardLayout, Canvas]:
+def scene_board(
+    scene: dict[str, Any], pieces: Sequence[DrawnPiece], left_title: str, right_title: str, faded: Iterable[int] = ()
+) -> tuple[BoardLayout, Canvas]:
     """`draw_board` for a scene's target (scene fields as made by `target_frame`), with its layout."""
     lay = board_layout(scene["width"], scene["height"], pieces)
     return lay, draw_board(lay, [tuple(c) for c in scene["target"]], pieces, left_title, right_title, faded)
 
 
-def draw_placed(cv: Canvas, lay: BoardLayout, placed: Sequence[tuple[DrawnPiece, Placement]],
-                opacity: int = 255) -> None:
+def draw_placed(
+    cv: Canvas, lay: BoardLayout, placed: Sequence[tuple[DrawnPiece, Placement]], opacity: int = 255
+) -> None:
     """Pieces put down on the target grid (placement cells are 1-based), each labelled near its middle."""
     cs = BOARD_CS
     shifted = (lay.origin[0] - cs, lay.origin[1] + cs)
@@ -682,5 +756,6 @@ def draw_placed(cv: Canvas, lay: BoardLayout, placed: Sequence[tuple[DrawnPiece,
 
 
 def placement_from_json(d: dict) -> Placement:
-    return Placement(d["piece"], d["k"], tuple(d["offset"]), tuple(tuple(c) for c in d["cells"]),
-                     tuple(tuple(c) for c in d["marks"]))
+    return Placement(
+        d["piece"], d["k"], tuple(d["offset"]), tuple(tuple(c) for c in d["cells"]), tuple(tuple(c) for c in d["marks"])
+    )

@@ -67,12 +67,22 @@ class TrailerConfig:
 # The sizes of each difficulty level, the same for both questions; each task adds its own answer range
 # (`answer_range_presets`): a count and the cubes missing from a block span different numbers.
 VIEWS_LEVELS = {
-    "easy": TrailerConfig(min_width=2, max_width=3, min_depth=2, max_depth=3, max_height=3, fill_prob=0.75,
-                          left_side_prob=0.0, min_unequal_cells=1),
-    "medium": TrailerConfig(min_width=3, max_width=4, min_depth=3, max_depth=4, max_height=4, fill_prob=0.7,
-                            left_side_prob=0.3),
-    "hard": TrailerConfig(min_width=4, max_width=5, min_depth=4, max_depth=5, max_height=5, fill_prob=0.65,
-                          left_side_prob=0.5),
+    "easy": TrailerConfig(
+        min_width=2,
+        max_width=3,
+        min_depth=2,
+        max_depth=3,
+        max_height=3,
+        fill_prob=0.75,
+        left_side_prob=0.0,
+        min_unequal_cells=1,
+    ),
+    "medium": TrailerConfig(
+        min_width=3, max_width=4, min_depth=3, max_depth=4, max_height=4, fill_prob=0.7, left_side_prob=0.3
+    ),
+    "hard": TrailerConfig(
+        min_width=4, max_width=5, min_depth=4, max_depth=5, max_height=5, fill_prob=0.65, left_side_prob=0.5
+    ),
 }
 
 
@@ -80,22 +90,31 @@ VIEWS_LEVELS = {
 # limits"): one instance at 8 x 8 x 8 takes about 0.2 CPU seconds, and every cube is still drawn large enough
 # to count.
 MAX_SIDE = 8
-_SIDE_WHY = (f"block side in cells: the top view and the step's height grid grow a cell per unit, and at {MAX_SIDE} "
-             "the 3-D step drawing still shows every cube; one cell makes a single wall")
+_SIDE_WHY = (
+    f"block side in cells: the top view and the step's height grid grow a cell per unit, and at {MAX_SIDE} "
+    "the 3-D step drawing still shows every cube; one cell makes a single wall"
+)
 # The parameters both three-view tasks share; each adds the limits of its own answer range.
 VIEWS_LIMITS: dict[str, Limit] = {
     "min_width": Limit(2, MAX_SIDE, _SIDE_WHY),
     "max_width": Limit(2, MAX_SIDE, _SIDE_WHY),
     "min_depth": Limit(2, MAX_SIDE, _SIDE_WHY),
     "max_depth": Limit(2, MAX_SIDE, _SIDE_WHY),
-    "max_height": Limit(2, MAX_SIDE, "tallest column: the front and side views grow a cell per cube; with 1 the two "
-                                     "silhouettes always agree"),
+    "max_height": Limit(
+        2,
+        MAX_SIDE,
+        "tallest column: the front and side views grow a cell per cube; with 1 the two silhouettes always agree",
+    ),
     "fill_prob": Limit(0.2, 1, "share of top-view cells holding a column (each scene draws it within 0.2 of this)"),
     "buckets": Limit(1, 12, "equal answer bins balanced over a suite; each must hold a value"),
     "left_side_prob": Limit(0, 1, "a probability"),
-    "min_unequal_cells": Limit(1, MAX_SIDE * MAX_SIDE // 2, "top cells under unequal front and side heights, where "
-                                                           "the min rule matters: at least 1, the cell the corrupted "
-                                                           "trajectory gets wrong, at most half the block's cells"),
+    "min_unequal_cells": Limit(
+        1,
+        MAX_SIDE * MAX_SIDE // 2,
+        "top cells under unequal front and side heights, where "
+        "the min rule matters: at least 1, the cell the corrupted "
+        "trajectory gets wrong, at most half the block's cells",
+    ),
 }
 
 
@@ -103,18 +122,24 @@ def check_views_config(task: str, cfg: TrailerConfig, floor: int, cap: int) -> N
     """Refuse an answer range the configured sizes cannot reach (floor..cap: the answers they allow at all), bins
     without a value, and more unequal cells than the smallest block can be expected to hold."""
     if cfg.answer_min < floor or cfg.answer_max > cap:
-        raise ParameterError(f"parameters of task {task}: answer_min..answer_max ({cfg.answer_min}..{cfg.answer_max}) "
-                             f"must lie within {floor}..{cap}, the answers the configured block sizes allow")
+        raise ParameterError(
+            f"parameters of task {task}: answer_min..answer_max ({cfg.answer_min}..{cfg.answer_max}) "
+            f"must lie within {floor}..{cap}, the answers the configured block sizes allow"
+        )
     if cfg.buckets > cfg.answer_max - cfg.answer_min + 1:
-        raise ParameterError(f"parameters of task {task}: buckets ({cfg.buckets}) must not exceed the "
-                             f"{cfg.answer_max - cfg.answer_min + 1} values of answer_min..answer_max (each bin "
-                             "holds a value)")
+        raise ParameterError(
+            f"parameters of task {task}: buckets ({cfg.buckets}) must not exceed the "
+            f"{cfg.answer_max - cfg.answer_min + 1} values of answer_min..answer_max (each bin "
+            "holds a value)"
+        )
     # Every block drawn must be able to hold them; measured: beyond half its cells hardly any scene qualifies.
     most = cfg.min_width * cfg.min_depth // 2
     if cfg.min_unequal_cells > most:
-        raise ParameterError(f"parameters of task {task}: min_unequal_cells ({cfg.min_unequal_cells}) must be at most "
-                             f"half the cells of the smallest block, min_width x min_depth / 2 = {most} (scenes with "
-                             "more cells under unequal heights are rare)")
+        raise ParameterError(
+            f"parameters of task {task}: min_unequal_cells ({cfg.min_unequal_cells}) must be at most "
+            f"half the cells of the smallest block, min_width x min_depth / 2 = {most} (scenes with "
+            "more cells under unequal heights are rare)"
+        )
 
 
 def solid_of(scene: dict[str, Any]) -> Heights:
@@ -128,6 +153,7 @@ def solid_of(scene: dict[str, Any]) -> Heights:
 def sample_views(rng: random.Random, w: int, d: int, hmax: int, fill: float, level: float) -> Views:
     """Random silhouettes and top view, then every column/row of the silhouettes gets a supporting top
     cell (a cell whose other silhouette is at least as tall), which makes the three views consistent."""
+
     def profile(n: int) -> list[int]:
         return [max(1, min(hmax, round(rng.triangular(1, hmax, 1 + level * (hmax - 1))))) for _ in range(n)]
 
@@ -147,8 +173,9 @@ def sample_views(rng: random.Random, w: int, d: int, hmax: int, fill: float, lev
     return top, front, side
 
 
-def nudge_views(rng: random.Random, views: Views, hmax: int, target: int, answer_of: AnswerOf,
-                steps: int = 60) -> Views:
+def nudge_views(
+    rng: random.Random, views: Views, hmax: int, target: int, answer_of: AnswerOf, steps: int = 60
+) -> Views:
     """Greedy single edits (toggle a top cell, raise or lower one silhouette column) that keep the views
     consistent and bring the answer closer to `target`; stops when it is reached or no edit helps."""
     top, front, side = ([list(r) for r in views[0]], list(views[1]), list(views[2]))
@@ -208,21 +235,25 @@ def sample_views_scene(ctx: GenContext, cfg: TrailerConfig, answer_of: AnswerOf,
 def views_rules(scene: dict[str, Any]) -> str:
     side = scene["side_name"]
     where = "left" if side == "right" else "right"
-    return (f"The drawing shows three views of a structure built from identical unit cubes: the top view (seen "
-            f"from above, the front of the structure at the bottom), the front view and the {side} side view "
-            f"(seen from the {side}, so the front of the structure is on the {where} of that view; the ends "
-            f"are labelled 'front' and 'back'). A filled square in the top view means that position holds at "
-            f"least one cube; the filled squares of the front and side views are the structure's silhouettes "
-            f"seen from those directions. Every cube rests on the floor or on another cube (each column is "
-            f"filled from the floor up).")
+    return (
+        f"The drawing shows three views of a structure built from identical unit cubes: the top view (seen "
+        f"from above, the front of the structure at the bottom), the front view and the {side} side view "
+        f"(seen from the {side}, so the front of the structure is on the {where} of that view; the ends "
+        f"are labelled 'front' and 'back'). A filled square in the top view means that position holds at "
+        f"least one cube; the filled squares of the front and side views are the structure's silhouettes "
+        f"seen from those directions. Every cube rests on the floor or on another cube (each column is "
+        f"filled from the floor up)."
+    )
 
 
 def heights_text(scene: dict[str, Any], solid: Heights) -> str:
     side = scene["side_name"]
-    return (f"Front view heights by column (left to right): {', '.join(map(str, scene['front']))}; {side} view "
-            f"heights by row (front to back): {', '.join(map(str, scene['side']))}. Each top-view cell holds "
-            f"the lower of the front height of its column and the {side} height of its row: "
-            f"{describe_rows(solid, 'maximal heights')}.")
+    return (
+        f"Front view heights by column (left to right): {', '.join(map(str, scene['front']))}; {side} view "
+        f"heights by row (front to back): {', '.join(map(str, scene['side']))}. Each top-view cell holds "
+        f"the lower of the front height of its column and the {side} height of its row: "
+        f"{describe_rows(solid, 'maximal heights')}."
+    )
 
 
 def draw_structure(solid: Heights, title: str, box_height: int | None = None) -> Image.Image:
@@ -234,9 +265,15 @@ def solid_panel(scene: dict[str, Any], solid: Heights, title: str, pips: str | N
     """The heights grid with the front-view heights under the columns and the side-view heights beside the
     rows; the legend states how each cell follows from them, as the step text does."""
     what = "pips" if pips else "numbers"
-    return render_height_grid(solid, title, col_notes=scene["front"], row_notes=scene["side"],
-                              legend=f"blue {what}: front view, red {what}: {scene['side_name']} view; "
-                                     f"each cell: the lower of its blue and red", pips=pips)
+    return render_height_grid(
+        solid,
+        title,
+        col_notes=scene["front"],
+        row_notes=scene["side"],
+        legend=f"blue {what}: front view, red {what}: {scene['side_name']} view; "
+        f"each cell: the lower of its blue and red",
+        pips=pips,
+    )
 
 
 class ThreeViewsTask(Task):
@@ -292,8 +329,7 @@ class ThreeViewsTask(Task):
         wrong, and the step's grid writes the misread height under its column or beside its row. A misreading
         that leaves the answer unchanged is passed over; without any the scene has no corruption."""
         top, front, side = scene["top"], scene["front"], scene["side"]
-        cells = [(x, y) for y in range(len(side)) for x in range(len(front))
-                 if top[y][x] and front[x] != side[y]]
+        cells = [(x, y) for y in range(len(side)) for x in range(len(front)) if top[y][x] and front[x] != side[y]]
         rng.shuffle(cells)
         for x, y in cells:
             wrong = {**scene, "front": list(front), "side": list(side)}
@@ -307,6 +343,10 @@ class ThreeViewsTask(Task):
             implied = str(self.answer_of(solid, wrong["front"]))
             if implied != solution.answer:
                 # The answer of the maximal structure of the misread views, which the corrupted step draws.
-                return Corruption(steps=lambda wrong=wrong, solid=solid: [self.step(wrong, solid)],
-                                  description=what, answer=implied, scene=wrong)
+                return Corruption(
+                    steps=lambda wrong=wrong, solid=solid: [self.step(wrong, solid)],
+                    description=what,
+                    answer=implied,
+                    scene=wrong,
+                )
         return None

@@ -73,7 +73,7 @@ def _false_meshes(scene: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
     outer = [i for i, g in enumerate(gears) if g.get("host") is None]
     pairs = []
     for x, i in enumerate(outer):
-        for j in outer[x + 1:]:
+        for j in outer[x + 1 :]:
             if frozenset((i, j)) in linked or j in shaft_family(scene, i):
                 continue
             gap = dist(centre_of(gears[i]), centre_of(gears[j])) - gears[i]["r"] - gears[j]["r"] - 2 * TOOTH

@@ -35,8 +35,7 @@ def _gear_polygon(g: dict[str, Any]) -> list[tuple[float, float]]:
 def _arrow_centre(scene: dict[str, Any], i: int, radius: float) -> float:
     """The direction (degrees, counter-clockwise from +x) around gear i with the most free room for an arrow."""
     g = scene["gears"][i]
-    others = [h for k, h in enumerate(scene["gears"])
-              if h.get("host") is None and k not in shaft_family(scene, i)]
+    others = [h for k, h in enumerate(scene["gears"]) if h.get("host") is None and k not in shaft_family(scene, i)]
     best, best_room = 90.0, -1e9
     for k in range(16):
         centre = 90.0 + k * 22.5
@@ -52,8 +51,9 @@ def _arrow_centre(scene: dict[str, Any], i: int, radius: float) -> float:
     return best
 
 
-def _rot_arrow(c: Canvas, scene: dict[str, Any], i: int, direction: str, color: Any, radius: float,
-               dashed: bool = False) -> None:
+def _rot_arrow(
+    c: Canvas, scene: dict[str, Any], i: int, direction: str, color: Any, radius: float, dashed: bool = False
+) -> None:
     g = scene["gears"][i]
     cx, cy = g["x"], g["y"]
     centre = _arrow_centre(scene, i, radius) if g.get("host") is None else 90.0
@@ -62,30 +62,48 @@ def _rot_arrow(c: Canvas, scene: dict[str, Any], i: int, direction: str, color: 
     if dashed:
         # A tentative direction (a wheel of a jammed system): the same arc, dashed, with the same head.
         arc = [math.radians(start + (end + 8 * sgn - start) * k / 48) for k in range(49)]
-        c.line([(cx + radius * math.cos(t), cy - radius * math.sin(t)) for t in arc], color=color, width=4,
-               dash=TENTATIVE_DASH)
+        c.line(
+            [(cx + radius * math.cos(t), cy - radius * math.sin(t)) for t in arc],
+            color=color,
+            width=4,
+            dash=TENTATIVE_DASH,
+        )
     else:
         c.arc((cx, cy), radius, start, end + 8 * sgn, color=color, width=4)
     back = math.radians(end + 14 * sgn)
     tip = math.radians(end)
-    c.arrow((cx + radius * math.cos(back), cy - radius * math.sin(back)),
-            (cx + radius * math.cos(tip), cy - radius * math.sin(tip)), color=color, width=4, head=16)
+    c.arrow(
+        (cx + radius * math.cos(back), cy - radius * math.sin(back)),
+        (cx + radius * math.cos(tip), cy - radius * math.sin(tip)),
+        color=color,
+        width=4,
+        head=16,
+    )
 
 
-def draw_system(scene: dict[str, Any], known: dict[int, str], highlight: set[int],
-                bad_link: int | None = None, layout: list[Disc] | None = None,
-                tentative: bool = False) -> Image.Image:
+def draw_system(
+    scene: dict[str, Any],
+    known: dict[int, str],
+    highlight: set[int],
+    bad_link: int | None = None,
+    layout: list[Disc] | None = None,
+    tentative: bool = False,
+) -> Image.Image:
     """The system with its labels; the driver's red arrow when no direction is `known` yet (the question's
     picture), else the `known` wheels' arrows and the legend. `highlight`ed wheels are outlined in red,
     `bad_link` is drawn or ringed in red. `tentative`: every arrow but the driver's is dashed (a jammed
     system's wheels only would turn so)."""
     c = Canvas(W, H)
     gears = scene["gears"]
-    order = [i for i, g in enumerate(gears) if g.get("host") is None] + \
-            [i for i, g in enumerate(gears) if g.get("host") is not None]
+    order = [i for i, g in enumerate(gears) if g.get("host") is None] + [
+        i for i, g in enumerate(gears) if g.get("host") is not None
+    ]
     belts = [k for k, lk in enumerate(scene["links"]) if lk["type"] in ("open_belt", "crossed_belt")]
-    outer_belts = [k for k in belts if gears[scene["links"][k]["a"]].get("host") is None
-                   and gears[scene["links"][k]["b"]].get("host") is None]
+    outer_belts = [
+        k
+        for k in belts
+        if gears[scene["links"][k]["a"]].get("host") is None and gears[scene["links"][k]["b"]].get("host") is None
+    ]
     for k in outer_belts:
         _draw_belt(c, scene, k, k == bad_link)
     for i in order:
@@ -131,8 +149,9 @@ def _ring_conflict(c: Canvas, scene: dict[str, Any], k: int) -> None:
         c.circle((a["x"], a["y"]), 24, fill=None, outline=(200, 0, 0), width=5)
         return
     t = a["r"] / (a["r"] + b["r"])
-    c.circle((a["x"] + t * (b["x"] - a["x"]), a["y"] + t * (b["y"] - a["y"])), 16, fill=None,
-             outline=(200, 0, 0), width=5)
+    c.circle(
+        (a["x"] + t * (b["x"] - a["x"]), a["y"] + t * (b["y"] - a["y"])), 16, fill=None, outline=(200, 0, 0), width=5
+    )
 
 
 def _draw_belt(c: Canvas, scene: dict[str, Any], k: int, bad: bool) -> None:

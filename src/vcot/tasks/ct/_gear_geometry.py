@@ -56,8 +56,9 @@ def belt_path(scene: dict[str, Any], link: dict[str, Any]) -> tuple[list[tuple[f
     return runs[0], runs[1], wrap1, wrap2
 
 
-def _wrap(c: tuple[float, float], r: float, ends: list[tuple[float, float]],
-          away: tuple[float, float]) -> list[tuple[float, float]]:
+def _wrap(
+    c: tuple[float, float], r: float, ends: list[tuple[float, float]], away: tuple[float, float]
+) -> list[tuple[float, float]]:
     """Arc of radius r around c between the two tangent points, through the side facing `away`."""
     a0 = math.atan2(ends[0][1] - c[1], ends[0][0] - c[0])
     a1 = math.atan2(ends[1][1] - c[1], ends[1][0] - c[0])
@@ -66,8 +67,10 @@ def _wrap(c: tuple[float, float], r: float, ends: list[tuple[float, float]],
     if (mid - a0) % (2 * math.pi) > span:
         span -= 2 * math.pi
     steps = 12
-    return [(c[0] + r * math.cos(a0 + span * i / steps), c[1] + r * math.sin(a0 + span * i / steps))
-            for i in range(steps + 1)]
+    return [
+        (c[0] + r * math.cos(a0 + span * i / steps), c[1] + r * math.sin(a0 + span * i / steps))
+        for i in range(steps + 1)
+    ]
 
 
 def seg_point_dist(p: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -77,15 +80,16 @@ def seg_point_dist(p: tuple[float, float], a: tuple[float, float], b: tuple[floa
     return dist(p, (a[0] + t * ax, a[1] + t * ay))
 
 
-def _seg_seg_dist(a: tuple[float, float], b: tuple[float, float], c: tuple[float, float],
-                  d: tuple[float, float]) -> float:
+def _seg_seg_dist(
+    a: tuple[float, float], b: tuple[float, float], c: tuple[float, float], d: tuple[float, float]
+) -> float:
     def orient(p, q, r):  # noqa: ANN001, ANN202
         return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+
     o1, o2, o3, o4 = orient(a, b, c), orient(a, b, d), orient(c, d, a), orient(c, d, b)
     if (o1 > 0) != (o2 > 0) and (o3 > 0) != (o4 > 0):
         return 0.0
-    return min(seg_point_dist(c, a, b), seg_point_dist(d, a, b), seg_point_dist(a, c, d),
-               seg_point_dist(b, c, d))
+    return min(seg_point_dist(c, a, b), seg_point_dist(d, a, b), seg_point_dist(a, c, d), seg_point_dist(b, c, d))
 
 
 def polyline_segments(path: tuple[list[tuple[float, float]], ...]) -> list[tuple[tuple[float, float], ...]]:

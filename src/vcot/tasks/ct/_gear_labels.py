@@ -39,24 +39,28 @@ def _box_dist(p: tuple[float, float], box: tuple[float, float, float, float]) ->
     return math.hypot(dx, dy)
 
 
-def _belts_near(scene: dict[str, Any], i: int, segs: list[tuple[tuple[float, float], ...]]
-                ) -> list[tuple[tuple[float, float], ...]]:
+def _belts_near(
+    scene: dict[str, Any], i: int, segs: list[tuple[tuple[float, float], ...]]
+) -> list[tuple[tuple[float, float], ...]]:
     """The belt segments that can reach a label disc lying inside wheel i (the others need not be checked)."""
     g = scene["gears"][i]
     reach = g["r"] + TOOTH + BELT_HALF + LABEL_GAP
     return [seg for seg in segs if seg_point_dist(centre_of(g), seg[0], seg[1]) <= reach]
 
 
-def _label_room(scene: dict[str, Any], i: int, disc: Disc, others: list[Disc],
-                belt_segs: list[tuple[tuple[float, float], ...]]) -> tuple[float, str]:
+def _label_room(
+    scene: dict[str, Any], i: int, disc: Disc, others: list[Disc], belt_segs: list[tuple[tuple[float, float], ...]]
+) -> tuple[float, str]:
     """Free pixels around wheel i's label disc and what is nearest: negative when the disc leaves its own
     wheel or overlaps a belt, another wheel, another label, the legend or the picture's border. `belt_segs`
     must hold every belt segment near wheel i (`_belts_near`)."""
     x, y, rad = disc
     g = scene["gears"][i]
-    rooms = [(g["r"] + TOOTH - dist((x, y), centre_of(g)) - rad, "its own wheel's edge"),
-             (min(x, y, W - x, H - y) - rad - LABEL_GAP, "the border"),
-             (_box_dist((x, y), LEGEND_BOX) - rad - LABEL_GAP, "the legend")]
+    rooms = [
+        (g["r"] + TOOTH - dist((x, y), centre_of(g)) - rad, "its own wheel's edge"),
+        (min(x, y, W - x, H - y) - rad - LABEL_GAP, "the border"),
+        (_box_dist((x, y), LEGEND_BOX) - rad - LABEL_GAP, "the legend"),
+    ]
     for k, h in enumerate(scene["gears"]):
         # A shaft wheel is drawn over its host, so its label may lie on the host; every other wheel, the
         # host's own shaft wheel included, must stay clear of the label.
@@ -69,8 +73,12 @@ def _label_room(scene: dict[str, Any], i: int, disc: Disc, others: list[Disc],
 
 
 def _belt_segments(scene: dict[str, Any]) -> list[tuple[tuple[float, float], ...]]:
-    return [seg for link in scene["links"] if link["type"] in ("open_belt", "crossed_belt")
-            for seg in polyline_segments(belt_path(scene, link))]
+    return [
+        seg
+        for link in scene["links"]
+        if link["type"] in ("open_belt", "crossed_belt")
+        for seg in polyline_segments(belt_path(scene, link))
+    ]
 
 
 def label_layout(scene: dict[str, Any]) -> list[Disc]:

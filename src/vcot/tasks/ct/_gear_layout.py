@@ -41,8 +41,15 @@ class _Builder:
 
     def _new(self, x: float, y: float, r: int, host: int | None = None) -> dict[str, Any]:
         teeth = max(10, round(2 * math.pi * r / 19))
-        return {"label": "", "x": round(x, 1), "y": round(y, 1), "r": r, "teeth": teeth,
-                "phase": round(self.rng.uniform(0, 360 / teeth), 2), "host": host}
+        return {
+            "label": "",
+            "x": round(x, 1),
+            "y": round(y, 1),
+            "r": r,
+            "teeth": teeth,
+            "phase": round(self.rng.uniform(0, 360 / teeth), 2),
+            "host": host,
+        }
 
     def first(self) -> None:
         r = self.rng.choice(RADII)
@@ -60,8 +67,7 @@ class _Builder:
 
     def beltable(self) -> list[int]:
         """Wheels with nothing on their rim yet: free gears and shaft pulleys without a belt."""
-        return [i for i in range(len(self.gears))
-                if not self._link_types(i) & {"mesh", "open_belt", "crossed_belt"}]
+        return [i for i in range(len(self.gears)) if not self._link_types(i) & {"mesh", "open_belt", "crossed_belt"}]
 
     def _attach(self, parent: int, gap: Callable[[], float], link_type: Callable[[], str]) -> bool:
         """Up to 30 tries to add a wheel linked to `parent`, in a random direction with its pitch circle
@@ -85,8 +91,11 @@ class _Builder:
         return self._attach(parent, gap=lambda: 0, link_type=lambda: "mesh")
 
     def add_belt(self, parent: int) -> bool:
-        return self._attach(parent, gap=lambda: self.rng.uniform(BELT_GAP + 5, BELT_GAP + 200),
-                            link_type=lambda: self.rng.choice(["open_belt", "crossed_belt"]))
+        return self._attach(
+            parent,
+            gap=lambda: self.rng.uniform(BELT_GAP + 5, BELT_GAP + 200),
+            link_type=lambda: self.rng.choice(["open_belt", "crossed_belt"]),
+        )
 
     def shaft_hosts(self) -> list[int]:
         """Gears that can take a smaller wheel on their shaft: large enough, meshable, none on them yet."""
@@ -109,9 +118,14 @@ class _Builder:
 
     def close_by_belt(self, want_flip: int) -> bool:
         free = self.beltable()
-        pairs = [(i, j) for i in free for j in free
-                 if i < j and not any({lk["a"], lk["b"]} == {i, j} for lk in self.links)
-                 and self.gears[i]["x"] != self.gears[j]["x"]]
+        pairs = [
+            (i, j)
+            for i in free
+            for j in free
+            if i < j
+            and not any({lk["a"], lk["b"]} == {i, j} for lk in self.links)
+            and self.gears[i]["x"] != self.gears[j]["x"]
+        ]
         self.rng.shuffle(pairs)
         for i, j in pairs[:20]:
             sign = propagate({"gears": self.gears, "links": self.links, "driver": 0})["sign"]
@@ -134,8 +148,10 @@ class _Builder:
             for r in self.rng.sample(RADII, len(RADII)):
                 for pt in _circle_intersections(centre_of(gi), gi["r"] + r, centre_of(gj), gj["r"] + r):
                     g = self._new(pt[0], pt[1], r)
-                    links = [{"a": i, "b": len(self.gears), "type": "mesh"},
-                             {"a": j, "b": len(self.gears), "type": "mesh"}]
+                    links = [
+                        {"a": i, "b": len(self.gears), "type": "mesh"},
+                        {"a": j, "b": len(self.gears), "type": "mesh"},
+                    ]
                     if self._fits([g], links):
                         g["phase"] = _mesh_phase(gi, g)
                         self.gears.append(g)
@@ -144,8 +160,9 @@ class _Builder:
         return False
 
 
-def _circle_intersections(c1: tuple[float, float], r1: float, c2: tuple[float, float],
-                          r2: float) -> list[tuple[float, float]]:
+def _circle_intersections(
+    c1: tuple[float, float], r1: float, c2: tuple[float, float], r2: float
+) -> list[tuple[float, float]]:
     d = dist(c1, c2)
     if d == 0 or d > r1 + r2 or d < abs(r1 - r2):
         return []
@@ -172,8 +189,11 @@ def _grow(b: _Builder, rng: random.Random, cfg: GearRotationConfig, size: int) -
     have somewhere to go (a shaft adds two wheels, so it is not drawn when one wheel is missing)."""
     while len(b.gears) < size:
         for _ in range(8):
-            ops = {"mesh": (cfg.p_mesh, b.meshable()), "belt": (cfg.p_belt, b.beltable()),
-                   "shaft": (cfg.p_shaft, b.shaft_hosts() if len(b.gears) + 2 <= size else [])}
+            ops = {
+                "mesh": (cfg.p_mesh, b.meshable()),
+                "belt": (cfg.p_belt, b.beltable()),
+                "shaft": (cfg.p_shaft, b.shaft_hosts() if len(b.gears) + 2 <= size else []),
+            }
             live = [(op, w, at) for op, (w, at) in ops.items() if w > 0 and at]
             if not live:
                 raise Reject("no wheel can take another link")
@@ -184,8 +204,7 @@ def _grow(b: _Builder, rng: random.Random, cfg: GearRotationConfig, size: int) -
             raise Reject("could not place another gear")
 
 
-def build_system(rng: random.Random, cfg: GearRotationConfig, jammed: bool, loop: bool,
-                 size: int) -> dict[str, Any]:
+def build_system(rng: random.Random, cfg: GearRotationConfig, jammed: bool, loop: bool, size: int) -> dict[str, Any]:
     """A connected system of exactly `size` wheels, jammed or not as planned, with closed loops (1 to
     extra_links of them) or none. The count is fixed before the jam status can influence it (a closing mesh
     adds a wheel, a closing belt none; growth fills up to `size` afterwards), so the question's first
@@ -196,8 +215,7 @@ def build_system(rng: random.Random, cfg: GearRotationConfig, jammed: bool, loop
     _grow(b, rng, cfg, size - n_extra)
     for k in range(n_extra):
         want_flip = 1 if (jammed and k == 0) else 0
-        first, second = (b.close_by_mesh, b.close_by_belt) if rng.random() < 0.5 else \
-            (b.close_by_belt, b.close_by_mesh)
+        first, second = (b.close_by_mesh, b.close_by_belt) if rng.random() < 0.5 else (b.close_by_belt, b.close_by_mesh)
         if not first(want_flip) and not second(want_flip):
             raise Reject("could not close a cycle")
     _grow(b, rng, cfg, size)
@@ -214,8 +232,7 @@ def _relabel(scene: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     gears: list[dict[str, Any]] = [{}] * n
     for old, g in enumerate(scene["gears"]):
         host = g["host"]
-        gears[new_of[old]] = dict(g, label=chr(ord("A") + new_of[old]),
-                                  host=None if host is None else new_of[host])
+        gears[new_of[old]] = dict(g, label=chr(ord("A") + new_of[old]), host=None if host is None else new_of[host])
     links = [dict(lk, a=new_of[lk["a"]], b=new_of[lk["b"]]) for lk in scene["links"]]
     return {"gears": gears, "links": links}
 

@@ -20,8 +20,9 @@ REASON = {
 }
 
 
-def cot_steps(scene: dict[str, Any], prop: dict[str, Any],
-              layout: list[Disc] | None = None) -> list[tuple[Image.Image, str]]:
+def cot_steps(
+    scene: dict[str, Any], prop: dict[str, Any], layout: list[Disc] | None = None
+) -> list[tuple[Image.Image, str]]:
     """One step per BFS layer: the arrows of the wheels reached so far, the new ones outlined; each text gives
     a new wheel's link to the wheel that reached it and both arrows' directions, as the picture shows them.
     The propagation is the state; which way the asked wheel turns, or that the system jams, is the conclusion,
@@ -49,16 +50,17 @@ def cot_steps(scene: dict[str, Any], prop: dict[str, Any],
             else:
                 u, k = prop["via"][i]
                 kind = scene["links"][k]["type"]
-                sentences.append(f"Gear {gears[i]['label']} {REASON[kind]} gear {gears[u]['label']} "
-                                 f"({known[u]}) and {verb} {known[i]}.")
-        steps.append((draw_system(scene, known, set(new), layout=layout, tentative=tentative),
-                      " ".join(sentences)))
+                sentences.append(
+                    f"Gear {gears[i]['label']} {REASON[kind]} gear {gears[u]['label']} "
+                    f"({known[u]}) and {verb} {known[i]}."
+                )
+        steps.append((draw_system(scene, known, set(new), layout=layout, tentative=tentative), " ".join(sentences)))
     if conflict:
         v, u, k = conflict["gear"], conflict["from"], conflict["link"]
         kind = scene["links"][k]["type"]
         marked = {"mesh": "their contact ringed in red", "shaft": "their shared shaft ringed in red"}.get(
-            kind, "the belt drawn in red")
-        text = (f"Gear {gears[v]['label']} ({known[v]}) {REASON[kind]} gear {gears[u]['label']} "
-                f"({known[u]}), {marked}.")
+            kind, "the belt drawn in red"
+        )
+        text = f"Gear {gears[v]['label']} ({known[v]}) {REASON[kind]} gear {gears[u]['label']} ({known[u]}), {marked}."
         steps.append((draw_system(scene, known, {v, u}, bad_link=k, layout=layout, tentative=True), text))
     return steps

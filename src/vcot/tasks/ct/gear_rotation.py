@@ -87,26 +87,40 @@ class GearRotationTask(Task):
     name = "gear_rotation"
     config_cls = GearRotationConfig
     presets = {
-        "easy": GearRotationConfig(n_min=4, n_max=5, p_mesh=1.0, p_belt=0.0, p_shaft=0.0, extra_links=1,
-                                   jammed_per_block=4, min_depth=1),
-        "medium": GearRotationConfig(n_min=4, n_max=7, p_mesh=0.55, p_belt=0.15, p_shaft=0.3, extra_links=1,
-                                     jammed_per_block=4, min_depth=2),
-        "hard": GearRotationConfig(n_min=6, n_max=10, p_mesh=0.5, p_belt=0.15, p_shaft=0.35, extra_links=2,
-                                   jammed_per_block=4, min_depth=2),
+        "easy": GearRotationConfig(
+            n_min=4, n_max=5, p_mesh=1.0, p_belt=0.0, p_shaft=0.0, extra_links=1, jammed_per_block=4, min_depth=1
+        ),
+        "medium": GearRotationConfig(
+            n_min=4, n_max=7, p_mesh=0.55, p_belt=0.15, p_shaft=0.3, extra_links=1, jammed_per_block=4, min_depth=2
+        ),
+        "hard": GearRotationConfig(
+            n_min=6, n_max=10, p_mesh=0.5, p_belt=0.15, p_shaft=0.35, extra_links=2, jammed_per_block=4, min_depth=2
+        ),
     }
     version = "5"
     limits = {
-        "n_min": Limit(4, 10, "wheels in the system: fewer than 4 cannot give every planned pair of answers, and "
-                              "with more than 10 the picture (960 x 640) fills up and sampling slows"),
+        "n_min": Limit(
+            4,
+            10,
+            "wheels in the system: fewer than 4 cannot give every planned pair of answers, and "
+            "with more than 10 the picture (960 x 640) fills up and sampling slows",
+        ),
         "n_max": Limit(4, 10, "wheels in the system (see n_min)"),
-        "p_mesh": Limit(0.05, 1, "weight of growing by a meshing gear; only meshing gears take further wheels, "
-                                 "so it must be positive"),
+        "p_mesh": Limit(
+            0.05,
+            1,
+            "weight of growing by a meshing gear; only meshing gears take further wheels, so it must be positive",
+        ),
         "p_belt": Limit(0, 1, "weight of growing by a belt"),
         "p_shaft": Limit(0, 1, "weight of growing by a shaft wheel and its belt"),
         "extra_links": Limit(0, 3, "links closing a loop; each must fit between existing wheels"),
         "jammed_per_block": Limit(0, 8, "jammed problems per block of this + 8 (4: a third of the answers)"),
-        "min_depth": Limit(1, 4, "links from A to an asked wheel; deeper is tried first, shallower accepted "
-                                 "when fewer than two wheels are that deep"),
+        "min_depth": Limit(
+            1,
+            4,
+            "links from A to an asked wheel; deeper is tried first, shallower accepted "
+            "when fewer than two wheels are that deep",
+        ),
     }
     description = "Direction of a gear driven through meshes, open/crossed belts and shafts (paired questions)."
     rows_per_problem = 2
@@ -118,13 +132,16 @@ class GearRotationTask(Task):
     def check_config(self, config: GearRotationConfig) -> None:
         super().check_config(config)
         if config.jammed_per_block > 0 and config.extra_links < 1:
-            raise ParameterError(f"parameters of task {self.name}: jammed_per_block > 0 needs extra_links >= 1 "
-                                 "(a jam needs a closed loop)")
+            raise ParameterError(
+                f"parameters of task {self.name}: jammed_per_block > 0 needs extra_links >= 1 "
+                "(a jam needs a closed loop)"
+            )
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         problem, sub = divmod(ctx.index, 2)
-        rng = random.Random(derive_seed(self.name, self.version, sorted(self.params().items()), ctx.seed,
-                                        "problem", problem))
+        rng = random.Random(
+            derive_seed(self.name, self.version, sorted(self.params().items()), ctx.seed, "problem", problem)
+        )
         pctx = GenContext(rng=rng, task=self.name, seed=ctx.seed, index=problem, setting=ctx.setting)
         jammed, want, agree = plan_answers(pctx, self.config.jammed_per_block)
         driver_dir = DIRS[pctx.balanced(2, "driver")]
@@ -136,8 +153,9 @@ class GearRotationTask(Task):
             try:
                 # A consistent loop does not fit every small system (four meshing gears in a ring barely do):
                 # after LOOP_TRIES attempts the system that turns is drawn without one.
-                scene = self._attempt(rng, jammed, loop and (jammed or attempt < LOOP_TRIES), want, agree,
-                                      driver_dir, size)
+                scene = self._attempt(
+                    rng, jammed, loop and (jammed or attempt < LOOP_TRIES), want, agree, driver_dir, size
+                )
                 break
             except Reject as exc:
                 last = exc
@@ -148,8 +166,16 @@ class GearRotationTask(Task):
         scene["target"] = scene["targets"][sub]
         return scene
 
-    def _attempt(self, rng: random.Random, jammed: bool, loop: bool, want: list[str], agree: list[bool],
-                 driver_dir: str, size: int) -> dict[str, Any]:
+    def _attempt(
+        self,
+        rng: random.Random,
+        jammed: bool,
+        loop: bool,
+        want: list[str],
+        agree: list[bool],
+        driver_dir: str,
+        size: int,
+    ) -> dict[str, Any]:
         scene = build_system(rng, self.config, jammed, loop, size)
         scene["driver"] = 0
         scene["driver_dir"] = driver_dir
@@ -159,13 +185,16 @@ class GearRotationTask(Task):
         if (prop["conflict"] is not None) != jammed:
             raise Reject("jam status differs from the one drawn for this problem")
         n = len(scene["gears"])
-        deep = [i for i in range(1, n) if prop["layer"][i] is not None
-                and prop["layer"][i] >= self.config.min_depth]
+        deep = [i for i in range(1, n) if prop["layer"][i] is not None and prop["layer"][i] >= self.config.min_depth]
         pool = deep if len(deep) >= 2 else [i for i in range(1, n)]
         targets: list[int] = []
         for w, ok in zip(want, agree, strict=True):
-            cands = [i for i in pool if i not in targets
-                     and (jammed or (gear_answer(scene, prop, i) == w and (distance_cue(scene, i) == w) == ok))]
+            cands = [
+                i
+                for i in pool
+                if i not in targets
+                and (jammed or (gear_answer(scene, prop, i) == w and (distance_cue(scene, i) == w) == ok))
+            ]
             if not cands:
                 raise Reject(f"no gear turns {w} with the planned distance cue")
             targets.append(rng.choice(cands))
@@ -176,36 +205,44 @@ class GearRotationTask(Task):
         prop = propagate(scene)
         answer = gear_answer(scene, prop, scene["target"])
         dirs = [None if s is None else direction_of(scene["driver_dir"], s) for s in prop["sign"]]
-        return Solution(answer=answer, states=dirs,
-                        details={"conflict": prop["conflict"], "layers": prop["layer"]})
+        return Solution(answer=answer, states=dirs, details={"conflict": prop["conflict"], "layers": prop["layer"]})
 
     def question(self, scene: dict[str, Any]) -> str:
         kinds = {link["type"] for link in scene["links"]}
         labels = [g["label"] for g in scene["gears"]]
         rules = ["Gears whose teeth touch mesh and turn in opposite directions."]
         if kinds & {"open_belt", "crossed_belt"}:
-            rules.append("A belt whose two straight runs do not cross (open belt) makes its two wheels turn in "
-                         "the same direction; a belt whose runs cross between the wheels (crossed belt) makes "
-                         "them turn in opposite directions.")
+            rules.append(
+                "A belt whose two straight runs do not cross (open belt) makes its two wheels turn in "
+                "the same direction; a belt whose runs cross between the wheels (crossed belt) makes "
+                "them turn in opposite directions."
+            )
         if "shaft" in kinds:
-            rules.append("A smaller wheel drawn on top of a larger one with the same centre is fixed to the same "
-                         "shaft: the two turn together in the same direction.")
+            rules.append(
+                "A smaller wheel drawn on top of a larger one with the same centre is fixed to the same "
+                "shaft: the two turn together in the same direction."
+            )
         driver = scene["gears"][scene["driver"]]["label"]
         target = scene["gears"][scene["target"]]["label"]
-        return (f"The picture shows wheels labelled {labels[0]} to {labels[-1]}. " + " ".join(rules)
-                + f" Gear {driver} turns {scene['driver_dir']} (red arrow). In which direction does gear "
-                f"{target} turn? If the wheels cannot turn at all because the connections contradict each "
-                f"other, the system is {ANSWER_WORDS[2]}. Answer with one word: {ANSWER_WORDS[0]}, "
-                f"{ANSWER_WORDS[1]} or {ANSWER_WORDS[2]}.")
+        return (
+            f"The picture shows wheels labelled {labels[0]} to {labels[-1]}. "
+            + " ".join(rules)
+            + f" Gear {driver} turns {scene['driver_dir']} (red arrow). In which direction does gear "
+            f"{target} turn? If the wheels cannot turn at all because the connections contradict each "
+            f"other, the system is {ANSWER_WORDS[2]}. Answer with one word: {ANSWER_WORDS[0]}, "
+            f"{ANSWER_WORDS[1]} or {ANSWER_WORDS[2]}."
+        )
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
-        return finite(list(ANSWER_WORDS), "the three words the question offers: clockwise, counterclockwise or "
-                      "jammed", lambda a: a.strip().lower())
+        return finite(
+            list(ANSWER_WORDS),
+            "the three words the question offers: clockwise, counterclockwise or jammed",
+            lambda a: a.strip().lower(),
+        )
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         layout = label_layout(scene)
-        return Rendering(image=self._input_picture(scene, layout),
-                         steps=cot_steps(scene, propagate(scene), layout))
+        return Rendering(image=self._input_picture(scene, layout), steps=cot_steps(scene, propagate(scene), layout))
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         return self._input_picture(scene, label_layout(scene))
@@ -226,6 +263,9 @@ class GearRotationTask(Task):
             answer: str | None = gear_answer(wrong, propagate(wrong), wrong["target"])
         except Reject:
             answer = None
-        return Corruption(steps=lambda: cot_steps(wrong, propagate(wrong), label_layout(scene)),
-                          description=f"{misread}; the asked wheel's answer changes", answer=answer,
-                          scene=wrong if answer is not None else None)
+        return Corruption(
+            steps=lambda: cot_steps(wrong, propagate(wrong), label_layout(scene)),
+            description=f"{misread}; the asked wheel's answer changes",
+            answer=answer,
+            scene=wrong if answer is not None else None,
+        )

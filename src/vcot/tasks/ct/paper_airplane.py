@@ -64,9 +64,14 @@ def half_plane(line: Line, side: int, reach: float = 200.0) -> Polygon:
     px, py = a * c / nn, b * c / nn
     tx, ty = -b, a
     sx, sy = side * a, side * b
-    return Polygon([(px - reach * tx, py - reach * ty), (px + reach * tx, py + reach * ty),
-                    (px + reach * tx + reach * sx, py + reach * ty + reach * sy),
-                    (px - reach * tx + reach * sx, py - reach * ty + reach * sy)])
+    return Polygon(
+        [
+            (px - reach * tx, py - reach * ty),
+            (px + reach * tx, py + reach * ty),
+            (px + reach * tx + reach * sx, py + reach * ty + reach * sy),
+            (px - reach * tx + reach * sx, py - reach * ty + reach * sy),
+        ]
+    )
 
 
 def reflect(geom: BaseGeometry, line: Line) -> BaseGeometry:
@@ -74,8 +79,9 @@ def reflect(geom: BaseGeometry, line: Line) -> BaseGeometry:
     a, b, c = line
     nn = a * a + b * b
     # p' = p - 2 (a x + b y - c) / nn * (a, b)
-    return affine_transform(geom, [1 - 2 * a * a / nn, -2 * a * b / nn, -2 * a * b / nn, 1 - 2 * b * b / nn,
-                                   2 * a * c / nn, 2 * b * c / nn])
+    return affine_transform(
+        geom, [1 - 2 * a * a / nn, -2 * a * b / nn, -2 * a * b / nn, 1 - 2 * b * b / nn, 2 * a * c / nn, 2 * b * c / nn]
+    )
 
 
 def snap(geom: BaseGeometry) -> Polygon:
@@ -114,8 +120,7 @@ def fold_shapes(size: int, folds: list[dict[str, Any]]) -> list[FoldShapes]:
     shapes = []
     for f in folds:
         result, _, flap = fold(paper, tuple(f["line"]), f["moving"])  # type: ignore[arg-type]
-        parts = [snap(part) for part in getattr(flap, "geoms", [flap])
-                 if part.geom_type == "Polygon" and part.area > 0]
+        parts = [snap(part) for part in getattr(flap, "geoms", [flap]) if part.geom_type == "Polygon" and part.area > 0]
         shapes.append((paper, result, parts))
         paper = result
     return shapes
@@ -170,8 +175,12 @@ def line_words(line: Line) -> str:
 
 def side_words(line: Line, moving: int) -> str:
     a, b, _ = line
-    names = {(1, 0): ("right", "left"), (0, 1): ("upper", "lower"), (1, -1): ("lower-right", "upper-left"),
-             (1, 1): ("upper-right", "lower-left")}[(a, b)]
+    names = {
+        (1, 0): ("right", "left"),
+        (0, 1): ("upper", "lower"),
+        (1, -1): ("lower-right", "upper-left"),
+        (1, 1): ("upper-right", "lower-left"),
+    }[(a, b)]
     return names[0] if moving > 0 else names[1]
 
 
@@ -196,10 +205,18 @@ class PaperAirplane(Task):
     description = "A square sheet folded along a sequence of lines; which outline results."
     colour_pools = (FOLD_COLORS,)
     limits: ClassVar[dict[str, Limit | Choices]] = {
-        "n_folds": Limit(2, 4, "folds in the sequence: distractors come from slips in the folds before the last, "
-                               "so at least 2; each fold has its own colour, and there are 4 (FOLD_COLORS)"),
-        "size": Limit(6, 10, "sheet side in units: the sheet is drawn 320 px wide, and parallel fold lines one "
-                             "unit apart need room for an arrow between them"),
+        "n_folds": Limit(
+            2,
+            4,
+            "folds in the sequence: distractors come from slips in the folds before the last, "
+            "so at least 2; each fold has its own colour, and there are 4 (FOLD_COLORS)",
+        ),
+        "size": Limit(
+            6,
+            10,
+            "sheet side in units: the sheet is drawn 320 px wide, and parallel fold lines one "
+            "unit apart need room for an arrow between them",
+        ),
         "min_flap": Limit(0.0, 0.2, "share of the paper that must move: higher, few fold sequences qualify"),
         "min_shrink": Limit(0.0, 0.2, "share of the area a fold must remove: higher, few fold sequences qualify"),
     }
@@ -208,8 +225,10 @@ class PaperAirplane(Task):
         super().check_config(config)
         if config.n_folds == 2 and not config.diagonals and config.size < 8:
             # Measured: at size 6 some indices find no distractor set at the drawn ranks in 2000 attempts.
-            raise ParameterError(f"task {self.name}: two folds along grid lines only need a sheet of size 8 or "
-                                 f"more (too few fold sequences and distractor sets below), got {config.size}")
+            raise ParameterError(
+                f"task {self.name}: two folds along grid lines only need a sheet of size 8 or "
+                f"more (too few fold sequences and distractor sets below), got {config.size}"
+            )
 
     # -- sampling -----------------------------------------------------------------------------------
 
@@ -226,8 +245,9 @@ class PaperAirplane(Task):
         final = run_folds(cfg.size, folds)[-1]
         ranks = (EXACT_OPTION_RANKS if cfg.diagonals or cfg.n_folds >= 3 else OPTION_RANKS)[rank]
         picked = pick_distractors(distractor_pool(cfg.size, folds), final, cfg.size, ranks, rng)
-        placed = place_correct_option(("correct", final), picked, slot,
-                                      lambda kp: iou(final, kp[1]) >= MATCH_IOU, "match the folded outline")
+        placed = place_correct_option(
+            ("correct", final), picked, slot, lambda kp: iou(final, kp[1]) >= MATCH_IOU, "match the folded outline"
+        )
         scene = {"size": cfg.size, "folds": folds, "candidates": [polygon_coords(p) for _, p in placed]}
         check_layouts(scene)
         return scene
@@ -269,26 +289,33 @@ class PaperAirplane(Task):
         scores = [iou(final, p) for p in polys]
         hit = only_match(scores, lambda score: score >= MATCH_IOU, "match the folded outline")
         for i, p in enumerate(polys):
-            for q in polys[i + 1:]:
+            for q in polys[i + 1 :]:
                 if iou(p, q) > MARGIN_IOU:
                     raise Reject("two candidates are too alike")
-        return Solution(answer=LETTERS[hit], states=[polygon_coords(s) for s in states],
-                        details={"iou": [round(s, 4) for s in scores],
-                                 "candidate_kinds": candidate_kinds(scene["size"], scene["folds"], polys)})
+        return Solution(
+            answer=LETTERS[hit],
+            states=[polygon_coords(s) for s in states],
+            details={
+                "iou": [round(s, 4) for s in scores],
+                "candidate_kinds": candidate_kinds(scene["size"], scene["folds"], polys),
+            },
+        )
 
     def question(self, scene: dict[str, Any]) -> str:
         n = len(scene["folds"])
         size = scene["size"]
         order = ", ".join(str(i + 1) for i in range(n))
-        return (f"A square sheet of paper, {size} x {size} units (grid lines 1 unit apart), lies on a table. It is "
-                f"folded along the numbered dashed lines in the order {order}. At each fold, all the paper on the "
-                "side of the line where the arrow starts (including layers folded earlier) is folded over onto "
-                "the other side, i.e. reflected across the line; the paper on the other side stays in place. The "
-                "lines and arrows are drawn in the fixed frame of the table, so later lines apply to the already "
-                "folded paper. Each fold has its own colour (line and arrow); its number is written at the end of "
-                "its line. Which of the candidates A, B, C and D shows the outline of the folded paper after "
-                "the last fold? The candidates are drawn at the same scale and in the same position as on the "
-                "table; the dashed square marks where the flat sheet was. Answer with the letter (A, B, C or D).")
+        return (
+            f"A square sheet of paper, {size} x {size} units (grid lines 1 unit apart), lies on a table. It is "
+            f"folded along the numbered dashed lines in the order {order}. At each fold, all the paper on the "
+            "side of the line where the arrow starts (including layers folded earlier) is folded over onto "
+            "the other side, i.e. reflected across the line; the paper on the other side stays in place. The "
+            "lines and arrows are drawn in the fixed frame of the table, so later lines apply to the already "
+            "folded paper. Each fold has its own colour (line and arrow); its number is written at the end of "
+            "its line. Which of the candidates A, B, C and D shows the outline of the folded paper after "
+            "the last fold? The candidates are drawn at the same scale and in the same position as on the "
+            "table; the dashed square marks where the flat sheet was. Answer with the letter (A, B, C or D)."
+        )
 
     def options(self, scene: dict[str, Any]) -> list[str]:
         return list(LETTERS)
@@ -296,8 +323,7 @@ class PaperAirplane(Task):
     # -- rendering ----------------------------------------------------------------------------------
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        return Rendering(image=self.render_input(scene, solution),
-                         steps=self._fold_steps(scene, scene["folds"]))
+        return Rendering(image=self.render_input(scene, solution), steps=self._fold_steps(scene, scene["folds"]))
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         ks = list(range(len(scene["folds"])))
@@ -320,9 +346,12 @@ class PaperAirplane(Task):
             # The misread arrow is part of the scene: with it, the oracle folds to the same option. A flipped
             # last fold (or an outline no distractor was made from) matches no option: no answer, no scene.
             wrong = {**scene, "folds": folds} if answer is not None else None
-            return Corruption(steps=lambda folds=folds, shapes=shapes: self._fold_steps(scene, folds, shapes),
-                              description=f"fold {k + 1} is made in the wrong direction (the other side moves)",
-                              answer=answer, scene=wrong)
+            return Corruption(
+                steps=lambda folds=folds, shapes=shapes: self._fold_steps(scene, folds, shapes),
+                description=f"fold {k + 1} is made in the wrong direction (the other side moves)",
+                answer=answer,
+                scene=wrong,
+            )
         return None
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
@@ -345,8 +374,9 @@ class PaperAirplane(Task):
             pv.polygon(coords, fill="lightblue", outline="blue")
         return c.image()
 
-    def _fold_steps(self, scene: dict[str, Any], folds: list[dict[str, Any]],
-                    shapes: list[FoldShapes] | None = None) -> list[tuple[Image.Image, str]]:
+    def _fold_steps(
+        self, scene: dict[str, Any], folds: list[dict[str, Any]], shapes: list[FoldShapes] | None = None
+    ) -> list[tuple[Image.Image, str]]:
         """One picture per fold; `shapes` is `fold_shapes(scene["size"], folds)` when already computed."""
         size = scene["size"]
         steps = []
@@ -371,14 +401,17 @@ class PaperAirplane(Task):
             view.grid_lines(color="gray", opacity=70)
             view.fold_marks(marks)
             coords = polygon_coords(result)
-            c.text((frame.px(size / 2, 0)[0], frame.canvas[1] - 15), f"after fold {k + 1}", size=18, anchor="mb",
-                   bold=True)
+            c.text(
+                (frame.px(size / 2, 0)[0], frame.canvas[1] - 15), f"after fold {k + 1}", size=18, anchor="mb", bold=True
+            )
             # The outline's vertices, not its area: the picture shows the former, not the latter.
             where, side = line_words(line), side_words(line, f["moving"])  # type: ignore[arg-type]
-            text = (f"Fold {k + 1} along the line {where} (coordinates in units, origin at the sheet's "
-                    f"bottom-left corner): the {side} part of the paper is folded over "
-                    f"(orange, the reflected flap). The outline of the folded paper is now the polygon "
-                    f"{_fmt_poly(coords)}.")
+            text = (
+                f"Fold {k + 1} along the line {where} (coordinates in units, origin at the sheet's "
+                f"bottom-left corner): the {side} part of the paper is folded over "
+                f"(orange, the reflected flap). The outline of the folded paper is now the polygon "
+                f"{_fmt_poly(coords)}."
+            )
             steps.append((c.image(), text))
         return steps
 
@@ -392,7 +425,7 @@ def distractor_pool(size: int, folds: list[dict[str, Any]]) -> list[tuple[str, P
     # Every slip keeps the folds before fold k, so each variant starts from the true outline after k folds
     # (computed once) and runs only its own folds from there: the same outlines, a fraction of the folding.
     try:
-        before = run_folds(size, folds[:max(0, len(folds) - 2)])  # the outlines after 0 .. n-2 folds
+        before = run_folds(size, folds[: max(0, len(folds) - 2)])  # the outlines after 0 .. n-2 folds
     except Reject:  # every variant shares the first fold's outline, so none would fold either
         return []
     variants: list[tuple[str, int, list[dict[str, Any]]]] = []
@@ -400,9 +433,9 @@ def distractor_pool(size: int, folds: list[dict[str, Any]]) -> list[tuple[str, P
         flipped = [dict(f) for f in folds[k:]]
         flipped[0]["moving"] = -flipped[0]["moving"]
         variants.append((f"direction {k + 1}", k, flipped))
-        variants.append((f"skip {k + 1}", k, folds[k + 1:]))
+        variants.append((f"skip {k + 1}", k, folds[k + 1 :]))
         if k + 2 < len(folds):
-            swapped = [folds[k + 1], folds[k], *folds[k + 2:]]
+            swapped = [folds[k + 1], folds[k], *folds[k + 2 :]]
             variants.append((f"order {k + 1}-{k + 2}", k, swapped))
         a, b, c = folds[k]["line"]
         for shift in (-3, -2, -1, 1, 2, 3):
@@ -450,13 +483,11 @@ def candidate_kinds(size: int, folds: list[dict[str, Any]], candidates: list[Pol
 # answer tends to be the second smallest (a slip folds less paper away), rarely the largest, and the easy
 # preset admits only 228 fold sequences, too few for a suite of 200 without repeats if every area rank were
 # also fixed per index; the sets below keep each area rank near a quarter (docs/tasks/paper_airplane.md).
-OPTION_RANKS: dict[int, tuple[int, tuple[int, ...]]] = {0: (0, (1, 2)), 1: (1, (0,)), 2: (2, (2, 3)),
-                                                        3: (2, (1, 2, 3))}
+OPTION_RANKS: dict[int, tuple[int, tuple[int, ...]]] = {0: (0, (1, 2)), 1: (1, (0,)), 2: (2, (2, 3)), 3: (2, (1, 2, 3))}
 # Where the scene space is large (diagonal folds, or three folds and more) every area rank is fixed per index
 # too, so each is exactly a quarter: with the spread sets above, "the third smallest outline" named the answer
 # on 34.5% of 200 medium instances (chance 25%). Measured: 3-4 attempts per instance, 0.1-0.2 s.
-EXACT_OPTION_RANKS: dict[int, tuple[int, tuple[int, ...]]] = {0: (0, (1,)), 1: (1, (0,)), 2: (2, (2,)),
-                                                              3: (2, (3,))}
+EXACT_OPTION_RANKS: dict[int, tuple[int, tuple[int, ...]]] = {0: (0, (1,)), 1: (1, (0,)), 2: (2, (2,)), 3: (2, (3,))}
 
 
 def smaller_than_answer(areas: list[float]) -> int | None:
@@ -466,10 +497,12 @@ def smaller_than_answer(areas: list[float]) -> int | None:
     return sum(a < areas[0] for a in areas[1:])
 
 
-def pick_distractors(pool: list[tuple[str, Polygon]], final: Polygon, size: int,
-                     ranks: tuple[int, tuple[int, ...]], rng: random.Random) -> list[tuple[str, Polygon]]:
+def pick_distractors(
+    pool: list[tuple[str, Polygon]], final: Polygon, size: int, ranks: tuple[int, tuple[int, ...]], rng: random.Random
+) -> list[tuple[str, Polygon]]:
     """Three outlines that differ from the answer and from each other by the IoU margin, with the answer at the
-    likeness and area ranks that `ranks` (a value of OPTION_RANKS or EXACT_OPTION_RANKS) allows. One of the sets that qualify is drawn, uniformly:
+    likeness and area ranks that `ranks` (a value of OPTION_RANKS or EXACT_OPTION_RANKS) allows. One of the sets that
+    qualify is drawn, uniformly:
     the easy preset admits few fold sequences, so every set counts towards a suite without repeats. Reject
     when none qualifies."""
     like_rank, smaller = ranks
@@ -479,11 +512,17 @@ def pick_distractors(pool: list[tuple[str, Polygon]], final: Polygon, size: int,
     sim = [[1.0] * n for _ in range(n)]
     for i, j in itertools.combinations(range(n), 2):  # IoU is symmetric: each pair once
         sim[i][j] = sim[j][i] = iou(polys[i], polys[j])
-    subsets = [s for s in itertools.combinations(range(1, n), 3)
-               if all(sim[i][j] <= MARGIN_IOU for i, j in itertools.combinations(s, 2))]
-    qualifying = [s for s in subsets
-                  if smaller_than_answer([polys[i].area for i in (0, *s)]) in smaller
-                  and cue_rank_holds([sum(sim[i][j] for j in (0, *s) if j != i) for i in (0, *s)], like_rank)]
+    subsets = [
+        s
+        for s in itertools.combinations(range(1, n), 3)
+        if all(sim[i][j] <= MARGIN_IOU for i, j in itertools.combinations(s, 2))
+    ]
+    qualifying = [
+        s
+        for s in subsets
+        if smaller_than_answer([polys[i].area for i in (0, *s)]) in smaller
+        and cue_rank_holds([sum(sim[i][j] for j in (0, *s) if j != i) for i in (0, *s)], like_rank)
+    ]
     if not qualifying:
         raise Reject("no distractor set puts the answer at the drawn likeness and area ranks")
     return [eligible[i - 1] for i in rng.choice(qualifying)]
@@ -604,8 +643,9 @@ def _box_geom(box: Box) -> BaseGeometry:
     return shapely.geometry.box(*box)
 
 
-def layout_folds(frame: Frame, folds: list[dict[str, Any]], papers: list[Polygon],
-                 numbers: list[int] | None = None) -> list[FoldMark] | None:
+def layout_folds(
+    frame: Frame, folds: list[dict[str, Any]], papers: list[Polygon], numbers: list[int] | None = None
+) -> list[FoldMark] | None:
     """Place each fold's arrow and number so that no arrow touches another arrow or another fold's line, and
     no number circle leaves the picture or touches another circle, any arrow, another fold's line or the grid
     numbers; `papers[k]` is the paper fold k cuts. Greedy in fold order; None when some mark finds no place."""
@@ -619,9 +659,11 @@ def layout_folds(frame: Frame, folds: list[dict[str, Any]], papers: list[Polygon
         others = [ln for j, ln in enumerate(lines) if j != k]
         for start, end in _arrow_options(frame, f, papers[k]):
             shaft = shapely.geometry.LineString([start, end])
-            if (all(shaft.distance(ln) >= ARROW_HALF + CLEAR for ln in others)
-                    and all(shaft.distance(a) >= 2 * ARROW_HALF + CLEAR for a in arrows)
-                    and all(shaft.distance(bx) >= ARROW_HALF + CLEAR for bx in boxes)):
+            if (
+                all(shaft.distance(ln) >= ARROW_HALF + CLEAR for ln in others)
+                and all(shaft.distance(a) >= 2 * ARROW_HALF + CLEAR for a in arrows)
+                and all(shaft.distance(bx) >= ARROW_HALF + CLEAR for bx in boxes)
+            ):
                 arrows.append(shaft)
                 break
         else:
@@ -631,17 +673,22 @@ def layout_folds(frame: Frame, folds: list[dict[str, Any]], papers: list[Polygon
         others = [ln for j, ln in enumerate(lines) if j != k]
         for x, y in _label_options(frame, seg):
             centre = shapely.geometry.Point(x, y)
-            if (LABEL_R + CLEAR <= x <= w - LABEL_R - CLEAR and LABEL_R + CLEAR <= y <= h - LABEL_R - CLEAR
-                    and all(centre.distance(q) >= 2 * LABEL_R + CLEAR for q in labels)
-                    and all(centre.distance(a) >= LABEL_R + ARROW_HALF + CLEAR for a in arrows)
-                    and all(centre.distance(ln) >= LABEL_R + CLEAR for ln in others)
-                    and all(centre.distance(bx) >= LABEL_R + CLEAR for bx in boxes)):
+            if (
+                LABEL_R + CLEAR <= x <= w - LABEL_R - CLEAR
+                and LABEL_R + CLEAR <= y <= h - LABEL_R - CLEAR
+                and all(centre.distance(q) >= 2 * LABEL_R + CLEAR for q in labels)
+                and all(centre.distance(a) >= LABEL_R + ARROW_HALF + CLEAR for a in arrows)
+                and all(centre.distance(ln) >= LABEL_R + CLEAR for ln in others)
+                and all(centre.distance(bx) >= LABEL_R + CLEAR for bx in boxes)
+            ):
                 labels.append(centre)
                 break
         else:
             return None
-    return [FoldMark(n, FOLD_COLORS[(n - 1) % len(FOLD_COLORS)], seg, (a.coords[0], a.coords[1]), (p.x, p.y))
-            for n, seg, a, p in zip(numbers, segs, arrows, labels, strict=True)]
+    return [
+        FoldMark(n, FOLD_COLORS[(n - 1) % len(FOLD_COLORS)], seg, (a.coords[0], a.coords[1]), (p.x, p.y))
+        for n, seg, a, p in zip(numbers, segs, arrows, labels, strict=True)
+    ]
 
 
 def input_layout(scene: dict[str, Any]) -> list[FoldMark] | None:
@@ -694,8 +741,9 @@ class _View:
                 self.c.text((self.px(i, 0)[0], self.px(i, 0)[1] + 20), str(i), size=16, anchor="mt", color="gray")
                 self.c.text((self.px(0, i)[0] - 22, self.px(0, i)[1]), str(i), size=16, anchor="rm", color="gray")
 
-    def polygon(self, coords: list[list[float]], fill: str | None, outline: str, dash: bool = False,
-                opacity: int = 255) -> None:
+    def polygon(
+        self, coords: list[list[float]], fill: str | None, outline: str, dash: bool = False, opacity: int = 255
+    ) -> None:
         pts = [self.px(x, y) for x, y in coords]
         if dash:
             self.c.line(pts + [pts[0]], outline, 2, dash=(8, 5))

@@ -29,9 +29,11 @@ class RollingDiceSum(SinglePathTask):
     name = "rolling_dice_sum"
     version = "3"
     description = "A die rolls along a drawn grid path; the sum of its bottom faces after each roll."
-    ask = ("After each roll, note the number on the bottom face (the face touching the board); the bottom face at "
-           "the start, before the first roll, is not counted. What is the sum of these bottom numbers over all "
-           "rolls? Answer with a single integer.")
+    ask = (
+        "After each roll, note the number on the bottom face (the face touching the board); the bottom face at "
+        "the start, before the first roll, is not counted. What is the sum of these bottom numbers over all "
+        "rolls? Answer with a single integer."
+    )
     balance_bins = SUM_BINS
 
     def balance_bin(self, answer: int) -> int:
@@ -39,9 +41,11 @@ class RollingDiceSum(SinglePathTask):
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         states = solve_single(scene)
-        return Solution(answer=self.answer_of_states(states), states=states,
-                        details={"moves": [s["move"] for s in states[1:]],
-                                 "bottoms": [s["die"]["bottom"] for s in states[1:]]})
+        return Solution(
+            answer=self.answer_of_states(states),
+            states=states,
+            details={"moves": [s["move"] for s in states[1:]], "bottoms": [s["die"]["bottom"] for s in states[1:]]},
+        )
 
     def answer_of_states(self, states: list[dict[str, Any]]) -> str:
         return str(bottom_sum(states))

@@ -20,8 +20,7 @@ class RollingDiceTop(SinglePathTask):
     name = "rolling_dice_top"
     version = "3"
     description = "A die rolls along a drawn grid path; which number is on top at the end?"
-    ask = ("What number is on the top face of the die when it reaches the end of the path? Answer with a single "
-           "integer.")
+    ask = "What number is on the top face of the die when it reaches the end of the path? Answer with a single integer."
     balance_bins = 6  # each top face equally often
     # The last step draws the die on its end cell, top face up; its text describes that state like any other.
     final_state_shows = "the top face of the die after the last roll (on the end cell and in the panel)"
@@ -31,8 +30,9 @@ class RollingDiceTop(SinglePathTask):
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         states = solve_single(scene)
-        return Solution(answer=self.answer_of_states(states), states=states,
-                        details={"moves": [s["move"] for s in states[1:]]})
+        return Solution(
+            answer=self.answer_of_states(states), states=states, details={"moves": [s["move"] for s in states[1:]]}
+        )
 
     def answer_of_states(self, states: list[dict[str, Any]]) -> str:
         return str(states[-1]["die"]["top"])

@@ -73,22 +73,34 @@ class RollingDiceTwo(Task):
     name = "rolling_dice_two"
     config_cls = RollingDiceConfig
     version = "3"
-    description = ("The same die can roll along a red or a black path; which path gives the higher sum of "
-                   "bottom faces, and that sum.")
+    description = (
+        "The same die can roll along a red or a black path; which path gives the higher sum of "
+        "bottom faces, and that sum."
+    )
     presets = {
         "easy": RollingDiceConfig(rows=4, cols=4, min_moves=3, max_moves=4),
         "medium": RollingDiceConfig(rows=5, cols=5, min_moves=4, max_moves=6),
         "hard": RollingDiceConfig(rows=6, cols=6, min_moves=6, max_moves=9),
     }
-    limits = {**DICE_LIMITS,
-              "max_moves": Limit(2, DICE_LIMITS["max_moves"].hi, DICE_LIMITS["max_moves"].why + "; a tie ('same') "
-                                 "needs two rolls, since one roll each way puts two different faces at the bottom")}
+    limits = {
+        **DICE_LIMITS,
+        "max_moves": Limit(
+            2,
+            DICE_LIMITS["max_moves"].hi,
+            DICE_LIMITS["max_moves"].why + "; a tie ('same') "
+            "needs two rolls, since one roll each way puts two different faces at the bottom",
+        ),
+    }
 
     def check_config(self, config: RollingDiceConfig) -> None:
         super().check_config(config)
         # On a 2 x 2 board the only two paths from a cell are its two ways round, too few for all three outcomes.
-        check_board(self.name, config, min_cells=6, why="two different paths from one start cell that can tie or "
-                    "let either colour win")
+        check_board(
+            self.name,
+            config,
+            min_cells=6,
+            why="two different paths from one start cell that can tie or let either colour win",
+        )
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg = self.config
@@ -96,8 +108,12 @@ class RollingDiceTwo(Task):
         moves = ctx.rng.randint(cfg.min_moves, cfg.max_moves)
         red = sample_path(ctx.rng, cfg.rows, cfg.cols, moves)
         black = sample_path(ctx.rng, cfg.rows, cfg.cols, moves, start=red[0])
-        scene = {"rows": cfg.rows, "cols": cfg.cols, "paths": {"red": red, "black": black},
-                 "start_die": sample_die(ctx.rng)}
+        scene = {
+            "rows": cfg.rows,
+            "cols": cfg.cols,
+            "paths": {"red": red, "black": black},
+            "start_die": sample_die(ctx.rng),
+        }
         outcome = self.solve(scene).details["winner"]
         if outcome != target:
             raise Reject(f"balancing: outcome {outcome} is not the target {target}")
@@ -112,19 +128,21 @@ class RollingDiceTwo(Task):
         states = {c: trajectory(die, paths[c]) for c in ("red", "black")}
         sums = {c: bottom_sum(states[c]) for c in ("red", "black")}
         winner = outcome(sums)
-        return Solution(answer=answer_of_states(states), states=[states],
-                        details={"sums": sums, "winner": winner})
+        return Solution(answer=answer_of_states(states), states=[states], details={"sums": sums, "winner": winner})
 
     def question(self, scene: dict[str, Any]) -> str:
-        return (f"The same die, in the same starting position on cell S of a {scene['rows']}x{scene['cols']} grid "
-                f"board, can roll either along the red path or along the black path (each from S to its arrow "
-                f"head). {RULES} For each path, add up the numbers on the bottom face (the face touching the "
-                "board) after each roll; the bottom face at the start, before the first roll, is not counted. "
-                "Which path gives the higher sum, and what is that sum? Answer as 'colour, sum' with colour red "
-                "or black, e.g. 'red, 17'; if both sums are equal, answer 'same, <sum>', e.g. 'same, 12'.")
+        return (
+            f"The same die, in the same starting position on cell S of a {scene['rows']}x{scene['cols']} grid "
+            f"board, can roll either along the red path or along the black path (each from S to its arrow "
+            f"head). {RULES} For each path, add up the numbers on the bottom face (the face touching the "
+            "board) after each roll; the bottom face at the start, before the first roll, is not counted. "
+            "Which path gives the higher sum, and what is that sum? Answer as 'colour, sum' with colour red "
+            "or black, e.g. 'red, 17'; if both sums are equal, answer 'same, <sum>', e.g. 'same, 12'."
+        )
 
-    def _picture(self, scene: dict[str, Any], now: dict[str, dict[str, Any]], done: int | None,
-                 label: str) -> Image.Image:
+    def _picture(
+        self, scene: dict[str, Any], now: dict[str, dict[str, Any]], done: int | None, label: str
+    ) -> Image.Image:
         rows, cols = scene["rows"], scene["cols"]
         _, _, cell = board_geometry(rows, cols)
         off = cell * 0.09
@@ -143,15 +161,14 @@ class RollingDiceTwo(Task):
                 h = cell * 0.25 + 4
                 cv.rect((cx + o - h, cy + o - h, cx + o + h, cy + o + h), fill=colour, outline=None)
                 draw_top_face(cv, (cx + o, cy + o), cell * 0.5, st["die"]["top"])
-            draw_panel(cv, Die(**now["red"]["die"]), 60, f"Red path, {label}", "red", show_bottom=True,
-                       compact=True)
-            draw_panel(cv, Die(**now["black"]["die"]), 305, f"Black path, {label}", "black", show_bottom=True,
-                       compact=True)
+            draw_panel(cv, Die(**now["red"]["die"]), 60, f"Red path, {label}", "red", show_bottom=True, compact=True)
+            draw_panel(
+                cv, Die(**now["black"]["die"]), 305, f"Black path, {label}", "black", show_bottom=True, compact=True
+            )
         cv.text((20, 14), "Two paths for the same die", size=20, bold=True)
         return cv.image()
 
-    def _steps(self, scene: dict[str, Any], states: dict[str, list[dict[str, Any]]]
-               ) -> list[tuple[Image.Image, str]]:
+    def _steps(self, scene: dict[str, Any], states: dict[str, list[dict[str, Any]]]) -> list[tuple[Image.Image, str]]:
         """One step per roll index: both dice after that roll, with the faces the two panels draw. The sums
         and the winner are the conclusion (kept in meta), so no step states a running or final sum."""
         n = len(states["red"]) - 1
@@ -161,17 +178,18 @@ class RollingDiceTwo(Task):
             for colour in ("red", "black"):
                 st, prev = states[colour][k], states[colour][k - 1]
                 d = st["die"]
-                parts.append(f"{colour.capitalize()} path: the die rolls {st['move']} from (row "
-                             f"{prev['cell'][0] + 1}, column {prev['cell'][1] + 1}) to (row {st['cell'][0] + 1}, "
-                             f"column {st['cell'][1] + 1}) and shows top {d['top']}, south {d['south']}, east "
-                             f"{d['east']} and bottom {d['bottom']}.")
+                parts.append(
+                    f"{colour.capitalize()} path: the die rolls {st['move']} from (row "
+                    f"{prev['cell'][0] + 1}, column {prev['cell'][1] + 1}) to (row {st['cell'][0] + 1}, "
+                    f"column {st['cell'][1] + 1}) and shows top {d['top']}, south {d['south']}, east "
+                    f"{d['east']} and bottom {d['bottom']}."
+                )
             img = self._picture(scene, {c: states[c][k] for c in states}, done=k, label=f"after roll {k}")
             steps.append((img, f"Roll {k} of {n}. " + " ".join(parts)))
         return steps
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        return Rendering(image=self.render_input(scene, solution),
-                         steps=self._steps(scene, solution.states[0]))
+        return Rendering(image=self.render_input(scene, solution), steps=self._steps(scene, solution.states[0]))
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         states = solution.states[0]
@@ -187,9 +205,13 @@ class RollingDiceTwo(Task):
             parts = [p.strip() for p in answer.split(",")]
             return parts if len(parts) == 2 else None
 
-        return product([colours, sums], lambda p: f"{p[0]}, {p[1]}", split,
-                       f"'colour, sum' with colour red, black or same ({colours.size}) and the sum one of "
-                       f"{sums.description} ({sums.size})")
+        return product(
+            [colours, sums],
+            lambda p: f"{p[0]}, {p[1]}",
+            split,
+            f"'colour, sum' with colour red, black or same ({colours.size}) and the sum one of "
+            f"{sums.description} ({sums.size})",
+        )
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         # Both paths start from the one die, so a misread start die changes both (`misread_start`).
@@ -201,8 +223,9 @@ class RollingDiceTwo(Task):
         states = solved.states[0]
         # The misread die rolled along both paths by the stated rule: its sums and winner are what the
         # corrupted trajectory concludes, and the oracle re-derives them from the misread scene.
-        return Corruption(steps=lambda: self._steps(wrong, states), description=description,
-                          answer=solved.answer, scene=wrong)
+        return Corruption(
+            steps=lambda: self._steps(wrong, states), description=description, answer=solved.answer, scene=wrong
+        )
 
     def slip(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         """One roll on one path turned as a roll in another direction would turn it (`slipped_rolls`), the rest
@@ -216,9 +239,11 @@ class RollingDiceTwo(Task):
                 slipped = {**true, colour: states}
                 answer = answer_of_states(slipped)
                 if answer != solution.answer:
-                    return Corruption(steps=lambda slipped=slipped: self._steps(scene, slipped),
-                                      description=f"{colour} path: roll {k} ({states[k]['move']}) turns the die as "
-                                                  f"a roll {turned} would; its later rolls follow the rule from there",
-                                      answer=answer,
-                                      scene={**scene, "paths": {**scene["paths"], colour: rolled}})
+                    return Corruption(
+                        steps=lambda slipped=slipped: self._steps(scene, slipped),
+                        description=f"{colour} path: roll {k} ({states[k]['move']}) turns the die as "
+                        f"a roll {turned} would; its later rolls follow the rule from there",
+                        answer=answer,
+                        scene={**scene, "paths": {**scene["paths"], colour: rolled}},
+                    )
         return None

@@ -39,27 +39,27 @@ QPt = tuple[Fraction, Fraction]
 # Colour name -> marker shape; shapes keep the sets apart for readers who confuse colours.
 MARKERS: dict[str, str] = {"red": "circle", "blue": "square", "green": "triangle", "orange": "diamond"}
 CANVAS = 768
-PLOT_LO = 60          # pixel of lattice coordinate 0 (left, and bottom measured from the bottom edge)
-PLOT_SPAN = 660       # pixels available for the lattice
+PLOT_LO = 60  # pixel of lattice coordinate 0 (left, and bottom measured from the bottom edge)
+PLOT_SPAN = 660  # pixels available for the lattice
 MARKER_R = 8.0
 MARKER_OUTLINE = 1.2
 # The farthest any marker's drawing reaches from its centre: the triangle's lower corners at
 # sqrt(1 + 0.75^2) * MARKER_R (the square's corners reach 1.2 r, the diamond's 1.15 r), plus half its outline.
 MARKER_REACH = 1.25 * MARKER_R + MARKER_OUTLINE / 2
-EDGE_WIDTH = 3.0      # hull outlines in the step pictures
-MIN_GAP_PX = 3.0      # white space left between a counted marker and the region's drawn boundary
+EDGE_WIDTH = 3.0  # hull outlines in the step pictures
+MIN_GAP_PX = 3.0  # white space left between a counted marker and the region's drawn boundary
 # The smallest margin that keeps every counted marker visibly clear of the boundary (16 px).
 MIN_MARGIN_PX = math.ceil(MARKER_REACH + EDGE_WIDTH / 2 + MIN_GAP_PX)
 
 
 @dataclass(frozen=True)
 class ConvexHullConfig:
-    grid: int = 14                          # lattice coordinates run 0..grid on both axes
-    n_colours: int = 3                      # point sets: the counted one, one or two hull colours, the rest idle
+    grid: int = 14  # lattice coordinates run 0..grid on both axes
+    n_colours: int = 3  # point sets: the counted one, one or two hull colours, the rest idle
     # Ranges are separate min/max ints (not tuples) so that params() survives the JSON round trip.
-    min_hull_points: int = 6                # points per hull colour
+    min_hull_points: int = 6  # points per hull colour
     max_hull_points: int = 9
-    min_answer: int = 0                     # answers are balanced over min_answer..max_answer
+    min_answer: int = 0  # answers are balanced over min_answer..max_answer
     max_answer: int = 6
     # The counted points strictly inside the hull colours' bounding box number max_answer + 0..box_extra, and
     # min_far..max_far more lie outside that box, whatever the count: neither the number of counted points nor
@@ -67,14 +67,15 @@ class ConvexHullConfig:
     box_extra: int = 3
     min_far: int = 2
     max_far: int = 4
-    overlap_prob: float = 0.5               # share of overlap questions (needs 3 colours), rounded to 1 %
-    near_frac: float = 0.5                  # share of the in-box distractors placed close to the region
-    min_other: int = 3                      # points of each uninvolved colour (single-hull form, 3+ colours)
+    overlap_prob: float = 0.5  # share of overlap questions (needs 3 colours), rounded to 1 %
+    near_frac: float = 0.5  # share of the in-box distractors placed close to the region
+    min_other: int = 3  # points of each uninvolved colour (single-hull form, 3+ colours)
     max_other: int = 6
-    margin_px: int = 16                     # counted points keep this distance from the region's boundary
+    margin_px: int = 16  # counted points keep this distance from the region's boundary
 
 
 # -- exact geometry ---------------------------------------------------------------------------------------
+
 
 def cross(o: Any, a: Any, b: Any) -> Any:
     """z of (a-o) x (b-o): > 0 when o, a, b turn counter-clockwise (y up)."""
@@ -196,6 +197,7 @@ def within_margin(p: Any, poly: list[Any], limit: Fraction) -> bool:
 
 # -- scene helpers ----------------------------------------------------------------------------------------
 
+
 def points_of(scene: dict[str, Any], colour: str) -> list[Pt]:
     for s in scene["sets"]:
         if s["colour"] == colour:
@@ -296,13 +298,16 @@ def check_scene(scene: dict[str, Any]) -> None:
 
 def bounding_box(point_sets: list[list[Pt]]) -> tuple[int, int, int, int]:
     """(x0, y0, x1, y1): the overlap of the point sets' bounding boxes, which holds the counted region."""
-    boxes = [(min(x for x, _ in ps), min(y for _, y in ps), max(x for x, _ in ps), max(y for _, y in ps))
-             for ps in point_sets]
+    boxes = [
+        (min(x for x, _ in ps), min(y for _, y in ps), max(x for x, _ in ps), max(y for _, y in ps))
+        for ps in point_sets
+    ]
     return (max(b[0] for b in boxes), max(b[1] for b in boxes), min(b[2] for b in boxes), min(b[3] for b in boxes))
 
 
-def classify_lattice(grid: int, hulls: list[list[Pt]], region: list[Any], box: tuple[int, int, int, int],
-                     taken: set[Pt], limit: Fraction) -> tuple[list[Pt], list[Pt], list[Pt], list[Pt]]:
+def classify_lattice(
+    grid: int, hulls: list[list[Pt]], region: list[Any], box: tuple[int, int, int, int], taken: set[Pt], limit: Fraction
+) -> tuple[list[Pt], list[Pt], list[Pt], list[Pt]]:
     """Free lattice points clear of the region's margin band, as (inside the region, near it but outside, in the
     bounding box but not near, outside the box). Near: inside one hull of an overlap pair or within 2 units."""
     inside: list[Pt] = []
@@ -332,6 +337,7 @@ def classify_lattice(grid: int, hulls: list[list[Pt]], region: list[Any], box: t
 
 # -- formatting -------------------------------------------------------------------------------------------
 
+
 def fmt_num(v: Any) -> str:
     v = Fraction(v)
     if v.denominator == 1:
@@ -352,24 +358,60 @@ class ConvexHull(Task):
     name = "convex_hull"
     config_cls = ConvexHullConfig
     presets = {
-        "easy": ConvexHullConfig(grid=10, n_colours=2, min_hull_points=5, max_hull_points=7, min_answer=0,
-                                 max_answer=4, box_extra=2, min_far=1, max_far=3, overlap_prob=0.0, near_frac=0.3,
-                                 min_other=0, max_other=0),
+        "easy": ConvexHullConfig(
+            grid=10,
+            n_colours=2,
+            min_hull_points=5,
+            max_hull_points=7,
+            min_answer=0,
+            max_answer=4,
+            box_extra=2,
+            min_far=1,
+            max_far=3,
+            overlap_prob=0.0,
+            near_frac=0.3,
+            min_other=0,
+            max_other=0,
+        ),
         "medium": ConvexHullConfig(),
-        "hard": ConvexHullConfig(grid=18, n_colours=3, min_hull_points=8, max_hull_points=12, min_answer=1,
-                                 max_answer=8, box_extra=3, min_far=3, max_far=5, overlap_prob=0.7, near_frac=0.75,
-                                 min_other=5, max_other=8),
+        "hard": ConvexHullConfig(
+            grid=18,
+            n_colours=3,
+            min_hull_points=8,
+            max_hull_points=12,
+            min_answer=1,
+            max_answer=8,
+            box_extra=3,
+            min_far=3,
+            max_far=5,
+            overlap_prob=0.7,
+            near_frac=0.75,
+            min_other=5,
+            max_other=8,
+        ),
     }
     colour_pools = (MARKERS,)
     limits = {
-        "grid": Limit(8, 33, "lattice size: markers need 20 px per unit (660 px // grid), and the lattice scan "
-                             "grows with its square"),
-        "n_colours": Limit(2, len(MARKERS), "one counted colour, one or two hull colours, the rest idle; one "
-                                            "marker shape per colour"),
-        "min_hull_points": Limit(5, 16, "fewer points span hulls too small to hold the counted points; more fill "
-                                        "the hull's bounding box and leave no room for distractors"),
-        "max_hull_points": Limit(5, 16, "fewer points span hulls too small to hold the counted points; more fill "
-                                        "the hull's bounding box and leave no room for distractors"),
+        "grid": Limit(
+            8,
+            33,
+            "lattice size: markers need 20 px per unit (660 px // grid), and the lattice scan grows with its square",
+        ),
+        "n_colours": Limit(
+            2, len(MARKERS), "one counted colour, one or two hull colours, the rest idle; one marker shape per colour"
+        ),
+        "min_hull_points": Limit(
+            5,
+            16,
+            "fewer points span hulls too small to hold the counted points; more fill "
+            "the hull's bounding box and leave no room for distractors",
+        ),
+        "max_hull_points": Limit(
+            5,
+            16,
+            "fewer points span hulls too small to hold the counted points; more fill "
+            "the hull's bounding box and leave no room for distractors",
+        ),
         "min_answer": Limit(0, 12, "counted points strictly inside the region, which must hold max_answer"),
         "max_answer": Limit(0, 12, "counted points strictly inside the region, which must hold max_answer"),
         "box_extra": Limit(0, 8, "distractors inside the hull colours' bounding box beyond max_answer"),
@@ -379,20 +421,28 @@ class ConvexHull(Task):
         "near_frac": Limit(0, 1, "a share"),
         "min_other": Limit(0, 12, "points of each uninvolved colour"),
         "max_other": Limit(0, 12, "points of each uninvolved colour"),
-        "margin_px": Limit(MIN_MARGIN_PX, 30, f"a counted marker reaches {MARKER_REACH:.1f} px from its point, the "
-                                              f"drawn edge {EDGE_WIDTH / 2:g} px from its line, and "
-                                              f"{MIN_GAP_PX:g} px of white must stay between them; wider margins "
-                                              "leave too few lattice points"),
+        "margin_px": Limit(
+            MIN_MARGIN_PX,
+            30,
+            f"a counted marker reaches {MARKER_REACH:.1f} px from its point, the "
+            f"drawn edge {EDGE_WIDTH / 2:g} px from its line, and "
+            f"{MIN_GAP_PX:g} px of white must stay between them; wider margins "
+            "leave too few lattice points",
+        ),
     }
     version = "5"
-    description = ("Coloured lattice point sets; count the points of one colour strictly inside the convex hull "
-                   "of another colour or inside the overlap of two hulls.")
+    description = (
+        "Coloured lattice point sets; count the points of one colour strictly inside the convex hull "
+        "of another colour or inside the overlap of two hulls."
+    )
 
     def check_config(self, config: Any) -> None:
         super().check_config(config)
         if config.overlap_prob > 0 and config.n_colours < 3:
-            raise ParameterError(f"parameters of task {self.name}: overlap_prob {config.overlap_prob} needs "
-                                 f"n_colours >= 3 (the overlap form intersects the hulls of two colours)")
+            raise ParameterError(
+                f"parameters of task {self.name}: overlap_prob {config.overlap_prob} needs "
+                f"n_colours >= 3 (the overlap form intersects the hulls of two colours)"
+            )
         demand = 2 * config.max_answer - config.min_answer + config.box_extra
         if demand > 4 * config.grid - 30:
             raise ParameterError(
@@ -400,7 +450,8 @@ class ConvexHull(Task):
                 f"max_answer counted points inside the region plus max_answer - min_answer + box_extra distractors "
                 f"in its bounding box: 2 * max_answer - min_answer + box_extra = {demand} must not exceed "
                 f"4 * grid - 30 = {4 * config.grid - 30} (measured: below that, even the most crowded settings "
-                f"accept one scene in 70 attempts)")
+                f"accept one scene in 70 attempts)"
+            )
 
     # -- sampling ---------------------------------------------------------------------------------------
 
@@ -432,8 +483,9 @@ class ConvexHull(Task):
         region = region_of(hulls)
         if len(region) < 3:
             raise Reject("hulls do not overlap")
-        sets[count_colour] = self._counted(rng, target, hulls, region, bounding_box([sets[c] for c in hull_colours]),
-                                           taken, limit)
+        sets[count_colour] = self._counted(
+            rng, target, hulls, region, bounding_box([sets[c] for c in hull_colours]), taken, limit
+        )
         taken.update(sets[count_colour])
         for colour in colours:
             if colour not in sets:
@@ -448,14 +500,23 @@ class ConvexHull(Task):
             "form": "overlap" if overlap else "hull",
             "count_colour": count_colour,
             "hull_colours": hull_colours,
-            "sets": [{"colour": c, "marker": MARKERS[c], "points": [list(p) for p in sets[c]]}
-                     for c in colours if sets[c]],
+            "sets": [
+                {"colour": c, "marker": MARKERS[c], "points": [list(p) for p in sets[c]]} for c in colours if sets[c]
+            ],
         }
         check_scene(scene)
         return scene
 
-    def _counted(self, rng: random.Random, target: int, hulls: list[list[Pt]], region: list[Any],
-                 box: tuple[int, int, int, int], taken: set[Pt], limit: Fraction) -> list[Pt]:
+    def _counted(
+        self,
+        rng: random.Random,
+        target: int,
+        hulls: list[list[Pt]],
+        region: list[Any],
+        box: tuple[int, int, int, int],
+        taken: set[Pt],
+        limit: Fraction,
+    ) -> list[Pt]:
         """The counted colour's points: `target` inside the region, in-box distractors up to a total in the box
         drawn independently of `target`, and a few points outside the box.
 
@@ -474,14 +535,17 @@ class ConvexHull(Task):
         n_near = min(len(near), round(n_box * cfg.near_frac))
         n_near = max(n_near, n_box - len(boxed))
         n_far = rng.randint(cfg.min_far, cfg.max_far)
-        counted = (rng.sample(inside, target) + rng.sample(near, n_near) + rng.sample(boxed, n_box - n_near)
-                   + rng.sample(far, n_far))
+        counted = (
+            rng.sample(inside, target)
+            + rng.sample(near, n_near)
+            + rng.sample(boxed, n_box - n_near)
+            + rng.sample(far, n_far)
+        )
         rng.shuffle(counted)
         return counted
 
     @staticmethod
-    def _hull_set(rng: random.Random, grid: int, n_range: tuple[int, int], taken: set[Pt],
-                  overlap: bool) -> list[Pt]:
+    def _hull_set(rng: random.Random, grid: int, n_range: tuple[int, int], taken: set[Pt], overlap: bool) -> list[Pt]:
         """Points in a random box; boxes for the overlap form are large enough that two hulls usually meet."""
         frac = 0.65 if overlap else 0.8
         w = max(3, round(grid * rng.uniform(frac, 1.0)))
@@ -504,23 +568,28 @@ class ConvexHull(Task):
             "region": [[str(Fraction(x)), str(Fraction(y))] for x, y in region],
             "inside_points": [list(p) for p in counted],
         }
-        return Solution(answer=str(len(counted)), states=[details["hulls"], details["inside_points"]],
-                        details=details)
+        return Solution(answer=str(len(counted)), states=[details["hulls"], details["inside_points"]], details=details)
 
     def question(self, scene: dict[str, Any]) -> str:
         x = scene["count_colour"]
         desc = {s["colour"]: f"{s['colour']} ({s['marker']}s)" for s in scene["sets"]}
         hc = scene["hull_colours"]
         kinds = ", ".join(desc[s["colour"]] for s in scene["sets"])
-        intro = (f"The picture shows points of {len(scene['sets'])} colours on an integer lattice: {kinds}. "
-                 "The convex hull of a set of points is the smallest convex polygon containing all of them. ")
+        intro = (
+            f"The picture shows points of {len(scene['sets'])} colours on an integer lattice: {kinds}. "
+            "The convex hull of a set of points is the smallest convex polygon containing all of them. "
+        )
         if scene["form"] == "hull":
             what = f"the convex hull of the {hc[0]} points"
         else:
-            what = (f"the overlap (intersection) of the convex hull of the {hc[0]} points and the convex hull "
-                    f"of the {hc[1]} points")
-        return (intro + f"How many {x} points lie strictly inside {what}? No {x} point lies on or near the "
-                "boundary of that region. Answer with a single integer.")
+            what = (
+                f"the overlap (intersection) of the convex hull of the {hc[0]} points and the convex hull "
+                f"of the {hc[1]} points"
+            )
+        return (
+            intro + f"How many {x} points lie strictly inside {what}? No {x} point lies on or near the "
+            "boundary of that region. Answer with a single integer."
+        )
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
         # The generator balances its counts over the configured range, so that range is every count the
@@ -536,19 +605,24 @@ class ConvexHull(Task):
         image = self.render_input(scene, solution)
         step1 = self._draw(scene, hulls=hulls)
         step2 = self._draw(scene, hulls=hulls, highlight=inside, examined=points_of(scene, scene["count_colour"]))
-        return Rendering(image=image, steps=[(step1.image(), self._hull_text(scene, hulls)),
-                                             (step2.image(), self._count_text(scene, inside))])
+        return Rendering(
+            image=image,
+            steps=[(step1.image(), self._hull_text(scene, hulls)), (step2.image(), self._count_text(scene, inside))],
+        )
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         return self._draw(scene).image()
 
     def _hull_text(self, scene: dict[str, Any], hulls: list[list[Any]], wrong: str = "") -> str:
-        parts = [f"The convex hull of the {c} points has {len(h)} vertices (counter-clockwise): {fmt_pts(h)}."
-                 for c, h in zip(scene["hull_colours"], hulls, strict=True)]
+        parts = [
+            f"The convex hull of the {c} points has {len(h)} vertices (counter-clockwise): {fmt_pts(h)}."
+            for c, h in zip(scene["hull_colours"], hulls, strict=True)
+        ]
         if scene["form"] == "overlap":
             region = region_of(hulls)
-            parts.append(f"Their overlap (shaded) has {len(region)} vertices (rounded to 2 decimals): "
-                         f"{fmt_pts(region)}.")
+            parts.append(
+                f"Their overlap (shaded) has {len(region)} vertices (rounded to 2 decimals): {fmt_pts(region)}."
+            )
         else:
             parts.append("The hull is shaded.")
         return wrong + " ".join(parts)
@@ -559,13 +633,22 @@ class ConvexHull(Task):
         x = scene["count_colour"]
         where = "the overlap" if scene["form"] == "overlap" else f"the {scene['hull_colours'][0]} hull"
         if not inside:
-            return (f"Every {x} point is ringed in thin grey: none lies strictly inside {where} (a point strictly "
-                    "inside would be ringed in thick black).")
-        return (f"The {x} points strictly inside {where} are ringed in thick black: {fmt_pts(inside)}; the other "
-                f"{x} points are ringed in thin grey.")
+            return (
+                f"Every {x} point is ringed in thin grey: none lies strictly inside {where} (a point strictly "
+                "inside would be ringed in thick black)."
+            )
+        return (
+            f"The {x} points strictly inside {where} are ringed in thick black: {fmt_pts(inside)}; the other "
+            f"{x} points are ringed in thin grey."
+        )
 
-    def _draw(self, scene: dict[str, Any], hulls: list[list[Any]] | None = None,
-              highlight: list[Pt] | None = None, examined: list[Any] | None = None) -> Canvas:
+    def _draw(
+        self,
+        scene: dict[str, Any],
+        hulls: list[list[Any]] | None = None,
+        highlight: list[Pt] | None = None,
+        examined: list[Any] | None = None,
+    ) -> Canvas:
         """`highlight`: points ringed in thick black (strictly inside); `examined`: the counted points, the
         others of which are ringed in thin grey, so the counting step differs from the hull step even when
         no point is inside."""
@@ -588,8 +671,9 @@ class ConvexHull(Task):
         if hulls:
             fills = {"red": "lightred", "blue": "lightblue", "green": "lightgreen", "orange": "lightyellow"}
             if scene["form"] == "hull":
-                c.polygon([px(v) for v in hulls[0]], fill=fills[scene["hull_colours"][0]], outline=None,
-                          fill_opacity=150)
+                c.polygon(
+                    [px(v) for v in hulls[0]], fill=fills[scene["hull_colours"][0]], outline=None, fill_opacity=150
+                )
             else:
                 region = region_of(hulls)
                 c.polygon([px(v) for v in region], fill="yellow", outline=None, fill_opacity=140)
@@ -644,16 +728,19 @@ class ConvexHull(Task):
             if len(inside) == true_count:
                 continue
 
-            def draw(wrong: dict[str, Any] = wrong, wrong_hulls: list[list[Pt]] = wrong_hulls,
-                     inside: list[Pt] = inside) -> list[tuple[Image.Image, str]]:
+            def draw(
+                wrong: dict[str, Any] = wrong, wrong_hulls: list[list[Pt]] = wrong_hulls, inside: list[Pt] = inside
+            ) -> list[tuple[Image.Image, str]]:
                 step1 = self._draw(wrong, hulls=wrong_hulls)
-                step2 = self._draw(wrong, hulls=wrong_hulls, highlight=inside,
-                                   examined=points_of(wrong, wrong["count_colour"]))
-                return [(step1.image(), self._hull_text(wrong, wrong_hulls)),
-                        (step2.image(), self._count_text(wrong, inside))]
+                step2 = self._draw(
+                    wrong, hulls=wrong_hulls, highlight=inside, examined=points_of(wrong, wrong["count_colour"])
+                )
+                return [
+                    (step1.image(), self._hull_text(wrong, wrong_hulls)),
+                    (step2.image(), self._count_text(wrong, inside)),
+                ]
 
-            desc = (f"{colour} point {fmt_pt(v)} misread at {fmt_pt(moved)}; count {len(inside)} instead of "
-                    f"{true_count}")
+            desc = f"{colour} point {fmt_pt(v)} misread at {fmt_pt(moved)}; count {len(inside)} instead of {true_count}"
             # The ringed points of the misread scene are what the corrupted count step leaves to be counted.
             return Corruption(steps=draw, description=desc, answer=str(len(inside)), scene=wrong)
         return None
@@ -667,8 +754,13 @@ def _marker(c: Canvas, at: tuple[float, float], colour: str, shape: str) -> None
     elif shape == "square":
         c.rect((x - r * 0.85, y - r * 0.85, x + r * 0.85, y + r * 0.85), fill=colour, outline="black", width=1.2)
     elif shape == "triangle":
-        c.polygon([(x, y - r * 1.1), (x + r, y + r * 0.75), (x - r, y + r * 0.75)], fill=colour, outline="black",
-                  width=1.2)
+        c.polygon(
+            [(x, y - r * 1.1), (x + r, y + r * 0.75), (x - r, y + r * 0.75)], fill=colour, outline="black", width=1.2
+        )
     else:
-        c.polygon([(x, y - r * 1.15), (x + r * 1.15, y), (x, y + r * 1.15), (x - r * 1.15, y)], fill=colour,
-                  outline="black", width=1.2)
+        c.polygon(
+            [(x, y - r * 1.15), (x + r * 1.15, y), (x, y + r * 1.15), (x - r * 1.15, y)],
+            fill=colour,
+            outline="black",
+            width=1.2,
+        )

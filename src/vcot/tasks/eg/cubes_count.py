@@ -29,15 +29,16 @@ def rows_back_to_front(heights: Heights) -> list[list[int]]:
 
 def count_text(heights: Heights) -> str:
     """What the step picture shows: every column's height. Adding them up is left to the reader."""
-    return (f"Height of every column, written on its top (left) and in the top-down height map (right, front "
-            f"row at the bottom): {describe_rows(heights)}.")
+    return (
+        f"Height of every column, written on its top (left) and in the top-down height map (right, front "
+        f"row at the bottom): {describe_rows(heights)}."
+    )
 
 
 def step_picture(scene: dict[str, Any], shown: Heights) -> Image.Image:
     """The drawing with the (possibly misread) column heights written on the tops, plus the height map."""
     numbers = {(x, y): h for y, row in enumerate(shown) for x, h in enumerate(row) if h}
-    return drawing_beside(scene, render_height_grid(shown, "Height map (top view)"), "Column heights",
-                          numbers=numbers)
+    return drawing_beside(scene, render_height_grid(shown, "Height map (top view)"), "Column heights", numbers=numbers)
 
 
 @register
@@ -67,9 +68,11 @@ class CubesCount(CubePictureTask):
     def solve(self, scene: dict[str, Any]) -> Solution:
         heights = scene["heights"]
         n = total(heights)
-        return Solution(answer=str(n), states=[heights],
-                        details={"row_sums_back_to_front": [sum(r) for r in rows_back_to_front(heights)],
-                                 "total": n})
+        return Solution(
+            answer=str(n),
+            states=[heights],
+            details={"row_sums_back_to_front": [sum(r) for r in rows_back_to_front(heights)], "total": n},
+        )
 
     def steps(self, scene: dict[str, Any]) -> list[tuple[Image.Image, str]]:
         heights = scene["heights"]
@@ -84,6 +87,9 @@ class CubesCount(CubePictureTask):
         wrong[y][x] = h + 1 if h == 1 or rng.random() < 0.5 else h - 1
         n = wrong[y][x]
         # The misread structure counted by the task's own rule: the total the corrupted step's heights add up to.
-        return Corruption(steps=lambda: [(step_picture(scene, wrong), count_text(wrong))],
-                          description=f"column ({x}, {y}) read as {n} cube{'' if n == 1 else 's'} tall instead of {h}",
-                          answer=str(self.answer_of(wrong)), scene={**scene, "heights": wrong})
+        return Corruption(
+            steps=lambda: [(step_picture(scene, wrong), count_text(wrong))],
+            description=f"column ({x}, {y}) read as {n} cube{'' if n == 1 else 's'} tall instead of {h}",
+            answer=str(self.answer_of(wrong)),
+            scene={**scene, "heights": wrong},
+        )

@@ -48,6 +48,7 @@ BOX_LINE = (110, 110, 110)
 DRAWING_SIZE = (560, 480)
 CELL = 48
 
+
 def box_missing(heights: Heights, box_height: int | None = None) -> int:
     """Cubes needed to fill the W x D x box_height block (default: the tallest column)."""
     w, d = dims(heights)
@@ -87,10 +88,13 @@ def layer_text(heights: Heights, box_height: int, layer: int) -> str:
     if layer > lowest + 1:
         below = "; the ghost cubes of the layers below are drawn paler"
     where = "empty floor square" if layer == 1 else f"square whose column is lower than {layer}"
-    return (f"Completing box: {w} wide x {d} deep x {box_height} tall (the floor rectangle under the structure, as "
-            f"tall as the tallest column).{full} Layer {layer} of {box_height} from the floor is filled in: a pale "
-            f"red ghost cube on every {where}{below}. Layer {layer} seen from above (columns left to right) — "
-            + "; ".join(rows) + ".")
+    return (
+        f"Completing box: {w} wide x {d} deep x {box_height} tall (the floor rectangle under the structure, as "
+        f"tall as the tallest column).{full} Layer {layer} of {box_height} from the floor is filled in: a pale "
+        f"red ghost cube on every {where}{below}. Layer {layer} seen from above (columns left to right) — "
+        + "; ".join(rows)
+        + "."
+    )
 
 
 def _frame(cam: Camera, w: int, d: int, h: int, size: tuple[int, int], top: float) -> tuple[float, float, float]:
@@ -100,8 +104,11 @@ def _frame(cam: Camera, w: int, d: int, h: int, size: tuple[int, int], top: floa
     y0, y1 = min(p[1] for p in pts), max(p[1] for p in pts)
     margin = 30.0
     scale = min((size[0] - 2 * margin) / (x1 - x0), (size[1] - top - 2 * margin) / (y1 - y0), 110.0)
-    return scale, (size[0] - (x1 - x0) * scale) / 2 - x0 * scale, top + (size[1] - top - (y1 - y0) * scale) / 2 \
-        - y0 * scale
+    return (
+        scale,
+        (size[0] - (x1 - x0) * scale) / 2 - x0 * scale,
+        top + (size[1] - top - (y1 - y0) * scale) / 2 - y0 * scale,
+    )
 
 
 def render_layer(heights: Heights, cam: Camera, palette: str, box_height: int, layer: int) -> Image.Image:
@@ -114,8 +121,13 @@ def render_layer(heights: Heights, cam: Camera, palette: str, box_height: int, l
     """
     w, d = dims(heights)
     canvas = Canvas(*DRAWING_SIZE)
-    canvas.text((DRAWING_SIZE[0] / 2, 10), f"Box {w} x {d} x {box_height}: layer {layer} of {box_height} filled in",
-                size=20, anchor="mt", bold=True)
+    canvas.text(
+        (DRAWING_SIZE[0] / 2, 10),
+        f"Box {w} x {d} x {box_height}: layer {layer} of {box_height} filled in",
+        size=20,
+        anchor="mt",
+        bold=True,
+    )
     scale, ox, oy = _frame(cam, w, d, box_height, DRAWING_SIZE, 36.0)
 
     def screen(points: list[tuple[float, float, float]]) -> list[tuple[float, float]]:
@@ -123,8 +135,12 @@ def render_layer(heights: Heights, cam: Camera, palette: str, box_height: int, l
 
     for y in range(d):
         for x in range(w):
-            canvas.polygon(screen([(x, y, 0), (x + 1, y, 0), (x + 1, y + 1, 0), (x, y + 1, 0)]), fill=FLOOR_FILL,
-                           outline=FLOOR_LINE, width=1.5)
+            canvas.polygon(
+                screen([(x, y, 0), (x + 1, y, 0), (x + 1, y + 1, 0), (x, y + 1, 0)]),
+                fill=FLOOR_FILL,
+                outline=FLOOR_LINE,
+                width=1.5,
+            )
     filled = [[max(h, layer) for h in row] for row in heights]
     items = [(x, y, z) for x, y, z in cubes_of(filled)]
     items.sort(key=lambda c: (c[0] - c[1] + c[2], c[2], -c[1], c[0]))
@@ -165,13 +181,17 @@ def render_layer_grid(heights: Heights, palette: str, box_height: int, layer: in
             canvas.rect((x0, y0, x0 + CELL, y0 + CELL), fill=(246, 246, 246), outline=(90, 90, 90), width=1.5)
             ghost = heights[y][x] < layer
             inset = 6
-            canvas.rect((x0 + inset, y0 + inset, x0 + CELL - inset, y0 + CELL - inset),
-                        fill=GHOST_NEW[0] if ghost else cube_fill, outline=GHOST_NEW_EDGE if ghost else EDGE,
-                        width=2.5 if ghost else 1.5)
+            canvas.rect(
+                (x0 + inset, y0 + inset, x0 + CELL - inset, y0 + CELL - inset),
+                fill=GHOST_NEW[0] if ghost else cube_fill,
+                outline=GHOST_NEW_EDGE if ghost else EDGE,
+                width=2.5 if ghost else 1.5,
+            )
     y_base = top + d * CELL
     canvas.text((width / 2, y_base + 8), "FRONT", size=16, anchor="mt", bold=True)
-    for k, (fill, edge, label) in enumerate(((GHOST_NEW[0], GHOST_NEW_EDGE, "ghost cube"),
-                                             (cube_fill, EDGE, "cube of the structure"))):
+    for k, (fill, edge, label) in enumerate(
+        ((GHOST_NEW[0], GHOST_NEW_EDGE, "ghost cube"), (cube_fill, EDGE, "cube of the structure"))
+    ):
         ly = y_base + 40 + 26 * k
         canvas.rect((20, ly, 38, ly + 18), fill=fill, outline=edge, width=2)
         canvas.text((46, ly + 9), label, size=15, anchor="lm")
@@ -184,8 +204,13 @@ def layer_steps(scene: dict[str, Any], box_height: int) -> list[tuple[Image.Imag
     cam = camera_of(scene)
     steps = []
     for layer in ghost_layers(heights, box_height):
-        img = hstack([render_layer(heights, cam, scene["palette"], box_height, layer),
-                      render_layer_grid(heights, scene["palette"], box_height, layer)], gap=10)
+        img = hstack(
+            [
+                render_layer(heights, cam, scene["palette"], box_height, layer),
+                render_layer_grid(heights, scene["palette"], box_height, layer),
+            ],
+            gap=10,
+        )
         steps.append((img, layer_text(heights, box_height, layer)))
     return steps
 
@@ -196,10 +221,12 @@ class CubesMissing(CubePictureTask):
     presets = answer_range_presets(CUBE_LEVELS, easy=(2, 11), medium=(5, 28), hard=(12, 47))
     version = "4"
     description = "Count the unit cubes needed to complete the smallest cuboid enclosing a stacked structure."
-    ask = ("What is the smallest number of cubes that must be added (none removed) to turn the structure into a "
-           "solid rectangular box? The box is the smallest cuboid enclosing the structure: its base is the "
-           "smallest rectangle of floor squares under the structure (grey empty squares included) and its height "
-           "is that of the tallest column. Answer with a single integer.")
+    ask = (
+        "What is the smallest number of cubes that must be added (none removed) to turn the structure into a "
+        "solid rectangular box? The box is the smallest cuboid enclosing the structure: its base is the "
+        "smallest rectangle of floor squares under the structure (grey empty squares included) and its height "
+        "is that of the tallest column. Answer with a single integer."
+    )
     rising = False
 
     @staticmethod
@@ -219,9 +246,17 @@ class CubesMissing(CubePictureTask):
         w, d = dims(heights)
         h = max_height(heights)
         n = box_missing(heights)
-        return Solution(answer=str(n), states=[missing_per_cell(heights, h)],
-                        details={"box": [w, d, h], "box_volume": w * d * h, "cubes": total(heights),
-                                 "missing": n, "ghost_layers": ghost_layers(heights, h)})
+        return Solution(
+            answer=str(n),
+            states=[missing_per_cell(heights, h)],
+            details={
+                "box": [w, d, h],
+                "box_volume": w * d * h,
+                "cubes": total(heights),
+                "missing": n,
+                "ghost_layers": ghost_layers(heights, h),
+            },
+        )
 
     def steps(self, scene: dict[str, Any]) -> list[tuple[Image.Image, str]]:
         return layer_steps(scene, max_height(scene["heights"]))
@@ -249,7 +284,10 @@ class CubesMissing(CubePictureTask):
         x, y, h, wrong = min(options, key=lambda o: len(ghost_layers(o[3], max_height(o[3]))) != layers)
         n = wrong[y][x]
         # The box completed around the misread structure, as the corrupted layer steps fill it.
-        return Corruption(steps=lambda: layer_steps({**scene, "heights": wrong}, max_height(wrong)),
-                          answer=str(self.answer_of(wrong)), scene={**scene, "heights": wrong},
-                          description=f"column ({x}, {y}) read as {n} cube{'' if n == 1 else 's'} tall instead of "
-                                      f"{h}; the ghost cubes complete a box {max_height(wrong)} tall around it")
+        return Corruption(
+            steps=lambda: layer_steps({**scene, "heights": wrong}, max_height(wrong)),
+            answer=str(self.answer_of(wrong)),
+            scene={**scene, "heights": wrong},
+            description=f"column ({x}, {y}) read as {n} cube{'' if n == 1 else 's'} tall instead of "
+            f"{h}; the ghost cubes complete a box {max_height(wrong)} tall around it",
+        )

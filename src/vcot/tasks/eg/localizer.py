@@ -60,17 +60,17 @@ from vcot.tasks.common.polyomino import (
 
 @dataclass(frozen=True)
 class LocalizerConfig:
-    rule: str = "rotate"          # translate | rotate | rotate_flip (what the solver and question allow)
-    irregular: bool = True        # False: the target is a full rectangle
-    min_cells: int = 12           # target area range
+    rule: str = "rotate"  # translate | rotate | rotate_flip (what the solver and question allow)
+    irregular: bool = True  # False: the target is a full rectangle
+    min_cells: int = 12  # target area range
     max_cells: int = 16
-    max_w: int = 6                # target bounding box limits
+    max_w: int = 6  # target bounding box limits
     max_h: int = 5
     min_pieces: int = 3
     max_pieces: int = 4
-    min_piece: int = 3            # piece area range
+    min_piece: int = 3  # piece area range
     max_piece: int = 6
-    min_circles: int = 1          # circle count is balanced over [min_circles, max_circles]
+    min_circles: int = 1  # circle count is balanced over [min_circles, max_circles]
     max_circles: int = 3
     max_circles_per_piece: int = 2
 
@@ -171,12 +171,17 @@ def circle_sets(cfg: LocalizerConfig) -> AnswerSpace:
 
     def contains(answer: str) -> bool:
         cells = [(int(x), int(y)) for x, y in _CELL.findall(answer)]
-        return (len(cells) in by_n and len(set(cells)) == len(cells) and _fits(set(cells), frames)
-                and _CELL.sub("", answer).strip(" ,") == "")
+        return (
+            len(cells) in by_n
+            and len(set(cells)) == len(cells)
+            and _fits(set(cells), frames)
+            and _CELL.sub("", answer).strip(" ,") == ""
+        )
 
     grids = " or ".join(f"{w} x {h}" for w, h in frames)
-    return AnswerSpace(sum(by_n.values()), sample, contains,
-                       f"sets of {min(by_n)} to {max(by_n)} distinct cells inside a {grids} grid")
+    return AnswerSpace(
+        sum(by_n.values()), sample, contains, f"sets of {min(by_n)} to {max(by_n)} distinct cells inside a {grids} grid"
+    )
 
 
 @register
@@ -184,13 +189,37 @@ class Localizer(Task):
     name = "localizer"
     config_cls = LocalizerConfig
     presets = {
-        "easy": LocalizerConfig(rule="translate", irregular=False, min_cells=8, max_cells=12, max_w=4, max_h=4,
-                                min_pieces=3, max_pieces=3, min_piece=2, max_piece=5,
-                                min_circles=1, max_circles=2, max_circles_per_piece=1),
+        "easy": LocalizerConfig(
+            rule="translate",
+            irregular=False,
+            min_cells=8,
+            max_cells=12,
+            max_w=4,
+            max_h=4,
+            min_pieces=3,
+            max_pieces=3,
+            min_piece=2,
+            max_piece=5,
+            min_circles=1,
+            max_circles=2,
+            max_circles_per_piece=1,
+        ),
         "medium": LocalizerConfig(),
-        "hard": LocalizerConfig(rule="rotate_flip", irregular=True, min_cells=16, max_cells=20, max_w=6, max_h=5,
-                                min_pieces=4, max_pieces=4, min_piece=3, max_piece=6,
-                                min_circles=2, max_circles=4, max_circles_per_piece=2),
+        "hard": LocalizerConfig(
+            rule="rotate_flip",
+            irregular=True,
+            min_cells=16,
+            max_cells=20,
+            max_w=6,
+            max_h=5,
+            min_pieces=4,
+            max_pieces=4,
+            min_piece=3,
+            max_piece=6,
+            min_circles=2,
+            max_circles=4,
+            max_circles_per_piece=2,
+        ),
     }
     limits = {
         "rule": Choices(RULES, "which transforms a piece may undergo"),
@@ -216,44 +245,59 @@ class Localizer(Task):
         super().check_config(config)
         name = self.name
         if not config.irregular and config.rule != "translate":
-            raise ParameterError(f"parameters of task {name}: a rectangular target (irregular = False) needs rule "
-                                 f"'translate': a rectangle looks the same turned half round, so under "
-                                 f"{config.rule!r} every tiling has a turned twin and no scene is unique")
+            raise ParameterError(
+                f"parameters of task {name}: a rectangular target (irregular = False) needs rule "
+                f"'translate': a rectangle looks the same turned half round, so under "
+                f"{config.rule!r} every tiling has a turned twin and no scene is unique"
+            )
         for n in range(config.min_pieces, config.max_pieces + 1):
             if not fitting_areas(config, n):
-                raise ParameterError(f"parameters of task {name}: no target area in min_cells..max_cells "
-                                     f"({config.min_cells}..{config.max_cells}) that fits max_w x max_h (an "
-                                     f"irregular one with room to spare) and can be cut into {n} pieces of "
-                                     f"min_piece..max_piece cells")
+                raise ParameterError(
+                    f"parameters of task {name}: no target area in min_cells..max_cells "
+                    f"({config.min_cells}..{config.max_cells}) that fits max_w x max_h (an "
+                    f"irregular one with room to spare) and can be cut into {n} pieces of "
+                    f"min_piece..max_piece cells"
+                )
         # Cuts into pairwise different pieces are impossible below the smallest such area, and, with turns (more
         # so flips) allowed, cuts that tile only one way are rare just above it: measured, up to a few seconds
         # per scene within 2 (rotate) or 4 (rotate_flip) cells of it.
         least = min_distinct_area(config.max_pieces, config.min_piece, config.max_piece)
         slack = {"translate": 0, "rotate": 2, "rotate_flip": 4}[config.rule]
         if least is None or config.max_cells < least + slack:
-            raise ParameterError(f"parameters of task {name}: {config.max_pieces} pairwise different pieces of "
-                                 f"min_piece..max_piece cells need max_cells >= "
-                                 f"{'?' if least is None else least + slack} under rule {config.rule!r}")
+            raise ParameterError(
+                f"parameters of task {name}: {config.max_pieces} pairwise different pieces of "
+                f"min_piece..max_piece cells need max_cells >= "
+                f"{'?' if least is None else least + slack} under rule {config.rule!r}"
+            )
         room = config.min_pieces * min(config.max_circles_per_piece, config.min_piece)
         if config.max_circles > room:
-            raise ParameterError(f"parameters of task {name}: max_circles ({config.max_circles}) must fit on "
-                                 f"min_pieces pieces at max_circles_per_piece (and min_piece) each: at most {room}")
+            raise ParameterError(
+                f"parameters of task {name}: max_circles ({config.max_circles}) must fit on "
+                f"min_pieces pieces at max_circles_per_piece (and min_piece) each: at most {room}"
+            )
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg = self.config
         rng = ctx.rng
         n_circles = cfg.min_circles + ctx.balanced(cfg.max_circles - cfg.min_circles + 1, "circles")
         n_pieces = rng.randint(cfg.min_pieces, cfg.max_pieces)
-        region, parts = sample_cut_target(rng, cfg, n_pieces,
-                                          accept=lambda region, parts: tiles_once(region, parts, cfg.rule))
+        region, parts = sample_cut_target(
+            rng, cfg, n_pieces, accept=lambda region, parts: tiles_once(region, parts, cfg.rule)
+        )
         circles = self._circles(rng, parts, n_circles)
         rng.shuffle(parts)
         pieces = []
         for i, part in enumerate(parts):
             cells, drawn_marks = shown_turned(rng, part, cfg.rule, [c for c in part if c in circles])
             name, _ = PIECE_COLORS[i]
-            pieces.append({"number": i + 1, "color": name, "cells": [list(c) for c in cells],
-                           "circles": [list(c) for c in drawn_marks]})
+            pieces.append(
+                {
+                    "number": i + 1,
+                    "color": name,
+                    "cells": [list(c) for c in cells],
+                    "circles": [list(c) for c in drawn_marks],
+                }
+            )
         scene = {"rule": cfg.rule, **target_frame(region), "pieces": pieces}
         answer = circles_answer(unique_tiling(scene))
         if answer in shallow_answers(scene):
@@ -281,8 +325,7 @@ class Localizer(Task):
     def solve(self, scene: dict[str, Any]) -> Solution:
         tiling = unique_tiling(scene)
         answer = circles_answer(tiling)
-        return Solution(answer=answer, states=[[pl.to_json() for pl in tiling]],
-                        details={"circles": answer})
+        return Solution(answer=answer, states=[[pl.to_json() for pl in tiling]], details={"circles": answer})
 
     def question(self, scene: dict[str, Any]) -> str:
         n = len(scene["pieces"])
@@ -293,7 +336,7 @@ class Localizer(Task):
             f"Place all {n} pieces so that together they cover the target region exactly, with no gaps, no "
             f"overlaps and nothing outside it, each piece used once. {RULE_TEXT[scene['rule']]}. There is "
             f"exactly one way to do this. After tiling, which cells of the grid hold a circle? Answer with the "
-            f"(x, y) coordinates of every circle, sorted by x and then by y, in the form \"(x1, y1), (x2, y2)\"."
+            f'(x, y) coordinates of every circle, sorted by x and then by y, in the form "(x1, y1), (x2, y2)".'
         )
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
@@ -302,8 +345,15 @@ class Localizer(Task):
     # -- rendering ----------------------------------------------------------------------------------
 
     def _board(self, scene: dict[str, Any]) -> tuple[BoardLayout, list[DrawnPiece], Canvas]:
-        pieces = [DrawnPiece(str(p["number"]), tuple(tuple(c) for c in p["cells"]),
-                             tuple(tuple(c) for c in p["circles"]), PIECE_RGB[p["color"]]) for p in scene["pieces"]]
+        pieces = [
+            DrawnPiece(
+                str(p["number"]),
+                tuple(tuple(c) for c in p["cells"]),
+                tuple(tuple(c) for c in p["circles"]),
+                PIECE_RGB[p["color"]],
+            )
+            for p in scene["pieces"]
+        ]
         lay, cv = scene_board(scene, pieces, "Target region", "Pieces")
         return lay, pieces, cv
 
@@ -311,8 +361,7 @@ class Localizer(Task):
         tiling = [placement_from_json(d) for d in solution.states[0]]
         lay, pieces, cv = self._board(scene)
         draw_placed(cv, lay, [(pieces[pl.piece], pl) for pl in tiling])
-        return Rendering(image=self.render_input(scene, solution),
-                         steps=[(cv.image(), self._step_text(scene, tiling))])
+        return Rendering(image=self.render_input(scene, solution), steps=[(cv.image(), self._step_text(scene, tiling))])
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         return self._board(scene)[2].image()
@@ -325,11 +374,17 @@ class Localizer(Task):
         for pl in sorted(tiling, key=lambda p: p.piece):
             p = scene["pieces"][pl.piece]
             turns.append(f"piece {p['number']} ({p['color']}) {transform_words(pl.k)}")
-        legend, rows = tiling_map(scene["width"], scene["height"], [tuple(c) for c in scene["target"]],
-                                  [(str(scene["pieces"][pl.piece]["number"]), pl) for pl in tiling])
-        return (f"The pieces placed on the grid: {'; '.join(turns)}. The grid row by row from the top, columns "
-                f"x = 1 to {scene['width']} from left to right, each cell showing the number of the piece on it "
-                f"({legend}): {rows}.")
+        legend, rows = tiling_map(
+            scene["width"],
+            scene["height"],
+            [tuple(c) for c in scene["target"]],
+            [(str(scene["pieces"][pl.piece]["number"]), pl) for pl in tiling],
+        )
+        return (
+            f"The pieces placed on the grid: {'; '.join(turns)}. The grid row by row from the top, columns "
+            f"x = 1 to {scene['width']} from left to right, each cell showing the number of the piece on it "
+            f"({legend}): {rows}."
+        )
 
     # -- corruption ---------------------------------------------------------------------------------
 
@@ -338,8 +393,13 @@ class Localizer(Task):
         the same piece. The pieces still tile the target exactly, the one way the question allows, so the
         corrupted step is the true step of the misread scene (the piece drawn with its misread circle): no
         overlap, gap or overhang breaks the stated tiling rule, and only the circles' cells are wrong."""
-        moves = [(i, c, cell) for i, piece in enumerate(scene["pieces"]) for c in piece["circles"]
-                 for cell in piece["cells"] if cell not in piece["circles"]]
+        moves = [
+            (i, c, cell)
+            for i, piece in enumerate(scene["pieces"])
+            for c in piece["circles"]
+            for cell in piece["cells"]
+            if cell not in piece["circles"]
+        ]
         rng.shuffle(moves)
         for i, circle, cell in moves:
             wrong = copy.deepcopy(scene)
@@ -358,9 +418,11 @@ class Localizer(Task):
 
             num = scene["pieces"][i]["number"]
             # The misread scene's unique tiling is the corrupted step, so its circles are the implied answer.
-            return Corruption(steps=draw, answer=circles_answer(tiling), scene=wrong,
-                              description=f"the circle of piece {num} on its cell {list(circle)} misread on "
-                                          f"{list(cell)}; the circles lie at {circles_answer(tiling)}")
+            return Corruption(
+                steps=draw,
+                answer=circles_answer(tiling),
+                scene=wrong,
+                description=f"the circle of piece {num} on its cell {list(circle)} misread on "
+                f"{list(cell)}; the circles lie at {circles_answer(tiling)}",
+            )
         return None
-
-

@@ -54,8 +54,13 @@ CELL_COLOURS = ("white", "red", "blue", "yellow", "black")
 # The second cue: each colour's mark, drawn in every cell of that colour. Every mark looks the same after any
 # turn or flip, so a reflected grid shows the same marks as the pattern's cells.
 CELL_MARKS = {"white": "blank", "red": "cross", "blue": "ring", "yellow": "plus", "black": "dot"}
-MARK_WORDS = {"blank": "no mark", "cross": "a diagonal cross (×)", "ring": "a small circle", "plus": "a plus sign (+)",
-              "dot": "a dot"}
+MARK_WORDS = {
+    "blank": "no mark",
+    "cross": "a diagonal cross (×)",
+    "ring": "a small circle",
+    "plus": "a plus sign (+)",
+    "dot": "a dot",
+}
 # How the distractors relate to the answer f(P) (f an allowed reflection, g a transform the question does not
 # allow, Q = P with one switch, Q1 and Q2 = P with one of two disjoint switches, Q3 = P with both):
 #   pairs:  f(P), g(P), f(Q), g(Q)    two exact f/g pairs, one switch apart;
@@ -142,7 +147,7 @@ def switches(pattern: Grid) -> list[Switch]:
 def disjoint_pairs(pattern: Grid) -> list[tuple[Switch, Switch]]:
     """Every unordered pair of switches of the pattern that share no cell."""
     s = switches(pattern)
-    return [(a, b) for i, a in enumerate(s) for b in s[i + 1:] if not _corners(a) & _corners(b)]
+    return [(a, b) for i, a in enumerate(s) for b in s[i + 1 :] if not _corners(a) & _corners(b)]
 
 
 def accept_symmetrically(rng: random.Random, counts: list[int]) -> None:
@@ -160,8 +165,12 @@ def accept_symmetrically(rng: random.Random, counts: list[int]) -> None:
 def apply_switch(pattern: Grid, switch: Switch) -> Grid:
     r1, c1, r2, c2 = switch
     out = pattern.copy()
-    out[r1, c1], out[r1, c2], out[r2, c1], out[r2, c2] = pattern[r1, c2], pattern[r1, c1], pattern[r2, c2], \
-        pattern[r2, c1]
+    out[r1, c1], out[r1, c2], out[r2, c1], out[r2, c2] = (
+        pattern[r1, c2],
+        pattern[r1, c1],
+        pattern[r2, c2],
+        pattern[r2, c1],
+    )
     return out
 
 
@@ -223,6 +232,7 @@ def check_unmarked(candidates: list[Grid], answer: int) -> None:
     """Reject when the answer's relations to the other candidates (mirror images, rotations, near-misses) are
     shared by no distractor: then the candidates alone would name it. The layouts guarantee a sharing
     distractor; a chance coincidence of cells in a small grid can still break it."""
+
     def profile(i: int) -> list[tuple[str, int]]:
         return sorted(relation(candidates[i], d) for j, d in enumerate(candidates) if j != i)
 
@@ -268,8 +278,12 @@ class MirrorPatternTask(Task):
     }
     colour_pools = (CELL_COLOURS,)
     limits = {
-        "size": Limit(4, 8, "grid side: two disjoint switches need 4 rows, and a candidate's cells (168/size px) must "
-                            "stay large enough to show each colour's mark"),
+        "size": Limit(
+            4,
+            8,
+            "grid side: two disjoint switches need 4 rows, and a candidate's cells (168/size px) must "
+            "stay large enough to show each colour's mark",
+        ),
         "n_colors": Limit(2, len(CELL_COLOURS), "colours including white, drawn from CELL_COLOURS"),
         "axes": Choices(REFLECTIONS, "the mirror lines a stated axis is drawn from"),
         "mode": Choices(("axis", "any"), "axis: one stated mirror line; any: any reflection, possibly then turned"),
@@ -295,14 +309,22 @@ class MirrorPatternTask(Task):
         rng.shuffle(chosen)
         is_reflection = reflection_test(pattern, allowed)
         slot = ctx.balanced(4)
-        candidates = place_correct_option(TRANSFORMS[f](pattern), chosen, slot, is_reflection,
-                                          "equal an allowed reflection")
+        candidates = place_correct_option(
+            TRANSFORMS[f](pattern), chosen, slot, is_reflection, "equal an allowed reflection"
+        )
         check_distinct(candidates, cfg.min_diff)
         check_unmarked(candidates, slot)
         check_overlap_cue(pattern, candidates, slot, ctx.balanced(4, "pattern-overlap cue"))
         # The scene states the problem only; how each candidate was made is the solver's output (details).
-        return {"size": n, "colors": colors, "pattern": pattern.tolist(), "mode": cfg.mode, "axis": axis,
-                "candidates": [c.tolist() for c in candidates], "options": option_letters(4)}
+        return {
+            "size": n,
+            "colors": colors,
+            "pattern": pattern.tolist(),
+            "mode": cfg.mode,
+            "axis": axis,
+            "candidates": [c.tolist() for c in candidates],
+            "options": option_letters(4),
+        }
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         pattern = np.array(scene["pattern"])
@@ -312,18 +334,22 @@ class MirrorPatternTask(Task):
         idx = check_candidates(pattern, candidates, allowed)
         axis = next(t for t in allowed if np.array_equal(TRANSFORMS[t](pattern), candidates[idx]))
         kinds = [classify_candidate(pattern, c) for c in candidates]
-        return Solution(answer=option_letters(len(candidates))[idx], states=[axis],
-                        details={"axis": axis, "candidate_kinds": kinds})
+        return Solution(
+            answer=option_letters(len(candidates))[idx], states=[axis], details={"axis": axis, "candidate_kinds": kinds}
+        )
 
     def question(self, scene: dict[str, Any]) -> str:
-        head = ("The top grid is a pattern of coloured cells; below are four candidate grids A, B, C and D. "
-                f"{marks_sentence(scene['colors'])} ")
+        head = (
+            "The top grid is a pattern of coloured cells; below are four candidate grids A, B, C and D. "
+            f"{marks_sentence(scene['colors'])} "
+        )
         if scene["mode"] == "any":
-            rule = ("Exactly one candidate is the pattern after a single mirror reflection, possibly followed by "
-                    "a rotation (the other candidates are pure rotations or differ in some cell). Which one? ")
+            rule = (
+                "Exactly one candidate is the pattern after a single mirror reflection, possibly followed by "
+                "a rotation (the other candidates are pure rotations or differ in some cell). Which one? "
+            )
         else:
-            rule = (f"Exactly one candidate is the pattern reflected across {AXIS_WORDS[scene['axis']]}. "
-                    "Which one? ")
+            rule = f"Exactly one candidate is the pattern reflected across {AXIS_WORDS[scene['axis']]}. Which one? "
         return head + rule + "Answer with the letter of the candidate (A, B, C or D)."
 
     def options(self, scene: dict[str, Any]) -> list[str]:
@@ -333,8 +359,7 @@ class MirrorPatternTask(Task):
         image = self.render_input(scene, solution)
         axis = solution.details["axis"]
         reflected = TRANSFORMS[axis](np.array(scene["pattern"]))
-        return Rendering(image=image, steps=[(_step_image(scene, axis, reflected),
-                                              _step_text(scene, axis, reflected))])
+        return Rendering(image=image, steps=[(_step_image(scene, axis, reflected), _step_text(scene, axis, reflected))])
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         return _input_image(scene)
@@ -354,10 +379,11 @@ class MirrorPatternTask(Task):
             # which no candidate equals (the answer is the right reflection, the distractors are rotations of
             # the pattern or images of decoys outside its orbit), so the implied option is None. Only a turn of
             # the drawn grid, which the "any" rule also allows, would reach a candidate: the right one.
-            return Corruption(steps=lambda: [(_step_image(scene, wrong_axis, wrong),
-                                              _step_text(scene, wrong_axis, wrong))],
-                              description=f"reflected across {wrong_axis} instead of {right}",
-                              answer=candidate_equal_to(scene, wrong))
+            return Corruption(
+                steps=lambda: [(_step_image(scene, wrong_axis, wrong), _step_text(scene, wrong_axis, wrong))],
+                description=f"reflected across {wrong_axis} instead of {right}",
+                answer=candidate_equal_to(scene, wrong),
+            )
         # A reflection is its own inverse: the misread pattern whose reflection is a candidate.
         near = [TRANSFORMS[right](np.array(c)) for c in scene["candidates"]]
         near = [m for m in near if 1 <= int((m != pattern).sum()) <= 2]
@@ -372,10 +398,12 @@ class MirrorPatternTask(Task):
         reflected = TRANSFORMS[right](misread)
         # The candidate equal to the misread pattern's reflection, when one is (the `near` case); a misread cell
         # picked at random reflects onto no candidate and implies no option (None).
-        return Corruption(steps=lambda: [(_step_image(wrong_scene, right, reflected),
-                                          _step_text(wrong_scene, right, reflected))],
-                          description=f"pattern misread in (row, column) {cells}, then reflected across {right}",
-                          answer=candidate_equal_to(scene, reflected), scene=wrong_scene)
+        return Corruption(
+            steps=lambda: [(_step_image(wrong_scene, right, reflected), _step_text(wrong_scene, right, reflected))],
+            description=f"pattern misread in (row, column) {cells}, then reflected across {right}",
+            answer=candidate_equal_to(scene, reflected),
+            scene=wrong_scene,
+        )
 
 
 def candidate_equal_to(scene: dict[str, Any], grid: Grid) -> str | None:
@@ -387,8 +415,10 @@ def candidate_equal_to(scene: dict[str, Any], grid: Grid) -> str | None:
 
 def marks_sentence(colors: list[str]) -> str:
     """The question's statement of each colour's mark (the cue that does not rely on telling colours apart)."""
-    parts = [f"{name} cells {'are blank' if CELL_MARKS[name] == 'blank' else 'show ' + MARK_WORDS[CELL_MARKS[name]]}"
-             for name in colors]
+    parts = [
+        f"{name} cells {'are blank' if CELL_MARKS[name] == 'blank' else 'show ' + MARK_WORDS[CELL_MARKS[name]]}"
+        for name in colors
+    ]
     return "Each colour has its own mark: " + ", ".join(parts[:-1]) + f" and {parts[-1]}."
 
 
@@ -397,12 +427,13 @@ def _step_text(scene: dict[str, Any], axis: str, reflected: Grid) -> str:
     equals that grid is the conclusion, left to the reader."""
     names = scene["colors"]
     rows = "; ".join(f"row {r + 1}: " + ", ".join(names[v] for v in row) for r, row in enumerate(reflected.tolist()))
-    return (f"Left: the pattern with {AXIS_WORDS[axis]} drawn dashed. Right: the pattern reflected across it, "
-            f"row by row from the top, cells from left to right: {rows}.")
+    return (
+        f"Left: the pattern with {AXIS_WORDS[axis]} drawn dashed. Right: the pattern reflected across it, "
+        f"row by row from the top, cells from left to right: {rows}."
+    )
 
 
 # -- drawing -----------------------------------------------------------------------------------------
-
 
 
 def _draw_grid(c: Canvas, grid: list[list[int]], colors: list[str], x0: float, y0: float, cell: float) -> None:
@@ -410,10 +441,15 @@ def _draw_grid(c: Canvas, grid: list[list[int]], colors: list[str], x0: float, y
     for r in range(n):
         for k in range(n):
             name = colors[grid[r][k]]
-            c.rect((x0 + k * cell, y0 + r * cell, x0 + (k + 1) * cell, y0 + (r + 1) * cell),
-                   fill=name, outline="darkgray", width=1)
-            draw_mark(c, CELL_MARKS[name], (x0 + (k + 0.5) * cell, y0 + (r + 0.5) * cell), cell * 0.28,
-                      contrast_colour(name))
+            c.rect(
+                (x0 + k * cell, y0 + r * cell, x0 + (k + 1) * cell, y0 + (r + 1) * cell),
+                fill=name,
+                outline="darkgray",
+                width=1,
+            )
+            draw_mark(
+                c, CELL_MARKS[name], (x0 + (k + 0.5) * cell, y0 + (r + 0.5) * cell), cell * 0.28, contrast_colour(name)
+            )
     c.rect((x0, y0, x0 + n * cell, y0 + n * cell), fill=None, outline="black", width=3)
 
 

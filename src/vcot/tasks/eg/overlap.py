@@ -31,8 +31,10 @@ GRID_W, GRID_H = 12, 6
 
 def _shoelace(vertices: list[list[float]]) -> float:
     """The area of a simple polygon from its vertices."""
-    return abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(vertices, vertices[1:] + vertices[:1],
-                                                                    strict=True))) / 2
+    return (
+        abs(sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(vertices, vertices[1:] + vertices[:1], strict=True)))
+        / 2
+    )
 
 
 @dataclass(frozen=True)
@@ -87,8 +89,15 @@ def _parallelogram(rng: random.Random, m: int) -> list[Pt]:
     return [(0, 0), (w - s, 0), (w, h), (s, h)]
 
 
-SHAPE_MAKERS = {"rect": _rect, "right_tri": _right_tri, "triangle": _triangle, "l_shape": _l_shape,
-                "t_shape": _t_shape, "trapezoid": _trapezoid, "parallelogram": _parallelogram}
+SHAPE_MAKERS = {
+    "rect": _rect,
+    "right_tri": _right_tri,
+    "triangle": _triangle,
+    "l_shape": _l_shape,
+    "t_shape": _t_shape,
+    "trapezoid": _trapezoid,
+    "parallelogram": _parallelogram,
+}
 
 
 def _normalise(pts: list[Pt]) -> list[Pt]:
@@ -142,22 +151,34 @@ class OverlapTask(Task):
     config_cls = OverlapConfig
     presets = {
         "easy": OverlapConfig(kinds=["rect", "right_tri"], max_size=4, ref_mode="corner", min_overlapping=3),
-        "medium": OverlapConfig(kinds=["rect", "right_tri", "l_shape", "trapezoid"], max_size=5,
-                                ref_mode="vertex"),
-        "hard": OverlapConfig(kinds=["right_tri", "triangle", "l_shape", "t_shape", "trapezoid",
-                                     "parallelogram"], max_size=5, ref_mode="vertex", min_margin=0.10),
+        "medium": OverlapConfig(kinds=["rect", "right_tri", "l_shape", "trapezoid"], max_size=5, ref_mode="vertex"),
+        "hard": OverlapConfig(
+            kinds=["right_tri", "triangle", "l_shape", "t_shape", "trapezoid", "parallelogram"],
+            max_size=5,
+            ref_mode="vertex",
+            min_margin=0.10,
+        ),
     }
     version = "4"
     description = "Which of four shape pairs overlaps most when each pair is aligned at its marked dots."
     colour_pools = (SHAPE_COLORS,)
     limits = {
         "kinds": Choices(tuple(SHAPE_MAKERS), "the shape families a pair's shapes are drawn from"),
-        "max_size": Limit(2, 5, f"largest side of a shape in grid units: two shapes side by side must fit the "
-                                f"{GRID_W} x {GRID_H} axes of a pair; right triangles need 2"),
-        "ref_mode": Choices(("corner", "vertex"), "where the black dot sits: the lowest-leftmost vertex, or any "
-                                                  "vertex"),
-        "min_margin": Limit(0.05, 1, "the largest overlap beats the runner-up by this share: at 0 a tie could pass; "
-                                     "above 1 nearly every scene is rejected"),
+        "max_size": Limit(
+            2,
+            5,
+            f"largest side of a shape in grid units: two shapes side by side must fit the "
+            f"{GRID_W} x {GRID_H} axes of a pair; right triangles need 2",
+        ),
+        "ref_mode": Choices(
+            ("corner", "vertex"), "where the black dot sits: the lowest-leftmost vertex, or any vertex"
+        ),
+        "min_margin": Limit(
+            0.05,
+            1,
+            "the largest overlap beats the runner-up by this share: at 0 a tie could pass; "
+            "above 1 nearly every scene is rejected",
+        ),
         "min_overlapping": Limit(1, 4, "how many of the four pairs overlap at all"),
     }
 
@@ -196,8 +217,7 @@ class OverlapTask(Task):
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         rng = ctx.rng
-        pairs = [self._overlapping_pair(rng) if k < self.config.min_overlapping else self._pair(rng)
-                 for k in range(4)]
+        pairs = [self._overlapping_pair(rng) if k < self.config.min_overlapping else self._pair(rng) for k in range(4)]
         areas = [pair_overlap(p) for p in pairs]
         check_margin(areas, self.config.min_margin, self.config.min_overlapping)
         best = max(range(4), key=lambda i: areas[i])
@@ -211,10 +231,15 @@ class OverlapTask(Task):
         slot = ctx.balanced(4)
         others = [p for i, p in enumerate(pairs) if i != best]
         rng.shuffle(others)
-        placed = place_correct_option(pairs[best], others, slot, lambda p: pair_overlap(p) == areas[best],
-                                      "overlap the most")
-        return {"pairs": placed, "grid": [GRID_W, GRID_H], "min_margin": self.config.min_margin,
-                "options": option_letters(4)}
+        placed = place_correct_option(
+            pairs[best], others, slot, lambda p: pair_overlap(p) == areas[best], "overlap the most"
+        )
+        return {
+            "pairs": placed,
+            "grid": [GRID_W, GRID_H],
+            "min_margin": self.config.min_margin,
+            "options": option_letters(4),
+        }
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         areas = [pair_overlap(p) for p in scene["pairs"]]
@@ -224,11 +249,13 @@ class OverlapTask(Task):
         return Solution(answer=letters[best], states=areas, details={"areas": dict(zip(letters, areas, strict=True))})
 
     def question(self, scene: dict[str, Any]) -> str:
-        return ("The picture shows four pairs of shapes, A, B, C and D, each pair drawn on its own coordinate "
-                "axes (grid lines are 1 unit apart). Each shape has a black dot. For every pair, slide both "
-                "shapes (translation only, no rotation or flipping) so that each shape's black dot lies at the "
-                "origin (0, 0). Which pair then overlaps the most, i.e. has the largest area of intersection? "
-                "Answer with the letter of the pair (A, B, C or D).")
+        return (
+            "The picture shows four pairs of shapes, A, B, C and D, each pair drawn on its own coordinate "
+            "axes (grid lines are 1 unit apart). Each shape has a black dot. For every pair, slide both "
+            "shapes (translation only, no rotation or flipping) so that each shape's black dot lies at the "
+            "origin (0, 0). Which pair then overlaps the most, i.e. has the largest area of intersection? "
+            "Answer with the letter of the pair (A, B, C or D)."
+        )
 
     def options(self, scene: dict[str, Any]) -> list[str]:
         return list(scene["options"])
@@ -239,8 +266,9 @@ class OverlapTask(Task):
         letters = option_letters(4)
         areas = solution.states
         step_panels = [_aligned_panel(p, f"Pair {letters[i]}", areas[i]) for i, p in enumerate(scene["pairs"])]
-        return Rendering(image=self.render_input(scene, solution),
-                         steps=[(_grid_2x2(step_panels), _aligned_text(areas))])
+        return Rendering(
+            image=self.render_input(scene, solution), steps=[(_grid_2x2(step_panels), _aligned_text(areas))]
+        )
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         letters = option_letters(4)
@@ -278,11 +306,14 @@ class OverlapTask(Task):
 
         # The pair with the largest of the written areas (the options chosen above have a single largest one),
         # in the scene with the misread dot: its true step writes those areas.
-        return Corruption(steps=draw, answer=letters[max(range(4), key=lambda k: areas[k])],
-                          scene={**scene, "pairs": wrong},
-                          description=f"pair {letters[i]}: the dot of the second shape misread at "
-                                      f"{tuple(wrong[i][1]['ref'])} instead of {tuple(scene['pairs'][i][1]['ref'])}; "
-                                      f"the largest overlap moves to pair {letters[max(range(4), key=lambda k: areas[k])]}")
+        return Corruption(
+            steps=draw,
+            answer=letters[max(range(4), key=lambda k: areas[k])],
+            scene={**scene, "pairs": wrong},
+            description=f"pair {letters[i]}: the dot of the second shape misread at "
+            f"{tuple(wrong[i][1]['ref'])} instead of {tuple(scene['pairs'][i][1]['ref'])}; "
+            f"the largest overlap moves to pair {letters[max(range(4), key=lambda k: areas[k])]}",
+        )
 
 
 # Panels in option order, named by where they sit: the step text must not write the pairs' letters (one of
@@ -293,8 +324,10 @@ PANEL_PLACES = ("top-left", "top-right", "bottom-left", "bottom-right")
 def _aligned_text(areas: list[float]) -> str:
     """What the aligned step picture shows: the four superposed pairs and the area written on each panel."""
     listed = ", ".join(f"{place} {_fmt(a)}" for place, a in zip(PANEL_PLACES, areas, strict=True))
-    return ("Each pair drawn again with both black dots moved to the origin, in the same 2 x 2 layout as the "
-            f"question picture; the intersection is shaded purple and its area is written on each panel: {listed}.")
+    return (
+        "Each pair drawn again with both black dots moved to the origin, in the same 2 x 2 layout as the "
+        f"question picture; the intersection is shaded purple and its area is written on each panel: {listed}."
+    )
 
 
 # -- drawing helpers ---------------------------------------------------------------------------------
@@ -312,8 +345,17 @@ def _grid_2x2(panels: list[Image.Image]) -> Image.Image:
 
 
 class _Axes:
-    def __init__(self, c: Canvas, x0: int, x1: int, y0: int, y1: int, cell: float, origin: tuple[float, float],
-                 label_every: int = 1) -> None:
+    def __init__(
+        self,
+        c: Canvas,
+        x0: int,
+        x1: int,
+        y0: int,
+        y1: int,
+        cell: float,
+        origin: tuple[float, float],
+        label_every: int = 1,
+    ) -> None:
         self.c, self.cell, self.ox, self.oy = c, cell, origin[0], origin[1]
         for x in range(x0, x1 + 1):
             c.line([self.p(x, y0), self.p(x, y1)], color="lightgray", width=1)
@@ -339,10 +381,16 @@ class _Axes:
         return (self.ox + x * self.cell, self.oy - y * self.cell)
 
 
-def _draw_shape(ax: _Axes, pts: list[tuple[float, float]], k: int, ref: tuple[float, float],
-                filled: bool = True) -> None:
-    ax.c.polygon([ax.p(x, y) for x, y in pts], fill=FILL_COLORS[k] if filled else None,
-                 outline=SHAPE_COLORS[k], width=3, fill_opacity=150)
+def _draw_shape(
+    ax: _Axes, pts: list[tuple[float, float]], k: int, ref: tuple[float, float], filled: bool = True
+) -> None:
+    ax.c.polygon(
+        [ax.p(x, y) for x, y in pts],
+        fill=FILL_COLORS[k] if filled else None,
+        outline=SHAPE_COLORS[k],
+        width=3,
+        fill_opacity=150,
+    )
     ax.c.circle(ax.p(*ref), 5, fill="black", outline=None)
 
 
@@ -355,8 +403,7 @@ def _input_panel(pair: list[dict[str, Any]], title: str) -> Image.Image:
     return c.image()
 
 
-def _aligned_panel(pair: list[dict[str, Any]], title: str, area: float,
-                   shift: tuple[int, int] = (0, 0)) -> Image.Image:
+def _aligned_panel(pair: list[dict[str, Any]], title: str, area: float, shift: tuple[int, int] = (0, 0)) -> Image.Image:
     c = Canvas(PANEL_W, PANEL_H)
     c.text((12, 8), title, size=20, bold=True, anchor="lt")
     c.text((PANEL_W - 12, 8), f"overlap = {_fmt(area)}", size=18, bold=True, anchor="rt", color=OVERLAP_COLOR)
@@ -370,7 +417,12 @@ def _aligned_panel(pair: list[dict[str, Any]], title: str, area: float,
     inter = polys[0].intersection(polys[1])
     for g in getattr(inter, "geoms", [inter]):
         if isinstance(g, Polygon) and g.area > 0:
-            c.polygon([ax.p(x, y) for x, y in list(g.exterior.coords)[:-1]], fill=OVERLAP_COLOR,
-                      outline=OVERLAP_COLOR, width=1, fill_opacity=200)
+            c.polygon(
+                [ax.p(x, y) for x, y in list(g.exterior.coords)[:-1]],
+                fill=OVERLAP_COLOR,
+                outline=OVERLAP_COLOR,
+                width=1,
+                fill_opacity=200,
+            )
     c.circle(ax.p(0, 0), 5, fill="black", outline=None)
     return c.image()

@@ -27,28 +27,32 @@ from vcot.tasks.base import Corruption, GenContext, Limit, ParameterError, Rejec
 QPt = tuple[Fraction, Fraction]
 LETTERS = "ABCDEF"
 CANVAS = 768
-MAX_SCALE = 80       # pixels per grid unit at most, so small tables do not get giant pockets
-MARGIN = 78          # pixels around the playing area (cushion, pocket labels, tick labels)
+MAX_SCALE = 80  # pixels per grid unit at most, so small tables do not get giant pockets
+MARGIN = 78  # pixels around the playing area (cushion, pocket labels, tick labels)
 CAPTURE = Fraction(2, 5)
 NEAR_MISS = Fraction(3, 4)
 GRAZE = Fraction(1, 5)
-_WIDTH_WHY = ("table width in grid units, drawn even: one grid line and tick label per unit, and 24 keeps the labels "
-              "apart; tables narrower than 8 crowd the six pockets")
+_WIDTH_WHY = (
+    "table width in grid units, drawn even: one grid line and tick label per unit, and 24 keeps the labels "
+    "apart; tables narrower than 8 crowd the six pockets"
+)
 _HEIGHT_WHY = "table height in grid units, below the width; below 4 few paths pass the pockets cleanly"
-_BOUNCES_WHY = ("bounces before the pocket, one step picture each; at least one, so that the path is more than a "
-                "straight shot along the arrow")
+_BOUNCES_WHY = (
+    "bounces before the pocket, one step picture each; at least one, so that the path is more than a "
+    "straight shot along the arrow"
+)
 
 
 @dataclass(frozen=True)
 class BilliardsConfig:
     # Plain ints (no tuples) so that params() survives the JSON round trip.
-    min_width: int = 10                     # table width W: an even number in [min_width, max_width]
+    min_width: int = 10  # table width W: an even number in [min_width, max_width]
     max_width: int = 12
-    min_height: int = 6                     # table height H in [min_height, max_height], always < W
+    min_height: int = 6  # table height H in [min_height, max_height], always < W
     max_height: int = 8
-    min_bounces: int = 2                    # accepted bounce counts before the pocket
+    min_bounces: int = 2  # accepted bounce counts before the pocket
     max_bounces: int = 4
-    max_component: int = 2                  # |dx|, |dy| <= this
+    max_component: int = 2  # |dx|, |dy| <= this
 
 
 def pockets(width: int, height: int) -> list[tuple[int, int]]:
@@ -58,8 +62,9 @@ def pockets(width: int, height: int) -> list[tuple[int, int]]:
 
 
 def pocket_labels(scene: dict[str, Any]) -> dict[str, tuple[int, int]]:
-    return {lab: tuple(p) for lab, p in zip(scene["pocket_labels"], pockets(scene["width"], scene["height"]),
-                                            strict=True)}
+    return {
+        lab: tuple(p) for lab, p in zip(scene["pocket_labels"], pockets(scene["width"], scene["height"]), strict=True)
+    }
 
 
 def seg_closest(a: QPt, b: QPt, c: tuple[int, int]) -> tuple[Fraction, Fraction]:
@@ -73,14 +78,13 @@ def seg_closest(a: QPt, b: QPt, c: tuple[int, int]) -> tuple[Fraction, Fraction]
 
 @dataclass
 class Path:
-    points: list[QPt]                 # start, bounce points..., final point (closest approach to the pocket)
-    walls: list[str]                  # cushion of each bounce
+    points: list[QPt]  # start, bounce points..., final point (closest approach to the pocket)
+    walls: list[str]  # cushion of each bounce
     directions: list[tuple[int, int]]  # direction of each segment
     pocket: tuple[int, int] | None
 
 
-def simulate(width: int, height: int, start: QPt, d: tuple[int, int], max_bounces: int,
-             strict: bool = True) -> Path:
+def simulate(width: int, height: int, start: QPt, d: tuple[int, int], max_bounces: int, strict: bool = True) -> Path:
     """Follow the ball until it falls into a pocket; strict mode raises Reject on fragile paths."""
     pos = (Fraction(start[0]), Fraction(start[1]))
     dx, dy = d
@@ -95,15 +99,15 @@ def simulate(width: int, height: int, start: QPt, d: tuple[int, int], max_bounce
         hits = []
         for c in centres:
             tc, dist2 = seg_closest(pos, end, c)
-            if dist2 <= CAPTURE ** 2:
+            if dist2 <= CAPTURE**2:
                 hits.append((tc, dist2, c))
-            elif strict and dist2 < NEAR_MISS ** 2:
+            elif strict and dist2 < NEAR_MISS**2:
                 raise Reject("path passes near a pocket it does not enter")
         if hits:
             if strict and len(hits) > 1:
                 raise Reject("segment passes over two pockets")
             tc, dist2, c = min(hits)
-            if strict and dist2 > GRAZE ** 2:
+            if strict and dist2 > GRAZE**2:
                 raise Reject("ball only grazes the pocket")
             path.points.append((pos[0] + tc * (end[0] - pos[0]), pos[1] + tc * (end[1] - pos[1])))
             path.pocket = c
@@ -123,8 +127,9 @@ def simulate(width: int, height: int, start: QPt, d: tuple[int, int], max_bounce
     return path
 
 
-def backtrack(width: int, height: int, pocket: tuple[int, int], e: tuple[int, int], bounces: int,
-              rng: random.Random) -> tuple[tuple[int, int], tuple[int, int]]:
+def backtrack(
+    width: int, height: int, pocket: tuple[int, int], e: tuple[int, int], bounces: int, rng: random.Random
+) -> tuple[tuple[int, int], tuple[int, int]]:
     """A lattice start point and direction whose path reaches `pocket` after exactly `bounces` bounces.
 
     Runs the reflection rule backwards from the pocket along e. Integer pocket, integer direction and integer
@@ -174,18 +179,22 @@ class Billiards(Task):
     name = "billiards"
     config_cls = BilliardsConfig
     presets = {
-        "easy": BilliardsConfig(min_width=6, max_width=8, min_height=4, max_height=6, min_bounces=1,
-                                max_bounces=2, max_component=2),
+        "easy": BilliardsConfig(
+            min_width=6, max_width=8, min_height=4, max_height=6, min_bounces=1, max_bounces=2, max_component=2
+        ),
         "medium": BilliardsConfig(),
-        "hard": BilliardsConfig(min_width=12, max_width=14, min_height=8, max_height=10, min_bounces=3,
-                                max_bounces=6, max_component=3),
+        "hard": BilliardsConfig(
+            min_width=12, max_width=14, min_height=8, max_height=10, min_bounces=3, max_bounces=6, max_component=3
+        ),
     }
     version = "3"
     # The last step's path ends in the pocket, ringed in yellow: the picture shows where the ball drops, as
     # MIRA's do, while no text names that pocket's letter.
     final_state_shows = "the yellow-ringed pocket where the drawn path ends"
-    description = ("A six-pocket table with a ball and its initial direction; perfect bounces; which pocket "
-                   "does the ball fall into.")
+    description = (
+        "A six-pocket table with a ball and its initial direction; perfect bounces; which pocket "
+        "does the ball fall into."
+    )
     limits = {
         "min_width": Limit(6, 24, _WIDTH_WHY),
         "max_width": Limit(8, 24, _WIDTH_WHY),
@@ -193,24 +202,34 @@ class Billiards(Task):
         "max_height": Limit(4, 23, _HEIGHT_WHY),
         "min_bounces": Limit(1, 12, _BOUNCES_WHY),
         "max_bounces": Limit(1, 12, _BOUNCES_WHY),
-        "max_component": Limit(1, 4, "largest |dx|, |dy| of the direction: the arrow from the ball to the grid point "
-                                     "(x + dx, y + dy) must stay on the table"),
+        "max_component": Limit(
+            1,
+            4,
+            "largest |dx|, |dy| of the direction: the arrow from the ball to the grid point "
+            "(x + dx, y + dy) must stay on the table",
+        ),
     }
 
     def check_config(self, config: BilliardsConfig) -> None:
         super().check_config(config)
         narrowest = 2 * ((config.min_width + 1) // 2)
         if narrowest > config.max_width:
-            raise ParameterError(f"parameters of task {self.name}: min_width..max_width ({config.min_width}.."
-                                 f"{config.max_width}) holds no even width (the side pockets sit at the middle)")
+            raise ParameterError(
+                f"parameters of task {self.name}: min_width..max_width ({config.min_width}.."
+                f"{config.max_width}) holds no even width (the side pockets sit at the middle)"
+            )
         if config.min_height >= narrowest:
-            raise ParameterError(f"parameters of task {self.name}: min_height ({config.min_height}) must be below the "
-                                 f"narrowest even width ({narrowest}): the table is wider than tall")
+            raise ParameterError(
+                f"parameters of task {self.name}: min_height ({config.min_height}) must be below the "
+                f"narrowest even width ({narrowest}): the table is wider than tall"
+            )
         if config.min_bounces > config.max_width // 2:
             # Measured: paths of more bounces on a narrower table almost all pass near another pocket.
-            raise ParameterError(f"parameters of task {self.name}: min_bounces ({config.min_bounces}) must be at most "
-                                 f"max_width / 2 = {config.max_width // 2} (longer paths on a narrower table pass "
-                                 "near another pocket)")
+            raise ParameterError(
+                f"parameters of task {self.name}: min_bounces ({config.min_bounces}) must be at most "
+                f"max_width / 2 = {config.max_width // 2} (longer paths on a narrower table pass "
+                "near another pocket)"
+            )
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         """Trace a path backwards out of a balanced pocket, then verify it forwards.
@@ -248,8 +267,9 @@ class Billiards(Task):
         }
 
     def solve(self, scene: dict[str, Any]) -> Solution:
-        path = simulate(scene["width"], scene["height"], tuple(scene["start"]), tuple(scene["direction"]),
-                        scene["max_bounces"])
+        path = simulate(
+            scene["width"], scene["height"], tuple(scene["start"]), tuple(scene["direction"]), scene["max_bounces"]
+        )
         letter = {p: lab for lab, p in pocket_labels(scene).items()}[path.pocket]
         details = {
             "points": [[str(x), str(y)] for x, y in path.points],
@@ -264,31 +284,37 @@ class Billiards(Task):
         return list(LETTERS)
 
     def question(self, scene: dict[str, Any]) -> str:
-        return ("The picture shows a billiard table seen from above, with a unit grid, six pockets labelled A-F "
-                "(four corners and the middle of each long side), a ball and an arrow giving the ball's initial "
-                "direction (the arrow starts at the ball and ends at a grid point). Treat the ball as a point. "
-                "It rolls in a straight line without friction, bounces off the cushions (the table edges) "
-                "perfectly, with the angle of incidence equal to the angle of reflection, and keeps going until "
-                "it passes over a pocket and falls in. Which pocket does it fall into? Answer with the pocket's "
-                "letter (one of A, B, C, D, E, F).")
+        return (
+            "The picture shows a billiard table seen from above, with a unit grid, six pockets labelled A-F "
+            "(four corners and the middle of each long side), a ball and an arrow giving the ball's initial "
+            "direction (the arrow starts at the ball and ends at a grid point). Treat the ball as a point. "
+            "It rolls in a straight line without friction, bounces off the cushions (the table edges) "
+            "perfectly, with the angle of incidence equal to the angle of reflection, and keeps going until "
+            "it passes over a pocket and falls in. Which pocket does it fall into? Answer with the pocket's "
+            "letter (one of A, B, C, D, E, F)."
+        )
 
     # -- rendering --------------------------------------------------------------------------------------
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         points = [(Fraction(x), Fraction(y)) for x, y in solution.details["points"]]
-        return Rendering(image=self.render_input(scene, solution),
-                         steps=self._steps(scene, points, solution.details["walls"],
-                                           [tuple(d) for d in solution.details["directions"]]))
+        return Rendering(
+            image=self.render_input(scene, solution),
+            steps=self._steps(
+                scene, points, solution.details["walls"], [tuple(d) for d in solution.details["directions"]]
+            ),
+        )
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         return self._draw(scene, []).image()
 
-    def _steps(self, scene: dict[str, Any], points: list[QPt], walls: list[str],
-               directions: list[tuple[int, int]]) -> list[tuple[Any, str]]:
+    def _steps(
+        self, scene: dict[str, Any], points: list[QPt], walls: list[str], directions: list[tuple[int, int]]
+    ) -> list[tuple[Any, str]]:
         """Step k draws the path up to bounce k; the last step reaches the pocket (states only: no letter)."""
         steps = []
         for k in range(1, len(points)):
-            img = self._draw(scene, points[:k + 1], final=k == len(points) - 1)
+            img = self._draw(scene, points[: k + 1], final=k == len(points) - 1)
             a, b = points[k - 1], points[k]
             d = directions[k - 1]
             where = "the start" if k == 1 else f"bounce {k - 1} at {fmt_pt(a)}"
@@ -296,15 +322,19 @@ class Billiards(Task):
                 wall = walls[k - 1]
                 nd = directions[k]
                 comp = "x" if wall in ("left", "right") else "y"
-                text = (f"Segment {k}: from {where} moving ({d[0]}, {d[1]}), the ball hits the "
-                        f"{wall_name(wall, scene)} at {fmt_pt(b)} (bounce {k}). The {comp} component of the direction "
-                        f"flips and the other is kept, so it now moves ({nd[0]}, {nd[1]}).")
+                text = (
+                    f"Segment {k}: from {where} moving ({d[0]}, {d[1]}), the ball hits the "
+                    f"{wall_name(wall, scene)} at {fmt_pt(b)} (bounce {k}). The {comp} component of the direction "
+                    f"flips and the other is kept, so it now moves ({nd[0]}, {nd[1]})."
+                )
             else:
                 # The pocket by its position only: its letter would be the answer (the picture rings it).
                 pocket = _nearest_pocket(scene, b)
-                text = (f"Segment {k}: from {where} moving ({d[0]}, {d[1]}), the ball reaches the pocket at "
-                        f"({pocket[0]}, {pocket[1]}) after {k - 1} bounce{'s' if k - 1 != 1 else ''} and "
-                        "falls in.")
+                text = (
+                    f"Segment {k}: from {where} moving ({d[0]}, {d[1]}), the ball reaches the pocket at "
+                    f"({pocket[0]}, {pocket[1]}) after {k - 1} bounce{'s' if k - 1 != 1 else ''} and "
+                    "falls in."
+                )
             steps.append((img.image(), text))
         return steps
 
@@ -338,8 +368,7 @@ class Billiards(Task):
         sink = _nearest_pocket(scene, target) if target is not None else None
         for lab, p in labels.items():
             cx, cy = px(p)
-            c.circle((cx, cy), float(CAPTURE) * scale, fill="black", outline="yellow" if p == sink else None,
-                     width=4)
+            c.circle((cx, cy), float(CAPTURE) * scale, fill="black", outline="yellow" if p == sink else None, width=4)
             ox = -1 if p[0] == 0 else (1 if p[0] == w else 0)
             oy = -1 if p[1] == 0 else 1
             lx = cx + ox * (rail + 16)
@@ -384,13 +413,19 @@ class Billiards(Task):
             return None
         _, nd, path = min(paths, key=lambda c: c[0])  # min keeps the shuffled order among equals
         letters = {p: lab for lab, p in pocket_labels(scene).items()}
-        desc = (f"initial direction read as ({nd[0]}, {nd[1]}) instead of ({d[0]}, {d[1]}); ends in pocket "
-                f"{letters[path.pocket]} instead of {solution.answer}")
+        desc = (
+            f"initial direction read as ({nd[0]}, {nd[1]}) instead of ({d[0]}, {d[1]}); ends in pocket "
+            f"{letters[path.pocket]} instead of {solution.answer}"
+        )
         # The misread arrow as a scene: the ball followed along `nd` with the bounce budget the corrupted path
         # was simulated with, so the oracle unfolds the same ray to the same pocket.
         wrong = {**scene, "direction": list(nd), "max_bounces": scene["max_bounces"] + 2}
-        return Corruption(steps=lambda: self._steps(scene, path.points, path.walls, path.directions),
-                          description=desc, answer=letters[path.pocket], scene=wrong)
+        return Corruption(
+            steps=lambda: self._steps(scene, path.points, path.walls, path.directions),
+            description=desc,
+            answer=letters[path.pocket],
+            scene=wrong,
+        )
 
 
 def wall_name(wall: str, scene: dict[str, Any]) -> str:
@@ -400,5 +435,4 @@ def wall_name(wall: str, scene: dict[str, Any]) -> str:
 
 
 def _nearest_pocket(scene: dict[str, Any], p: QPt) -> tuple[int, int]:
-    return min(pockets(scene["width"], scene["height"]),
-               key=lambda c: (p[0] - c[0]) ** 2 + (p[1] - c[1]) ** 2)
+    return min(pockets(scene["width"], scene["height"]), key=lambda c: (p[0] - c[0]) ** 2 + (p[1] - c[1]) ** 2)

@@ -27,37 +27,45 @@ from vcot.tasks.base import Corruption, GenContext, Limit, Reject, Rendering, So
 DIRECTIONS = ["east", "northeast", "north", "northwest", "west", "southwest", "south", "southeast"]
 # The eight symmetries of a square grid as integer matrices (x', y') = (a x + b y, c x + d y) about the centre.
 SYMMETRIES: list[tuple[int, int, int, int]] = [
-    (1, 0, 0, 1), (0, -1, 1, 0), (-1, 0, 0, -1), (0, 1, -1, 0),      # rotations by 0, 90, 180, 270
-    (-1, 0, 0, 1), (1, 0, 0, -1), (0, 1, 1, 0), (0, -1, -1, 0),      # mirrors: vertical, horizontal, diagonals
+    (1, 0, 0, 1),
+    (0, -1, 1, 0),
+    (-1, 0, 0, -1),
+    (0, 1, -1, 0),  # rotations by 0, 90, 180, 270
+    (-1, 0, 0, 1),
+    (1, 0, 0, -1),
+    (0, 1, 1, 0),
+    (0, -1, -1, 0),  # mirrors: vertical, horizontal, diagonals
 ]
-CANVAS = 768          # input picture side
-STEP_GRID = 620       # side of the grid panel in step pictures; the force diagram sits to its right
+CANVAS = 768  # input picture side
+STEP_GRID = 620  # side of the grid panel in step pictures; the force diagram sits to its right
 FBD_W = 384
-GRID_MARGIN = 0.11    # share of the panel side left around the grid for axis labels
+GRID_MARGIN = 0.11  # share of the panel side left around the grid for axis labels
 CHARGE_R = 22
-FORCE_MAX = 150       # pixels of the largest single force in the force diagram
+FORCE_MAX = 150  # pixels of the largest single force in the force diagram
 FORCE_MIN = 22
-NET_MAX = 170         # the resultant is drawn on the same scale, capped at this length
-TABLE_FONT = 16       # the force table under the step pictures
+NET_MAX = 170  # the resultant is drawn on the same scale, capped at this length
+TABLE_FONT = 16  # the force table under the step pictures
 TABLE_ROW = 24
 # A corrupted net force closer than this (degrees) to a sector boundary implies no answer: float rounding could
 # put it in either sector (the true scenes keep boundary_margin_deg away; misread ones are not checked).
 BOUNDARY_EPS_DEG = 1e-6
 UNITS = "units k·q²/spacing², (Fx, Fy) along the grid's x and y axes"
-_SOURCES_WHY = ("charges besides the target, one row each in the step pictures' force table; with a single one, "
-                "its force would be the answer, which the strongest-force balancing allows in one instance of eight")
+_SOURCES_WHY = (
+    "charges besides the target, one row each in the step pictures' force table; with a single one, "
+    "its force would be the answer, which the strongest-force balancing allows in one instance of eight"
+)
 _MAGNITUDE_WHY = "magnitude in units of q, written in the charge's disc as one digit"
 
 
 @dataclass(frozen=True)
 class ElectricChargeConfig:
-    grid: int = 7                          # grid points 0..grid-1 on each axis
-    min_sources: int = 3                   # charges other than the target
+    grid: int = 7  # grid points 0..grid-1 on each axis
+    min_sources: int = 3  # charges other than the target
     max_sources: int = 4
-    max_magnitude: int = 3                 # source magnitudes 1..max (in units of q)
-    target_magnitude: int = 1              # target magnitudes 1..max
-    boundary_margin_deg: float = 10.0      # net angle must be this far from every sector boundary
-    min_net_ratio: float = 0.15            # |net| must be at least this share of the largest component
+    max_magnitude: int = 3  # source magnitudes 1..max (in units of q)
+    target_magnitude: int = 1  # target magnitudes 1..max
+    boundary_margin_deg: float = 10.0  # net angle must be this far from every sector boundary
+    min_net_ratio: float = 0.15  # |net| must be at least this share of the largest component
 
 
 def forces(scene: dict[str, Any]) -> list[tuple[float, float]]:
@@ -138,40 +146,56 @@ class ElectricCharge(Task):
     presets = {
         "easy": ElectricChargeConfig(grid=5, min_sources=2, max_sources=2, max_magnitude=2),
         "medium": ElectricChargeConfig(),
-        "hard": ElectricChargeConfig(grid=9, min_sources=4, max_sources=6, max_magnitude=4,
-                                     target_magnitude=2),
+        "hard": ElectricChargeConfig(grid=9, min_sources=4, max_sources=6, max_magnitude=4, target_magnitude=2),
     }
     version = "4"
     # The resultant arrow of the last step points the way the question asks about, as a drawn vector on the
     # diagram's axes; no text or label writes the direction word (tests/tasks/test_electric_charge.py).
     final_state_shows = "the thick black net-force arrow in the force diagram"
-    description = ("Point charges with signs and magnitudes on a grid; the compass direction of the net "
-                   "Coulomb force on a target charge.")
+    description = (
+        "Point charges with signs and magnitudes on a grid; the compass direction of the net "
+        "Coulomb force on a target charge."
+    )
     limits = {
-        "grid": Limit(3, 11, "grid points per axis: charges are 44 px discs, and above 11 neighbouring ones overlap in "
-                             "the 620-px grid of the step pictures"),
+        "grid": Limit(
+            3,
+            11,
+            "grid points per axis: charges are 44 px discs, and above 11 neighbouring ones overlap in "
+            "the 620-px grid of the step pictures",
+        ),
         "min_sources": Limit(2, 8, _SOURCES_WHY),
         "max_sources": Limit(2, 8, _SOURCES_WHY),  # with the target, 9 charges: they fit the smallest grid
         "max_magnitude": Limit(1, 9, _MAGNITUDE_WHY),
         "target_magnitude": Limit(1, 9, _MAGNITUDE_WHY),
-        "boundary_margin_deg": Limit(5, 18, "degrees between the net force and the nearest boundary of its 45-degree "
-                                            "sector: below 5 the direction is hard to judge by eye, above 18 most "
-                                            "directions are refused (all at 22.5)"),
-        "min_net_ratio": Limit(0.05, 1, "|net force| over the largest single force: below 0.05 the forces nearly "
-                                        "cancel and the direction is fragile; above 1 only scenes whose forces "
-                                        "mostly agree are kept"),
+        "boundary_margin_deg": Limit(
+            5,
+            18,
+            "degrees between the net force and the nearest boundary of its 45-degree "
+            "sector: below 5 the direction is hard to judge by eye, above 18 most "
+            "directions are refused (all at 22.5)",
+        ),
+        "min_net_ratio": Limit(
+            0.05,
+            1,
+            "|net force| over the largest single force: below 0.05 the forces nearly "
+            "cancel and the direction is fragile; above 1 only scenes whose forces "
+            "mostly agree are kept",
+        ),
     }
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg, rng = self.config, ctx.rng
         want = ctx.balanced(8, "direction")
         n = cfg.grid
-        spots = rng.sample([(x, y) for x in range(n) for y in range(n)], 1 + rng.randint(cfg.min_sources, cfg.max_sources))
+        spots = rng.sample(
+            [(x, y) for x in range(n) for y in range(n)], 1 + rng.randint(cfg.min_sources, cfg.max_sources)
+        )
         scene = {
             "grid": n,
             "target": {"pos": list(spots[0]), "q": rng.choice((1, -1)) * rng.randint(1, cfg.target_magnitude)},
-            "sources": [{"pos": list(p), "q": rng.choice((1, -1)) * rng.randint(1, cfg.max_magnitude)}
-                        for p in spots[1:]],
+            "sources": [
+                {"pos": list(p), "q": rng.choice((1, -1)) * rng.randint(1, cfg.max_magnitude)} for p in spots[1:]
+            ],
         }
         check_scene(scene, cfg.boundary_margin_deg, cfg.min_net_ratio)
         got = sector(angle_deg(self._net(scene)))
@@ -211,19 +235,24 @@ class ElectricCharge(Task):
         return Solution(answer=answer, states=[details["forces"], details["net"]], details=details)
 
     def question(self, scene: dict[str, Any]) -> str:
-        return ("The picture shows point charges fixed at points of a square grid (equal spacing in both "
-                "directions); each is labelled with its sign and magnitude in units of q. The target charge is "
-                "marked T and has a thick black ring. Only the Coulomb forces between the drawn charges act: "
-                "like charges repel, unlike charges attract, and the force between two charges is proportional "
-                "to the product of their magnitudes divided by the square of their distance. North is up in the "
-                "picture. In which direction does the net force on T point? Give the nearest of the eight "
-                "compass directions, as one lowercase word: north, northeast, east, southeast, south, "
-                "southwest, west or northwest.")
+        return (
+            "The picture shows point charges fixed at points of a square grid (equal spacing in both "
+            "directions); each is labelled with its sign and magnitude in units of q. The target charge is "
+            "marked T and has a thick black ring. Only the Coulomb forces between the drawn charges act: "
+            "like charges repel, unlike charges attract, and the force between two charges is proportional "
+            "to the product of their magnitudes divided by the square of their distance. North is up in the "
+            "picture. In which direction does the net force on T point? Give the nearest of the eight "
+            "compass directions, as one lowercase word: north, northeast, east, southeast, south, "
+            "southwest, west or northwest."
+        )
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
         """The eight one-word compass directions the question offers, whatever the configuration."""
-        return finite(DIRECTIONS, "the 8 compass directions the question offers",
-                      lambda a: a.strip().lower().replace("-", "").replace(" ", ""))
+        return finite(
+            DIRECTIONS,
+            "the 8 compass directions the question offers",
+            lambda a: a.strip().lower().replace("-", "").replace(" ", ""),
+        )
 
     # -- rendering --------------------------------------------------------------------------------------
 
@@ -246,19 +275,25 @@ class ElectricCharge(Task):
         for i, (s, f) in enumerate(zip(scene["sources"], fs, strict=True)):
             dx, dy = tx - s["pos"][0], ty - s["pos"][1]
             repel = tq * s["q"] > 0
-            lines.append(f"{i + 1}: {charge_label(s['q'])} at ({s['pos'][0]}, {s['pos'][1]}), r² = "
-                         f"{dx * dx + dy * dy}, {'repulsive' if repel else 'attractive'}, "
-                         f"|F| = {abs(tq * s['q'])}/{dx * dx + dy * dy} = {math.hypot(*f):.3f}, "
-                         f"(Fx, Fy) = ({fmt(f[0])}, {fmt(f[1])})")
+            lines.append(
+                f"{i + 1}: {charge_label(s['q'])} at ({s['pos'][0]}, {s['pos'][1]}), r² = "
+                f"{dx * dx + dy * dy}, {'repulsive' if repel else 'attractive'}, "
+                f"|F| = {abs(tq * s['q'])}/{dx * dx + dy * dy} = {math.hypot(*f):.3f}, "
+                f"(Fx, Fy) = ({fmt(f[0])}, {fmt(f[1])})"
+            )
         net_line = f"net: (Fx, Fy) = ({fmt(net[0])}, {fmt(net[1])})"
         title = f"Forces on T ({charge_label(tq)} at ({tx}, {ty})), {UNITS}"
         step1 = _over_table(hstack([left, self._draw_forces(fs, None).image()]), title, lines)
         step2 = _over_table(hstack([left, self._draw_forces(fs, net).image()]), title, [*lines, net_line])
-        text1 = (f"Forces on T ({charge_label(tq)} at ({tx}, {ty})) from each numbered charge, drawn in the "
-                 "force diagram beside the grid with length proportional to magnitude (very short ones lengthened) "
-                 f"and listed in the table below; {UNITS}: " + "; ".join(lines) + ".")
-        text2 = (f"The force diagram adds the net force, the sum of the numbered forces, as the thick black "
-                 f"arrow, and the table adds its components: (Fx, Fy) = ({fmt(net[0])}, {fmt(net[1])}).")
+        text1 = (
+            f"Forces on T ({charge_label(tq)} at ({tx}, {ty})) from each numbered charge, drawn in the "
+            "force diagram beside the grid with length proportional to magnitude (very short ones lengthened) "
+            f"and listed in the table below; {UNITS}: " + "; ".join(lines) + "."
+        )
+        text2 = (
+            f"The force diagram adds the net force, the sum of the numbered forces, as the thick black "
+            f"arrow, and the table adds its components: (Fx, Fy) = ({fmt(net[0])}, {fmt(net[1])})."
+        )
         return [(step1, text1), (step2, text2)]
 
     @staticmethod
@@ -283,14 +318,21 @@ class ElectricCharge(Task):
         t = scene["target"]
         if numbered:
             for s in scene["sources"]:
-                c.line([self._px(scene, t["pos"], size), self._px(scene, s["pos"], size)], "gray", 1.5,
-                       dash=(6, 5))
+                c.line([self._px(scene, t["pos"], size), self._px(scene, s["pos"], size)], "gray", 1.5, dash=(6, 5))
         for i, s in enumerate(scene["sources"]):
             self._charge(c, self._px(scene, s["pos"], size), s["q"])
             if numbered:
                 x, y = self._px(scene, s["pos"], size)
-                c.text((x - CHARGE_R - 6, y - CHARGE_R - 6), str(i + 1), size=17, bold=True, anchor="mm",
-                       color="purple", background="white", padding=1)
+                c.text(
+                    (x - CHARGE_R - 6, y - CHARGE_R - 6),
+                    str(i + 1),
+                    size=17,
+                    bold=True,
+                    anchor="mm",
+                    color="purple",
+                    background="white",
+                    padding=1,
+                )
         self._charge(c, self._px(scene, t["pos"], size), t["q"], target=True)
         return c
 
@@ -302,8 +344,15 @@ class ElectricCharge(Task):
         c.circle((x, y), CHARGE_R, fill=fill, outline="black" if target else edge, width=5 if target else 2.5)
         c.text((x, y), charge_label(q), size=16, bold=True, anchor="mm", color="black")
         if target:
-            c.text((x + CHARGE_R - 2, y + CHARGE_R - 2), "T", size=20, bold=True, anchor="lt", background="white",
-                   padding=1)
+            c.text(
+                (x + CHARGE_R - 2, y + CHARGE_R - 2),
+                "T",
+                size=20,
+                bold=True,
+                anchor="lt",
+                background="white",
+                padding=1,
+            )
 
     @staticmethod
     def _draw_forces(fs: list[tuple[float, float]], net: tuple[float, float] | None) -> Canvas:
@@ -343,17 +392,23 @@ class ElectricCharge(Task):
             net = (sum(f[0] for f in fs), sum(f[1] for f in fs))
             if math.hypot(*net) > 1e-9 and DIRECTIONS[sector(angle_deg(net))] != solution.answer:
                 s = scene["sources"][i]
-                desc = (f"source {i + 1} ({charge_label(s['q'])} at {tuple(s['pos'])}) read as "
-                        f"{charge_label(-s['q'])}; net points {DIRECTIONS[sector(angle_deg(net))]} instead of "
-                        f"{solution.answer}")
+                desc = (
+                    f"source {i + 1} ({charge_label(s['q'])} at {tuple(s['pos'])}) read as "
+                    f"{charge_label(-s['q'])}; net points {DIRECTIONS[sector(angle_deg(net))]} instead of "
+                    f"{solution.answer}"
+                )
                 # The misread scene's net force gives the corrupted answer; a net within rounding of a sector
                 # boundary has no well-defined nearest direction (float and exact sums may differ), so none.
                 ang = angle_deg(net)
                 answer = DIRECTIONS[sector(ang)] if boundary_distance(ang) > BOUNDARY_EPS_DEG else None
                 # Bound now: the loop rebinds `wrong` and `fs` (none of its passes follows a return, but the
                 # callable must not depend on that).
-                return Corruption(steps=lambda wrong=wrong, fs=fs: self._steps(wrong, fs),
-                                  description=desc, answer=answer, scene=wrong if answer is not None else None)
+                return Corruption(
+                    steps=lambda wrong=wrong, fs=fs: self._steps(wrong, fs),
+                    description=desc,
+                    answer=answer,
+                    scene=wrong if answer is not None else None,
+                )
         return None
 
 
@@ -370,8 +425,17 @@ def _over_table(picture: Image.Image, title: str, rows: list[str]) -> Image.Imag
     return c.image()
 
 
-def _arrow(c: Canvas, origin: tuple[float, float], f: tuple[float, float], unit: float, colour: str, label: str,
-           placed: list[tuple[float, float]], width: float, cap: float) -> None:
+def _arrow(
+    c: Canvas,
+    origin: tuple[float, float],
+    f: tuple[float, float],
+    unit: float,
+    colour: str,
+    label: str,
+    placed: list[tuple[float, float]],
+    width: float,
+    cap: float,
+) -> None:
     """An arrow from origin along f (y up), with its label beyond the tip, nudged off earlier labels."""
     mag = math.hypot(*f)
     length = min(max(mag * unit, FORCE_MIN), cap)

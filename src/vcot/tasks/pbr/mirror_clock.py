@@ -53,6 +53,7 @@ class MirrorClockConfig:
 
 # -- time arithmetic ------------------------------------------------------------------------------------
 
+
 def hand_angles(hour: int, minute: int) -> tuple[Fraction, Fraction]:
     """(hour angle, minute angle) in degrees clockwise from 12 for a 12-hour time; exact."""
     return Fraction(30 * (hour % 12)) + Fraction(minute, 2), Fraction(6 * minute)
@@ -104,7 +105,7 @@ def check_readable(hour_angle: Fraction | float, minute_angle: Fraction | float)
 
 
 def _canon_time(answer: str) -> str:
-    """"03:05" and " 3:05" are the time 3:05; anything else stays as written (and is not in the space)."""
+    """ "03:05" and " 3:05" are the time 3:05; anything else stays as written (and is not in the space)."""
     h, sep, mm = answer.strip().partition(":")
     return f"{int(h)}:{mm}" if sep and h.isdigit() and mm.isdigit() and len(mm) == 2 else answer.strip()
 
@@ -115,6 +116,7 @@ def _num(x: Fraction) -> int | float:
 
 
 # -- drawing --------------------------------------------------------------------------------------------
+
 
 def _polar(angle_deg: float, r: float) -> tuple[float, float]:
     a = math.radians(angle_deg)
@@ -140,8 +142,14 @@ HOUR_HAND = [(-34, 22), (0.50 * RADIUS - 14, 14), (0.50 * RADIUS, 8)]
 MINUTE_HAND = [(-40, 10), (RADIUS - 70, 7), (RADIUS - 6, 1.5)]
 
 
-def draw_face(hour_angle: float, minute_angle: float, numerals: bool, caption: str | None = None,
-              hour_color: str = "black", minute_color: str = "black") -> Image.Image:
+def draw_face(
+    hour_angle: float,
+    minute_angle: float,
+    numerals: bool,
+    caption: str | None = None,
+    hour_color: str = "black",
+    minute_color: str = "black",
+) -> Image.Image:
     """A true (un-mirrored) clock face; the caption, if any, goes in the top-left corner."""
     cv = Canvas(SIZE, SIZE)
     cv.circle(CENTER, RADIUS + 12, fill=(245, 245, 240), outline="darkgray", width=10)
@@ -154,8 +162,9 @@ def draw_face(hour_angle: float, minute_angle: float, numerals: bool, caption: s
             cv.text(_polar(30 * h, RADIUS - 68), str(h), size=46, anchor="mm", bold=True)
     else:
         # A marker that survives the reflection (it is symmetric) so 12 stays identifiable.
-        cv.polygon([_polar(-4, RADIUS - 40), _polar(4, RADIUS - 40), _polar(0, RADIUS - 70)], fill="black",
-                   outline=None)
+        cv.polygon(
+            [_polar(-4, RADIUS - 40), _polar(4, RADIUS - 40), _polar(0, RADIUS - 70)], fill="black", outline=None
+        )
     _hand(cv, hour_angle, HOUR_HAND, hour_color)
     _hand(cv, minute_angle, MINUTE_HAND, minute_color)
     cv.circle(CENTER, 14, fill="black", outline=None)
@@ -171,6 +180,7 @@ def mirrored_picture(real_hour_angle: float, real_minute_angle: float, numerals:
 
 
 # -- scenes ---------------------------------------------------------------------------------------------
+
 
 def scene_for(asked: tuple[int, int], shift: dict[str, int] | None, numerals: bool) -> dict[str, Any]:
     """The scene whose question's answer is the time `asked` (the real time, or the real time moved on by
@@ -193,8 +203,12 @@ def possible_scenes(cfg: MirrorClockConfig) -> Iterator[dict[str, Any]]:
     only. Their number bounds how many instances a suite can hold without repeating a problem."""
     shifts: list[dict[str, int] | None] = [None] if cfg.shift_prob < 1 else []
     if cfg.shift_prob > 0:
-        shifts += [{"hours": dh, "minutes": dm} for dh in range(cfg.max_shift_hours + 1)
-                   for dm in range(0, 60, cfg.shift_minute_step) if dh or dm]
+        shifts += [
+            {"hours": dh, "minutes": dm}
+            for dh in range(cfg.max_shift_hours + 1)
+            for dm in range(0, 60, cfg.shift_minute_step)
+            if dh or dm
+        ]
     for hour in range(1, 13):
         for minute in range(0, 60, cfg.minute_step):
             for shift in shifts:
@@ -205,6 +219,7 @@ def possible_scenes(cfg: MirrorClockConfig) -> Iterator[dict[str, Any]]:
 
 
 # -- task -----------------------------------------------------------------------------------------------
+
 
 @register
 class MirrorClock(Task):
@@ -219,14 +234,19 @@ class MirrorClock(Task):
     # fill a 200-instance suite without repeats, and a whole-hour shift moves only the hour hand (see
     # docs/tasks/mirror_clock.md, "Difficulty").
     presets = {
-        "easy": MirrorClockConfig(minute_step=5, numerals=True, shift_prob=0.5, max_shift_hours=5,
-                                  shift_minute_step=60),
+        "easy": MirrorClockConfig(
+            minute_step=5, numerals=True, shift_prob=0.5, max_shift_hours=5, shift_minute_step=60
+        ),
         "medium": MirrorClockConfig(minute_step=1, numerals=True, shift_prob=0.4),
         "hard": MirrorClockConfig(minute_step=1, numerals=False, shift_prob=0.6),
     }
     limits = {
-        "minute_step": Limit(1, 30, "minutes of the asked time are its multiples, a divisor of 60; at 60 the only "
-                                    "time at 12 o'clock, 12:00, has overlapping hands"),
+        "minute_step": Limit(
+            1,
+            30,
+            "minutes of the asked time are its multiples, a divisor of 60; at 60 the only "
+            "time at 12 o'clock, 12:00, has overlapping hands",
+        ),
         "shift_prob": Limit(0, 1, "a probability"),
         "max_shift_hours": Limit(0, 11, "a longer shift goes round the 12-hour face"),
         "shift_minute_step": Limit(1, 60, "a divisor of 60 and a multiple of minute_step; 60: whole hours"),
@@ -236,15 +256,21 @@ class MirrorClock(Task):
         super().check_config(config)
         for name in ("minute_step", "shift_minute_step"):
             if 60 % getattr(config, name):
-                raise ParameterError(f"parameter {name} of task {self.name} must divide 60 (an hour's minutes), "
-                                     f"got {getattr(config, name)}")
+                raise ParameterError(
+                    f"parameter {name} of task {self.name} must divide 60 (an hour's minutes), "
+                    f"got {getattr(config, name)}"
+                )
         if config.shift_minute_step % config.minute_step:
             # The real time is the asked time minus the shift: it stays on the minute grid only this way.
-            raise ParameterError(f"parameters of task {self.name}: shift_minute_step ({config.shift_minute_step}) "
-                                 f"must be a multiple of minute_step ({config.minute_step})")
+            raise ParameterError(
+                f"parameters of task {self.name}: shift_minute_step ({config.shift_minute_step}) "
+                f"must be a multiple of minute_step ({config.minute_step})"
+            )
         if config.shift_prob > 0 and config.max_shift_hours == 0 and config.shift_minute_step == 60:
-            raise ParameterError(f"parameters of task {self.name}: with shift_prob > 0, max_shift_hours = 0 and "
-                                 "shift_minute_step = 60 every shift would be zero")
+            raise ParameterError(
+                f"parameters of task {self.name}: with shift_prob > 0, max_shift_hours = 0 and "
+                "shift_minute_step = 60 every shift would be zero"
+            )
 
     def sample_scene(self, ctx: GenContext) -> dict[str, Any]:
         cfg = self.config
@@ -259,6 +285,7 @@ class MirrorClock(Task):
                 raise Reject("zero shift")
             shift = {"hours": dh, "minutes": dm}
         return scene_for((ans_hour, ans_minute), shift, cfg.numerals)
+
     def solve(self, scene: dict[str, Any]) -> Solution:
         shown_h = Fraction(scene["shown_hour_angle"])
         shown_m = Fraction(scene["shown_minute_angle"])
@@ -272,8 +299,12 @@ class MirrorClock(Task):
         answer = real
         if scene["form"] == "shift":
             answer = add_time(*real, scene["shift"]["hours"], scene["shift"]["minutes"])
-        details = {"real_time": fmt_time(*real), "apparent_time": fmt_time(*apparent),
-                   "real_hour_angle": _num(real_h), "real_minute_angle": _num(real_m)}
+        details = {
+            "real_time": fmt_time(*real),
+            "apparent_time": fmt_time(*apparent),
+            "real_hour_angle": _num(real_h),
+            "real_minute_angle": _num(real_m),
+        }
         states = [{"time": fmt_time(*real), "hour_angle": _num(real_h), "minute_angle": _num(real_m)}]
         if scene["form"] == "shift":
             ah, am = hand_angles(*answer)
@@ -281,11 +312,16 @@ class MirrorClock(Task):
         return Solution(answer=fmt_time(*answer), states=states, details=details)
 
     def question(self, scene: dict[str, Any]) -> str:
-        face = ("The face has the numerals 1 to 12 (mirrored too)" if scene["numerals"] else
-                "The face has no numerals: 60 minute ticks, longer ticks at the hours, and a triangle marks 12")
-        base = ("The picture shows an analogue clock as seen in a mirror: the image is reversed left to right. "
-                f"{face}; 12 is at the top. The short, wide hand is the hour hand and the long, thin hand that reaches "
-                "the ring of minute ticks is the minute hand; the time is a whole number of minutes.")
+        face = (
+            "The face has the numerals 1 to 12 (mirrored too)"
+            if scene["numerals"]
+            else "The face has no numerals: 60 minute ticks, longer ticks at the hours, and a triangle marks 12"
+        )
+        base = (
+            "The picture shows an analogue clock as seen in a mirror: the image is reversed left to right. "
+            f"{face}; 12 is at the top. The short, wide hand is the hour hand and the long, thin hand that reaches "
+            "the ring of minute ticks is the minute hand; the time is a whole number of minutes."
+        )
         if scene["form"] == "shift":
             dh, dm = scene["shift"]["hours"], scene["shift"]["minutes"]
             ask = f"What time will the real clock show {shift_words(dh, dm)} later?"
@@ -303,19 +339,24 @@ class MirrorClock(Task):
         them, which is the conclusion."""
         first = states[0]
         img = draw_face(first["hour_angle"], first["minute_angle"], scene["numerals"], caption="Un-mirrored face")
-        text = (f"Flipping the mirror image left to right gives the real face: the minute hand points "
-                f"{first['minute_angle']} degrees clockwise from 12 and the hour hand {first['hour_angle']} "
-                "degrees clockwise from 12.")
+        text = (
+            f"Flipping the mirror image left to right gives the real face: the minute hand points "
+            f"{first['minute_angle']} degrees clockwise from 12 and the hour hand {first['hour_angle']} "
+            "degrees clockwise from 12."
+        )
         steps = [(img, text)]
         if scene["form"] == "shift":
             second = states[1]
             dh, dm = scene["shift"]["hours"], scene["shift"]["minutes"]
             moved = " ".join(p for p in (f"{dh} h" if dh else "", f"{dm} min" if dm else "") if p)
-            img2 = draw_face(second["hour_angle"], second["minute_angle"], scene["numerals"],
-                             caption=f"Real face {moved} later")
-            text2 = (f"The real face {shift_words(dh, dm)} later: the minute hand now points "
-                     f"{second['minute_angle']} degrees clockwise from 12 and the hour hand {second['hour_angle']} "
-                     "degrees clockwise from 12.")
+            img2 = draw_face(
+                second["hour_angle"], second["minute_angle"], scene["numerals"], caption=f"Real face {moved} later"
+            )
+            text2 = (
+                f"The real face {shift_words(dh, dm)} later: the minute hand now points "
+                f"{second['minute_angle']} degrees clockwise from 12 and the hour hand {second['hour_angle']} "
+                "degrees clockwise from 12."
+            )
             steps.append((img2, text2))
         return steps
 
@@ -323,8 +364,9 @@ class MirrorClock(Task):
         return Rendering(image=self.render_input(scene, solution), steps=self._steps(scene, solution.states))
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
-        return mirrored_picture(solution.details["real_hour_angle"], solution.details["real_minute_angle"],
-                                scene["numerals"])
+        return mirrored_picture(
+            solution.details["real_hour_angle"], solution.details["real_minute_angle"], scene["numerals"]
+        )
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption:
         real_h = Fraction(solution.details["real_hour_angle"])
@@ -352,10 +394,14 @@ class MirrorClock(Task):
         # by the shift). As a scene, the misreading is a mirror showing the misread real face: its hands are
         # those of `bad` reflected, so the oracle reads `bad` back and applies the same shift.
         bad_hour, bad_minute = hand_angles(*bad)
-        wrong = {**scene, "shown_hour_angle": _num(mirror_angle(bad_hour)),
-                 "shown_minute_angle": _num(mirror_angle(bad_minute))}
-        return Corruption(steps=lambda: self._steps(scene, states), description=desc, answer=states[-1]["time"],
-                          scene=wrong)
+        wrong = {
+            **scene,
+            "shown_hour_angle": _num(mirror_angle(bad_hour)),
+            "shown_minute_angle": _num(mirror_angle(bad_minute)),
+        }
+        return Corruption(
+            steps=lambda: self._steps(scene, states), description=desc, answer=states[-1]["time"], scene=wrong
+        )
 
     def slip(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
         """A slip in applying a rule, the mirror read right: either the hour taken from the hour hand as the
@@ -385,8 +431,11 @@ class MirrorClock(Task):
                     ah, am = hand_angles(*shifted)
                     states.append({"time": fmt_time(*shifted), "hour_angle": _num(ah), "minute_angle": _num(am)})
                 # As a scene for the oracle: a mirror showing the slipped real face.
-                wrong = {**scene, "shown_hour_angle": _num(mirror_angle(bad_h)),
-                         "shown_minute_angle": _num(mirror_angle(bad_m))}
+                wrong = {
+                    **scene,
+                    "shown_hour_angle": _num(mirror_angle(bad_h)),
+                    "shown_minute_angle": _num(mirror_angle(bad_m)),
+                }
                 desc = "hour hand left as the mirror shows it, the minute hand un-mirrored"
             else:
                 dh, dm = scene["shift"]["hours"], scene["shift"]["minutes"]
@@ -398,8 +447,10 @@ class MirrorClock(Task):
                     check_readable(ah, am)
                 except Reject:
                     continue
-                states = [solution.states[0], {"time": fmt_time(*back), "hour_angle": _num(ah),
-                                               "minute_angle": _num(am)}]
+                states = [
+                    solution.states[0],
+                    {"time": fmt_time(*back), "hour_angle": _num(ah), "minute_angle": _num(am)},
+                ]
                 # As a scene for the oracle: the same mirror, and a forward shift that lands where turning back
                 # does (a 12-hour face: back by s minutes is forward by 720 - s).
                 total = (720 - (60 * dh + dm)) % 720
@@ -407,6 +458,10 @@ class MirrorClock(Task):
                 desc = "the shift turned back instead of forward"
             if states[-1]["time"] == solution.answer:
                 continue
-            return Corruption(steps=lambda states=states: self._steps(scene, states), description=desc,
-                              answer=states[-1]["time"], scene=wrong)
+            return Corruption(
+                steps=lambda states=states: self._steps(scene, states),
+                description=desc,
+                answer=states[-1]["time"],
+                scene=wrong,
+            )
         return None

@@ -17,7 +17,7 @@ class Frame:
     y1: float
     scale: float
     pad: int = 20
-    top: int = 0          # extra pixels above the world (a title line)
+    top: int = 0  # extra pixels above the world (a title line)
 
     @property
     def width(self) -> int:

@@ -39,6 +39,7 @@ try:
         """Non-owning C pointers to a space and one of its bodies (valid while the pymunk objects live)."""
         return _ffi.cast("cpSpace *", space._space), _ffi.cast("cpBody *", body._body)
 except (ImportError, AttributeError):  # another pymunk layout: its public API
+
     def _space_step(space: Any, dt: float) -> None:
         space.step(dt)
 
@@ -54,18 +55,19 @@ except (ImportError, AttributeError):  # another pymunk layout: its public API
     def _raw(space: pymunk.Space, body: pymunk.Body) -> tuple[Any, Any]:
         return space, body
 
-GRAVITY = 10.0            # world units per second squared; block heights are about 1 unit
+
+GRAVITY = 10.0  # world units per second squared; block heights are about 1 unit
 # Tower: 150 steps of 1/60 s. A tipping stack of up to 9 blocks has hit the floor and nearly stopped by 2.5 s.
 TOWER_DT = 1.0 / 60.0
 TOWER_STEPS = 150
-TOWER_ITERATIONS = 30     # solver iterations: resting stacks of 9 blocks stay still at this count
+TOWER_ITERATIONS = 30  # solver iterations: resting stacks of 9 blocks stay still at this count
 FRICTION = 0.7
-WATCH_EVERY = 10          # steps between the checks of `simulate_tower(watch=...)`
+WATCH_EVERY = 10  # steps between the checks of `simulate_tower(watch=...)`
 # Ball: 1/120 s steps keep the ball (radius 0.25, at most about 12 units/s) from sinking into a ramp.
 BALL_DT = 1.0 / 120.0
 BALL_MAX_STEPS = 900
-RAMP_RADIUS = 0.06        # half the drawn thickness of a ramp
-CONTACT_SLACK = 0.03      # a ball within this of a ramp's surface touches it
+RAMP_RADIUS = 0.06  # half the drawn thickness of a ramp
+CONTACT_SLACK = 0.03  # a ball within this of a ramp's surface touches it
 
 
 @dataclass
@@ -103,9 +105,14 @@ def stacked_centres(blocks: Sequence[dict[str, Any]]) -> list[float]:
     return out
 
 
-def simulate_tower(blocks: Sequence[dict[str, Any]], shifts: Sequence[float] | None = None,
-                   densities: Sequence[float] | None = None, glued_from: int | None = None,
-                   trace: bool = True, watch: tuple[int, float] | None = None) -> TowerRun:
+def simulate_tower(
+    blocks: Sequence[dict[str, Any]],
+    shifts: Sequence[float] | None = None,
+    densities: Sequence[float] | None = None,
+    glued_from: int | None = None,
+    trace: bool = True,
+    watch: tuple[int, float] | None = None,
+) -> TowerRun:
     """Release the blocks (dicts with centre x, width w, height h; bottom first) from rest on the floor.
 
     `shifts` moves each block sideways (the jitter test); `densities` replaces the uniform density and
@@ -125,8 +132,10 @@ def simulate_tower(blocks: Sequence[dict[str, Any]], shifts: Sequence[float] | N
     floor.friction = FRICTION
     floor.elasticity = 0.0
     space.add(floor)
-    centres = [(b["x"] + (shifts[i] if shifts else 0.0), yc)
-               for i, (b, yc) in enumerate(zip(blocks, stacked_centres(blocks), strict=True))]
+    centres = [
+        (b["x"] + (shifts[i] if shifts else 0.0), yc)
+        for i, (b, yc) in enumerate(zip(blocks, stacked_centres(blocks), strict=True))
+    ]
     masses = [b["w"] * b["h"] * (densities[i] if densities else 1.0) for i, b in enumerate(blocks)]
     n = len(blocks)
     g = n if glued_from is None else glued_from
@@ -137,8 +146,11 @@ def simulate_tower(blocks: Sequence[dict[str, Any]], shifts: Sequence[float] | N
         mass = sum(masses[i] for i in group)
         cx = sum(masses[i] * centres[i][0] for i in group) / mass
         cy = sum(masses[i] * centres[i][1] for i in group) / mass
-        moment = sum(pymunk.moment_for_box(masses[i], (blocks[i]["w"], blocks[i]["h"]))
-                     + masses[i] * ((centres[i][0] - cx) ** 2 + (centres[i][1] - cy) ** 2) for i in group)
+        moment = sum(
+            pymunk.moment_for_box(masses[i], (blocks[i]["w"], blocks[i]["h"]))
+            + masses[i] * ((centres[i][0] - cx) ** 2 + (centres[i][1] - cy) ** 2)
+            for i in group
+        )
         body = pymunk.Body(mass, moment)
         body.position = (cx, cy)
         space.add(body)
@@ -164,7 +176,7 @@ def simulate_tower(blocks: Sequence[dict[str, Any]], shifts: Sequence[float] | N
         return out
 
     poses = [pose()]
-    space.step(TOWER_DT)    # the first step through pymunk (it checks the bodies' masses), the rest directly
+    space.step(TOWER_DT)  # the first step through pymunk (it checks the bodies' masses), the rest directly
     if trace:
         poses.append(pose())
     cspace = _raw(space, owner[0][0])[0]
@@ -178,8 +190,10 @@ def simulate_tower(blocks: Sequence[dict[str, Any]], shifts: Sequence[float] | N
             poses.append(pose())
         if k and s % WATCH_EVERY == 0 and s < TOWER_STEPS:
             now = pose()
-            if any(math.hypot(x - x0, y - y0) + abs(a - a0) * d > limit
-                   for (x0, y0, a0), (x, y, a), d in zip(start, now[:k], diag, strict=True)):
+            if any(
+                math.hypot(x - x0, y - y0) + abs(a - a0) * d > limit
+                for (x0, y0, a0), (x, y, a), d in zip(start, now[:k], diag, strict=True)
+            ):
                 if not trace:
                     poses.append(now)
                 return TowerRun(poses=poses, heights=heights, widths=widths, stopped=True)
@@ -247,7 +261,7 @@ class BallSim:
         if self.steps:
             _space_step(self._cspace, BALL_DT)
         else:
-            self.space.step(BALL_DT)    # the first step through pymunk (it checks the body's mass)
+            self.space.step(BALL_DT)  # the first step through pymunk (it checks the body's mass)
         self.steps += 1
         v = _body_position(self._cbody)
         x, y = v.x, v.y
@@ -255,8 +269,11 @@ class BallSim:
         self.run.trace.append(p)
         touches = self.run.touches
         for k, (x0, x1, y0, y1) in enumerate(self.boxes):
-            if x0 <= x <= x1 and y0 <= y <= y1 and \
-                    _distance_to_segment(p, self.ramps[k]["a"], self.ramps[k]["b"]) <= self.reach:
+            if (
+                x0 <= x <= x1
+                and y0 <= y <= y1
+                and _distance_to_segment(p, self.ramps[k]["a"], self.ramps[k]["b"]) <= self.reach
+            ):
                 if touches and touches[-1][0] == k and touches[-1][2] >= self.steps - 3:
                     touches[-1] = (k, touches[-1][1], self.steps)
                 else:

@@ -35,8 +35,8 @@ HEIGHT = 12.0
 BALL_R = 0.25
 DIVIDER_H = 0.8
 SCALE = 44.0
-EDGE = 0.4          # ramps and the ball's path keep this far from the box's sides
-CLEARANCE = 0.9     # least distance between two ramps: the ball (0.5 across) passes between them
+EDGE = 0.4  # ramps and the ball's path keep this far from the box's sides
+CLEARANCE = 0.9  # least distance between two ramps: the ball (0.5 across) passes between them
 # Velocity damping per second the corrupted trajectories try: the run of a reader who lets the ball lose speed
 # (below 1) or gain it (above 1, pymunk then scales the velocity up by that factor a second).
 WRONG_DAMPING = (0.6, 1.6, 0.45, 2.2, 0.3, 0.15)
@@ -49,20 +49,21 @@ LAYOUT_OFFSET = 45.0  # the first layout sits in the middle of a wide box, then 
 
 @dataclass(frozen=True)
 class BallBinsConfig:
-    ramps: int = 3               # ramps in the chain the ball is built to touch
-    distractors: int = 1         # further ramps placed anywhere
+    ramps: int = 3  # ramps in the chain the ball is built to touch
+    distractors: int = 1  # further ramps placed anywhere
     bins: int = 4
     min_length: float = 2.4
     max_length: float = 3.6
-    min_angle: float = 14.0      # degrees from the horizontal
+    min_angle: float = 14.0  # degrees from the horizontal
     max_angle: float = 30.0
-    margin: float = 0.2          # the ball's edge passes this far inside a bin's dividers
-    jitter: float = 0.06         # start moved this far in each direction in the jitter re-runs
+    margin: float = 0.2  # the ball's edge passes this far inside a bin's dividers
+    jitter: float = 0.06  # start moved this far in each direction in the jitter re-runs
     jitter_runs: int = 5
 
 
 def segment_distance(p: list[float], q: list[float], a: list[float], b: list[float]) -> float:
     """Least distance between segments pq and ab (0 when they cross)."""
+
     def cross(o: list[float], s: list[float], t: list[float]) -> float:
         return (s[0] - o[0]) * (t[1] - o[1]) - (s[1] - o[1]) * (t[0] - o[0])
 
@@ -146,8 +147,9 @@ class BallBins(Task):
         for mirrored in (False, True):
             sc = _mirrored(scene) if mirrored else scene
             landing = LAYOUT_WIDTH - base.landing_x if mirrored else base.landing_x
-            xs = [p[0] for rp in sc["ramps"] for p in (rp["a"], rp["b"])] + \
-                [LAYOUT_WIDTH - p[0] if mirrored else p[0] for p in base.trace]
+            xs = [p[0] for rp in sc["ramps"] for p in (rp["a"], rp["b"])] + [
+                LAYOUT_WIDTH - p[0] if mirrored else p[0] for p in base.trace
+            ]
             lo, hi = EDGE - min(xs), WIDTH - EDGE - max(xs)
             for _ in range(12):
                 s = want * bw + rng.uniform(inner, bw - inner) - landing
@@ -162,7 +164,7 @@ class BallBins(Task):
             raise Reject("the shifted scene runs differently")
         for k, first, last in run.touches:
             ramp = scene["ramps"][k]
-            along = [_fraction(ramp, p) * _length(ramp) for p in run.trace[first:last + 1]]
+            along = [_fraction(ramp, p) * _length(ramp) for p in run.trace[first : last + 1]]
             if min(along) < TURN_CLEARANCE or _end(ramp, run.trace[last]).startswith("upper"):
                 raise Reject("the ball turns back near a ramp's upper end (or leaves over it)")
         x = run.landing_x - want * bw
@@ -170,8 +172,12 @@ class BallBins(Task):
             raise Reject("the ball drops too near a divider")
         for _ in range(cfg.jitter_runs):
             j = simulate_ball(scene, dx=rng.uniform(-cfg.jitter, cfg.jitter), dy=rng.uniform(-cfg.jitter, cfg.jitter))
-            if j.landing_x is None or j.left_box or ramp_sequence(j) != ramp_sequence(run) \
-                    or bin_of(scene, j.landing_x) != want:
+            if (
+                j.landing_x is None
+                or j.left_box
+                or ramp_sequence(j) != ramp_sequence(run)
+                or bin_of(scene, j.landing_x) != want
+            ):
                 raise Reject("a jittered re-run takes another path")
         return scene
 
@@ -184,8 +190,15 @@ class BallBins(Task):
         top = HEIGHT - 2.6 + rng.uniform(-0.3, 0.3)
         drop = min(2.8, (top - DIVIDER_H - 2.2) / max(1, m - 1))
         side = rng.choice((-1, 1))
-        ramps = [_ramp(rng.uniform(3.0, WIDTH - 3.0) + LAYOUT_OFFSET, top, rng.uniform(cfg.min_length, cfg.max_length),
-                       rng.uniform(cfg.min_angle, cfg.max_angle), side)]
+        ramps = [
+            _ramp(
+                rng.uniform(3.0, WIDTH - 3.0) + LAYOUT_OFFSET,
+                top,
+                rng.uniform(cfg.min_length, cfg.max_length),
+                rng.uniform(cfg.min_angle, cfg.max_angle),
+                side,
+            )
+        ]
         sx, sy = _point_on(ramps[0], rng.uniform(0.1, 0.4))
         ball = {"x": sx, "y": min(HEIGHT - 0.5, sy + rng.uniform(1.0, 1.6)), "r": BALL_R}
         sim = BallSim(ball)
@@ -199,20 +212,23 @@ class BallBins(Task):
                 sim.step()
             (px, py), (vx, vy) = sim.run.trace[-1], sim.velocity()
             length, angle = rng.uniform(cfg.min_length, cfg.max_length), rng.uniform(cfg.min_angle, cfg.max_angle)
-            level = ramps[-1]["b"][1] - rng.uniform(0.6, 1.0) * drop if ramps[-1]["b"][1] < ramps[-1]["a"][1] \
+            level = (
+                ramps[-1]["b"][1] - rng.uniform(0.6, 1.0) * drop
+                if ramps[-1]["b"][1] < ramps[-1]["a"][1]
                 else ramps[-1]["a"][1] - drop
+            )
             level = max(level, DIVIDER_H + 1.6 + length / 2 * math.sin(math.radians(angle)))
             h = py - level - touch_r
             if h <= 0:
                 raise Reject("the ball leaves its ramp below the next ramp's level")
-            t = (vy + math.sqrt(vy * vy + 2 * 10.0 * h)) / 10.0        # free fall to the level (g = 10)
-            vt = vy - 10.0 * t                                      # vertical speed on arrival
+            t = (vy + math.sqrt(vy * vy + 2 * 10.0 * h)) / 10.0  # free fall to the level (g = 10)
+            vt = vy - 10.0 * t  # vertical speed on arrival
             f = rng.uniform(0.15, 0.6)
             if rng.random() < 0.85:
                 # Zig-zags keep the path within the box. The ball then arrives sliding uphill: land it far enough
                 # down the ramp to turn back well below the upper end.
                 cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-                along = side * vx * cos + vt * sin                   # speed along the new ramp, uphill positive
+                along = side * vx * cos + vt * sin  # speed along the new ramp, uphill positive
                 rise = max(0.0, along) ** 2 / (2 * 10.0 * sin)
                 lo_f = (rise + TURN_CLEARANCE + 0.3) / length
                 if lo_f <= 0.85:
@@ -233,11 +249,16 @@ class BallBins(Task):
         lo_x, hi_x = min(p[0] for p in run.trace), max(p[0] for p in run.trace)
         for _ in range(cfg.distractors):
             for _attempt in range(20):
-                cand = _ramp(rng.uniform(lo_x, hi_x), rng.uniform(2.2, HEIGHT - 3.0),
-                             rng.uniform(cfg.min_length, cfg.max_length), rng.uniform(cfg.min_angle, cfg.max_angle),
-                             rng.choice((-1, 1)))
-                if all(segment_distance(cand["a"], cand["b"], r["a"], r["b"]) >= CLEARANCE for r in ramps) and \
-                        all(_seg_point(cand, p) >= clear for p in path):
+                cand = _ramp(
+                    rng.uniform(lo_x, hi_x),
+                    rng.uniform(2.2, HEIGHT - 3.0),
+                    rng.uniform(cfg.min_length, cfg.max_length),
+                    rng.uniform(cfg.min_angle, cfg.max_angle),
+                    rng.choice((-1, 1)),
+                )
+                if all(segment_distance(cand["a"], cand["b"], r["a"], r["b"]) >= CLEARANCE for r in ramps) and all(
+                    _seg_point(cand, p) >= clear for p in path
+                ):
                     ramps.append(cand)
                     break
             else:
@@ -247,8 +268,15 @@ class BallBins(Task):
         # Letters from the top down, so that they say nothing about which ramps belong to the chain.
         order = sorted(range(len(ramps)), key=lambda k: (-(ramps[k]["a"][1] + ramps[k]["b"][1]), ramps[k]["a"][0]))
         lettered = [{"label": chr(ord("A") + n), **ramps[k]} for n, k in enumerate(order)]
-        scene = {"width": LAYOUT_WIDTH, "height": HEIGHT, "bins": cfg.bins, "divider_h": DIVIDER_H,
-                 "ramp_r": RAMP_RADIUS, "ball": ball, "ramps": lettered}
+        scene = {
+            "width": LAYOUT_WIDTH,
+            "height": HEIGHT,
+            "bins": cfg.bins,
+            "divider_h": DIVIDER_H,
+            "ramp_r": RAMP_RADIUS,
+            "ball": ball,
+            "ramps": lettered,
+        }
         new_index = {k: n for n, k in enumerate(order)}
         run.touches = [(new_index[k], a, b) for k, a, b in run.touches]
         return scene, run
@@ -257,8 +285,14 @@ class BallBins(Task):
     def _shifted(scene: dict[str, Any], s: float) -> dict[str, Any]:
         out = {**scene, "width": WIDTH}
         out["ball"] = {**scene["ball"], "x": round(scene["ball"]["x"] + s, 3), "y": round(scene["ball"]["y"], 3)}
-        out["ramps"] = [{"label": r["label"], "a": [round(r["a"][0] + s, 3), round(r["a"][1], 3)],
-                         "b": [round(r["b"][0] + s, 3), round(r["b"][1], 3)]} for r in scene["ramps"]]
+        out["ramps"] = [
+            {
+                "label": r["label"],
+                "a": [round(r["a"][0] + s, 3), round(r["a"][1], 3)],
+                "b": [round(r["b"][0] + s, 3), round(r["b"][1], 3)],
+            }
+            for r in scene["ramps"]
+        ]
         return out
 
     # -- solving --------------------------------------------------------------------------------------------
@@ -274,20 +308,31 @@ class BallBins(Task):
         states = []
         for k, first, last in run.touches:
             ramp = scene["ramps"][k]
-            states.append({"ramp": ramp["label"], "step": first, "lands": _where(ramp, run.trace[first]),
-                           "leaves": _end(ramp, run.trace[last])})
+            states.append(
+                {
+                    "ramp": ramp["label"],
+                    "step": first,
+                    "lands": _where(ramp, run.trace[first]),
+                    "leaves": _end(ramp, run.trace[last]),
+                }
+            )
         b = bin_of(scene, run.landing_x) + 1
         states.append({"bin": b, "step": len(run.trace) - 1})
-        return Solution(answer=str(b), states=states,
-                        details={"landing_x": round(run.landing_x, 3), "t": round((len(run.trace) - 1) * BALL_DT, 3)})
+        return Solution(
+            answer=str(b),
+            states=states,
+            details={"landing_x": round(run.landing_x, 3), "t": round((len(run.trace) - 1) * BALL_DT, 3)},
+        )
 
     def question(self, scene: dict[str, Any]) -> str:
-        return ("The picture shows a ball held at rest above lettered ramps, with numbered bins along the floor; "
-                "gravity points down the picture. The ramps are fixed and perfectly smooth, and the ball does not "
-                "bounce: on landing it keeps only its speed along the ramp it meets and slides on it, and it leaves "
-                "a ramp at one of its ends, flying on until it meets another ramp or drops between the dividers. "
-                f"The ball is released. Into which bin does it fall? Answer with the bin's number, 1 to "
-                f"{scene['bins']}.")
+        return (
+            "The picture shows a ball held at rest above lettered ramps, with numbered bins along the floor; "
+            "gravity points down the picture. The ramps are fixed and perfectly smooth, and the ball does not "
+            "bounce: on landing it keeps only its speed along the ramp it meets and slides on it, and it leaves "
+            "a ramp at one of its ends, flying on until it meets another ramp or drops between the dividers. "
+            f"The ball is released. Into which bin does it fall? Answer with the bin's number, 1 to "
+            f"{scene['bins']}."
+        )
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
         # The configuration's bin count: the question names the same number (an instance without its scene,
@@ -320,7 +365,7 @@ class BallBins(Task):
             ax, ay = ramp["b"][0] - ramp["a"][0], ramp["b"][1] - ramp["a"][1]
             norm = math.hypot(ax, ay)
             nx, ny = -ay / norm, ax / norm
-            if ny > 0:   # the label goes under the ramp, off the ball's side
+            if ny > 0:  # the label goes under the ramp, off the ball's side
                 nx, ny = -nx, -ny
             px, py = fr.px(mx + 0.45 * nx, my + 0.45 * ny)
             c.text((px, py), ramp["label"], size=20, bold=True, anchor="mm", background="white", padding=1)
@@ -330,7 +375,7 @@ class BallBins(Task):
             c.circle(start, r_px, fill="orange", outline="black", width=2.5)
             return c.image()
         c.circle(start, r_px, fill=None, outline="gray", width=2)
-        path = [fr.px(*p) for p in run.trace[:step + 1:2]] + [fr.px(*run.trace[step])]
+        path = [fr.px(*p) for p in run.trace[: step + 1 : 2]] + [fr.px(*run.trace[step])]
         if len(path) >= 2:
             c.line(path, "blue", 3)
         c.circle(fr.px(*run.trace[step]), r_px, fill="orange", outline="black", width=2.5)
@@ -340,8 +385,9 @@ class BallBins(Task):
         return self._draw(scene, None, 0)
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
-        return Rendering(image=self.render_input(scene, solution),
-                         steps=self._steps(scene, simulate_ball(scene), solution))
+        return Rendering(
+            image=self.render_input(scene, solution), steps=self._steps(scene, simulate_ball(scene), solution)
+        )
 
     def _steps(self, scene: dict[str, Any], run: BallRun, solution: Solution) -> list[tuple[Image.Image, str]]:
         out = []
@@ -368,25 +414,34 @@ class BallBins(Task):
                 continue
             off = run.landing_x - bin_of(scene, run.landing_x) * bw
             if not BALL_R <= off <= bw - BALL_R:
-                continue   # would show the ball landing on a divider: an obviously broken picture
+                continue  # would show the ball landing on a divider: an obviously broken picture
             wrong = self._solution(scene, run)
             if wrong.answer == solution.answer:
                 continue
-            desc = (f"ball speed scaled by damping {damping:g} per second: bin {wrong.answer} instead of "
-                    f"{solution.answer}")
+            desc = (
+                f"ball speed scaled by damping {damping:g} per second: bin {wrong.answer} instead of {solution.answer}"
+            )
             # The answer is the bin the drawn run's last key frame shows (its last state), from this very run.
             # No scene is set: misjudged speed is no scene the oracle reads.
-            return Corruption(steps=lambda run=run, wrong=wrong: self._steps(scene, run, wrong), description=desc,
-                              answer=str(wrong.states[-1]["bin"]))
+            return Corruption(
+                steps=lambda run=run, wrong=wrong: self._steps(scene, run, wrong),
+                description=desc,
+                answer=str(wrong.states[-1]["bin"]),
+            )
         return None
 
 
 def _mirrored(scene: dict[str, Any]) -> dict[str, Any]:
     """The scene mirrored left to right in its box (the upper end of a ramp stays its first point)."""
     w = scene["width"]
-    return {**scene, "ball": {**scene["ball"], "x": w - scene["ball"]["x"]},
-            "ramps": [{"label": r["label"], "a": [w - r["a"][0], r["a"][1]], "b": [w - r["b"][0], r["b"][1]]}
-                      for r in scene["ramps"]]}
+    return {
+        **scene,
+        "ball": {**scene["ball"], "x": w - scene["ball"]["x"]},
+        "ramps": [
+            {"label": r["label"], "a": [w - r["a"][0], r["a"][1]], "b": [w - r["b"][0], r["b"][1]]}
+            for r in scene["ramps"]
+        ],
+    }
 
 
 def _seg_point(ramp: dict[str, Any], p: tuple[float, float]) -> float:

@@ -38,15 +38,15 @@ from vcot.tasks.physsim._engine import (
 )
 
 LETTERS = "ABCDEFGHI"
-STILL = 0.1      # a block that moved less than this (centre shift plus corner arc, world units) stayed
-GONE = 0.5       # one that moved more than this fell; anything between is a half-moved, fragile scene
+STILL = 0.1  # a block that moved less than this (centre shift plus corner arc, world units) stayed
+GONE = 0.5  # one that moved more than this fell; anything between is a half-moved, fragile scene
 # What an accepted scene's own run must show: blocks that stay barely stir, blocks that fall are clearly gone.
 # Runs where the tipping group drags the block under it, or comes apart and leaves a block behind, fall
 # between and change under jitter.
 STILL_CLEAR = 0.05
 GONE_CLEAR = 1.5
 MIN_CONTACT = 0.3  # shortest contact face between neighbouring blocks (world units)
-TIP_SPREAD = 0.4   # how much further than the margin the tipping group's centre of mass may overhang
+TIP_SPREAD = 0.4  # how much further than the margin the tipping group's centre of mass may overhang
 CANVAS_W = 720
 # Mistaken weights the corrupted trajectories try (a block taken as this many times heavier than its size says).
 WRONG_WEIGHTS = (0.1, 0.25, 4.0, 10.0)
@@ -59,14 +59,16 @@ class BlockTowerConfig:
     max_width: float = 2.6
     min_height: float = 0.7
     max_height: float = 1.0
-    margin: float = 0.15         # distance of each group's centre of mass from the edges of its contact face
-    jitter: float = 0.05         # sideways shift of each block in the jitter re-runs
+    margin: float = 0.15  # distance of each group's centre of mass from the edges of its contact face
+    jitter: float = 0.05  # sideways shift of each block in the jitter re-runs
     jitter_runs: int = 5
 
 
 def contact_face(lower: dict[str, Any], upper: dict[str, Any]) -> tuple[float, float]:
-    return (max(lower["x"] - lower["w"] / 2, upper["x"] - upper["w"] / 2),
-            min(lower["x"] + lower["w"] / 2, upper["x"] + upper["w"] / 2))
+    return (
+        max(lower["x"] - lower["w"] / 2, upper["x"] - upper["w"] / 2),
+        min(lower["x"] + lower["w"] / 2, upper["x"] + upper["w"] / 2),
+    )
 
 
 def statics(blocks: list[dict[str, Any]]) -> list[float]:
@@ -74,7 +76,7 @@ def statics(blocks: list[dict[str, Any]]) -> list[float]:
     the face (negative: outside, so that group tips over the face's edge)."""
     out = []
     for j in range(len(blocks) - 1):
-        group = blocks[j + 1:]
+        group = blocks[j + 1 :]
         mass = sum(b["w"] * b["h"] for b in group)
         com = sum(b["w"] * b["h"] * b["x"] for b in group) / mass
         lo, hi = contact_face(blocks[j], blocks[j + 1])
@@ -88,16 +90,18 @@ def build_tower(rng: random.Random, cfg: BlockTowerConfig, standing: int) -> lis
     least as much: the group above it then tips as one piece, rather than racing a block above that would fall
     on its own. Raises Reject when a block cannot be placed."""
     n = cfg.blocks
-    sizes = [(round(rng.uniform(cfg.min_width, cfg.max_width), 2), round(rng.uniform(cfg.min_height, cfg.max_height), 2))
-             for _ in range(n)]
+    sizes = [
+        (round(rng.uniform(cfg.min_width, cfg.max_width), 2), round(rng.uniform(cfg.min_height, cfg.max_height), 2))
+        for _ in range(n)
+    ]
     xs = [0.0] * n
     for j in range(n - 2, -1, -1):
         w, wu = sizes[j][0], sizes[j + 1][0]
         reach = (w + wu) / 2 - MIN_CONTACT
-        lo, hi = xs[j + 1] - reach, xs[j + 1] + reach          # keeps a contact face of MIN_CONTACT
-        mass = sum(a * b for a, b in sizes[j + 1:])
-        com = sum(a * b * x for (a, b), x in zip(sizes[j + 1:], xs[j + 1:], strict=True)) / mass
-        if j == standing - 1:                                # the tipping face: its group overhangs it
+        lo, hi = xs[j + 1] - reach, xs[j + 1] + reach  # keeps a contact face of MIN_CONTACT
+        mass = sum(a * b for a, b in sizes[j + 1 :])
+        com = sum(a * b * x for (a, b), x in zip(sizes[j + 1 :], xs[j + 1 :], strict=True)) / mass
+        if j == standing - 1:  # the tipping face: its group overhangs it
             # Only just: the faces below must still hold this block with the overhanging group on it, which
             # takes a block that outweighs the overhang's torque.
             if rng.random() < 0.5:
@@ -106,7 +110,7 @@ def build_tower(rng: random.Random, cfg: BlockTowerConfig, standing: int) -> lis
             else:
                 lo = max(lo, com + cfg.margin + w / 2)
                 hi = min(hi, lo + TIP_SPREAD)
-        else:                                                  # a holding face: the group's centre inside it
+        else:  # a holding face: the group's centre inside it
             left_edge, right_edge = xs[j + 1] - wu / 2, xs[j + 1] + wu / 2
             if not (left_edge <= com - cfg.margin and com + cfg.margin <= right_edge):
                 raise Reject("the group above a holding face overhangs its own bottom block")
@@ -115,8 +119,7 @@ def build_tower(rng: random.Random, cfg: BlockTowerConfig, standing: int) -> lis
         if lo > hi:
             raise Reject("no place for a block that gives the wanted statics")
         xs[j] = rng.uniform(lo, hi)
-    return [{"label": LETTERS[i], "x": round(xs[i] - xs[0], 2), "w": w, "h": h}
-            for i, (w, h) in enumerate(sizes)]
+    return [{"label": LETTERS[i], "x": round(xs[i] - xs[0], 2), "w": w, "h": h} for i, (w, h) in enumerate(sizes)]
 
 
 @functools.lru_cache(maxsize=64)
@@ -163,10 +166,13 @@ def key_steps(run: TowerRun, fell: list[bool]) -> list[int]:
     if not any(fell):
         return [TOWER_STEPS // 5, TOWER_STEPS * 3 // 5, TOWER_STEPS]
     n = len(fell)
-    tip = next((s for s in range(1, TOWER_STEPS + 1) if any(run.motion(s, i) > 0.4 for i in range(n))),
-               TOWER_STEPS // 3)
-    floor = next((s for s in range(tip + 1, TOWER_STEPS) for i in range(1, n)
-                  if fell[i] and run.lowest_corner(s, i) < 0.04), (tip + TOWER_STEPS) // 2)
+    tip = next(
+        (s for s in range(1, TOWER_STEPS + 1) if any(run.motion(s, i) > 0.4 for i in range(n))), TOWER_STEPS // 3
+    )
+    floor = next(
+        (s for s in range(tip + 1, TOWER_STEPS) for i in range(1, n) if fell[i] and run.lowest_corner(s, i) < 0.04),
+        (tip + TOWER_STEPS) // 2,
+    )
     return [tip, max(floor, tip + 1), TOWER_STEPS]
 
 
@@ -179,23 +185,31 @@ class BlockTower(Task):
     presets = {
         "easy": BlockTowerConfig(blocks=3, margin=0.25),
         "medium": BlockTowerConfig(),
-        "hard": BlockTowerConfig(blocks=6, min_width=1.0, max_width=2.8, min_height=0.6, max_height=0.9,
-                                 margin=0.12),
+        "hard": BlockTowerConfig(blocks=6, min_width=1.0, max_width=2.8, min_height=0.6, max_height=0.9, margin=0.12),
     }
     version = "1"
     max_attempts = 40000  # most attempts fail the cheap statics checks (tens of microseconds) before any simulation
     final_state_shows = "the blocks still standing in the last key frame"
-    description = ("A released tower of offset blocks simulated with pymunk; how many blocks stay where they were "
-                   "placed.")
+    description = (
+        "A released tower of offset blocks simulated with pymunk; how many blocks stay where they were placed."
+    )
     limits = {
-        "blocks": Limit(3, 9, "blocks in the tower, lettered A to I: with 2 the one-block-at-a-time shortcut is "
-                              "always right, above 9 the tower is too thin to label"),
+        "blocks": Limit(
+            3,
+            9,
+            "blocks in the tower, lettered A to I: with 2 the one-block-at-a-time shortcut is "
+            "always right, above 9 the tower is too thin to label",
+        ),
         "min_width": Limit(0.8, 3.0, "world units (a block's height is about 1): narrower blocks are hard to label"),
         "max_width": Limit(0.8, 3.0, "world units: wider blocks make the picture too wide for its height"),
         "min_height": Limit(0.5, 1.2, "world units: the letter must fit inside the block"),
         "max_height": Limit(0.5, 1.2, "world units: taller towers leave too little room for the fallen blocks"),
-        "margin": Limit(0.05, 0.5, "world units between a group's centre of mass and its face's edges: below 0.05 "
-                                   "the tower's fate is not visible by eye, above 0.5 few scenes qualify"),
+        "margin": Limit(
+            0.05,
+            0.5,
+            "world units between a group's centre of mass and its face's edges: below 0.05 "
+            "the tower's fate is not visible by eye, above 0.5 few scenes qualify",
+        ),
         "jitter": Limit(0.0, 0.1, "world units each block is shifted in the jitter re-runs"),
         "jitter_runs": Limit(0, 8, "jittered re-runs each accepted scene must survive (each costs a simulation)"),
     }
@@ -268,18 +282,22 @@ class BlockTower(Task):
         side = 0.0
         if fallen:
             side = sum(run.poses[-1][i][0] - run.poses[0][i][0] for i in range(len(labels)) if fell[i])
-        return Solution(answer=str(fell.count(False)), states=states,
-                        details={"fallen": fallen, "side": ("right" if side > 0 else "left") if fallen else "",
-                                 "key_steps": steps})
+        return Solution(
+            answer=str(fell.count(False)),
+            states=states,
+            details={"fallen": fallen, "side": ("right" if side > 0 else "left") if fallen else "", "key_steps": steps},
+        )
 
     def question(self, scene: dict[str, Any]) -> str:
         n = len(scene["blocks"])
-        return (f"The picture shows a tower of {n} rectangular blocks, lettered from A at the bottom to "
-                f"{LETTERS[n - 1]} at the top, standing on a flat floor; gravity points down the picture. Every block "
-                "is a solid of the same uniform material, so its weight is proportional to its drawn area, and each "
-                "rests flat on the block below it. Friction is high, so blocks tip rather than slide. The tower is "
-                "released from rest. How many of the blocks stay where they were placed? Answer with a single "
-                "integer.")
+        return (
+            f"The picture shows a tower of {n} rectangular blocks, lettered from A at the bottom to "
+            f"{LETTERS[n - 1]} at the top, standing on a flat floor; gravity points down the picture. Every block "
+            "is a solid of the same uniform material, so its weight is proportional to its drawn area, and each "
+            "rests flat on the block below it. Friction is high, so blocks tip rather than slide. The tower is "
+            "released from rest. How many of the blocks stay where they were placed? Answer with a single "
+            "integer."
+        )
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
         """From 1 (only the bottom block, which rests on the floor itself) to every block."""
@@ -316,7 +334,7 @@ class BlockTower(Task):
                     continue
                 # Where the block stood (dashed), and the path of its centre since.
                 self._block(c, fr, b, placed[i], fill=None, dashed=True)
-                path = [fr.px(p[i][0], p[i][1]) for p in run.poses[:step + 1:2]]
+                path = [fr.px(p[i][0], p[i][1]) for p in run.poses[: step + 1 : 2]]
                 path.append(fr.px(*poses[i][:2]))
                 c.line(path, "blue", 2.5, dash=(7, 5))
         for i, b in enumerate(blocks):
@@ -324,8 +342,14 @@ class BlockTower(Task):
         return c.image()
 
     @staticmethod
-    def _block(c: Canvas, fr: Frame, b: dict[str, Any], pose: tuple[float, float, float], fill: str | None,
-               dashed: bool = False) -> None:
+    def _block(
+        c: Canvas,
+        fr: Frame,
+        b: dict[str, Any],
+        pose: tuple[float, float, float],
+        fill: str | None,
+        dashed: bool = False,
+    ) -> None:
         x, y, a = pose
         ca, sa = math.cos(a), math.sin(a)
         pts = [fr.px(x + dx * ca - dy * sa, y + dx * sa + dy * ca) for dx, dy in corners(b["w"], b["h"])]
@@ -354,18 +378,24 @@ class BlockTower(Task):
             if not fallen:
                 text = f"{title}: no block has moved; every block stands where it was placed."
             elif k == 0:
-                text = (f"{title}: {_blocks(st['moved'])} {'has' if len(st['moved']) == 1 else 'have'} begun to "
-                        f"tip to the {side}; {_blocks(still)} {_be(still)} not moved.")
+                text = (
+                    f"{title}: {_blocks(st['moved'])} {'has' if len(st['moved']) == 1 else 'have'} begun to "
+                    f"tip to the {side}; {_blocks(still)} {_be(still)} not moved."
+                )
             elif k == 1:
                 floor = st["on_floor"] or st["moved"][-1:]
-                text = (f"{title}: {_blocks(floor)} {'reaches' if len(floor) == 1 else 'reach'} the floor to the "
-                        f"{side} of the tower; {_blocks(still)} {_be(still)} not moved.")
+                text = (
+                    f"{title}: {_blocks(floor)} {'reaches' if len(floor) == 1 else 'reach'} the floor to the "
+                    f"{side} of the tower; {_blocks(still)} {_be(still)} not moved."
+                )
             else:
-                text = (f"{title}: {_blocks(fallen)} {'has' if len(fallen) == 1 else 'have'} toppled to the "
-                        f"{side} (dashed: where {'it' if len(fallen) == 1 else 'they'} stood and the path of "
-                        f"{'its centre' if len(fallen) == 1 else 'their centres'}); {_blocks(still)} "
-                        f"{'stands' if len(still) == 1 else 'stand'} where {'it was' if len(still) == 1 else 'they were'}"
-                        " placed.")
+                text = (
+                    f"{title}: {_blocks(fallen)} {'has' if len(fallen) == 1 else 'have'} toppled to the "
+                    f"{side} (dashed: where {'it' if len(fallen) == 1 else 'they'} stood and the path of "
+                    f"{'its centre' if len(fallen) == 1 else 'their centres'}); {_blocks(still)} "
+                    f"{'stands' if len(still) == 1 else 'stand'} where {'it was' if len(still) == 1 else 'they were'}"
+                    " placed."
+                )
             out.append((self._draw(scene, run, s, title), text))
         return out
 
@@ -392,8 +422,10 @@ class BlockTower(Task):
             # STILL that settles back would read "has begun to tip", then "has not moved"): the true run is held
             # to the same by the sampler's steadiness checks.
             run = simulate_tower(blocks, **mistake)
-            if any(not fell[j] and max(run.motion(s, j) for s in range(len(run.poses))) >= STILL
-                   for j in range(len(blocks))):
+            if any(
+                not fell[j] and max(run.motion(s, j) for s in range(len(run.poses))) >= STILL
+                for j in range(len(blocks))
+            ):
                 continue
             desc += f": {fell.count(False)} staying instead of {solution.answer}"
             # The answer is what the drawn run's last key frame shows standing (`_wrong_steps` draws this same
@@ -402,8 +434,9 @@ class BlockTower(Task):
             drawn = outcome(run)
             standing = drawn.count(False) if drawn is not None else 0
             answer = str(standing) if 1 <= standing <= len(blocks) else None
-            return Corruption(steps=lambda mistake=mistake: self._wrong_steps(scene, mistake), description=desc,
-                              answer=answer)
+            return Corruption(
+                steps=lambda mistake=mistake: self._wrong_steps(scene, mistake), description=desc, answer=answer
+            )
         return None
 
     def _wrong_steps(self, scene: dict[str, Any], mistake: dict[str, Any]) -> list[tuple[Image.Image, str]]:
@@ -414,7 +447,7 @@ class BlockTower(Task):
 
 
 def _blocks(items: list[str]) -> str:
-    if not items:   # only in runs the generator rejects (the bottom block moved); kept readable
+    if not items:  # only in runs the generator rejects (the bottom block moved); kept readable
         return "none of the blocks"
     return ("block " if len(items) == 1 else "blocks ") + names(items)
 

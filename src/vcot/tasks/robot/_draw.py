@@ -59,8 +59,14 @@ def _arm(target: tuple[float, float, float] | None) -> tuple[tuple[float, float,
     return tuple(arm_points(target))
 
 
-def draw_table(state: Blocks, size: tuple[int, int], title: str, reach: str | None = None,
-               marked: tuple[str, ...] = (), was: dict[str, tuple[float, float]] | None = None) -> Image.Image:
+def draw_table(
+    state: Blocks,
+    size: tuple[int, int],
+    title: str,
+    reach: str | None = None,
+    marked: tuple[str, ...] = (),
+    was: dict[str, tuple[float, float]] | None = None,
+) -> Image.Image:
     """One view: `reach` names a block the arm's fingertips are over (else it waits at REST); `marked` blocks get
     a thick ring; `was` maps a block to the picture point it moved from (a dashed outline and an arrow)."""
     width, height, _, _ = _geometry(size)
@@ -94,8 +100,12 @@ def draw_table(state: Blocks, size: tuple[int, int], title: str, reach: str | No
     b = BLOCK / 2
     for fx, fy in (was or {}).values():
         cv.rect((fx - b, fy - b, fx + b, fy + b), outline="black", width=1)
-        cv.line([(fx - b, fy - b), (fx + b, fy - b), (fx + b, fy + b), (fx - b, fy + b), (fx - b, fy - b)],
-                "white", 1, dash=(3, 3))
+        cv.line(
+            [(fx - b, fy - b), (fx + b, fy - b), (fx + b, fy + b), (fx - b, fy + b), (fx - b, fy - b)],
+            "white",
+            1,
+            dash=(3, 3),
+        )
     for name in sorted(state, key=lambda n: (state[n][2], n)):
         px, py = block_px(state, name, size)
         cv.rect((px - b, py - b, px + b, py + b), fill=name, outline="black", width=2)

@@ -44,8 +44,9 @@ class _World:
         self.cid = p.connect(p.DIRECT)
         c = self.cid
         p.setGravity(0, 0, -9.81, physicsClientId=c)
-        p.setPhysicsEngineParameter(fixedTimeStep=1 / 240, numSolverIterations=20, deterministicOverlappingPairs=1,
-                                    physicsClientId=c)
+        p.setPhysicsEngineParameter(
+            fixedTimeStep=1 / 240, numSolverIterations=20, deterministicOverlappingPairs=1, physicsClientId=c
+        )
         plane = p.createCollisionShape(p.GEOM_PLANE, physicsClientId=c)
         self.ground = p.createMultiBody(0, plane, physicsClientId=c)
         p.changeDynamics(self.ground, -1, lateralFriction=0.6, physicsClientId=c)
@@ -68,8 +69,10 @@ class _World:
         p.restoreState(self.parked, physicsClientId=self.cid)
 
     def _links(self) -> list[tuple[float, float, float]]:
-        return [tuple(p.getLinkState(self.arm, k, computeForwardKinematics=True, physicsClientId=self.arm_cid)[4])
-                for k in range(_EE + 1)]
+        return [
+            tuple(p.getLinkState(self.arm, k, computeForwardKinematics=True, physicsClientId=self.arm_cid)[4])
+            for k in range(_EE + 1)
+        ]
 
     def home(self) -> list[tuple[float, float, float]]:
         for j, q in enumerate(_HOME):
@@ -81,8 +84,9 @@ class _World:
         answer depends on the target alone); returns every link's position."""
         c = self.arm_cid
         self.home()
-        q = p.calculateInverseKinematics(self.arm, _EE, target, _DOWN, maxNumIterations=200,
-                                         residualThreshold=1e-5, physicsClientId=c)
+        q = p.calculateInverseKinematics(
+            self.arm, _EE, target, _DOWN, maxNumIterations=200, residualThreshold=1e-5, physicsClientId=c
+        )
         for j in range(7):
             p.resetJointState(self.arm, j, q[j], physicsClientId=c)
         return self._links()
@@ -139,8 +143,14 @@ def _read(w: _World, names: list[str], size: tuple[int, int]) -> Blocks:
     return out
 
 
-def replay(blocks: Blocks, program: list[Action], size: tuple[int, int], rng: random.Random | None = None,
-           jitter: float = 0.004, yaw_jitter: float = 0.1) -> list[Blocks]:
+def replay(
+    blocks: Blocks,
+    program: list[Action],
+    size: tuple[int, int],
+    rng: random.Random | None = None,
+    jitter: float = 0.004,
+    yaw_jitter: float = 0.1,
+) -> list[Blocks]:
     """Run the program in Bullet from the initial `blocks`; the settled, read-back state after each action.
 
     Each action is a checked kinematic move: the block is lifted out, set down 2 mm above its target (on the

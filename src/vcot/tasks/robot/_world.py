@@ -14,10 +14,18 @@ CUBE = 0.05  # block edge
 ROW0_X = 0.30  # distance of row 1's centre from the arm's base
 COLOURS = ("red", "blue", "green", "orange", "purple", "cyan")
 DIRS: dict[str, tuple[int, int]] = {"left": (-1, 0), "right": (1, 0), "away": (0, 1), "towards": (0, -1)}
-BESIDE = {"left": "to the left of", "right": "to the right of", "away": "just beyond (farther from the robot than)",
-          "towards": "just in front of (nearer the robot than)"}
-PUSH = {"left": "one cell to the left", "right": "one cell to the right", "away": "one cell away from the robot",
-        "towards": "one cell towards the robot"}
+BESIDE = {
+    "left": "to the left of",
+    "right": "to the right of",
+    "away": "just beyond (farther from the robot than)",
+    "towards": "just in front of (nearer the robot than)",
+}
+PUSH = {
+    "left": "one cell to the left",
+    "right": "one cell to the right",
+    "away": "one cell away from the robot",
+    "towards": "one cell towards the robot",
+}
 
 Blocks = dict[str, tuple[int, int, int]]
 Action = dict[str, Any]
@@ -124,10 +132,12 @@ def where_text(state: Blocks, name: str) -> str:
     return f"on the {below} block in cell {cell_name(c, r)}"
 
 
-RULES = ("Rules: the arm picks only a block with nothing on it and carries it above the stacks; 'put X on Y' sets X "
-         "on top of Y; 'put X beside Y' sets X on the table in the neighbouring cell of Y's cell on the named side; "
-         "'push X' slides X (standing on the table, nothing on it) one cell. Left and right are as the picture "
-         "shows them; the robot's base is at the bottom. Every action of the program is possible.")
+RULES = (
+    "Rules: the arm picks only a block with nothing on it and carries it above the stacks; 'put X on Y' sets X "
+    "on top of Y; 'put X beside Y' sets X on the table in the neighbouring cell of Y's cell on the named side; "
+    "'push X' slides X (standing on the table, nothing on it) one cell. Left and right are as the picture "
+    "shows them; the robot's base is at the bottom. Every action of the program is possible."
+)
 
 
 def sample_blocks(rng: random.Random, n: int, size: tuple[int, int], stacked: int) -> Blocks:
@@ -137,16 +147,20 @@ def sample_blocks(rng: random.Random, n: int, size: tuple[int, int], stacked: in
     cells = rng.sample([(c, r) for c in range(cols) for r in range(rows)], n)
     state = {name: (c, r, 0) for name, (c, r) in zip(names, cells, strict=True)}
     for name in rng.sample(names, stacked):
-        bases = [b for b in names if b != name and clear(state, b) and state[b][2] == 0 and clear(state, name)
-                 and state[name][2] == 0]
+        bases = [
+            b
+            for b in names
+            if b != name and clear(state, b) and state[b][2] == 0 and clear(state, name) and state[name][2] == 0
+        ]
         if bases:
             b = rng.choice(bases)
             state[name] = (state[b][0], state[b][1], 1)
     return state
 
 
-def random_action(rng: random.Random, state: Blocks, size: tuple[int, int], max_level: int,
-                  ops: tuple[str, ...]) -> Action | None:
+def random_action(
+    rng: random.Random, state: Blocks, size: tuple[int, int], max_level: int, ops: tuple[str, ...]
+) -> Action | None:
     """A uniformly drawn legal action, or None when none of the tries is legal."""
     names = sorted(state)
     for _ in range(40):

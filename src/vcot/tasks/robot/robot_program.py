@@ -94,12 +94,11 @@ class RobotProgram(Task):
     answer_type = AnswerType.TEXT
     config_cls = RobotProgramConfig
     presets = {
-        "easy": RobotProgramConfig(cols=4, rows=4, min_blocks=3, max_blocks=4, stacked=0, min_actions=2,
-                                   max_actions=2),
-        "medium": RobotProgramConfig(cols=5, rows=5, min_blocks=4, max_blocks=5, stacked=1, min_actions=3,
-                                     max_actions=3),
-        "hard": RobotProgramConfig(cols=5, rows=5, min_blocks=5, max_blocks=6, stacked=1, min_actions=4,
-                                   max_actions=5),
+        "easy": RobotProgramConfig(cols=4, rows=4, min_blocks=3, max_blocks=4, stacked=0, min_actions=2, max_actions=2),
+        "medium": RobotProgramConfig(
+            cols=5, rows=5, min_blocks=4, max_blocks=5, stacked=1, min_actions=3, max_actions=3
+        ),
+        "hard": RobotProgramConfig(cols=5, rows=5, min_blocks=5, max_blocks=6, stacked=1, min_actions=4, max_actions=5),
     }
     version = "1"
     description = "A robot arm runs a short pick/place/push program on coloured blocks; where does a block end?"
@@ -145,8 +144,12 @@ class RobotProgram(Task):
             raise Reject("the asked block ends where it started")
         if cell_name(*end[:2]) in (own_moves_only(blocks, program, asked), last_move_on_start(blocks, program, asked)):
             raise Reject("the asked block's own actions alone give the answer")
-        scene = {"size": list(self.size), "blocks": {k2: list(v) for k2, v in blocks.items()},
-                 "program": program, "asked": asked}
+        scene = {
+            "size": list(self.size),
+            "blocks": {k2: list(v) for k2, v in blocks.items()},
+            "program": program,
+            "asked": asked,
+        }
         try:
             _sim.check(blocks, program, self.size, rng.getrandbits(32), cfg.jitters)
         except _sim.Unstable as exc:
@@ -161,11 +164,13 @@ class RobotProgram(Task):
 
     def question(self, scene: dict[str, Any]) -> str:
         lines = " ".join(f"({i}) {action_text(a)}." for i, a in enumerate(scene["program"], start=1))
-        return (f"The picture shows a robot arm at a table seen from above: coloured blocks (each marked with its "
-                f"colour's initial) stand on a grid of cells, columns lettered and rows numbered; a block drawn "
-                f"shifted up over another stands on it. {RULES} The robot runs this program in order: {lines} "
-                f"In which cell is the {scene['asked']} block at the end? Answer with the cell's name: its "
-                f"column letter, then its row number.")
+        return (
+            f"The picture shows a robot arm at a table seen from above: coloured blocks (each marked with its "
+            f"colour's initial) stand on a grid of cells, columns lettered and rows numbered; a block drawn "
+            f"shifted up over another stands on it. {RULES} The robot runs this program in order: {lines} "
+            f"In which cell is the {scene['asked']} block at the end? Answer with the cell's name: its "
+            f"column letter, then its row number."
+        )
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
         cols, rows = self.size
@@ -187,10 +192,16 @@ class RobotProgram(Task):
         out = []
         for i, (act, state) in enumerate(zip(scene["program"], states, strict=True), start=1):
             x = act["block"]
-            img = _draw.draw_table(state, size, f"After action {i}", reach=x, marked=(x,),
-                                   was={x: _draw.block_px(before, x, size)})
-            out.append((img, f"After action {i} ({action_text(act)}): the {x} block is {where_text(state, x)}; "
-                             "the other blocks have not moved."))
+            img = _draw.draw_table(
+                state, size, f"After action {i}", reach=x, marked=(x,), was={x: _draw.block_px(before, x, size)}
+            )
+            out.append(
+                (
+                    img,
+                    f"After action {i} ({action_text(act)}): the {x} block is {where_text(state, x)}; "
+                    "the other blocks have not moved.",
+                )
+            )
             before = state
         return out
 
@@ -226,9 +237,12 @@ class RobotProgram(Task):
             # The answer is the asked block's cell in the last wrong state (the last step's picture); the scene
             # as read is the start with the misread block moved, from which the oracle replays the program.
             read = {**scene, "blocks": {k: list(v) for k, v in {**blocks, name: (c, r, 0)}.items()}}
-            return Corruption(steps=lambda bad=bad: self.steps(scene, bad),
-                              description=f"the {name} block read as standing in {cell_name(c, r)}",
-                              answer=cell_name(*bad[-1][asked][:2]), scene=read)
+            return Corruption(
+                steps=lambda bad=bad: self.steps(scene, bad),
+                description=f"the {name} block read as standing in {cell_name(c, r)}",
+                answer=cell_name(*bad[-1][asked][:2]),
+                scene=read,
+            )
         return None
 
     def slip(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
@@ -268,10 +282,12 @@ class RobotProgram(Task):
                     if occupied(before[k], c, r):
                         continue
                     state = {**before[k], act["block"]: (c, r, 0)}
-                    why = (f"action {k + 1} puts the {act['block']} block beside the cell the {act['onto']} block "
-                           f"stood in before action {j + 1} moved it")
+                    why = (
+                        f"action {k + 1} puts the {act['block']} block beside the cell the {act['onto']} block "
+                        f"stood in before action {j + 1} moved it"
+                    )
                 bad = [state]
-                for later in program[k + 1:]:
+                for later in program[k + 1 :]:
                     state = apply(state, later, self.size, MAX_LEVEL)
                     bad.append(state)
             except Illegal:
@@ -280,8 +296,11 @@ class RobotProgram(Task):
                 continue
             states = true_states[:k] + bad
             # As a scene for the oracle: the table right after the slip, and the program's later actions.
-            after = {**scene, "blocks": {n: list(v) for n, v in bad[0].items()}, "program": program[k + 1:]}
-            return Corruption(steps=lambda states=states: self.steps(scene, states),
-                              description=f"{why}; the later actions follow the rules from there",
-                              answer=cell_name(*states[-1][asked][:2]), scene=after)
+            after = {**scene, "blocks": {n: list(v) for n, v in bad[0].items()}, "program": program[k + 1 :]}
+            return Corruption(
+                steps=lambda states=states: self.steps(scene, states),
+                description=f"{why}; the later actions follow the rules from there",
+                answer=cell_name(*states[-1][asked][:2]),
+                scene=after,
+            )
         return None

@@ -118,8 +118,11 @@ class RobotStateChange(Task):
         # program does, so that this alone leaves three options (or four) to choose from. Each is drawn as the
         # true program is: a kind of action first, uniformly among the kinds possible, then one of that kind.
         shape = [a["op"] == "put_on" for a in program]
-        pool = [c for c in self._same_blocks(blocks, [a["block"] for a in program])
-                if c != program and (states := run(blocks, c, self.size)) is not None and states[-1] != after[-1]]
+        pool = [
+            c
+            for c in self._same_blocks(blocks, [a["block"] for a in program])
+            if c != program and (states := run(blocks, c, self.size)) is not None and states[-1] != after[-1]
+        ]
         pool.sort(key=option_text)
         same = [c for c in pool if [a["op"] == "put_on" for a in c] == shape]
         other = [c for c in pool if c not in same]
@@ -136,8 +139,12 @@ class RobotStateChange(Task):
         slot = ctx.balanced(N_OPTIONS)
         options = list(distractors)
         options.insert(slot, program)
-        scene = {"size": list(self.size), "before": {k: list(v) for k, v in blocks.items()},
-                 "after": {k: list(v) for k, v in after[-1].items()}, "options": options}
+        scene = {
+            "size": list(self.size),
+            "before": {k: list(v) for k, v in blocks.items()},
+            "after": {k: list(v) for k, v in after[-1].items()},
+            "options": options,
+        }
         try:
             _sim.check(blocks, program, self.size, rng.getrandbits(32), cfg.jitters)
         except _sim.Unstable as exc:
@@ -172,14 +179,18 @@ class RobotStateChange(Task):
 
     def solve(self, scene: dict[str, Any]) -> Solution:
         before, after = as_blocks(scene["before"]), as_blocks(scene["after"])
-        fits = [i for i, prog in enumerate(scene["options"])
-                if (states := run(before, prog, self.size_of(scene))) is not None and states[-1] == after]
+        fits = [
+            i
+            for i, prog in enumerate(scene["options"])
+            if (states := run(before, prog, self.size_of(scene))) is not None and states[-1] == after
+        ]
         if len(fits) != 1:
             raise Reject(f"{len(fits)} options fit the change")
         states = run(before, scene["options"][fits[0]], self.size_of(scene))
         assert states is not None
-        return Solution(answer=option_letters(N_OPTIONS)[fits[0]],
-                        states=[{k: list(v) for k, v in s.items()} for s in states])
+        return Solution(
+            answer=option_letters(N_OPTIONS)[fits[0]], states=[{k: list(v) for k, v in s.items()} for s in states]
+        )
 
     @staticmethod
     def size_of(scene: dict[str, Any]) -> tuple[int, int]:
@@ -187,11 +198,13 @@ class RobotStateChange(Task):
 
     def question(self, scene: dict[str, Any]) -> str:
         what = "one action" if len(scene["options"][0]) == 1 else f"{len(scene['options'][0])} actions, in order"
-        return (f"The picture shows a robot arm's table seen from above, in two panels: Before (left) and After "
-                f"(right). Coloured blocks (each marked with its colour's initial) stand on a grid of cells; a "
-                f"block drawn shifted up over another stands on it. Between the two panels the robot did {what}. "
-                f"{RULES.replace(' Every action of the program is possible.', '')} Which option describes what "
-                f"the robot did? Answer with the option's letter.")
+        return (
+            f"The picture shows a robot arm's table seen from above, in two panels: Before (left) and After "
+            f"(right). Coloured blocks (each marked with its colour's initial) stand on a grid of cells; a "
+            f"block drawn shifted up over another stands on it. Between the two panels the robot did {what}. "
+            f"{RULES.replace(' Every action of the program is possible.', '')} Which option describes what "
+            f"the robot did? Answer with the option's letter."
+        )
 
     def options(self, scene: dict[str, Any]) -> list[str]:
         return [option_text(p) for p in scene["options"]]
@@ -200,33 +213,41 @@ class RobotStateChange(Task):
 
     def render_input(self, scene: dict[str, Any], solution: Solution) -> Image.Image:
         size = self.size_of(scene)
-        return _draw.panels(_draw.draw_table(as_blocks(scene["before"]), size, "Before"),
-                            _draw.draw_table(as_blocks(scene["after"]), size, "After"))
+        return _draw.panels(
+            _draw.draw_table(as_blocks(scene["before"]), size, "Before"),
+            _draw.draw_table(as_blocks(scene["after"]), size, "After"),
+        )
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         states = [as_blocks(s) for s in solution.states]
         prog = scene["options"][option_letters(N_OPTIONS).index(solution.answer)]
         return Rendering(image=self.render_input(scene, solution), steps=self.steps(scene, prog, states))
 
-    def steps(self, scene: dict[str, Any], program: list[Action], states: list[Blocks]
-              ) -> list[tuple[Image.Image, str]]:
+    def steps(
+        self, scene: dict[str, Any], program: list[Action], states: list[Blocks]
+    ) -> list[tuple[Image.Image, str]]:
         """The differences marked in both panels, then each action's result from the Before panel on."""
         size = self.size_of(scene)
         before = as_blocks(scene["before"])
         moved = tuple(sorted(k for k in before if states[-1][k] != before[k]))
-        diff = _draw.panels(_draw.draw_table(before, size, "Before", marked=moved),
-                            _draw.draw_table(states[-1], size, "After", marked=moved))
-        changes = "; ".join(f"the {k} block was {where_text(before, k)} and is now {where_text(states[-1], k)}"
-                            for k in moved)
+        diff = _draw.panels(
+            _draw.draw_table(before, size, "Before", marked=moved),
+            _draw.draw_table(states[-1], size, "After", marked=moved),
+        )
+        changes = "; ".join(
+            f"the {k} block was {where_text(before, k)} and is now {where_text(states[-1], k)}" for k in moved
+        )
         out = [(diff, f"Differences (ringed): {changes}; no other block moved.")]
         prev = before
         for i, (act, state) in enumerate(zip(program, states, strict=True), start=1):
             x = act["block"]
-            img = _draw.draw_table(state, size, f"After action {i}", reach=x, marked=(x,),
-                                   was={x: _draw.block_px(prev, x, size)})
+            img = _draw.draw_table(
+                state, size, f"After action {i}", reach=x, marked=(x,), was={x: _draw.block_px(prev, x, size)}
+            )
             c, r, _ = prev[x]
-            out.append((img, f"Action {i}: the {x} block moved from cell {cell_name(c, r)} and is now "
-                             f"{where_text(state, x)}."))
+            out.append(
+                (img, f"Action {i}: the {x} block moved from cell {cell_name(c, r)} and is now {where_text(state, x)}.")
+            )
             prev = state
         return out
 
@@ -244,9 +265,15 @@ class RobotStateChange(Task):
         # The trajectory concludes the option it took for what happened. Read as a scene, its After panel is
         # that option's end state; set only when no other option reaches the same end (else the oracle, which
         # asks for exactly one fitting option, could not re-derive the letter from it).
-        fits = [j for j, p in enumerate(scene["options"]) if (end := run(before, p, size)) is not None
-                and end[-1] == states[-1]]
+        fits = [
+            j
+            for j, p in enumerate(scene["options"])
+            if (end := run(before, p, size)) is not None and end[-1] == states[-1]
+        ]
         read = {**scene, "after": {k: list(v) for k, v in states[-1].items()}} if fits == [i] else None
-        return Corruption(steps=lambda: self.steps(scene, prog, states),
-                          description=f"option {option_letters(N_OPTIONS)[i]} taken for what happened",
-                          answer=option_letters(N_OPTIONS)[i], scene=read)
+        return Corruption(
+            steps=lambda: self.steps(scene, prog, states),
+            description=f"option {option_letters(N_OPTIONS)[i]} taken for what happened",
+            answer=option_letters(N_OPTIONS)[i],
+            scene=read,
+        )

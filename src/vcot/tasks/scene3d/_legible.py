@@ -35,8 +35,13 @@ CABIN_OR_BODY = ("cabin", "body")
 
 def filters_of(program: dict[str, Any]) -> list[dict[str, str]]:
     """Every filter of the program's chains (the descriptions its question reads)."""
-    return [step["filter"] for value in program.values() if isinstance(value, list)
-            for step in value if isinstance(step, dict) and "filter" in step]
+    return [
+        step["filter"]
+        for value in program.values()
+        if isinstance(value, list)
+        for step in value
+        if isinstance(step, dict) and "filter" in step
+    ]
 
 
 def reads_material(program: dict[str, Any]) -> bool:
@@ -113,8 +118,9 @@ def part_occlusion(scene: dict[str, Any], res: Render3D, owners: list[tuple[int,
     return out
 
 
-def check_part_occlusion(scene: dict[str, Any], res: Render3D, owners: list[tuple[int, str]],
-                         max_hidden: float) -> None:
+def check_part_occlusion(
+    scene: dict[str, Any], res: Render3D, owners: list[tuple[int, str]], max_hidden: float
+) -> None:
     """Reject a scene where other vehicles hide more than `max_hidden` of some vehicle's body or cabin."""
     for (k, part), hidden in part_occlusion(scene, res, owners).items():
         if part in CABIN_OR_BODY and hidden > max_hidden:

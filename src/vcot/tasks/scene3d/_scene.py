@@ -30,28 +30,33 @@ SHAPES = ("cube", "sphere", "cylinder")
 
 # -- what both scene3d tasks share in their configuration and sampling ----------------------------------------
 
+
 def check_counts_and_families(task: str, config: Any) -> None:
     """The relations a count answer and the family list must keep (each task's `check_config`)."""
     if config.max_count >= config.max_objects:
-        raise ParameterError(f"parameters of task {task}: max_count ({config.max_count}) must be below "
-                             f"max_objects ({config.max_objects})")
+        raise ParameterError(
+            f"parameters of task {task}: max_count ({config.max_count}) must be below "
+            f"max_objects ({config.max_objects})"
+        )
     if len(set(config.families)) != len(config.families):
         raise ParameterError(f"parameter families of task {task} repeats a family")
 
 
-def draw_family_and_sizes(ctx: GenContext, cfg: Any,
-                          answers_of: Callable[[str, int], list[Any]]) -> tuple[str, Any, int, int]:
+def draw_family_and_sizes(
+    ctx: GenContext, cfg: Any, answers_of: Callable[[str, int], list[Any]]
+) -> tuple[str, Any, int, int]:
     """(family, target answer, hops, object count) of one instance. The family is balanced over the index;
     the answer is balanced within its family: the family's k-th instance takes slot k of its own blocks."""
     fams = list(cfg.families)
     family = fams[ctx.balanced(len(fams), "family")]
-    sub = GenContext(rng=ctx.rng, task=ctx.task, seed=ctx.seed, index=ctx.index // len(fams),
-                     setting=ctx.setting)
+    sub = GenContext(rng=ctx.rng, task=ctx.task, seed=ctx.seed, index=ctx.index // len(fams), setting=ctx.setting)
     answers = answers_of(family, cfg.max_count)
     target = answers[sub.balanced(len(answers), family)]
     hops = ctx.rng.randint(cfg.min_hops, cfg.max_hops)
     n = ctx.rng.randint(cfg.min_objects, cfg.max_objects)
     return family, target, hops, n
+
+
 # Six palette colours whose pairs stay apart under the simulated colour-vision deficiencies
 # (docs/tasks/README.md, "Colour"; the same set unfolded_cube and defuse_a_bomb use).
 COLOURS = ("red", "blue", "green", "orange", "purple", "cyan")
@@ -95,10 +100,12 @@ def vocab_of(scene: dict[str, Any]) -> Vocab:
 
 # -- the scene --------------------------------------------------------------------------------------------
 
+
 def camera_of(scene: dict[str, Any]) -> Camera:
     c = scene["camera"]
-    return Camera(azimuth=c["azimuth"], elevation=c["elevation"], distance=c["distance"], fov=c["fov"],
-                  width=WIDTH, height=HEIGHT)
+    return Camera(
+        azimuth=c["azimuth"], elevation=c["elevation"], distance=c["distance"], fov=c["fov"], width=WIDTH, height=HEIGHT
+    )
 
 
 def primitives(objects: list[dict[str, Any]]) -> list[Primitive]:
@@ -124,11 +131,20 @@ def sample_objects(rng: random.Random, n: int) -> list[dict[str, Any]]:
             size = rng.choice(SIZES)
             x, y = rng.uniform(-ARENA, ARENA), rng.uniform(-ARENA, ARENA)
             # 1.21 radii bound a turned cube's footprint (half edge 0.85 r, diagonal 1.2 r).
-            if all(math.hypot(x - o["x"], y - o["y"]) >= 1.21 * (RADIUS[size] + RADIUS[o["size"]]) + 0.15
-                   for o in objects):
-                objects.append({"shape": rng.choice(SHAPES), "size": size, "colour": rng.choice(COLOURS),
-                                "material": rng.choice(MATERIALS), "x": round(x, 3), "y": round(y, 3),
-                                "yaw": round(rng.uniform(0, 90), 1)})
+            if all(
+                math.hypot(x - o["x"], y - o["y"]) >= 1.21 * (RADIUS[size] + RADIUS[o["size"]]) + 0.15 for o in objects
+            ):
+                objects.append(
+                    {
+                        "shape": rng.choice(SHAPES),
+                        "size": size,
+                        "colour": rng.choice(COLOURS),
+                        "material": rng.choice(MATERIALS),
+                        "x": round(x, 3),
+                        "y": round(y, 3),
+                        "yaw": round(rng.uniform(0, 90), 1),
+                    }
+                )
                 break
         else:
             raise Reject("no room for another object")
@@ -137,8 +153,12 @@ def sample_objects(rng: random.Random, n: int) -> list[dict[str, Any]]:
 
 def sample_camera(rng: random.Random) -> dict[str, float]:
     """A small seeded jitter around one viewpoint, as CLEVR does."""
-    return {"azimuth": round(rng.uniform(-12, 12), 2), "elevation": round(rng.uniform(32, 40), 2),
-            "distance": round(rng.uniform(10.0, 10.8), 2), "fov": 40.0}
+    return {
+        "azimuth": round(rng.uniform(-12, 12), 2),
+        "elevation": round(rng.uniform(32, 40), 2),
+        "distance": round(rng.uniform(10.0, 10.8), 2),
+        "fov": 40.0,
+    }
 
 
 def check_visibility(scene: dict[str, Any], min_visible: float) -> list[list[float]]:
@@ -182,6 +202,7 @@ def check_sizes_read(scene: dict[str, Any], res: Render3D, ratio: float) -> None
 
 # -- relations --------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Layout:
     """Where each object is as the camera sees it: the picture x of its centre, its distance along the
@@ -208,9 +229,14 @@ def layout(scene: dict[str, Any]) -> Layout:
     forward = centres[:, :2] @ fwd[:2]
     margins = scene["margins"]
     # Suites of version 2 carry no pixel margin for depth: read as 0, their relations solve as they were made.
-    return Layout(tuple(float(v) for v in px), tuple(float(v) for v in forward),
-                  margins["left_right_px"], margins["front_behind"], tuple(float(v) for v in floor_py),
-                  float(margins.get("front_behind_px", 0.0)))
+    return Layout(
+        tuple(float(v) for v in px),
+        tuple(float(v) for v in forward),
+        margins["left_right_px"],
+        margins["front_behind"],
+        tuple(float(v) for v in floor_py),
+        float(margins.get("front_behind_px", 0.0)),
+    )
 
 
 def related(lay: Layout, anchor: int, rel: str) -> list[int]:
@@ -245,7 +271,9 @@ def reachable(scene: dict[str, Any], lay: Layout, chain: list[dict[str, Any]], a
     for i, step in enumerate(chain):
         nxt: set[int] = set()
         for anchor in heads:
-            among = range(len(objs)) if anchor is None or step["relate"] is None else related(lay, anchor, step["relate"])
+            among = (
+                range(len(objs)) if anchor is None or step["relate"] is None else related(lay, anchor, step["relate"])
+            )
             kept = tuple(k for k in among if matches(objs[k], step["filter"]))
             if i < len(chain) - 1:
                 nxt.update(kept)
@@ -260,8 +288,12 @@ def reachable(scene: dict[str, Any], lay: Layout, chain: list[dict[str, Any]], a
 def uses_size(program: dict[str, Any]) -> bool:
     """Whether the question reads an object's size (a size in a description, or a size asked for)."""
     return program.get("attr") == "size" or any(
-        "size" in step["filter"] for value in program.values() if isinstance(value, list)
-        for step in value if isinstance(step, dict) and "filter" in step)
+        "size" in step["filter"]
+        for value in program.values()
+        if isinstance(value, list)
+        for step in value
+        if isinstance(step, dict) and "filter" in step
+    )
 
 
 def matches(obj: dict[str, Any], flt: dict[str, str]) -> bool:
@@ -280,8 +312,7 @@ def run_chain(scene: dict[str, Any], lay: Layout, chain: list[dict[str, Any]], a
             among = related(lay, anchor, step["relate"])
             trace.append({"op": "relate", "anchor": anchor, "rel": step["relate"], "kept": among})
         kept = [k for k in among if matches(objs[k], step["filter"])]
-        trace.append({"op": "filter", "filter": step["filter"], "among": among, "kept": kept,
-                      "anchor": anchor})
+        trace.append({"op": "filter", "filter": step["filter"], "among": among, "kept": kept, "anchor": anchor})
         last = i == len(chain) - 1
         if not (as_set and last):
             if len(kept) != 1:
@@ -296,8 +327,14 @@ def chain_result(trace: list[dict[str, Any]]) -> list[int]:
 
 # -- random programs --------------------------------------------------------------------------------------
 
-def unique_filter(rng: random.Random, objs: list[dict[str, Any]], target: int, among: list[int],
-                  attrs: tuple[str, ...] = ("size", "colour", "material", "shape")) -> dict[str, str]:
+
+def unique_filter(
+    rng: random.Random,
+    objs: list[dict[str, Any]],
+    target: int,
+    among: list[int],
+    attrs: tuple[str, ...] = ("size", "colour", "material", "shape"),
+) -> dict[str, str]:
     """A random attribute subset of `target` that leaves only it among `among` (smallest sizes first)."""
     attrs = list(attrs)
     for size in range(0, len(attrs) + 1):
@@ -317,7 +354,7 @@ def _subsets(items: list[str], size: int) -> list[tuple[str, ...]]:
         return [()]
     out = []
     for i, x in enumerate(items):
-        out += [(x, *rest) for rest in _subsets(items[i + 1:], size - 1)]
+        out += [(x, *rest) for rest in _subsets(items[i + 1 :], size - 1)]
     return out
 
 
@@ -375,8 +412,9 @@ def pick_relation(rng: random.Random, lay: Layout, anchor: int) -> tuple[str, li
     raise Reject("no relation of this object is clear")
 
 
-def set_options(scene: dict[str, Any], lay: Layout, prefix: list[dict[str, Any]], rel: str | None,
-                want: Callable[[int], bool]) -> list[dict[str, str]]:
+def set_options(
+    scene: dict[str, Any], lay: Layout, prefix: list[dict[str, Any]], rel: str | None, want: Callable[[int], bool]
+) -> list[dict[str, str]]:
     """The filters whose set (related to the prefix's object by `rel`, or over all objects) has a size `want`
     accepts and, with a relation, a different size than over all other objects: the relation must matter."""
     objs = scene["objects"]
@@ -411,6 +449,7 @@ def candidates_of(scene: dict[str, Any], lay: Layout, prefix: list[dict], rel: s
 
 # -- wording ----------------------------------------------------------------------------------------------
 
+
 def noun(flt: dict[str, str], plural: bool = False) -> str:
     words = [flt[a] for a in ("size", "colour", "material") if a in flt]
     head = flt.get("shape", "object")
@@ -418,7 +457,7 @@ def noun(flt: dict[str, str], plural: bool = False) -> str:
 
 
 def ref_phrase(chain: list[dict[str, Any]], say: Callable[[dict[str, str], bool], str] = noun) -> str:
-    """"the small cube that is to the left of the large metal sphere" (innermost reference last)."""
+    """ "the small cube that is to the left of the large metal sphere" (innermost reference last)."""
     phrase = f"the {say(chain[0]['filter'], False)}"
     for step in chain[1:]:
         phrase = f"the {say(step['filter'], False)} that is {REL_PHRASE[step['relate']]} {phrase}"
@@ -426,7 +465,7 @@ def ref_phrase(chain: list[dict[str, Any]], say: Callable[[dict[str, str], bool]
 
 
 def set_phrase(chain: list[dict[str, Any]], say: Callable[[dict[str, str], bool], str] = noun) -> str:
-    """"large cubes that are behind the red sphere" (plural)."""
+    """ "large cubes that are behind the red sphere" (plural)."""
     last = chain[-1]
     head = say(last["filter"], True)
     if last["relate"] is None:
@@ -468,7 +507,11 @@ def _render_cached(key: str, scene_json: str) -> Render3D:
 def render_of(scene: dict[str, Any]) -> Render3D:
     import json
 
-    key = {"objects": scene["objects"], "camera": scene["camera"], **({"kind": scene["kind"]} if "kind" in scene else {})}
+    key = {
+        "objects": scene["objects"],
+        "camera": scene["camera"],
+        **({"kind": scene["kind"]} if "kind" in scene else {}),
+    }
     text = json.dumps(key, sort_keys=True)
     return _render_cached(text, text)
 
@@ -510,8 +553,9 @@ def box_object(c: Canvas, res: Render3D, k: int, label: str, colour: str = "blac
     c.text((tx + 3, ty + 2), label, size=13, color=colour, bold=True)
 
 
-def draw_state(scene: dict[str, Any], res: Render3D, names: list[str], state: dict[str, Any],
-               extra_marked: list[int] | None = None) -> Image.Image:
+def draw_state(
+    scene: dict[str, Any], res: Render3D, names: list[str], state: dict[str, Any], extra_marked: list[int] | None = None
+) -> Image.Image:
     """One trace state: relate states grey the objects on the wrong side of the anchor and draw the dividing
     line through it; filter states grey everything but the kept objects, box them, and draw an arrow from the
     anchor (the relation chain) to each kept object."""
@@ -545,8 +589,12 @@ def draw_state(scene: dict[str, Any], res: Render3D, names: list[str], state: di
         if a is not None:
             box_object(c, res, a, names[a], dash=True)
             for k in state["kept"]:
-                c.arrow(res.objects[a].centre, _toward(res.objects[a].centre, res.objects[k].centre, 14),
-                        color="black", width=2.5)
+                c.arrow(
+                    res.objects[a].centre,
+                    _toward(res.objects[a].centre, res.objects[k].centre, 14),
+                    color="black",
+                    width=2.5,
+                )
         for k in state["kept"]:
             box_object(c, res, k, names[k])
     for k in extra_marked or []:
@@ -565,14 +613,18 @@ def state_text(scene: dict[str, Any], names: list[str], state: dict[str, Any]) -
     """What a state's picture shows, with no attribute value the question does not name."""
     if state["op"] == "relate":
         a = names[state["anchor"]]
-        side = {"left": "left of the dashed line through", "right": "right of the dashed line through",
-                "front": "below the dashed line through the foot of (nearer the camera than)",
-                "behind": "above the dashed line through the foot of (farther from the camera than)"}[state["rel"]]
-        return (f"Objects {REL_PHRASE[state['rel']]} {a}: those {side} {a} stay in colour "
-                f"({letters_text(state['kept'], names)}); the others are greyed out.")
+        side = {
+            "left": "left of the dashed line through",
+            "right": "right of the dashed line through",
+            "front": "below the dashed line through the foot of (nearer the camera than)",
+            "behind": "above the dashed line through the foot of (farther from the camera than)",
+        }[state["rel"]]
+        return (
+            f"Objects {REL_PHRASE[state['rel']]} {a}: those {side} {a} stay in colour "
+            f"({letters_text(state['kept'], names)}); the others are greyed out."
+        )
     what = vocab_of(scene).noun(state["filter"], True) if state["filter"] else "objects"
-    among = ("among all objects" if state["anchor"] is None
-             else f"among {letters_text(state['among'], names)}")
+    among = "among all objects" if state["anchor"] is None else f"among {letters_text(state['among'], names)}"
     kept = letters_text(state["kept"], names)
     tail = "" if state["anchor"] is None else f", each with an arrow from {names[state['anchor']]}"
     if not state["kept"]:

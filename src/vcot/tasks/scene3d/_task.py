@@ -58,8 +58,9 @@ class Scene3DTask(Task):
         """A scene of n objects and a camera, without a program (drawn from `rng` in a fixed order)."""
         raise NotImplementedError
 
-    def program(self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, target: str,
-                hops: int) -> dict[str, Any]:
+    def program(
+        self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, target: str, hops: int
+    ) -> dict[str, Any]:
         """A question program of `family` meant to have answer `target` (Reject or Ambiguous when not)."""
         raise NotImplementedError
 
@@ -137,8 +138,11 @@ class Scene3DTask(Task):
             # A ValueError is what the chance model and the report expect of an instance they cannot place.
             raise ValueError(f"{instance.uid}: the question family is in meta['scene'], which this copy lacks")
         fam = scene["program"]["family"]
-        return finite(self.answers_of(fam, self.config.max_count), f"the answers of a {fam} question",
-                      canon=lambda a: a.strip().lower())
+        return finite(
+            self.answers_of(fam, self.config.max_count),
+            f"the answers of a {fam} question",
+            canon=lambda a: a.strip().lower(),
+        )
 
     def render(self, scene: dict[str, Any], solution: Solution) -> Rendering:
         return Rendering(image=self.render_input(scene, solution), steps=self.steps(scene, solution.states))
@@ -161,8 +165,9 @@ class Scene3DTask(Task):
         prog = scene["program"]
         fam = prog["family"]
         chains = program_chains(prog)
-        results = {key: sorted(next(iter(reachable(scene, plain, chain, self.as_set(fam, key)))))
-                   for key, chain in chains}
+        results = {
+            key: sorted(next(iter(reachable(scene, plain, chain, self.as_set(fam, key))))) for key, chain in chains
+        }
         gold = self.answer_from(scene, results)
         long = [(key, chain) for key, chain in chains if sum(step["relate"] is not None for step in chain) >= 2]
 
@@ -191,20 +196,33 @@ class Scene3DTask(Task):
             if not all(pools.values()):
                 continue
             keys = sorted(pools)
-            votes = Counter(self.answer_from(scene, {**results, **{k: list(r) for k, r in zip(keys, combo, strict=True)}})
-                            for combo in itertools.product(*(pools[k] for k in keys)))
+            votes = Counter(
+                self.answer_from(scene, {**results, **{k: list(r) for k, r in zip(keys, combo, strict=True)}})
+                for combo in itertools.product(*(pools[k] for k in keys))
+            )
             if leaks(votes):
                 return False
         return True
 
-    def flipped_relation(self, scene: dict[str, Any], lay: Layout, states: list[dict[str, Any]],
-                         names: list[str], rng: random.Random, always: bool = False) -> Corruption | None:
+    def flipped_relation(
+        self,
+        scene: dict[str, Any],
+        lay: Layout,
+        states: list[dict[str, Any]],
+        names: list[str],
+        rng: random.Random,
+        always: bool = False,
+    ) -> Corruption | None:
         """Half the time (or `always`, when the program relates), one relation read the wrong way and the whole program
         carried out from there as a solver would: the same steps, every reference still picking exactly one
         object, and a different answer. None when the flip leaves a reference empty, plural or within a margin,
         or reaches the true answer (a wrong mark is tried instead)."""
-        spots = [(key, j) for key, chain in program_chains(scene["program"]) for j, step in enumerate(chain)
-                 if step["relate"] is not None]
+        spots = [
+            (key, j)
+            for key, chain in program_chains(scene["program"])
+            for j, step in enumerate(chain)
+            if step["relate"] is not None
+        ]
         if not spots or (not always and rng.random() >= 0.5):
             return None
         key, j = rng.choice(spots)
@@ -219,13 +237,16 @@ class Scene3DTask(Task):
         if wrong.answer == self.solve(scene).answer or len(wrong.states) != len(states):
             return None
         # The flipped program is the question as the trajectory reads it: the oracle re-derives its answer.
-        return Corruption(steps=lambda: self.steps(scene, wrong.states),
-                          description=f"relation {rel} of {names[anchor]} taken the wrong way ({FLIP[rel]})",
-                          answer=self.checked_answer(scene, wrong.states), scene={**scene, "program": program})
+        return Corruption(
+            steps=lambda: self.steps(scene, wrong.states),
+            description=f"relation {rel} of {names[anchor]} taken the wrong way ({FLIP[rel]})",
+            answer=self.checked_answer(scene, wrong.states),
+            scene={**scene, "program": program},
+        )
 
-
-    def misread_reference(self, scene: dict[str, Any], lay: Layout, states: list[dict[str, Any]],
-                          names: list[str], rng: random.Random) -> Corruption | None:
+    def misread_reference(
+        self, scene: dict[str, Any], lay: Layout, states: list[dict[str, Any]], names: list[str], rng: random.Random
+    ) -> Corruption | None:
         """One reference's description misread: a step that should single out one object boxes another it had in
         view, in the same words, and the program is carried out from that object on as a solver would (each
         later relation read from the wrong object's place in the picture, so every dashed line and every
@@ -238,13 +259,17 @@ class Scene3DTask(Task):
         objs = scene["objects"]
         vocab = vocab_of(scene)
         gold = self.solve(scene).answer
-        spots = [(key, j) for key, chain in program_chains(program) for j in range(len(chain))
-                 if j < len(chain) - 1 or not self.as_set(fam, key)]
+        spots = [
+            (key, j)
+            for key, chain in program_chains(program)
+            for j in range(len(chain))
+            if j < len(chain) - 1 or not self.as_set(fam, key)
+        ]
         rng.shuffle(spots)
         same_answer: Corruption | None = None
         for key, j in spots:
             try:
-                trace = run_chain(scene, lay, program[key][:j + 1], as_set=False)
+                trace = run_chain(scene, lay, program[key][: j + 1], as_set=False)
             except (Reject, Ambiguous):
                 continue
             seen = trace[-1]
@@ -267,21 +292,28 @@ class Scene3DTask(Task):
                 wrong_states = list(wrong.states)
                 wrong_states[pos] = {**wrong_states[pos], "filter": seen["filter"]}
                 # The program with the misread description is what the trajectory carries out.
-                found = self._carried(scene, wrong_states,
-                                      f"a description misread: {names[new]} taken for {names[right]}",
-                                      read={**scene, "program": wrong_prog})
+                found = self._carried(
+                    scene,
+                    wrong_states,
+                    f"a description misread: {names[new]} taken for {names[right]}",
+                    read={**scene, "program": wrong_prog},
+                )
                 if wrong.answer != gold:
                     return found
                 same_answer = same_answer or found
         return same_answer
 
-
-    def _carried(self, scene: dict[str, Any], states: list[dict[str, Any]], description: str,
-                 read: dict[str, Any] | None = None) -> Corruption:
+    def _carried(
+        self, scene: dict[str, Any], states: list[dict[str, Any]], description: str, read: dict[str, Any] | None = None
+    ) -> Corruption:
         """The corruption drawing `states`, its answer read from them; `read`: the scene as the trajectory
         reads it, when the error is a misread program (None when it is a wrong mark no scene explains)."""
-        return Corruption(steps=lambda: self.steps(scene, states), description=description,
-                          answer=self.checked_answer(scene, states), scene=read)
+        return Corruption(
+            steps=lambda: self.steps(scene, states),
+            description=description,
+            answer=self.checked_answer(scene, states),
+            scene=read,
+        )
 
 
 def state_index(program: dict[str, Any], key: str, j: int) -> int:
@@ -291,7 +323,7 @@ def state_index(program: dict[str, Any], key: str, j: int) -> int:
     pos = 0
     for k, chain in program_chains(program):
         if k == key:
-            return pos + sum(1 + (step["relate"] is not None) for step in chain[:j + 1]) - 1
+            return pos + sum(1 + (step["relate"] is not None) for step in chain[: j + 1]) - 1
         pos += sum(1 + (step["relate"] is not None) for step in chain)
     raise KeyError(key)
 
@@ -301,7 +333,7 @@ def shorter_readings(chain: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     hop matters"): the chain started afresh at a later object, found by its own description alone (one
     relation dropped with everything before it; the last start is the outermost relation alone), and the chain
     with one intermediate object skipped, its next relation taken from the object before it."""
-    restarts = [[{"relate": None, "filter": chain[j]["filter"]}, *chain[j + 1:]] for j in range(1, len(chain) - 1)]
+    restarts = [[{"relate": None, "filter": chain[j]["filter"]}, *chain[j + 1 :]] for j in range(1, len(chain) - 1)]
     return restarts + skipped_objects(chain)
 
 
@@ -313,10 +345,13 @@ def outermost_reading(chain: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def skipped_objects(chain: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     """`chain` with one intermediate object skipped, its next relation taken from the object before it."""
-    return [chain[:j] + chain[j + 1:] for j in range(1, len(chain) - 1)]
+    return [chain[:j] + chain[j + 1 :] for j in range(1, len(chain) - 1)]
 
 
 def program_chains(program: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
     """The reference and set chains of a program, by key, in key order."""
-    return [(key, value) for key, value in sorted(program.items())
-            if isinstance(value, list) and value and isinstance(value[0], dict) and "relate" in value[0]]
+    return [
+        (key, value)
+        for key, value in sorted(program.items())
+        if isinstance(value, list) and value and isinstance(value[0], dict) and "relate" in value[0]
+    ]

@@ -21,6 +21,7 @@ KIND = "vehicles"
 FOOTPRINT = 1.0  # radius holding every type's footprint, in scale units
 ARENA = 3.4
 
+
 def primitives(objects: list[dict[str, Any]]) -> list[Primitive]:
     return vehicle_primitives(objects, PALETTE)
 
@@ -34,7 +35,7 @@ def _article(word: str) -> str:
 
 
 def noun(flt: dict[str, str], plural: bool = False) -> str:
-    """"large metal truck with a red cabin and blue wheels"; plural "trucks with a red cabin"."""
+    """ "large metal truck with a red cabin and blue wheels"; plural "trucks with a red cabin"."""
     words = [flt[a] for a in ("size", "material") if a in flt]
     head = flt.get("type", "vehicle") + ("s" if plural else "")
     parts = [f"{flt[p]} wheels" if p == "wheels" else f"{_article(flt[p])} {flt[p]} {p}" for p in PARTS if p in flt]
@@ -63,22 +64,36 @@ def sample_vehicles(rng: random.Random, n: int, avoid_end_on: float = 0.0) -> li
         for _try in range(60):
             size = rng.choice(SIZES)
             x, y = rng.uniform(-ARENA, ARENA), rng.uniform(-ARENA, ARENA)
-            if all(math.hypot(x - o["x"], y - o["y"]) >= FOOTPRINT * (SCALE[size] + SCALE[o["size"]]) + 0.2
-                   for o in objects):
+            if all(
+                math.hypot(x - o["x"], y - o["y"]) >= FOOTPRINT * (SCALE[size] + SCALE[o["size"]]) + 0.2
+                for o in objects
+            ):
                 heading = round(rng.uniform(0, 360), 1)
                 while avoid_end_on and end_on_to_eye(x, y, heading) < avoid_end_on:
                     heading = round(rng.uniform(0, 360), 1)
-                objects.append({"type": rng.choice(TYPES), "size": size, "material": rng.choice(MATERIALS),
-                                **{p: rng.choice(COLOURS) for p in PARTS},
-                                "x": round(x, 3), "y": round(y, 3), "heading": heading})
+                objects.append(
+                    {
+                        "type": rng.choice(TYPES),
+                        "size": size,
+                        "material": rng.choice(MATERIALS),
+                        **{p: rng.choice(COLOURS) for p in PARTS},
+                        "x": round(x, 3),
+                        "y": round(y, 3),
+                        "heading": heading,
+                    }
+                )
                 break
         else:
             raise Reject("no room for another vehicle")
     return objects
 
 
-VEHICLES = Vocab(attrs=("size", "material", "type", "body", "cabin", "wheels"),
-                 values={"size": SIZES, "material": MATERIALS, "type": TYPES, "body": COLOURS, "cabin": COLOURS,
-                         "wheels": COLOURS},
-                 noun=noun, primitives=primitives, centre=centre, head="type")
+VEHICLES = Vocab(
+    attrs=("size", "material", "type", "body", "cabin", "wheels"),
+    values={"size": SIZES, "material": MATERIALS, "type": TYPES, "body": COLOURS, "cabin": COLOURS, "wheels": COLOURS},
+    noun=noun,
+    primitives=primitives,
+    centre=centre,
+    head="type",
+)
 VOCABS[KIND] = VEHICLES

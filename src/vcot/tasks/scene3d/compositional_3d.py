@@ -51,11 +51,13 @@ from vcot.tasks.scene3d._vehicles import KIND, noun, sample_vehicles
 from vcot.tasks.scene3d.object_attributes import YES_NO, named_values
 
 FAMILIES = ("query_part_colour", "query_type", "count", "exist", "same_part_colour", "count_part_match")
-PREAMBLE = ("The picture shows toy vehicles on a floor: cars, trucks and tractors, small or large, rubber (matte) "
-            "or metal (shiny). Every vehicle has three parts, a body, a cabin and the wheels, each red, blue, "
-            "green, orange, purple or cyan (all wheels of a vehicle share one colour). Left and right are as seen "
-            "in the picture (by the vehicles' centres); in front of means nearer the camera, behind farther from "
-            "it.")
+PREAMBLE = (
+    "The picture shows toy vehicles on a floor: cars, trucks and tractors, small or large, rubber (matte) "
+    "or metal (shiny). Every vehicle has three parts, a body, a cabin and the wheels, each red, blue, "
+    "green, orange, purple or cyan (all wheels of a vehicle share one colour). Left and right are as seen "
+    "in the picture (by the vehicles' centres); in front of means nearer the camera, behind farther from "
+    "it."
+)
 PART_PHRASE = {"body": "the body", "cabin": "the cabin", "wheels": "the wheels"}
 
 
@@ -110,22 +112,46 @@ class Compositional3D(Scene3DTask):
         "min_hops": Limit(0, 3, "relations chained in one reference"),
         "max_hops": Limit(0, 3, "relations chained in one reference: the issue asks for up to 3"),
         "max_count": Limit(1, 5, "largest count answer: balanced counts need that many matching vehicles"),
-        "min_visible": Limit(0.3, 0.8, "share of each vehicle's outline the id buffer must show; above 0.8 "
-                                       "scenes are rarely accepted"),
-        "min_part_px": Limit(5, 60, "pixels every part of every vehicle must show in the part buffer; small "
-                                    "wheels seen edge-on rarely show more than 60"),
+        "min_visible": Limit(
+            0.3, 0.8, "share of each vehicle's outline the id buffer must show; above 0.8 scenes are rarely accepted"
+        ),
+        "min_part_px": Limit(
+            5,
+            60,
+            "pixels every part of every vehicle must show in the part buffer; small "
+            "wheels seen edge-on rarely show more than 60",
+        ),
         "left_right_px": Limit(6.0, 24.0, "picture distance below which left or right is ambiguous"),
         "front_behind": Limit(0.2, 0.6, "depth difference (scene units) below which front or behind is ambiguous"),
-        "front_behind_px": Limit(4.0, 24.0, "floor points' picture distance (pixels) below which front or behind "
-                                              "is ambiguous, beside the depth margin in scene units"),
-        "size_ratio": Limit(1.0, 1.5, "how much bigger every large object must look than every small one "
-                                      "when a question reads sizes (1 checks nothing)"),
-        "min_width_px": Limit(20.0, 48.0, "width (pixels) of every vehicle's outline in the picture: a cabin must "
-                                          "be told from the body; above 48 most scenes fail it"),
-        "material_width_px": Limit(20.0, 56.0, "width (pixels) of every vehicle's outline when the question reads "
-                                               "material: metal's highlight needs room to show"),
-        "end_on_deg": Limit(0.0, 35.0, "degrees from end-on within which no vehicle may be seen when the question "
-                                       "reads a cabin, a body or a type"),
+        "front_behind_px": Limit(
+            4.0,
+            24.0,
+            "floor points' picture distance (pixels) below which front or behind "
+            "is ambiguous, beside the depth margin in scene units",
+        ),
+        "size_ratio": Limit(
+            1.0,
+            1.5,
+            "how much bigger every large object must look than every small one "
+            "when a question reads sizes (1 checks nothing)",
+        ),
+        "min_width_px": Limit(
+            20.0,
+            48.0,
+            "width (pixels) of every vehicle's outline in the picture: a cabin must "
+            "be told from the body; above 48 most scenes fail it",
+        ),
+        "material_width_px": Limit(
+            20.0,
+            56.0,
+            "width (pixels) of every vehicle's outline when the question reads "
+            "material: metal's highlight needs room to show",
+        ),
+        "end_on_deg": Limit(
+            0.0,
+            35.0,
+            "degrees from end-on within which no vehicle may be seen when the question reads a cabin, a body or a type",
+        ),
         "max_part_hidden": Limit(0.1, 0.7, "share of a vehicle's body or cabin other vehicles may hide"),
         "families": Choices(FAMILIES, "question families, each balanced over its answers"),
     }
@@ -139,10 +165,19 @@ class Compositional3D(Scene3DTask):
         # Headings near end-on are drawn again (a few degrees wider than the rule, for the camera's jitter), so
         # the end-on rule seldom rejects a whole scene.
         objects = sample_vehicles(rng, n, avoid_end_on=cfg.end_on_deg + 8.0 if cfg.end_on_deg else 0.0)
-        return {"kind": KIND, "objects": objects, "camera": sample_camera(rng),
-                "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind,
-                            "front_behind_px": cfg.front_behind_px, "size_ratio": cfg.size_ratio},
-                "min_visible": cfg.min_visible, "min_part_px": cfg.min_part_px}
+        return {
+            "kind": KIND,
+            "objects": objects,
+            "camera": sample_camera(rng),
+            "margins": {
+                "left_right_px": cfg.left_right_px,
+                "front_behind": cfg.front_behind,
+                "front_behind_px": cfg.front_behind_px,
+                "size_ratio": cfg.size_ratio,
+            },
+            "min_visible": cfg.min_visible,
+            "min_part_px": cfg.min_part_px,
+        }
 
     def names_answer(self, family: str, target: str, program: dict[str, Any]) -> bool:
         # The step texts repeat the question's words; they must not name the answer.
@@ -170,8 +205,9 @@ class Compositional3D(Scene3DTask):
             if px < scene["min_part_px"]:
                 raise Reject(f"the {part} of vehicle {k} shows only {px} pixels")
 
-    def program(self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, target: str,
-                hops: int) -> dict[str, Any]:
+    def program(
+        self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, target: str, hops: int
+    ) -> dict[str, Any]:
         if family == "query_part_colour":
             chain = random_reference(rng, scene, lay, hops)
             part = rng.choice(PARTS)
@@ -249,8 +285,16 @@ class Compositional3D(Scene3DTask):
             others = [j for j in range(len(objs)) if j != k]
             kept = [j for j in others if objs[j][prog["part"]] == objs[k][prog["ref_part"]]]
             states.append({"op": "part", "parts": [[k, prog["ref_part"]]]})
-            states.append({"op": "match", "anchor": k, "part": prog["part"], "ref_part": prog["ref_part"],
-                           "among": others, "kept": kept})
+            states.append(
+                {
+                    "op": "match",
+                    "anchor": k,
+                    "part": prog["part"],
+                    "ref_part": prog["ref_part"],
+                    "among": others,
+                    "kept": kept,
+                }
+            )
         return Solution(answer, states, {"family": fam})
 
     def implied_answer(self, scene: dict[str, Any], states: list[dict[str, Any]]) -> str | None:
@@ -281,8 +325,10 @@ class Compositional3D(Scene3DTask):
         fam = prog["family"]
         if fam == "query_part_colour":
             verb = "are" if prog["part"] == "wheels" else "is"
-            q = (f"What colour {verb} {PART_PHRASE[prog['part']]} of {ref_phrase(prog['ref'], _say)}? "
-                 "Answer with one word (a colour).")
+            q = (
+                f"What colour {verb} {PART_PHRASE[prog['part']]} of {ref_phrase(prog['ref'], _say)}? "
+                "Answer with one word (a colour)."
+            )
         elif fam == "query_type":
             q = f"What kind of vehicle is {ref_phrase(prog['ref'], _say)}? Answer car, truck or tractor."
         elif fam == "count":
@@ -291,13 +337,17 @@ class Compositional3D(Scene3DTask):
             q = f"Are there any {set_phrase(prog['set'], _say)}? Answer yes or no."
         elif fam == "same_part_colour":
             verb = "Do" if prog["part_a"] == "wheels" else "Does"
-            q = (f"{verb} {PART_PHRASE[prog['part_a']]} of {ref_phrase(prog['a'], _say)} have the same colour as "
-                 f"{PART_PHRASE[prog['part_b']]} of {ref_phrase(prog['b'], _say)}? Answer yes or no.")
+            q = (
+                f"{verb} {PART_PHRASE[prog['part_a']]} of {ref_phrase(prog['a'], _say)} have the same colour as "
+                f"{PART_PHRASE[prog['part_b']]} of {ref_phrase(prog['b'], _say)}? Answer yes or no."
+            )
         else:
             have = {"body": "a body", "cabin": "a cabin", "wheels": "wheels"}[prog["part"]]
-            q = (f"How many other vehicles have {have} of the same colour "
-                 f"as {PART_PHRASE[prog['ref_part']]} of {ref_phrase(prog['ref'], _say)}? "
-                 "Answer with a single integer.")
+            q = (
+                f"How many other vehicles have {have} of the same colour "
+                f"as {PART_PHRASE[prog['ref_part']]} of {ref_phrase(prog['ref'], _say)}? "
+                "Answer with a single integer."
+            )
         return f"{PREAMBLE} {q}"
 
     # -- pictures ---------------------------------------------------------------------------------------------
@@ -329,18 +379,23 @@ class Compositional3D(Scene3DTask):
             wrong_states = [*states[:-1], {"op": "part", "parts": [*last["parts"][:-1], [k, other]]}]
             # The question read as asking for the other part (the last part a query or a comparison names).
             key = "part" if scene["program"]["family"] == "query_part_colour" else "part_b"
-            return Corruption(steps=lambda: self.steps(scene, wrong_states),
-                              description=f"the {other} of {names[k]} isolated instead of its {part}",
-                              answer=self.checked_answer(scene, wrong_states),
-                              scene={**scene, "program": {**scene["program"], key: other}})
+            return Corruption(
+                steps=lambda: self.steps(scene, wrong_states),
+                description=f"the {other} of {names[k]} isolated instead of its {part}",
+                answer=self.checked_answer(scene, wrong_states),
+                scene={**scene, "program": {**scene["program"], key: other}},
+            )
         # The fallbacks state their wrong states as a solver would: no step keeps a vehicle its own dashed line
         # puts on the other side (issue 45).
-        return (self._wrong_mark(scene, states, names, rng)
-                or self.flipped_relation(scene, lay, states, names, rng, always=True)
-                or self.misread_reference(scene, lay, states, names, rng))
+        return (
+            self._wrong_mark(scene, states, names, rng)
+            or self.flipped_relation(scene, lay, states, names, rng, always=True)
+            or self.misread_reference(scene, lay, states, names, rng)
+        )
 
-    def _wrong_mark(self, scene: dict[str, Any], states: list[dict[str, Any]], names: list[str],
-                    rng: random.Random) -> Corruption | None:
+    def _wrong_mark(
+        self, scene: dict[str, Any], states: list[dict[str, Any]], names: list[str], rng: random.Random
+    ) -> Corruption | None:
         """The last filter or match state with one boxed vehicle swapped for one the step had in view but that
         does not belong (a description misread)."""
         idx = max(i for i, s in enumerate(states) if s["op"] in ("filter", "match"))
@@ -357,8 +412,11 @@ class Compositional3D(Scene3DTask):
                 return None
             old = rng.choice(kept)
             kept.remove(old)
-            return self._carried(scene, [*states[:idx], {**s, "kept": kept}, *states[idx + 1:]],
-                                 f"a wrong vehicle marked: {names[old]} left out though it qualifies")
+            return self._carried(
+                scene,
+                [*states[:idx], {**s, "kept": kept}, *states[idx + 1 :]],
+                f"a wrong vehicle marked: {names[old]} left out though it qualifies",
+            )
         new = rng.choice(outside)
         if kept:
             old = rng.choice(kept)
@@ -369,16 +427,20 @@ class Compositional3D(Scene3DTask):
             what = f"{names[new]} boxed though no vehicle qualifies"
         wrong = {**s, "kept": sorted(kept)}
         before = list(states[:idx])
-        rest = states[idx + 1:]
+        rest = states[idx + 1 :]
         if s["op"] == "filter" and rest and rest[0]["op"] == "part" and len(kept) == 1 and len(s["kept"]) == 1:
             # The part step follows the wrongly chosen vehicle.
-            rest = [{"op": "part", "parts": [[new if k == s["kept"][0] else k, p] for k, p in rest[0]["parts"]]},
-                    *rest[1:]]
+            rest = [
+                {"op": "part", "parts": [[new if k == s["kept"][0] else k, p] for k, p in rest[0]["parts"]]},
+                *rest[1:],
+            ]
         wrong_states = [*before, wrong, *rest]
         # A wrong mark is no reading of the scene (no scene is set): its answer is read from the marked states.
-        return Corruption(steps=lambda: self.steps(scene, wrong_states),
-                          description=f"a wrong vehicle marked: {what}",
-                          answer=self.checked_answer(scene, wrong_states))
+        return Corruption(
+            steps=lambda: self.steps(scene, wrong_states),
+            description=f"a wrong vehicle marked: {what}",
+            answer=self.checked_answer(scene, wrong_states),
+        )
 
 
 def _part_mask(scene: dict[str, Any], res: Render3D, keep: list[list[Any]]) -> np.ndarray:
@@ -424,5 +486,7 @@ def _match_text(names: list[str], state: dict[str, Any]) -> str:
     if not state["kept"]:
         verb = "stay" if state["ref_part"] == "wheels" else "stays"
         return f"{what}: none, so nothing is boxed; only {PART_PHRASE[state['ref_part']]} of {a} {verb} in colour."
-    return (f"{what}: boxed {letters_text(state['kept'], names)}, each with an arrow from {a}; only those parts "
-            "stay in colour.")
+    return (
+        f"{what}: boxed {letters_text(state['kept'], names)}, each with an arrow from {a}; only those parts "
+        "stay in colour."
+    )

@@ -36,12 +36,22 @@ from vcot.tasks.scene3d._scene import (
 )
 from vcot.tasks.scene3d._task import Scene3DTask
 
-FAMILIES = ("query_colour", "query_shape", "query_material", "query_size", "count", "exist", "compare_count",
-            "same_attribute")
+FAMILIES = (
+    "query_colour",
+    "query_shape",
+    "query_material",
+    "query_size",
+    "count",
+    "exist",
+    "compare_count",
+    "same_attribute",
+)
 YES_NO = ("yes", "no")
-PREAMBLE = ("The picture shows a 3D scene of objects on a floor: cubes, spheres and cylinders; small or large; red, "
-            "blue, green, orange, purple or cyan; rubber (matte) or metal (shiny). Left and right are as seen in "
-            "the picture (by the objects' centres); in front of means nearer the camera, behind farther from it.")
+PREAMBLE = (
+    "The picture shows a 3D scene of objects on a floor: cubes, spheres and cylinders; small or large; red, "
+    "blue, green, orange, purple or cyan; rubber (matte) or metal (shiny). Left and right are as seen in "
+    "the picture (by the objects' centres); in front of means nearer the camera, behind farther from it."
+)
 
 
 @dataclass(frozen=True)
@@ -92,20 +102,47 @@ class ObjectAttributes(Scene3DTask):
         "min_hops": Limit(0, 3, "relations chained in one reference"),
         "max_hops": Limit(0, 3, "relations chained in one reference: the issue asks for up to 3"),
         "max_count": Limit(1, 6, "largest count answer: balanced counts above 6 need more objects than fit"),
-        "min_visible": Limit(0.3, 0.8, "share of each object's outline the id buffer must show; above 0.8 "
-                                         "crowded scenes are rarely accepted"),
-        "left_right_px": Limit(6.0, 24.0, "picture distance below which left or right is ambiguous; wider "
-                                            "margins leave 10-object scenes no usable relation"),
-        "front_behind": Limit(0.2, 0.6, "depth difference (scene units) below which front or behind is "
-                                         "ambiguous; wider margins leave 10-object scenes no usable relation"),
-        "front_behind_px": Limit(4.0, 24.0, "floor points' picture distance (pixels) below which front or behind "
-                                              "is ambiguous, beside the depth margin in scene units"),
-        "size_ratio": Limit(1.0, 1.5, "how much bigger every large object must look than every small one "
-                                      "when a question reads sizes (1 checks nothing)"),
-        "min_width_px": Limit(10.0, 40.0, "width (pixels) of every object's outline in the picture; above 40 the "
-                                          "far small objects of most scenes fail it"),
-        "material_width_px": Limit(10.0, 48.0, "width (pixels) of every object's outline when the question reads "
-                                               "material: metal's highlight needs room to show"),
+        "min_visible": Limit(
+            0.3,
+            0.8,
+            "share of each object's outline the id buffer must show; above 0.8 crowded scenes are rarely accepted",
+        ),
+        "left_right_px": Limit(
+            6.0,
+            24.0,
+            "picture distance below which left or right is ambiguous; wider "
+            "margins leave 10-object scenes no usable relation",
+        ),
+        "front_behind": Limit(
+            0.2,
+            0.6,
+            "depth difference (scene units) below which front or behind is "
+            "ambiguous; wider margins leave 10-object scenes no usable relation",
+        ),
+        "front_behind_px": Limit(
+            4.0,
+            24.0,
+            "floor points' picture distance (pixels) below which front or behind "
+            "is ambiguous, beside the depth margin in scene units",
+        ),
+        "size_ratio": Limit(
+            1.0,
+            1.5,
+            "how much bigger every large object must look than every small one "
+            "when a question reads sizes (1 checks nothing)",
+        ),
+        "min_width_px": Limit(
+            10.0,
+            40.0,
+            "width (pixels) of every object's outline in the picture; above 40 the "
+            "far small objects of most scenes fail it",
+        ),
+        "material_width_px": Limit(
+            10.0,
+            48.0,
+            "width (pixels) of every object's outline when the question reads "
+            "material: metal's highlight needs room to show",
+        ),
         "families": Choices(FAMILIES, "question families, each balanced over its answers"),
     }
 
@@ -115,10 +152,17 @@ class ObjectAttributes(Scene3DTask):
 
     def new_scene(self, rng: random.Random, n: int) -> dict[str, Any]:
         cfg = self.config
-        return {"objects": sample_objects(rng, n), "camera": sample_camera(rng),
-                "margins": {"left_right_px": cfg.left_right_px, "front_behind": cfg.front_behind,
-                            "front_behind_px": cfg.front_behind_px, "size_ratio": cfg.size_ratio},
-                "min_visible": cfg.min_visible}
+        return {
+            "objects": sample_objects(rng, n),
+            "camera": sample_camera(rng),
+            "margins": {
+                "left_right_px": cfg.left_right_px,
+                "front_behind": cfg.front_behind,
+                "front_behind_px": cfg.front_behind_px,
+                "size_ratio": cfg.size_ratio,
+            },
+            "min_visible": cfg.min_visible,
+        }
 
     def names_answer(self, family: str, target: str, program: dict[str, Any]) -> bool:
         # The step texts repeat the question's words; they must not name the answer.
@@ -129,8 +173,9 @@ class ObjectAttributes(Scene3DTask):
         check_apparent_size(scene, res, self.config.min_width_px, self.config.material_width_px)
         return centres
 
-    def program(self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, target: str,
-                hops: int) -> dict[str, Any]:
+    def program(
+        self, rng: random.Random, scene: dict[str, Any], lay: Layout, family: str, target: str, hops: int
+    ) -> dict[str, Any]:
         objs = scene["objects"]
         if family.startswith("query_"):
             attr = family.removeprefix("query_")
@@ -139,8 +184,13 @@ class ObjectAttributes(Scene3DTask):
                 raise Reject("queried attribute named in the reference")
             return {"family": family, "attr": attr, "ref": chain}
         if family in ("count", "exist"):
-            chain = self._set(rng, scene, lay, hops, lambda c: (str(c) == target) if family == "count"
-                              else ((c > 0) == (target == "yes")))
+            chain = self._set(
+                rng,
+                scene,
+                lay,
+                hops,
+                lambda c: (str(c) == target) if family == "count" else ((c > 0) == (target == "yes")),
+            )
             return {"family": family, "set": chain}
         if family == "compare_count":
             a = self._set(rng, scene, lay, hops, lambda c: True)
@@ -226,19 +276,24 @@ class ObjectAttributes(Scene3DTask):
         fam = prog["family"]
         if fam.startswith("query_"):
             attr = {"colour": "colour", "shape": "shape", "material": "material", "size": "size"}[prog["attr"]]
-            tail = {"colour": "a colour", "shape": "cube, sphere or cylinder", "material": "rubber or metal",
-                    "size": "small or large"}[prog["attr"]]
+            tail = {
+                "colour": "a colour",
+                "shape": "cube, sphere or cylinder",
+                "material": "rubber or metal",
+                "size": "small or large",
+            }[prog["attr"]]
             q = f"What is the {attr} of {ref_phrase(prog['ref'])}? Answer with one word ({tail})."
         elif fam == "count":
             q = f"How many {set_phrase(prog['set'])} are there? Answer with a single integer."
         elif fam == "exist":
             q = f"Are there any {set_phrase(prog['set'])}? Answer yes or no."
         elif fam == "compare_count":
-            q = (f"Are there more {set_phrase(prog['a'])} than {set_phrase(prog['b'])}? "
-                 "Answer yes or no.")
+            q = f"Are there more {set_phrase(prog['a'])} than {set_phrase(prog['b'])}? Answer yes or no."
         else:
-            q = (f"Does {ref_phrase(prog['a'])} have the same {prog['attr']} as {ref_phrase(prog['b'])}? "
-                 "Answer yes or no.")
+            q = (
+                f"Does {ref_phrase(prog['a'])} have the same {prog['attr']} as {ref_phrase(prog['b'])}? "
+                "Answer yes or no."
+            )
         return f"{PREAMBLE} {q}"
 
     # -- pictures ---------------------------------------------------------------------------------------------
@@ -252,9 +307,13 @@ class ObjectAttributes(Scene3DTask):
         pair = compared_pair(scene, states)
         if pair:
             last = {"op": "filter", "filter": {}, "among": pair, "kept": pair, "anchor": None}
-            out.append((draw_state(scene, res, names, last),
-                        f"The two objects whose {prog['attr']} the question compares: boxed "
-                        f"{letters_text(pair, names)}; the others are greyed out."))
+            out.append(
+                (
+                    draw_state(scene, res, names, last),
+                    f"The two objects whose {prog['attr']} the question compares: boxed "
+                    f"{letters_text(pair, names)}; the others are greyed out.",
+                )
+            )
         return out
 
     def corrupt(self, scene: dict[str, Any], solution: Solution, rng: random.Random) -> Corruption | None:
@@ -264,13 +323,16 @@ class ObjectAttributes(Scene3DTask):
         # A flipped relation half the time; else a misread description within the last step's view; else a
         # flip after all; else an earlier reference misread and carried through. Each states its wrong state as
         # a solver would: no step keeps an object its own dashed line puts on the other side (issue 45).
-        return (self.flipped_relation(scene, lay, states, names, rng)
-                or self._wrong_mark(scene, states, names, rng)
-                or self.flipped_relation(scene, lay, states, names, rng, always=True)
-                or self.misread_reference(scene, lay, states, names, rng))
+        return (
+            self.flipped_relation(scene, lay, states, names, rng)
+            or self._wrong_mark(scene, states, names, rng)
+            or self.flipped_relation(scene, lay, states, names, rng, always=True)
+            or self.misread_reference(scene, lay, states, names, rng)
+        )
 
-    def _wrong_mark(self, scene: dict[str, Any], states: list[dict[str, Any]], names: list[str],
-                    rng: random.Random) -> Corruption | None:
+    def _wrong_mark(
+        self, scene: dict[str, Any], states: list[dict[str, Any]], names: list[str], rng: random.Random
+    ) -> Corruption | None:
         """The last filter state with one boxed object swapped for an object the step had in view but that does
         not match (a description misread)."""
         idx = max(i for i, s in enumerate(states) if s["op"] == "filter")
@@ -286,8 +348,11 @@ class ObjectAttributes(Scene3DTask):
                 return None
             old = rng.choice(kept)
             kept.remove(old)
-            return self._carried(scene, [*states[:idx], {**s, "kept": kept}, *states[idx + 1:]],
-                                 f"a wrong object marked: {names[old]} left out though it qualifies")
+            return self._carried(
+                scene,
+                [*states[:idx], {**s, "kept": kept}, *states[idx + 1 :]],
+                f"a wrong object marked: {names[old]} left out though it qualifies",
+            )
         new = rng.choice(outside)
         if kept:
             old = rng.choice(kept)
@@ -296,11 +361,13 @@ class ObjectAttributes(Scene3DTask):
         else:
             kept = [new]
             what = f"{names[new]} boxed though no object qualifies"
-        wrong = [*states[:idx], {**s, "kept": sorted(kept)}, *states[idx + 1:]]
+        wrong = [*states[:idx], {**s, "kept": sorted(kept)}, *states[idx + 1 :]]
         # A wrong mark is no reading of the scene (no scene is set): its answer is read from the marked states.
-        return Corruption(steps=lambda: self.steps(scene, wrong),
-                          description=f"a wrong object marked: {what}", answer=self.checked_answer(scene, wrong))
-
+        return Corruption(
+            steps=lambda: self.steps(scene, wrong),
+            description=f"a wrong object marked: {what}",
+            answer=self.checked_answer(scene, wrong),
+        )
 
 
 def split_traces(states: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

@@ -34,18 +34,18 @@ NAMES = (
 W, H = 768, 600
 BOX_W, BOX_H = 124, 42
 MARGIN_Y = 60
-GONE, SAFE = "red", "blue"            # the cross on species that died out; the ring on animals that kept food
+GONE, SAFE = "red", "blue"  # the cross on species that died out; the ring on animals that kept food
 MAX_PER_ROW = 5
-CUE_BLOCK = 8                         # the sole-food count agrees with the answer in 1 of CUE_BLOCK instances
+CUE_BLOCK = 8  # the sole-food count agrees with the answer in 1 of CUE_BLOCK instances
 
 
 @dataclass(frozen=True)
 class FoodWebConfig:
-    levels: int = 3                   # rows: plants, then animals
+    levels: int = 3  # rows: plants, then animals
     min_species: int = 9
     max_species: int = 10
-    max_prey: int = 2                 # species an animal eats, 1..max
-    max_skip: int = 1                 # an animal eats from up to this many rows below it
+    max_prey: int = 2  # species an animal eats, 1..max
+    max_skip: int = 1  # an animal eats from up to this many rows below it
     answer_min: int = 1
     answer_max: int = 4
 
@@ -98,12 +98,17 @@ class FoodWeb(Task):
     }
     version = "1"
     final_state_shows = "the red crosses over the species that died out"
-    description = ("A food web drawn as arrows from food to eater; how many species die out when one "
-                   "disappears (an animal dies out when all its food has).")
+    description = (
+        "A food web drawn as arrows from food to eater; how many species die out when one "
+        "disappears (an animal dies out when all its food has)."
+    )
     colour_pools = ((GONE, SAFE),)
     limits = {
-        "levels": Limit(2, 4, "rows of the web, plants at the bottom; four name pools (plants, small animals, "
-                              "predators, top predators)"),
+        "levels": Limit(
+            2,
+            4,
+            "rows of the web, plants at the bottom; four name pools (plants, small animals, predators, top predators)",
+        ),
         "min_species": Limit(3, 16, "species in the web; a row holds at most 5 boxes of readable names"),
         "max_species": Limit(3, 16, "species in the web (see min_species)"),
         "max_prey": Limit(1, 4, "species one animal eats; more arrows into one box stop being traceable"),
@@ -115,8 +120,10 @@ class FoodWeb(Task):
     def check_config(self, config: Any) -> None:
         super().check_config(config)
         if config.max_species > MAX_PER_ROW * config.levels or config.min_species < config.levels + 1:
-            raise ValueError(f"task {self.name}: with {config.levels} rows the web holds between "
-                             f"{config.levels + 1} and {MAX_PER_ROW * config.levels} species")
+            raise ValueError(
+                f"task {self.name}: with {config.levels} rows the web holds between "
+                f"{config.levels + 1} and {MAX_PER_ROW * config.levels} species"
+            )
 
     # -- scene ----------------------------------------------------------------------------------------
 
@@ -136,8 +143,11 @@ class FoodWeb(Task):
                 continue
             near = [p["name"] for p in species if p["level"] == s["level"] - 1]
             # Food from further down only where its arrow passes clear of the boxes in between.
-            lower = [p["name"] for p in species if s["level"] - cfg.max_skip <= p["level"] < s["level"]
-                     and self._clear(scene, p["name"], s["name"])]
+            lower = [
+                p["name"]
+                for p in species
+                if s["level"] - cfg.max_skip <= p["level"] < s["level"] and self._clear(scene, p["name"], s["name"])
+            ]
             first = rng.choice(near)
             others = [p for p in lower if p != first]
             more = rng.sample(others, min(len(others), rng.randint(1, cfg.max_prey) - 1))
@@ -181,8 +191,9 @@ class FoodWeb(Task):
         """Whether the arrow from a to b passes clear of every box in the rows between them."""
         level = {s["name"]: s["level"] for s in scene["species"]}
         p, q = self._ends(scene, a, b)
-        return not any(level[a] < s["level"] < level[b] and _crosses(p, q, self._box(scene, s), pad=8)
-                       for s in scene["species"])
+        return not any(
+            level[a] < s["level"] < level[b] and _crosses(p, q, self._box(scene, s), pad=8) for s in scene["species"]
+        )
 
     # -- solving --------------------------------------------------------------------------------------
 
@@ -190,8 +201,11 @@ class FoodWeb(Task):
         rounds = die_out_rounds(scene)
         died = sum(len(r) for r in rounds)
         survivors = self._kept_food(scene, rounds)
-        return Solution(answer=str(died), states=[[scene["removed"]], *rounds, survivors],
-                        details={"rounds": rounds, "kept_food": survivors})
+        return Solution(
+            answer=str(died),
+            states=[[scene["removed"]], *rounds, survivors],
+            details={"rounds": rounds, "kept_food": survivors},
+        )
 
     @staticmethod
     def _kept_food(scene: dict[str, Any], rounds: list[list[str]]) -> list[str]:
@@ -201,16 +215,21 @@ class FoodWeb(Task):
 
     def question(self, scene: dict[str, Any]) -> str:
         x = scene["removed"]
-        return ("The picture shows a food web: an arrow points from each species to an animal that eats it. "
-                f"Suppose the {x} disappears. Plants make their own food and never die out; an animal dies out "
-                "as soon as every species it eats (every arrow into it) has died out or disappeared, and no "
-                f"animal switches to food that is not shown. How many species die out as a result, not counting "
-                f"the {x} itself? Answer with a single integer.")
+        return (
+            "The picture shows a food web: an arrow points from each species to an animal that eats it. "
+            f"Suppose the {x} disappears. Plants make their own food and never die out; an animal dies out "
+            "as soon as every species it eats (every arrow into it) has died out or disappeared, and no "
+            f"animal switches to food that is not shown. How many species die out as a result, not counting "
+            f"the {x} itself? Answer with a single integer."
+        )
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
         cfg = self.config
-        return integers(cfg.answer_min, cfg.answer_max, f"the counts {cfg.answer_min} to {cfg.answer_max} the "
-                                                        "generator balances over")
+        return integers(
+            cfg.answer_min,
+            cfg.answer_max,
+            f"the counts {cfg.answer_min} to {cfg.answer_max} the generator balances over",
+        )
 
     # -- rendering ------------------------------------------------------------------------------------
 
@@ -230,22 +249,33 @@ class FoodWeb(Task):
             prey.setdefault(b, []).append(a)
         eaters = sorted(b for a, b in scene["eats"] if a == x)
         dead = {x}
-        out = [(self._draw(scene, dead, set()).image(),
+        out = [
+            (
+                self._draw(scene, dead, set()).image(),
                 f"The {x} is crossed out in red and the arrows leaving it are dashed; it was eaten by the "
-                f"{_names(eaters)}.")]
+                f"{_names(eaters)}.",
+            )
+        ]
         for k, names in enumerate(rounds, start=1):
             dead |= set(names)
             why = "; ".join(f"the {n} ate the {_names(sorted(prey[n]))}" for n in names)
-            out.append((self._draw(scene, dead, set()).image(),
-                        f"Round {k} of dying out: the {_names(names)} {'has' if len(names) == 1 else 'have'} no "
-                        f"food left and {'is' if len(names) == 1 else 'are'} crossed out, the arrows leaving "
-                        f"{'it' if len(names) == 1 else 'them'} dashed ({why}, all crossed out)."))
+            out.append(
+                (
+                    self._draw(scene, dead, set()).image(),
+                    f"Round {k} of dying out: the {_names(names)} {'has' if len(names) == 1 else 'have'} no "
+                    f"food left and {'is' if len(names) == 1 else 'are'} crossed out, the arrows leaving "
+                    f"{'it' if len(names) == 1 else 'them'} dashed ({why}, all crossed out).",
+                )
+            )
         kept = sorted({b for a, b in scene["eats"] if a in dead and b not in dead})
         if kept:
-            detail = "; ".join(f"the {n} still eats the {_names(sorted(p for p in prey[n] if p not in dead))}"
-                               for n in kept)
-            text = (f"No other animal has lost all its food. Ringed in blue, the animals that lost some food but "
-                    f"keep some: {detail}.")
+            detail = "; ".join(
+                f"the {n} still eats the {_names(sorted(p for p in prey[n] if p not in dead))}" for n in kept
+            )
+            text = (
+                f"No other animal has lost all its food. Ringed in blue, the animals that lost some food but "
+                f"keep some: {detail}."
+            )
         else:
             text = "No animal still standing ate a crossed-out species; nothing is ringed."
         out.append((self._draw(scene, dead, set(kept)).image(), text))
@@ -286,8 +316,16 @@ class FoodWeb(Task):
                 c.line([(x0 + 4, y0 + 4), (x1 - 4, y1 - 4)], GONE, 4)
                 c.line([(x0 + 4, y1 - 4), (x1 - 4, y0 + 4)], GONE, 4)
             # The name stays readable over the cross, on a small plate of the box's own fill.
-            c.text(((x0 + x1) / 2, (y0 + y1) / 2), name, size=17, bold=True, anchor="mm", color="black",
-                   background=fill if name in dead else None, padding=1)
+            c.text(
+                ((x0 + x1) / 2, (y0 + y1) / 2),
+                name,
+                size=17,
+                bold=True,
+                anchor="mm",
+                color="black",
+                background=fill if name in dead else None,
+                padding=1,
+            )
         c.text((10, H - 12), "plants", size=15, color="gray", anchor="lb")
         return c
 
@@ -306,33 +344,43 @@ class FoodWeb(Task):
         for e in misses:
             web = {**scene, "eats": [f for f in eats if f != e]}
             if (found := self._misread(web, solution)) is not None:
-                return Corruption(steps=found[1], description=f"the arrow from the {e[0]} to the {e[1]} "
-                                                               f"overlooked; {found[0]}",
-                                  answer=found[2], scene=web)
+                return Corruption(
+                    steps=found[1],
+                    description=f"the arrow from the {e[0]} to the {e[1]} overlooked; {found[0]}",
+                    answer=found[2],
+                    scene=web,
+                )
         level = {s["name"]: s["level"] for s in scene["species"]}
         died = [n for r in solution.details["rounds"] for n in r]
         gone = {x, *died}
-        extras = [[a, b] for b in died for a in sorted(level) if a not in gone and level[a] < level[b]
-                  and [a, b] not in eats and self._clear(scene, a, b)]
+        extras = [
+            [a, b]
+            for b in died
+            for a in sorted(level)
+            if a not in gone and level[a] < level[b] and [a, b] not in eats and self._clear(scene, a, b)
+        ]
         rng.shuffle(extras)
         for e in extras:
             web = {**scene, "eats": [*eats, e]}
             if (found := self._misread(web, solution)) is not None:
-                return Corruption(steps=found[1], description=f"an arrow from the {e[0]} to the {e[1]} read "
-                                                               f"where there is none; {found[0]}",
-                                  answer=found[2], scene=web)
+                return Corruption(
+                    steps=found[1],
+                    description=f"an arrow from the {e[0]} to the {e[1]} read where there is none; {found[0]}",
+                    answer=found[2],
+                    scene=web,
+                )
         return None
 
-    def _misread(self, web: dict[str, Any], solution: Solution
-                 ) -> tuple[str, Callable[[], list[tuple[Image.Image, str]]], str] | None:
+    def _misread(
+        self, web: dict[str, Any], solution: Solution
+    ) -> tuple[str, Callable[[], list[tuple[Image.Image, str]]], str] | None:
         """(what the misread web gives, its step drawer, the count it gives as the answer) when its count
         differs from the answer; the die-out run on the misread web is what the trajectory concludes from."""
         rounds = die_out_rounds(web)
         wrong = sum(len(r) for r in rounds)
         if str(wrong) == solution.answer:
             return None
-        return (f"{wrong} species die out instead of {solution.answer}",
-                lambda: self._steps(web, rounds), str(wrong))
+        return (f"{wrong} species die out instead of {solution.answer}", lambda: self._steps(web, rounds), str(wrong))
 
 
 def _names(names: list[str]) -> str:
@@ -341,8 +389,9 @@ def _names(names: list[str]) -> str:
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _crosses(p: tuple[float, float], q: tuple[float, float], box: tuple[float, float, float, float],
-             pad: float) -> bool:
+def _crosses(
+    p: tuple[float, float], q: tuple[float, float], box: tuple[float, float, float, float], pad: float
+) -> bool:
     """Whether the segment p-q passes through the box grown by `pad` (sampled finely: boxes are large)."""
     x0, y0, x1, y1 = box[0] - pad, box[1] - pad, box[2] + pad, box[3] + pad
     for i in range(65):

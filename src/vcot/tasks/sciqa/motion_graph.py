@@ -24,10 +24,10 @@ from vcot.tasks.answer_space import AnswerSpace, integers
 from vcot.tasks.base import Choices, Corruption, GenContext, Limit, Reject, Rendering, Solution, Task
 from vcot.tasks.sciqa._plot import frac_text, over_table, signed_text
 
-W, H = 768, 560                      # the plot picture
+W, H = 768, 560  # the plot picture
 LEFT, RIGHT, TOP, BOTTOM = 92, 36, 44, 70
 POSITIVE_FILL, NEGATIVE_FILL, NEGATIVE_HATCH = "lightblue", "lightyellow", "orange"
-MARK = "purple"                      # interval lines and read-off dots in the steps
+MARK = "purple"  # interval lines and read-off dots in the steps
 QUANTITIES = ("displacement", "distance")
 INTERVALS = ("whole", "corners", "any")
 
@@ -36,10 +36,10 @@ INTERVALS = ("whole", "corners", "any")
 class MotionGraphConfig:
     min_segments: int = 3
     max_segments: int = 4
-    max_duration: int = 3            # seconds per straight piece, 1..max
-    min_velocity: int = -3           # m/s, corners' velocities are whole numbers in [min, max]
+    max_duration: int = 3  # seconds per straight piece, 1..max
+    min_velocity: int = -3  # m/s, corners' velocities are whole numbers in [min, max]
     max_velocity: int = 6
-    interval: str = "corners"        # whole graph, between two corners, or between any two whole seconds
+    interval: str = "corners"  # whole graph, between two corners, or between any two whole seconds
     quantities: tuple[str, ...] = ("displacement",)
     answer_min: int = -6
     answer_max: int = 18
@@ -92,28 +92,59 @@ class MotionGraph(Task):
     answer_type = AnswerType.INTEGER
     config_cls = MotionGraphConfig
     presets = {
-        "easy": MotionGraphConfig(min_segments=2, max_segments=3, min_velocity=0, max_velocity=6,
-                                  interval="whole", answer_min=4, answer_max=20),
+        "easy": MotionGraphConfig(
+            min_segments=2,
+            max_segments=3,
+            min_velocity=0,
+            max_velocity=6,
+            interval="whole",
+            answer_min=4,
+            answer_max=20,
+        ),
         "medium": MotionGraphConfig(),
-        "hard": MotionGraphConfig(min_segments=4, max_segments=6, max_duration=2, min_velocity=-5,
-                                  max_velocity=6, interval="any", quantities=("displacement", "distance"),
-                                  answer_min=-6, answer_max=18),
+        "hard": MotionGraphConfig(
+            min_segments=4,
+            max_segments=6,
+            max_duration=2,
+            min_velocity=-5,
+            max_velocity=6,
+            interval="any",
+            quantities=("displacement", "distance"),
+            answer_min=-6,
+            answer_max=18,
+        ),
     }
     version = "1"
-    description = ("A velocity–time graph made of straight pieces; the displacement (signed area) or the "
-                   "distance travelled (unsigned area) between two times, a whole number of metres.")
+    description = (
+        "A velocity–time graph made of straight pieces; the displacement (signed area) or the "
+        "distance travelled (unsigned area) between two times, a whole number of metres."
+    )
     colour_pools = ((POSITIVE_FILL, NEGATIVE_FILL),)
     limits = {
-        "min_segments": Limit(1, 8, "straight pieces of the graph; above 8 pieces of at least 1 s no longer fit "
-                                    "the 12 s time axis with readable ticks"),
+        "min_segments": Limit(
+            1,
+            8,
+            "straight pieces of the graph; above 8 pieces of at least 1 s no longer fit "
+            "the 12 s time axis with readable ticks",
+        ),
         "max_segments": Limit(1, 8, "straight pieces of the graph (see min_segments)"),
-        "max_duration": Limit(1, 4, "seconds per piece: with 8 pieces of up to 4 s the time axis would pass "
-                                    "the 24 s whose ticks stay 25 px apart"),
-        "min_velocity": Limit(-8, 0, "m/s at the lowest corner; the velocity axis holds at most 17 one-unit "
-                                     "grid rows with readable tick labels"),
+        "max_duration": Limit(
+            1,
+            4,
+            "seconds per piece: with 8 pieces of up to 4 s the time axis would pass "
+            "the 24 s whose ticks stay 25 px apart",
+        ),
+        "min_velocity": Limit(
+            -8,
+            0,
+            "m/s at the lowest corner; the velocity axis holds at most 17 one-unit grid rows with readable tick labels",
+        ),
         "max_velocity": Limit(1, 8, "m/s at the highest corner (see min_velocity)"),
-        "interval": Choices(INTERVALS, "whole: from 0 to the graph's end; corners: between two corners of the "
-                                       "graph; any: between two whole seconds, read-offs between grid points"),
+        "interval": Choices(
+            INTERVALS,
+            "whole: from 0 to the graph's end; corners: between two corners of the "
+            "graph; any: between two whole seconds, read-offs between grid points",
+        ),
         "quantities": Choices(QUANTITIES, "displacement (signed area) or distance travelled (unsigned area)"),
         "answer_min": Limit(-60, 100, "metres; the balanced answer range"),
         "answer_max": Limit(-60, 100, "metres; the balanced answer range"),
@@ -122,8 +153,10 @@ class MotionGraph(Task):
     def check_config(self, config: Any) -> None:
         super().check_config(config)
         if config.max_segments * config.max_duration > 24:
-            raise ValueError(f"task {self.name}: max_segments × max_duration must be at most 24 s "
-                             f"(the time axis), got {config.max_segments * config.max_duration}")
+            raise ValueError(
+                f"task {self.name}: max_segments × max_duration must be at most 24 s "
+                f"(the time axis), got {config.max_segments * config.max_duration}"
+            )
 
     # -- scene ----------------------------------------------------------------------------------------
 
@@ -158,8 +191,11 @@ class MotionGraph(Task):
         for quantity in quantities:
             sums = signed if quantity == "displacement" else unsigned
             # A distance question is only a different question when part of the interval runs backwards.
-            hits = [(a, b) for a, b in spans if sums[b] - sums[a] == target
-                    and (quantity == "displacement" or below[b] > below[a])]
+            hits = [
+                (a, b)
+                for a, b in spans
+                if sums[b] - sums[a] == target and (quantity == "displacement" or below[b] > below[a])
+            ]
             if hits:
                 a, b = rng.choice(hits)
                 return {"times": times, "velocities": vels, "start": a, "end": b, "quantity": quantity}
@@ -174,9 +210,13 @@ class MotionGraph(Task):
         if kind == "corners":
             # At least one corner strictly inside: over a single straight piece the answer is one trapezoid
             # through the end points, a cue that needs no reading of the graph's shape (vcot audit).
-            return [(a, b) for i, a in enumerate(times) for b in times[i + 2:] if (a, b) != (0, times[-1])]
-        return [(a, b) for a in range(times[-1]) for b in range(a + 2, times[-1] + 1)
-                if any(a < t < b for t in times) and (a not in times or b not in times)]
+            return [(a, b) for i, a in enumerate(times) for b in times[i + 2 :] if (a, b) != (0, times[-1])]
+        return [
+            (a, b)
+            for a in range(times[-1])
+            for b in range(a + 2, times[-1] + 1)
+            if any(a < t < b for t in times) and (a not in times or b not in times)
+        ]
 
     # -- solving --------------------------------------------------------------------------------------
 
@@ -197,19 +237,27 @@ class MotionGraph(Task):
     def question(self, scene: dict[str, Any]) -> str:
         a, b = scene["start"], scene["end"]
         if scene["quantity"] == "displacement":
-            ask = (f"What is the object's displacement from t = {a} s to t = {b} s, in metres? Motion in the "
-                   "negative direction (velocity below zero) counts as negative displacement.")
+            ask = (
+                f"What is the object's displacement from t = {a} s to t = {b} s, in metres? Motion in the "
+                "negative direction (velocity below zero) counts as negative displacement."
+            )
         else:
-            ask = (f"What distance does the object travel from t = {a} s to t = {b} s, in metres? Every metre "
-                   "travelled counts as positive, whichever way the object moves.")
-        return ("The graph shows the velocity v (in m/s) of an object moving along a straight line against "
-                "time t (in s); between its corners the graph is straight. " + ask +
-                " Answer with a single integer.")
+            ask = (
+                f"What distance does the object travel from t = {a} s to t = {b} s, in metres? Every metre "
+                "travelled counts as positive, whichever way the object moves."
+            )
+        return (
+            "The graph shows the velocity v (in m/s) of an object moving along a straight line against "
+            "time t (in s); between its corners the graph is straight. " + ask + " Answer with a single integer."
+        )
 
     def answer_space(self, instance: Instance) -> AnswerSpace:
         cfg = self.config
-        return integers(cfg.answer_min, cfg.answer_max, f"the whole numbers of metres {cfg.answer_min} to "
-                                                        f"{cfg.answer_max} the generator balances over")
+        return integers(
+            cfg.answer_min,
+            cfg.answer_max,
+            f"the whole numbers of metres {cfg.answer_min} to {cfg.answer_max} the generator balances over",
+        )
 
     # -- rendering ------------------------------------------------------------------------------------
 
@@ -229,20 +277,30 @@ class MotionGraph(Task):
         c1 = self._plot(scene, vels)
         self._mark_interval(c1, scene, vels, reads)
         step1 = over_table(c1.image(), f"Read-offs from {a} s to {b} s", read_rows)
-        text1 = (f"The interval from {a} s to {b} s is marked by the dashed lines, with a dot where the graph is "
-                 "read at its ends and at each corner inside it: " + "; ".join(read_rows) + ".")
+        text1 = (
+            f"The interval from {a} s to {b} s is marked by the dashed lines, with a dot where the graph is "
+            "read at its ends and at each corner inside it: " + "; ".join(read_rows) + "."
+        )
         ps = pieces(scene, vels)
         c2 = self._plot(scene, vels, shaded=ps)
         rows = [self._piece_row(chr(ord("A") + k), p, scene["quantity"]) for k, p in enumerate(ps)]
         self._mark_interval(c2, scene, vels, reads)
-        title = ("Pieces (area above the axis +, below it −)" if scene["quantity"] == "displacement" else
-                 "Pieces (distance: every piece counts as positive)")
+        title = (
+            "Pieces (area above the axis +, below it −)"
+            if scene["quantity"] == "displacement"
+            else "Pieces (distance: every piece counts as positive)"
+        )
         step2 = over_table(c2.image(), title, rows)
-        rule = ("areas above the axis positive and below it negative" if scene["quantity"] == "displacement"
-                else "each piece's distance its area taken as positive, above or below the axis")
-        text2 = (f"The region between the graph and the time axis is cut at the corners and where the graph "
-                 f"crosses the axis into lettered pieces, blue above the axis and hatched orange below, with "
-                 f"{rule}: " + "; ".join(rows) + ".")
+        rule = (
+            "areas above the axis positive and below it negative"
+            if scene["quantity"] == "displacement"
+            else "each piece's distance its area taken as positive, above or below the axis"
+        )
+        text2 = (
+            f"The region between the graph and the time axis is cut at the corners and where the graph "
+            f"crosses the axis into lettered pieces, blue above the axis and hatched orange below, with "
+            f"{rule}: " + "; ".join(rows) + "."
+        )
         return [(step1, text1), (step2, text2)]
 
     @staticmethod
@@ -254,11 +312,9 @@ class MotionGraph(Task):
         elif p["v0"] == 0 or p["v1"] == 0:
             how = f"triangle, height {frac_text(p['v0'] or p['v1'])} m/s, base {frac_text(width)} s"
         else:
-            how = (f"trapezoid, sides {frac_text(p['v0'])} and {frac_text(p['v1'])} m/s, "
-                   f"width {frac_text(width)} s")
+            how = f"trapezoid, sides {frac_text(p['v0'])} and {frac_text(p['v1'])} m/s, width {frac_text(width)} s"
         amount = signed_text(p["area"]) if quantity == "displacement" else frac_text(abs(p["area"]))
-        return (f"{letter}: {frac_text(p['t0'])} s to {frac_text(p['t1'])} s, {where} the axis, {how}, "
-                f"gives {amount} m")
+        return f"{letter}: {frac_text(p['t0'])} s to {frac_text(p['t1'])} s, {where} the axis, {how}, gives {amount} m"
 
     def _frame(self, scene: dict[str, Any]) -> tuple[int, int, int]:
         """(duration, lowest and highest velocity on the axis): a unit of headroom above the graph, zero always
@@ -272,8 +328,7 @@ class MotionGraph(Task):
         y = TOP + (H - TOP - BOTTOM) * (hi - float(v)) / (hi - lo)
         return x, y
 
-    def _plot(self, scene: dict[str, Any], vels: list[int],
-              shaded: list[dict[str, Fraction]] | None = None) -> Canvas:
+    def _plot(self, scene: dict[str, Any], vels: list[int], shaded: list[dict[str, Fraction]] | None = None) -> Canvas:
         """The graph on its grid; `shaded` pieces are drawn under the graph's line (lettered A, B, ...)."""
         c = Canvas(W, H)
         dur, lo, hi = self._frame(scene)
@@ -300,13 +355,13 @@ class MotionGraph(Task):
         for k, p in enumerate(shaded or []):
             # Letters last, so the graph's line never runs through one.
             corners = {(p["t0"], Fraction(0)), (p["t0"], p["v0"]), (p["t1"], p["v1"]), (p["t1"], Fraction(0))}
-            x, y = self._px(scene, sum(q[0] for q in corners) / len(corners),
-                            sum(q[1] for q in corners) / len(corners))
+            x, y = self._px(scene, sum(q[0] for q in corners) / len(corners), sum(q[1] for q in corners) / len(corners))
             c.text((x, y), chr(ord("A") + k), size=18, bold=True, anchor="mm", background="white", padding=2)
         return c
 
-    def _mark_interval(self, c: Canvas, scene: dict[str, Any], vels: list[int],
-                       reads: list[tuple[int, Fraction]]) -> None:
+    def _mark_interval(
+        self, c: Canvas, scene: dict[str, Any], vels: list[int], reads: list[tuple[int, Fraction]]
+    ) -> None:
         for t in (scene["start"], scene["end"]):
             x, _ = self._px(scene, t, 0)
             c.line([(x, TOP - 6), (x, H - BOTTOM + 2)], MARK, 2.5, dash=(9, 6))
@@ -314,11 +369,16 @@ class MotionGraph(Task):
             c.circle(self._px(scene, t, v), 8, fill=MARK, outline="white", width=2)
 
     def _shade(self, c: Canvas, scene: dict[str, Any], p: dict[str, Fraction]) -> None:
-        corners = [self._px(scene, p["t0"], 0), self._px(scene, p["t0"], p["v0"]),
-                   self._px(scene, p["t1"], p["v1"]), self._px(scene, p["t1"], 0)]
+        corners = [
+            self._px(scene, p["t0"], 0),
+            self._px(scene, p["t0"], p["v0"]),
+            self._px(scene, p["t1"], p["v1"]),
+            self._px(scene, p["t1"], 0),
+        ]
         above = p["area"] > 0
-        c.polygon(corners, fill=POSITIVE_FILL if above else NEGATIVE_FILL, outline="darkgray", width=1.5,
-                  fill_opacity=200)
+        c.polygon(
+            corners, fill=POSITIVE_FILL if above else NEGATIVE_FILL, outline="darkgray", width=1.5, fill_opacity=200
+        )
         if not above:
             self._hatch(c, corners)
 
@@ -327,8 +387,8 @@ class MotionGraph(Task):
         """Diagonal hatching inside a piece below the axis: a second cue besides the fill colour. The piece is
         convex with vertical left and right sides, so each hatch line is clipped to its top and bottom edges."""
         x0, x1 = corners[0][0], corners[3][0]
-        top = (corners[0][1], corners[3][1])           # the axis side
-        bot = (corners[1][1], corners[2][1])           # the graph side (below the axis on screen)
+        top = (corners[0][1], corners[3][1])  # the axis side
+        bot = (corners[1][1], corners[2][1])  # the graph side (below the axis on screen)
         step = 12.0
         k = x0 - (H - TOP)
         while k < x1:
@@ -353,8 +413,13 @@ class MotionGraph(Task):
         cfg = self.config
         times, vels = scene["times"], scene["velocities"]
         a, b = scene["start"], scene["end"]
-        choices = [(i, d) for i, t in enumerate(times) if a <= t <= b for d in (-1, 1)
-                   if cfg.min_velocity <= vels[i] + d <= cfg.max_velocity]
+        choices = [
+            (i, d)
+            for i, t in enumerate(times)
+            if a <= t <= b
+            for d in (-1, 1)
+            if cfg.min_velocity <= vels[i] + d <= cfg.max_velocity
+        ]
         rng.shuffle(choices)
         right = Fraction(solution.details["value"])
         for i, d in choices:
@@ -364,13 +429,19 @@ class MotionGraph(Task):
                 continue
             got = asked_value(scene, pieces(scene, wrong))
             if got != right:
-                desc = (f"corner at {times[i]} s read as {wrong[i]} m/s instead of {vels[i]} m/s; the "
-                        f"{scene['quantity']} becomes {frac_text(got)} m instead of {solution.answer} m")
+                desc = (
+                    f"corner at {times[i]} s read as {wrong[i]} m/s instead of {vels[i]} m/s; the "
+                    f"{scene['quantity']} becomes {frac_text(got)} m instead of {solution.answer} m"
+                )
                 # The misread graph carried through gives `got`. The question asks for a whole number, but a
                 # corner one grid line off changes each piece beside it by half the piece's width (or by a
                 # fraction where the graph now crosses the axis elsewhere), so `got` is often no whole number:
                 # then it is no answer in the task's format and is left None.
                 implied = str(got.numerator) if got.denominator == 1 else None
-                return Corruption(steps=lambda wrong=wrong: self._steps(scene, wrong), description=desc,
-                                  answer=implied, scene={**scene, "velocities": wrong})
+                return Corruption(
+                    steps=lambda wrong=wrong: self._steps(scene, wrong),
+                    description=desc,
+                    answer=implied,
+                    scene={**scene, "velocities": wrong},
+                )
         return None
