@@ -290,3 +290,25 @@ def test_report_without_the_suite_and_a_run_given_twice(judged, tmp_path):
         app, ["report", str(judged["mock80"]), str(copy), "-o", str(tmp_path / "r2"), "--no-progress"]
     )
     assert twice.exit_code != 0 and "both hold model" in twice.output and not (tmp_path / "r2").exists()
+
+
+def test_a_judge_whose_tags_contradict_its_answer_is_named():
+    from vcot.process.tables import judging_tables
+
+    labels = ["correct", "incorrect", "after_error"]
+    rows = [
+        {
+            "model": "m",
+            "condition": "judge_steps",
+            "uid": f"u{i}",
+            "epoch": 0,
+            "error": None,
+            "response": "<step1>incorrect</step1><step2>incorrect</step2><answer>2</answer>",
+            "episode": json.dumps({"judge": {"labels": labels, "kind": "ignores_evidence", "task": "t"}}),
+        }
+        for i in range(3)
+    ]
+    (run,) = judge_runs(rows)
+    assert run.disagreements == 3 and run.scores.localisation.k == 3  # the answer is right, the tags are not
+    note = judging_tables(rows)[0][1].note
+    assert "m · judge_steps: 3 of 3" in note

@@ -105,6 +105,17 @@ class JudgeRun:
     def scores(self) -> JudgeScores:
         return score(self.items, self.verdicts)
 
+    @property
+    def disagreements(self) -> int:
+        """Replies whose step tags name another first wrong step than their answer (localisation reads the
+        answer): a judge that contradicts itself."""
+        n = 0
+        for v in self.verdicts:
+            if v.given and v.steps is not None:
+                tagged = next((k for k, s in enumerate(v.steps, start=1) if s == "incorrect"), None)
+                n += tagged != v.first_error
+        return n
+
 
 def judge_runs(rows: Iterable[dict[str, Any]]) -> list[JudgeRun]:
     """The judging rows grouped by (model, condition), in the order met; each (uid, epoch) is one judgement.

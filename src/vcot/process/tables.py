@@ -71,6 +71,12 @@ def judging_tables(rows: list[dict[str, Any]]) -> list[tuple[str, Table]]:
         main.rows.append(
             [label, s.localisation.n, _pct(s.localisation), _pct(s.precision), _pct(s.recall), missing, errors]
         )
+    split = [f"{_label(r, runs)}: {r.disagreements} of {len(r.verdicts)}" for r in runs if r.disagreements]
+    if split:
+        main.note += (
+            " Replies whose step tags name another first wrong step than their answer (localisation "
+            "reads the answer): " + "; ".join(split) + "."
+        )
     tables = [("judge-process", main)]
     for anchor, title, attr in (
         ("judge-process-kind", "by error type", "by_kind"),
