@@ -423,3 +423,24 @@ def test_an_undecodable_image_fails_the_sample_naming_it() -> None:
     )
     with pytest.raises(FatalCallError, match="images/broken.png"):
         to_hf_messages([Message("user", [TextPart("What is shown?"), ImagePart(bad)])])
+
+
+def test_a_local_checkpoint_judges_steps(tiny: Path, tmp_path: Path) -> None:
+    """Issue 46: `hf:PATH` as a step judge: a step-judging suite's pictures and steps reach the local model, and
+    its replies are scored against the labels (a random tiny model names no step: counted, never an error)."""
+    from vcot.process.judge_suite import write_judge_suite
+    from vcot.process.judged import judge_runs
+    from vcot.process.labelled import labelled_stream
+
+    stream = labelled_stream("rolling_dice_top", seed=3, kinds=["ignores_evidence", "wrong_state"])
+    write_judge_suite([next(stream) for _ in range(2)], tmp_path / "judge", "judge")
+    run = evaluate(tmp_path / "judge", hf_model(tiny), tmp_path / "run", conditions=["judge_first_error"])
+    assert run.progress.errors == 0 and run.progress.done == 2
+    rows = results_table(run.run_dir).to_pylist()
+    # The prompt carried the input picture and one picture per step before the conclusion.
+    for r in rows:
+        record = json.loads(r["episode"])
+        assert len(record["images"]) == len(record["judge"]["labels"]) and r["input_tokens"] > 1000
+    (judge,) = judge_runs(rows)
+    assert judge.scores.localisation.n == 2 and judge.errors == 0
+    assert judge.scores.no_verdict + judge.scores.localisation.k <= 2
