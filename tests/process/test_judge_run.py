@@ -312,3 +312,19 @@ def test_a_judge_whose_tags_contradict_its_answer_is_named():
     assert run.disagreements == 3 and run.scores.localisation.k == 3  # the answer is right, the tags are not
     note = judging_tables(rows)[0][1].note
     assert "m · judge_steps: 3 of 3" in note
+
+
+def test_balanced_positions_take_away_the_position_shortcut():
+    from collections import Counter
+
+    from vcot.process.judge_suite import POSITION_BUCKETS, balanced_by_position, position_bucket
+    from vcot.process.judging import baselines
+    from vcot.process.labelled import labelled_stream
+
+    plain = [x for _, x in zip(range(25), labelled_stream(["rolling_dice_top", "gear_rotation"], seed=2), strict=False)]
+    even = balanced_by_position(labelled_stream(["rolling_dice_top", "gear_rotation"], seed=2), 25)
+    counts = Counter(position_bucket(x) for x in even)
+    assert len(even) == 25 and set(counts) == set(POSITION_BUCKETS) and max(counts.values()) - min(counts.values()) <= 1
+    step1 = baselines(even)["always step 1"].localisation.value
+    assert step1 == pytest.approx(counts["1"] / 25) and step1 < baselines(plain)["always step 1"].localisation.value
+    assert len({x.uid for x in even}) == 25  # no trajectory twice

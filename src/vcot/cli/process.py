@@ -85,6 +85,8 @@ def _labelled_items(
     kinds: str,
     exclude: list[Path] | None,
     text_only: bool,
+    *,
+    balance: bool = False,
 ) -> list:
     from vcot.process.labelled import KINDS, LabellingError, labelled_stream
 
@@ -110,6 +112,10 @@ def _labelled_items(
             exclude=[str(p) for p in exclude] if exclude else None,
             text_only=text_only,
         )
+        if balance:
+            from vcot.process.judge_suite import balanced_by_position
+
+            return balanced_by_position(stream, n)
         return [next(stream) for _ in range(n)]
     except (LabellingError, ValueError, KeyError) as exc:
         fail(exc)
@@ -133,14 +139,24 @@ def step_judge_make(
     exclude: ExcludeOption = None,
     text_only: TextOnlyOption = False,
     name: Annotated[str | None, typer.Option("--name", help="Suite name (default: the folder's name)")] = None,
+    balance: Annotated[
+        bool,
+        typer.Option(
+            "--balance-positions",
+            help="Spread the first errors over steps 1, 2, "
+            "3, 4+ and none (draws up to 4x the trajectories), so that naming one "
+            "position is no shortcut",
+        ),
+    ] = False,
 ) -> None:
     """Write step-labelled trajectories as a step-judging suite: `vcot eval SUITE --model M` then asks the model
     for each trajectory's first wrong step (judge_first_error, judge_steps) and scores it against exact labels."""
     from vcot.process.judge_suite import write_judge_suite
     from vcot.suite import SuiteError
 
-    items = _labelled_items(task, n, seed, difficulty, param, kinds, exclude, text_only)
+    items = _labelled_items(task, n, seed, difficulty, param, kinds, exclude, text_only, balance=balance)
     settings = {
+        "balance_positions": balance,
         "tasks": split_list(task),
         "n": n,
         "seed": seed,

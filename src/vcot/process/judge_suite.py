@@ -16,7 +16,7 @@ Only the judging conditions serve these instances (`vcot.conditions.registry.Con
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,32 @@ from vcot.process.labelled import LabelledTrajectory
 from vcot.schema import JUDGE_META, AnswerType, Instance, Step
 
 SUITE_KIND = "process-judging"
+# Where a trajectory's first error sits, for balancing: step 1, 2, 3, 4 or later, or none.
+POSITION_BUCKETS = ("1", "2", "3", "4+", "none")
+# Balancing draws at most this many trajectories per one kept.
+BALANCE_DRAWS = 4
+
+
+def position_bucket(x: LabelledTrajectory) -> str:
+    k = x.first_error
+    return "none" if k is None else str(k) if k < 4 else "4+"
+
+
+def balanced_by_position(stream: Iterator[LabelledTrajectory], n: int) -> list[LabelledTrajectory]:
+    """n trajectories of `stream` whose first errors spread over the positions 1, 2, 3, 4+ and none as evenly as
+    the stream allows: up to BALANCE_DRAWS × n are drawn, then the buckets are taken from in turn, each in stream
+    order. Labels stay exact (only the choice of trajectories changes); a judge that always names one position
+    then scores about a fifth, not the share that position happens to have (docs/process.md, "Running a judge")."""
+    buckets: dict[str, list[LabelledTrajectory]] = {b: [] for b in POSITION_BUCKETS}
+    for _ in range(BALANCE_DRAWS * n):
+        x = next(stream)
+        buckets[position_bucket(x)].append(x)
+    out: list[LabelledTrajectory] = []
+    while len(out) < n and any(buckets.values()):
+        for b in POSITION_BUCKETS:
+            if buckets[b] and len(out) < n:
+                out.append(buckets[b].pop(0))
+    return out
 
 
 def judge_instance(x: LabelledTrajectory, position: int) -> tuple[Instance, dict[str, Any]]:
