@@ -238,7 +238,8 @@ def test_overlap_sees_a_step_judging_suites_scenes_and_exclude_removes_them(tmp_
     evaluation = tmp_path / "eval"
     # The suite shares the labelled stream's generation seed, so its scenes are the stream's first ones.
     _cli("generate", "-t", "cubes_count", "--n", "4", "--seed", str(stream_seed(7)), "-o", str(evaluation))
-    _cli("step-judge", "make", "-t", "cubes_count", "--n", "4", "--seed", "7", "-o", str(tmp_path / "j"))
+    plain = ("--no-balance-positions",)  # the stream's first scenes, in order
+    _cli("step-judge", "make", "-t", "cubes_count", "--n", "4", "--seed", "7", *plain, "-o", str(tmp_path / "j"))
     shared = CliRunner().invoke(app, ["overlap", str(evaluation), str(tmp_path / "j")])
     assert shared.exit_code == 1 and "4 scene(s) appear in both" in shared.output
     _cli(
@@ -328,3 +329,15 @@ def test_balanced_positions_take_away_the_position_shortcut():
     step1 = baselines(even)["always step 1"].localisation.value
     assert step1 == pytest.approx(counts["1"] / 25) and step1 < baselines(plain)["always step 1"].localisation.value
     assert len({x.uid for x in even}) == 25  # no trajectory twice
+
+
+def test_exports_and_the_human_study_refuse_a_step_judging_suite(judged, tmp_path):
+    for args in (
+        ["export", "suite", str(judged["suite"]), "-f", "mira", "-o", str(tmp_path / "m")],
+        ["export", "training", str(judged["suite"]), "--format", "trl", "-o", str(tmp_path / "t")],
+        ["human", "run", str(judged["suite"]), "--out", str(tmp_path / "h"), "--participants", "2"],
+    ):
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code != 0 and "step-judging" in res.output, (args, res.output)
+    # Its rows as data are fine.
+    _cli("export", "suite", str(judged["suite"]), "-f", "parquet", "-o", str(tmp_path / "rows.parquet"))

@@ -142,12 +142,11 @@ def step_judge_make(
     balance: Annotated[
         bool,
         typer.Option(
-            "--balance-positions",
-            help="Spread the first errors over steps 1, 2, "
-            "3, 4+ and none (draws up to 4x the trajectories), so that naming one "
-            "position is no shortcut",
+            "--balance-positions/--no-balance-positions",
+            help="Spread the first errors evenly over steps 1, 2, 3, 4+ and none (draws up to 4x the trajectories), "
+            "so that naming one position is no shortcut (vcot audit checks)",
         ),
-    ] = False,
+    ] = True,
 ) -> None:
     """Write step-labelled trajectories as a step-judging suite: `vcot eval SUITE --model M` then asks the model
     for each trajectory's first wrong step (judge_first_error, judge_steps) and scores it against exact labels."""

@@ -342,6 +342,22 @@ def audit(
     console.print(f"no baseline shown to {claim}", markup=False, highlight=False)
 
 
+def _refuse_step_judging(suite_dir: Path, what: str) -> None:
+    """A step-judging suite (vcot step-judge make) answers "which step is wrong", which only vcot eval's judging
+    conditions ask: an export that poses its problems' own questions would grade them against step numbers."""
+    from vcot.process.judge_suite import SUITE_KIND
+
+    try:
+        kind = json.loads((suite_dir / "manifest.json").read_text(encoding="utf-8")).get("suite_kind")
+    except (OSError, ValueError, AttributeError):
+        return
+    if kind == SUITE_KIND:
+        fail(
+            f"{suite_dir} is a step-judging suite: {what} cannot pose it; evaluate it with vcot eval "
+            "(docs/process.md, 'Running a judge'), or export its rows with -f parquet"
+        )
+
+
 def overlap(
     suite_a: Annotated[Path, typer.Argument(help="First suite folder (or an RL export folder)")],
     suite_b: Annotated[Path, typer.Argument(help="Second suite folder (or an RL export folder)")],
@@ -461,6 +477,8 @@ def export(
         s = read_suite(suite_dir)
     except SuiteError as exc:
         fail(exc)
+    if fmt != "parquet":
+        _refuse_step_judging(suite_dir, f"the {fmt} export")
     if fmt == "parquet":
         from vcot.export.parquet import export_parquet
 
@@ -532,6 +550,7 @@ def export_training(
         fail("--run goes with --format vaot, and --format vaot needs --run")
     if out.exists() and not out.is_dir():
         fail(f"--out {out}: exists and is not a folder")
+    _refuse_step_judging(suite_dir, "a training export")
     try:
         source = open_source(suite_dir)
         if run is not None:

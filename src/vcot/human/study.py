@@ -19,7 +19,6 @@ from typing import Any
 
 from vcot.analysis.units import pair_key
 from vcot.conditions import REGISTRY
-from vcot.conditions.single_turn import unservable_reason
 from vcot.human.assign import AssignmentError, Job, assign, sample_problems
 from vcot.human.store import StudyStore
 from vcot.schema import Instance
@@ -189,7 +188,7 @@ def _plan(
     problems = sample_problems(by_task, items, seed)
     uids = [u for p in problems for u in sorted(rows[p])]
     for cond in conditions:
-        bad = [(u, r) for u in uids if (r := unservable_reason(suite.get(u), cond))]
+        bad = [(u, r) for u in uids if (r := REGISTRY.unservable(suite.get(u), cond))]
         if bad:
             raise StudyError(
                 f"condition {cond!r} cannot be shown for {len(bad)} sampled instance(s), e.g. {bad[0][0]}: {bad[0][1]}"
