@@ -210,6 +210,41 @@ def test_reading_a_reply(reply, expected):
     assert (v.first_error, v.given) == expected
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "<answer>2</answer>",
+        "<answer>Step 2.</answer>",
+        "<answer>2 (the wrong turn)</answer>",
+        "The first wrong step is step 2.",
+        "<answer>two</answer>",
+        "<answer>2.5</answer>",
+        "<answer>1 or 2</answer>",
+    ],
+)
+def test_localisation_reads_an_answer_as_the_grader_does(reply):
+    from vcot.scoring.score import score_fields
+
+    graded = score_fields(reply, "2", "integer").correct
+    v = read_verdict(reply, 4)
+    assert (v.given and v.first_error == 2) == graded, (reply, v, graded)
+
+
+def test_one_trajectory_judged_twice_under_one_model_is_refused():
+    row = {
+        "model": "m",
+        "condition": "judge_first_error",
+        "uid": "u",
+        "epoch": 0,
+        "error": None,
+        "response": "<answer>1</answer>",
+        "episode": json.dumps({"judge": {"labels": ["incorrect", "after_error"], "kind": "x", "task": "t"}}),
+    }
+    with pytest.raises(ValueError, match="judged u under judge_first_error twice"):
+        judge_runs([row, dict(row)])
+    assert len(judge_runs([row, {**row, "epoch": 1}])) == 1  # another epoch is another judgement
+
+
 def test_step_tags_and_a_hostile_reply():
     v = read_verdict("<step1>correct</step1><step2>INCORRECT</step2><step2>correct</step2><answer>2</answer>", 3)
     assert v.steps == ("correct", "incorrect", None) and v.first_error == 2 and v.stated

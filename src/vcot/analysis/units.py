@@ -6,7 +6,6 @@ right only when both are right; the same holds for any rows sharing a `pair_id` 
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Hashable, Iterable
@@ -94,8 +93,8 @@ def chance_of(row: dict[str, Any], instance: Instance | None = None) -> float:
     from vcot.scoring.score import parse_options
 
     opts = parse_options(row.get("options"))
-    judged = _judged_steps(row)
-    if instance is None and judged is not None:
+    judged = _judged_steps(row) if instance is None else None
+    if judged is not None:
         return 1.0 / (judged + 1)  # a step judge's answer: one of the steps, or none (vcot.process)
     if instance is None:
         try:
@@ -121,14 +120,10 @@ def chance_of(row: dict[str, Any], instance: Instance | None = None) -> float:
 
 def _judged_steps(row: dict[str, Any]) -> int | None:
     """The step count of a step-judging row (its episode record's labels), None for any other row."""
-    rec = row.get("episode")
-    if not isinstance(rec, str) or '"judge"' not in rec:
-        return None
-    try:
-        labels = json.loads(rec).get("judge", {}).get("labels")
-    except (ValueError, AttributeError):
-        return None
-    return len(labels) if isinstance(labels, list) else None
+    from vcot.conditions.process_judge import row_judge_record
+
+    rec = row_judge_record(row)
+    return len(rec["labels"]) if rec is not None else None
 
 
 def to_samples(rows: Iterable[dict[str, Any]], instances: dict[str, Instance] | None = None) -> list[Sample]:

@@ -11,6 +11,7 @@ the prompt. The episode record carries the labels, so a results row can be score
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from vcot.conditions.episode import Episode, SingleTurn
@@ -20,7 +21,29 @@ from vcot.messages import ImagePart, Message, TextPart
 from vcot.prompts.process_judge import JUDGE_FIRST_ERROR, JUDGE_STEPS, STEP_LINE, intro
 from vcot.schema import JUDGE_META, Instance
 
-__all__ = ["JUDGE_CONDITIONS", "judge_episode", "judge_prompt_text", "judge_record", "judge_unservable"]
+__all__ = [
+    "JUDGE_CONDITIONS",
+    "judge_episode",
+    "judge_prompt_text",
+    "judge_record",
+    "judge_unservable",
+    "row_judge_record",
+]
+
+
+def row_judge_record(row: dict[str, Any]) -> dict[str, Any] | None:
+    """The "judge" part of a results row's episode record (labels, errors, kind, task), None for a row of any
+    other condition: what scores a judging row without its suite. Only judging rows' records are parsed."""
+    if row.get("condition") not in JUDGE_CONDITIONS:
+        return None
+    rec = row.get("episode")
+    if isinstance(rec, str):
+        try:
+            rec = json.loads(rec)
+        except ValueError:
+            return None
+    judge = rec.get("judge") if isinstance(rec, dict) else None
+    return judge if isinstance(judge, dict) and isinstance(judge.get("labels"), list) else None
 
 
 def judge_record(instance: Instance) -> dict[str, Any]:

@@ -10,12 +10,12 @@ engine error, a truncated reply, a number that is no step) is a verdict that is 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from vcot.conditions.process_judge import row_judge_record
 from vcot.process.judging import JudgeScores, Verdict, baselines, score
 
 _STEP_TAG = re.compile(r"<step(\d{1,3})>\s*(correct|incorrect)\s*</step\1>", re.I)
@@ -37,20 +37,9 @@ class JudgedItem:
         return next((k for k, lab in enumerate(self.labels, start=1) if lab == "incorrect"), None)
 
 
-def _record(row: dict[str, Any]) -> dict[str, Any] | None:
-    rec = row.get("episode")
-    if isinstance(rec, str):
-        try:
-            rec = json.loads(rec)
-        except ValueError:
-            return None
-    judge = rec.get("judge") if isinstance(rec, dict) else None
-    return judge if isinstance(judge, dict) and isinstance(judge.get("labels"), list) else None
-
-
 def judged_item(row: dict[str, Any]) -> JudgedItem | None:
     """The labelled trajectory a results row judged (None for a row of another condition)."""
-    rec = _record(row)
+    rec = row_judge_record(row)
     if rec is None:
         return None
     return JudgedItem(
@@ -64,6 +53,7 @@ def judged_item(row: dict[str, Any]) -> JudgedItem | None:
 def read_verdict(response: str | None, n_steps: int, *, error: bool = False, truncated: bool = False) -> Verdict:
     """The verdict a reply states (module docstring)."""
     from vcot.scoring.extract import extract_detail
+    from vcot.scoring.grade import parse_number
 
     if error or not response or not str(response).strip():
         return Verdict(None, given=False)
@@ -75,11 +65,13 @@ def read_verdict(response: str | None, n_steps: int, *, error: bool = False, tru
             steps[k - 1] = m.group(2).lower()
     tags = tuple(steps) if any(s is not None for s in steps) else None
     found = extract_detail(text, truncated).text
-    number = re.fullmatch(r"\s*(?:step\s*)?(\d{1,3})\s*\.?\s*", found or "", re.I)
-    if number is None or int(number.group(1)) > n_steps:
+    # The grader's own reading of an integer answer, so that the `correct` column and localisation agree.
+    parsed = parse_number(found, integer=True) if found else None
+    value = parsed.value if parsed is not None and parsed.ok else None
+    value = value[1] if isinstance(value, tuple) else value
+    if value is None or value.denominator != 1 or not 0 <= value <= n_steps:
         return Verdict(None, tags, given=False)
-    k = int(number.group(1))
-    return Verdict(k or None, tags, stated=True)
+    return Verdict(int(value) or None, tags, stated=True)
 
 
 def row_verdict(row: dict[str, Any], item: JudgedItem) -> Verdict:
@@ -96,7 +88,6 @@ class JudgeRun:
 
     model: str
     condition: str
-    number: int  # 1, or 2, 3, … for further runs of the same model under the same condition
     items: list[JudgedItem]
     verdicts: list[Verdict]
     errors: int
@@ -119,28 +110,27 @@ class JudgeRun:
 
 def judge_runs(rows: Iterable[dict[str, Any]]) -> list[JudgeRun]:
     """The judging rows grouped by (model, condition), in the order met; each (uid, epoch) is one judgement.
-    A (uid, epoch) met again under the same model and condition belongs to another run of that model (two run
-    folders with one model name, e.g. a mock server scripted two ways): it opens a second judge, numbered."""
-    groups: dict[tuple[str, str], list[tuple[JudgeRun, set[tuple[str, Any]]]]] = {}
-    order: list[JudgeRun] = []
+    Raises ValueError when a (uid, epoch) comes twice under one model and condition (two runs of one model
+    identity, which `vcot report` refuses too: they would count one trajectory twice)."""
+    runs: dict[tuple[str, str], JudgeRun] = {}
+    seen: set[tuple[str, str, str, Any]] = set()
     for row in rows:
         item = judged_item(row)
         if item is None:
             continue
         key = (str(row.get("model")), str(row.get("condition")))
-        seen_key = (item.uid, row.get("epoch"))
-        runs = groups.setdefault(key, [])
-        slot = next((pair for pair in runs if seen_key not in pair[1]), None)
-        if slot is None:
-            slot = (JudgeRun(key[0], key[1], len(runs) + 1, [], [], 0), set())
-            runs.append(slot)
-            order.append(slot[0])
-        run, seen = slot
-        seen.add(seen_key)
+        once = (*key, item.uid, row.get("epoch"))
+        if once in seen:
+            raise ValueError(
+                f"model {key[0]!r} judged {item.uid} under {key[1]} twice in epoch {row.get('epoch')}: give each run "
+                "once, and runs of different servers or settings distinct --model names"
+            )
+        seen.add(once)
+        run = runs.setdefault(key, JudgeRun(*key, [], [], 0))
         run.items.append(item)
         run.verdicts.append(row_verdict(row, item))
         run.errors += bool(row.get("error"))
-    return order
+    return list(runs.values())
 
 
 def baseline_scores(runs: Sequence[JudgeRun], seed: int = 0) -> dict[str, JudgeScores]:

@@ -34,9 +34,8 @@ def _pct(rate: Rate) -> str:
     return f"{100 * rate.value:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
-def _label(run: JudgeRun, runs: list[JudgeRun]) -> str:
-    same = sum(r.model == run.model and r.condition == run.condition for r in runs) > 1
-    return f"{run.model} · {run.condition}" + (f" (run {run.number})" if same else "")
+def _label(run: JudgeRun) -> str:
+    return f"{run.model} · {run.condition}"
 
 
 def _positions(rates: dict[str, Rate]) -> dict[str, Rate]:
@@ -51,7 +50,7 @@ def _positions(rates: dict[str, Rate]) -> dict[str, Rate]:
 
 def _judges(runs: list[JudgeRun]) -> list[tuple[str, JudgeScores, int, int]]:
     """(label, scores, no step named, errors) of every judge, then every baseline."""
-    out = [(_label(r, runs), r.scores, sum(not v.given for v in r.verdicts), r.errors) for r in runs]
+    out = [(_label(r), r.scores, sum(not v.given for v in r.verdicts), r.errors) for r in runs]
     out += [(f"baseline: {name}", s, 0, 0) for name, s in baseline_scores(runs).items()]
     return out
 
@@ -71,7 +70,7 @@ def judging_tables(rows: list[dict[str, Any]]) -> list[tuple[str, Table]]:
         main.rows.append(
             [label, s.localisation.n, _pct(s.localisation), _pct(s.precision), _pct(s.recall), missing, errors]
         )
-    split = [f"{_label(r, runs)}: {r.disagreements} of {len(r.verdicts)}" for r in runs if r.disagreements]
+    split = [f"{_label(r)}: {r.disagreements} of {len(r.verdicts)}" for r in runs if r.disagreements]
     if split:
         main.note += (
             " Replies whose step tags name another first wrong step than their answer (localisation "
